@@ -1,0 +1,50 @@
+import { describeErrorBody, errorResponse, type ErrorBody, type ErrorOptions } from "../contract/errors.js";
+
+/**
+ * An error answered by the service (either target). Carries the HTTP status, the spec's code and
+ * field, and the raw body exactly as the service sent it.
+ */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | undefined;
+  readonly body: ErrorBody;
+  /** Extra response headers that belong with the error (rate-limit headers on a 429). */
+  headers: Record<string, string>;
+
+  constructor(status: number, body: unknown, headers: Record<string, string> = {}) {
+    const d = describeErrorBody(status, body);
+    super(d.message);
+    this.status = status;
+    this.code = d.code;
+    this.field = d.field;
+    this.body = (body && typeof body === "object" ? body : { error: d.message }) as ErrorBody;
+    this.headers = headers;
+  }
+
+  /** Builds the error the service answers for a code (see contract/errors.ts). */
+  static of(code: string, message: string, opts: ErrorOptions = {}): ApiError {
+    const { status, body } = errorResponse(code, message, opts);
+    return new ApiError(status, body);
+  }
+
+  toJSON() {
+    return { status: this.status, code: this.code, field: this.field, message: this.message };
+  }
+}
+
+/** A failure to reach the service at all (DNS, refused, reset, timeout). */
+export class NetworkError extends Error {
+  override readonly name = "NetworkError";
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}
