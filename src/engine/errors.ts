@@ -39,7 +39,7 @@ export class NetworkError extends Error {
   override readonly name = "NetworkError";
   constructor(
     message: string,
-    readonly cause?: unknown,
+    override readonly cause?: unknown,
   ) {
     super(message);
   }

@@ -1,0 +1,1 @@
+export const core = `SELECT 1;`;

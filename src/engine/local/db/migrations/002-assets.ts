@@ -1,0 +1,1 @@
+export const assets = `SELECT 1;`;

@@ -1,0 +1,1 @@
+export const avatars = `SELECT 1;`;

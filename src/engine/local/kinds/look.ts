@@ -1,0 +1,3 @@
+import type { JobKind } from "../types.js";
+
+export const lookKinds: Record<string, JobKind> = {};

@@ -1,0 +1,3 @@
+import type { HandlerTable } from "../types.js";
+
+export const voiceHandlers: HandlerTable = {};
