@@ -1,4 +1,463 @@
-import type { CommandModule } from "../types.js";
+/**
+ * `mediagen asset …`: models, one model, price, start, status. Every request field has a flag, a
+ * whole body can come from `--body`, and `--watch`/`--download` wait for the result and save it.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { Option, type Command } from "commander";
+import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
+import { examples } from "../help-text.js";
+import { keyValues, table, widthOf } from "../output.js";
+import { waitOptionsFrom } from "../parse.js";
+import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, ModelListResponse, ReferenceItem } from "../../contract/asset.js";
+import { assetSchedule } from "../../contract/poll.js";
+import type { Engine } from "../../engine/engine.js";
 
-/** Placeholder until this command group lands. */
-export const command: CommandModule = { register() {} };
+// ---- flag values ----------------------------------------------------------------------------------
+
+const usage = (flag: string, message: string) => new CliError(`${flag}: ${message}`, EXIT.usage, "invalid_value", flag);
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * A reference: `asset:<id>`, `avatar:<id>`, or a URL/path. An existing local file is made absolute
+ * so the instance finds it whatever its working directory.
+ */
+export function parseRef(value: string, flag = "--ref"): ReferenceItem {
+  const v = value.trim();
+  if (!v) throw usage(flag, "empty reference");
+  const m = /^(asset|avatar):(.+)$/i.exec(v);
+  if (m) return m[1]!.toLowerCase() === "asset" ? { asset_id: m[2]!.trim() } : { avatar_id: m[2]!.trim() };
+  if (!/^[a-z][a-z0-9+.-]+:/i.test(v)) {
+    try {
+      if (fs.statSync(v).isFile()) return { url: path.resolve(v) };
+    } catch {
+      // not a local file: pass it on, the service says what is wrong with it
+    }
+  }
+  return { url: v };
+}
+
+/** `--setting key=value`: true/false become booleans, anything else stays a string. */
+export function parseSettings(values: string[]): Record<string, boolean | string> {
+  const out: Record<string, boolean | string> = {};
+  for (const raw of values) {
+    const i = raw.indexOf("=");
+    if (i <= 0) throw usage("--setting", `expected key=value, got "${raw}"`);
+    const key = raw.slice(0, i).trim();
+    const value = raw.slice(i + 1).trim();
+    out[key] = value === "true" ? true : value === "false" ? false : value;
+  }
+  return out;
+}
+
+/** `--element name=ref,ref[,…]`. */
+export function parseElement(raw: string): { name: string; images: ReferenceItem[] } {
+  const i = raw.indexOf("=");
+  if (i <= 0) throw usage("--element", `expected name=url,url, got "${raw}"`);
+  const images = raw
+    .slice(i + 1)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => parseRef(s, "--element"));
+  return { name: raw.slice(0, i).trim(), images };
+}
+
+function parseNumber(value: string, flag: string, integer: boolean): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+    throw usage(flag, `expected ${integer ? "a whole number" : "a number"}, got "${value}"`);
+  }
+  return n;
+}
+
+const SLOT_FLAGS = [
+  ["startImage", "start_image", "--start-image"],
+  ["endImage", "end_image", "--end-image"],
+  ["motionVideo", "motion_video", "--motion-video"],
+  ["sourceVideo", "source_video", "--source-video"],
+  ["firstFrame", "first_frame", "--first-frame"],
+  ["lastFrame", "last_frame", "--last-frame"],
+] as const;
+
+export interface StartFlags {
+  type?: string;
+  model?: string;
+  prompt?: string;
+  ref?: string[];
+  element?: string[];
+  count?: string;
+  aspectRatio?: string;
+  resolution?: string;
+  duration?: string;
+  setting?: string[];
+  parent?: string;
+  folder?: string;
+  avatarDescription?: string;
+  webhookUrl?: string;
+  fileName?: string;
+  startImage?: string;
+  endImage?: string;
+  motionVideo?: string;
+  sourceVideo?: string;
+  firstFrame?: string;
+  lastFrame?: string;
+}
+
+/** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
+export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...body };
+  if (flags.type !== undefined) out.type = flags.type;
+  if (flags.model !== undefined) out.model = flags.model;
+  if (flags.prompt !== undefined) out.prompt = flags.prompt;
+  if (flags.ref?.length) out.references = flags.ref.map((r) => parseRef(r));
+  if (flags.element?.length) out.elements = flags.element.map(parseElement);
+  if (flags.count !== undefined) out.generation_count = parseNumber(flags.count, "--count", true);
+  if (flags.aspectRatio !== undefined) out.aspect_ratio = flags.aspectRatio;
+  if (flags.resolution !== undefined) out.resolution = flags.resolution;
+  if (flags.duration !== undefined) out.duration = parseNumber(flags.duration, "--duration", true);
+  if (flags.setting?.length) {
+    const prev = out.model_settings && typeof out.model_settings === "object" ? (out.model_settings as object) : {};
+    out.model_settings = { ...prev, ...parseSettings(flags.setting) };
+  }
+  if (flags.parent !== undefined) out.parent_media_id = flags.parent;
+  if (flags.folder !== undefined) out.folder_id = flags.folder;
+  if (flags.avatarDescription !== undefined) out.avatar_description = flags.avatarDescription;
+  if (flags.webhookUrl !== undefined) out.webhook_url = flags.webhookUrl;
+  if (flags.fileName !== undefined) out.file_name = flags.fileName;
+  for (const [flag, field, name] of SLOT_FLAGS) {
+    const v = flags[flag];
+    if (v !== undefined) out[field] = parseRef(v, name);
+  }
+  return out;
+}
+
+export interface PriceFlags {
+  model?: string;
+  duration?: string;
+  resolution?: string;
+  aspectRatio?: string;
+  setting?: string[];
+  referenceCount?: string;
+  ref?: string[];
+  count?: string;
+}
+
+export function priceBody(flags: PriceFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...body };
+  if (flags.model !== undefined) out.model = flags.model;
+  // Pricing coerces durations (an upscale source may be 4.2 s), so decimals are allowed here.
+  if (flags.duration !== undefined) out.duration = parseNumber(flags.duration, "--duration", false);
+  if (flags.resolution !== undefined) out.resolution = flags.resolution;
+  if (flags.aspectRatio !== undefined) out.aspect_ratio = flags.aspectRatio;
+  if (flags.setting?.length) {
+    const prev = out.model_settings && typeof out.model_settings === "object" ? (out.model_settings as object) : {};
+    out.model_settings = { ...prev, ...parseSettings(flags.setting) };
+  }
+  if (flags.referenceCount !== undefined) out.reference_count = parseNumber(flags.referenceCount, "--reference-count", true);
+  if (flags.ref?.length) out.references = flags.ref.map((r) => parseRef(r));
+  if (flags.count !== undefined) out.generation_count = parseNumber(flags.count, "--count", true);
+  return out;
+}
+
+/** `--simulate fail` / `fail:<CODE>`: local-only deterministic failure (X-Local-Simulate). */
+function simulateOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^fail(:[A-Za-z0-9_.-]+)?$/.test(value)) throw usage("--simulate", `expected fail or fail:<CODE>, got "${value}"`);
+  return value;
+}
+
+// ---- human output ---------------------------------------------------------------------------------
+
+const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
+
+function modelsTable(ctx: Context, r: ModelListResponse): string[] {
+  if (!r.models.length) {
+    ctx.io.info("No models match.");
+    return [];
+  }
+  return table(
+    r.models,
+    [
+      { header: "name", get: (m) => m.name },
+      { header: "type", get: (m) => m.type ?? r.type },
+      { header: "provider", get: (m) => m.provider ?? r.provider },
+      { header: "cost", get: (m) => m.base_cost, align: "right" },
+      { header: "audio", get: (m) => m.has_audio },
+      { header: "durations", get: (m) => m.capabilities.supported_durations.join(",") },
+      { header: "plans", get: (m) => m.required_plans },
+      { header: "tags", get: (m) => m.tags },
+    ],
+    widthOf(ctx.io),
+  );
+}
+
+function modelLines(m: ModelDetail): string[] {
+  const c = m.capabilities;
+  const props = m.input_schema.properties as Record<string, unknown>;
+  const lines = keyValues([
+    ["name", m.name],
+    ["label", m.label],
+    ["type", m.type],
+    ["provider", m.provider],
+    ["base cost", credits(m.base_cost)],
+    ["audio", m.has_audio],
+    ["plans", m.required_plans],
+    ["references", `${c.min_images} to ${c.max_images}`],
+    ["aspect ratios", c.supported_aspect_ratios.length ? `${c.supported_aspect_ratios.join(", ")} (default ${c.default_aspect_ratio})` : null],
+    ["resolutions", c.supported_resolutions?.length ? `${c.supported_resolutions.join(", ")} (default ${c.default_resolution})` : null],
+    ["durations", c.supported_durations.length ? `${c.supported_durations.join(", ")} s (default ${c.default_duration})` : null],
+    ["prompt cap", m.max_prompt_length],
+    ["inputs", Object.keys(props).map((k) => (m.input_schema.required.includes(k) ? `${k}*` : k))],
+    ["tags", m.tags],
+  ]);
+  for (const s of m.settings) {
+    const opts = s.type === "select" ? ` [${s.options?.join("|")}]` : "";
+    lines.push(`  setting ${s.key}: ${s.type}${opts}, default ${String(s.default_value)}${s.affects_cost ? ", affects cost" : ""}`);
+  }
+  return lines;
+}
+
+function priceLines(p: AssetPricingResponse): string[] {
+  const lines = [
+    `${p.model}: ${credits(p.cost_per_generation)} per generation × ${p.generation_count} = ${credits(p.total_cost)}`,
+  ];
+  if (p.normalized) {
+    for (const [k, v] of Object.entries(p.normalized)) lines.push(`  ${k} adjusted to ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+  }
+  return lines;
+}
+
+function assetLines(a: Asset): string[] {
+  const g = a.generation_params;
+  return keyValues([
+    ["asset", a.asset_id],
+    ["status", a.status],
+    ["type", a.type],
+    ["model", g.model],
+    ["prompt", g.prompt || null],
+    ["size", a.width !== undefined ? `${a.width}×${a.height}` : null],
+    ["duration", a.duration_seconds !== undefined ? `${a.duration_seconds} s` : null],
+    ["cost", credits(a.cost)],
+    ["url", a.url ?? null],
+    ["thumbnail", a.thumbnail_url ?? null],
+    ["error", a.error ? `${a.error.code}: ${a.error.message}` : null],
+    ["created", a.created_at],
+  ]);
+}
+
+// ---- waiting and saving ---------------------------------------------------------------------------
+
+interface WatchFlags {
+  watch?: boolean;
+  download?: string;
+  force?: boolean;
+  timeout?: string;
+  interval?: string;
+}
+
+function extensionOf(a: Asset): string {
+  const fromUrl = a.url ? path.posix.extname(new URL(a.url, "file:///").pathname).slice(1) : "";
+  return fromUrl || (a.type === "image" ? "png" : a.type === "audio" ? "mp3" : "mp4");
+}
+
+async function watchAndSave(ctx: Context, engine: Engine, ids: string[], flags: WatchFlags): Promise<void> {
+  const waitOpts = waitOptionsFrom(flags);
+  let firstFailure: unknown;
+  for (const id of ids) {
+    let asset: Asset;
+    try {
+      asset = await ctx.wait(
+        {
+          label: `asset ${id}`,
+          poll: () => engine.assetStatus({ assetId: id }),
+          state: (a: Asset) => (a.status === "completed" ? "done" : a.status === "failed" ? "failed" : "pending"),
+          describe: (a: Asset) => (a.status === "failed" && a.error ? `failed (${a.error.code}: ${a.error.message})` : a.status),
+          schedule: assetSchedule,
+          resume: `mediagen asset status ${id} --watch${flags.download ? ` --download ${flags.download}` : ""}`,
+        },
+        waitOpts,
+      );
+    } catch (e) {
+      // One failed generation does not stop the wait for its siblings; the exit code still says so.
+      if (e instanceof CliError && e.exitCode === EXIT.jobFailed && ids.length > 1) {
+        firstFailure ??= e;
+        continue;
+      }
+      throw e;
+    }
+    if (flags.download !== undefined) {
+      if (!asset.url) throw new CliError(`asset ${id} completed without a url`, EXIT.error, "no_url");
+      const saved = await ctx.download(asset.url, flags.download, `${asset.asset_id}.${extensionOf(asset)}`, { force: flags.force === true });
+      if (ctx.opts.json) {
+        ctx.print(asset, assetLines);
+        ctx.io.info(`saved ${saved}`);
+      } else {
+        ctx.print(saved, (p) => [p], (p) => [p]);
+      }
+    } else {
+      ctx.print(asset, (a) => [`${a.asset_id}  ${a.status}  ${a.url ?? ""}`.trimEnd()], (a) => [a.asset_id]);
+    }
+  }
+  if (firstFailure) throw firstFailure;
+}
+
+// ---- commands -------------------------------------------------------------------------------------
+
+function addWatchOptions(cmd: Command): Command {
+  return cmd
+    .option("--watch", "wait until every generation ends")
+    .option("--download <dir>", "with --watch: save each result into <dir> as <asset_id>.<ext> (implies --watch)")
+    .option("--force", "overwrite existing files when downloading")
+    .option("--timeout <duration>", "give up waiting after this long (default 20m)")
+    .option("--interval <duration>", "poll interval (default: the service's schedule)");
+}
+
+export const command: CommandModule = {
+  register(program: Command, getContext) {
+    const asset = program.command("asset").description("Generate images and videos (assets) with a model");
+    examples(asset, [
+      "mediagen asset models --type video",
+      "mediagen asset price --model vidA-3 --duration 6",
+      'mediagen asset start --type image --model imgA-4 --prompt "a red fox at dawn" --watch --download out/',
+      "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 --watch",
+    ]);
+
+    const models = asset
+      .command("models")
+      .description("List models (GET /asset/models)")
+      .addOption(new Option("--type <type>", "only image or video models").choices(["image", "video"]))
+      .option("--provider <provider>", "only models of this provider")
+      .option("--tag <tag>", "only models with this tag (e.g. upscale, extend, motion-control)")
+      .action(async (opts: { type?: string; provider?: string; tag?: string }, cmd: Command) => {
+        const ctx = getContext(cmd);
+        const engine = await ctx.engine();
+        const q: Record<string, string> = {};
+        if (opts.type) q.type = opts.type;
+        if (opts.provider) q.provider = opts.provider;
+        if (opts.tag) q.tag = opts.tag;
+        const res = await engine.assetModels(q);
+        ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
+      });
+    examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);
+
+    const model = asset
+      .command("model <name>")
+      .description("One model with its settings and input_schema (GET /asset/models/{name})")
+      .action(async (name: string, _opts: unknown, cmd: Command) => {
+        const ctx = getContext(cmd);
+        const engine = await ctx.engine();
+        const res = await engine.assetModel({ name });
+        ctx.print(res, modelLines, (m) => [m.name]);
+      });
+    examples(model, ["mediagen asset model vidA-3", "mediagen asset model imgA-4 --json | jq .input_schema"]);
+
+    const price = asset
+      .command("price")
+      .description("Dry-run price of a generation; nothing is debited (POST /asset/pricing)")
+      .option("--model <name>", "model (required)")
+      .option("--duration <seconds>", "seconds; for an upscale model, the source video's length")
+      .option("--resolution <res>", "resolution, e.g. 720p or 2K")
+      .option("--aspect-ratio <ratio>", "aspect ratio, e.g. 16:9")
+      .option("--setting <key=value>", "model setting (repeatable), e.g. generateAudio=false", collect)
+      .option("--reference-count <n>", "number of reference images (models priced per reference)")
+      .option("--ref <ref>", "a reference, counted like --reference-count (repeatable)", collect)
+      .option("--count <n>", "generation_count (1 to 4)")
+      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
+      .action(async (opts: PriceFlags & { body?: string }, cmd: Command) => {
+        const ctx = getContext(cmd);
+        const body = priceBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
+        if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
+        const engine = await ctx.engine();
+        const res = await engine.assetPricing(body);
+        ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
+      });
+    examples(price, [
+      "mediagen asset price --model vidA-3 --duration 5",
+      "mediagen asset price --model vidA-3 --setting generateAudio=false --count 2",
+      "mediagen asset price --model vidC-upscale --duration 12 --json",
+    ]);
+
+    const start = asset
+      .command("start")
+      .description("Start image or video generation (POST /asset/start)")
+      .addOption(new Option("--type <type>", "image or video (required; must match the model)").choices(["image", "video"]))
+      .option("--model <name>", "model (required); see `mediagen asset models`")
+      .option("--prompt <text>", "prompt (required except for promptless models such as upscale)")
+      .option("--ref <ref>", "reference: a URL or file, asset:<id> or avatar:<id> (repeatable, in order)", collect)
+      .option("--start-image <ref>", "start_image slot (same syntax as --ref)")
+      .option("--end-image <ref>", "end_image slot (needs --start-image)")
+      .option("--first-frame <ref>", "first_frame slot")
+      .option("--last-frame <ref>", "last_frame slot")
+      .option("--motion-video <ref>", "motion_video slot (motion control)")
+      .option("--source-video <ref>", "source_video slot (edit, extend, upscale)")
+      .option("--element <name=ref,ref>", "element: a name and at least 2 images of it (repeatable); write @name in the prompt", collect)
+      .option("--count <n>", "generation_count, 1 to 4 (credits are debited per generation)")
+      .option("--aspect-ratio <ratio>", "one of the model's aspect ratios")
+      .option("--resolution <res>", "one of the model's resolutions")
+      .option("--duration <seconds>", "one of the model's durations")
+      .option("--setting <key=value>", "model setting (repeatable), e.g. generateAudio=false, quality=high", collect)
+      .option("--avatar-description <text>", "appearance and actions of the subject (UGC models)")
+      .option("--parent <asset_id>", "parent_media_id: the asset this one derives from (inherits its folder)")
+      .option("--folder <folder_id>", "folder_id: an existing assets folder")
+      .option("--file-name <name>", "base file name (slugified; extension appended)")
+      .option("--webhook-url <url>", "notified when each generation ends")
+      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
+      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
+    addWatchOptions(start).action(async (opts: StartFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const body = startBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
+      for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
+        if (body[field] === undefined) throw new CliError(`missing required flag ${flag}`, EXIT.usage, "missing_field", field);
+      }
+      const simulate = simulateOption(opts.simulate);
+      const waitFlags = { ...opts, watch: opts.watch === true || opts.download !== undefined };
+      if (waitFlags.watch) waitOptionsFrom(opts); // bad --timeout/--interval fail before anything is debited
+      const engine = await ctx.engine();
+      const res = await engine.assetStart(body, simulate ? { simulate } : {});
+      if (!waitFlags.watch || !ctx.opts.json) {
+        ctx.print(
+          res,
+          (r: AssetStartResponse) => [
+            `Started ${r.count} generation${r.count === 1 ? "" : "s"}: ${credits(r.cost_per_generation)} each, ${credits(r.total_cost)} in total`,
+            ...r.asset_ids,
+          ],
+          (r) => (waitFlags.watch ? [] : r.asset_ids),
+        );
+      }
+      if (waitFlags.watch) await watchAndSave(ctx, engine, res.asset_ids, waitFlags);
+    });
+    examples(start, [
+      'mediagen asset start --type image --model imgA-4 --prompt "a red fox at dawn" --watch --download out/',
+      'mediagen asset start --type video --model vidA-3 --prompt "waves at night" --duration 4 --setting generateAudio=false',
+      'mediagen asset start --type video --model vidA-3-frames --prompt "day to night" --first-frame day.png --last-frame night.png',
+      "mediagen asset start --type video --model vidC-upscale --source-video asset:65f0c2a1b3e4d5f6a7b8c9d0 --watch",
+      'mediagen asset start --type video --model vidD-omni --prompt "@hero waves" --element hero=front.png,side.png',
+      "mediagen asset start --body request.json --model imgA-4-fast --count 4 -q",
+    ]);
+
+    const status = asset
+      .command("status <asset_id...>")
+      .description("Status of assets (GET /asset/status/{assetId})");
+    addWatchOptions(status).action(async (ids: string[], opts: WatchFlags, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const engine = await ctx.engine();
+      const watch = opts.watch === true || opts.download !== undefined;
+      if (watch) {
+        await watchAndSave(ctx, engine, ids, opts);
+        return;
+      }
+      for (const [i, id] of ids.entries()) {
+        const a = await engine.assetStatus({ assetId: id });
+        if (i > 0 && !ctx.opts.json && !ctx.opts.quiet) ctx.io.out("");
+        ctx.print(a, assetLines);
+      }
+    });
+    examples(status, [
+      "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0",
+      "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 --watch --download out/",
+      "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 65f0c2a1b3e4d5f6a7b8c9d1 --json",
+    ]);
+  },
+};

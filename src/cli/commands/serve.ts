@@ -1,4 +1,136 @@
-import type { CommandModule } from "../types.js";
+/**
+ * `mediagen serve`: the local instance over HTTP, at the service's exact paths, with workers in
+ * this process. Heavy modules (SQLite, the server) load only when the command runs.
+ */
+import type { Command } from "commander";
+import { CliError, EXIT, type CommandModule } from "../types.js";
+import { examples } from "../help-text.js";
 
-/** Placeholder until this command group lands. */
-export const command: CommandModule = { register() {} };
+interface ServeFlags {
+  host: string;
+  port: string;
+  publicUrl?: string;
+}
+
+/** A positive integer from an environment variable (tests and benchmarks tune the rate limit). */
+function envInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
+    throw new CliError(`${name} must be a positive integer, got "${raw}"`, EXIT.usage, "invalid_value", name);
+  }
+  return Number(raw);
+}
+
+export function parsePort(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) {
+    throw new CliError(`--port must be a number from 0 to 65535, got "${value}"`, EXIT.usage, "invalid_value", "port");
+  }
+  return Number(value);
+}
+
+/** Resolves on the first SIGINT/SIGTERM; a second one while stopping ends the process at once. */
+function nextStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const first = (sig: NodeJS.Signals) => {
+      process.off("SIGINT", first);
+      process.off("SIGTERM", first);
+      const again = () => process.exit(EXIT.interrupted);
+      process.once("SIGINT", again);
+      process.once("SIGTERM", again);
+      resolve(sig);
+    };
+    process.on("SIGINT", first);
+    process.on("SIGTERM", first);
+  });
+}
+
+export const command: CommandModule = {
+  register(program: Command, getContext) {
+    const serve = program
+      .command("serve")
+      .description("Serve the local instance over HTTP at the service's paths (/api/public/v1), with workers in process")
+      .option("--host <host>", "address to bind (non-loopback exposes the instance to the network)", "127.0.0.1")
+      .option("--port <port>", "port to listen on; 0 picks a free one", "4010")
+      .option("--public-url <url>", "URL clients reach this server at, used in media links (default: the listening address)")
+      .action(async (flags: ServeFlags, cmd: Command) => {
+        const ctx = getContext(cmd);
+        const port = parsePort(flags.port);
+        const limit = envInt(process.env, "MEDIAGEN_LOCAL_RATE_LIMIT");
+        const windowMs = envInt(process.env, "MEDIAGEN_LOCAL_RATE_WINDOW_MS");
+        const { home } = await ctx.config();
+
+        const [{ openLocalInstance }, { startServer, isLoopbackAddress }, { DEFAULT_RATE_LIMIT }, { redact }] = await Promise.all([
+          import("../../engine/local/instance.js"),
+          import("../../server/server.js"),
+          import("../../engine/local/rate-limit.js"),
+          import("../../engine/redact.js"),
+        ]);
+        if (flags.publicUrl !== undefined) {
+          try {
+            const u = new URL(flags.publicUrl);
+            if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+          } catch {
+            throw new CliError(`--public-url must be an http(s) URL, got "${flags.publicUrl}"`, EXIT.usage, "invalid_value", "public_url");
+          }
+        }
+        if (!isLoopbackAddress(flags.host)) {
+          ctx.io.warn(
+            `warning: binding ${flags.host} exposes the local instance to the network; anyone who can reach it and holds a key can use it.` +
+              (flags.publicUrl ? "" : " Pass --public-url so media links use a reachable address."),
+          );
+        }
+
+        const rateLimit = { limit: limit ?? DEFAULT_RATE_LIMIT.limit, windowMs: windowMs ?? DEFAULT_RATE_LIMIT.windowMs };
+        const instance = openLocalInstance({ home, worker: "inline", rateLimit });
+        const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
+        let running;
+        try {
+          running = await startServer({
+            instance,
+            host: flags.host,
+            port,
+            ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+            onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
+            ...(trace ? { accessLog: trace } : {}),
+          });
+        } catch (e) {
+          await instance.close();
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === "EADDRINUSE") {
+            throw new CliError(`${flags.host}:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
+          }
+          if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EACCES") {
+            throw new CliError(`cannot listen on ${flags.host}:${port} (${code})`, EXIT.error, "listen_failed");
+          }
+          throw e;
+        }
+
+        const stopped = nextStopSignal();
+        if (ctx.opts.json) ctx.io.out(JSON.stringify({ base_url: running.baseUrl }));
+        else ctx.io.out(running.baseUrl);
+        ctx.io.info(
+          `Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`,
+        );
+
+        const sig = await stopped;
+        ctx.io.info(`Stopping (${sig}): finishing requests and jobs in flight…`);
+        await running.close(5_000);
+        // Running jobs get a moment to finish; the rest are handed back to the queue (leases released).
+        await instance.stopWorker(5_000);
+        await instance.close();
+        ctx.io.info("Stopped.");
+      });
+    examples(serve, [
+      "mediagen serve",
+      "mediagen serve --port 0 --json        # prints {\"base_url\": …} once listening",
+      "mediagen --target hosted --base-url http://127.0.0.1:4010 folder list",
+      "MEDIAGEN_LOCAL_RATE_LIMIT=10000 mediagen serve --port 8080",
+    ]);
+    serve.addHelpText(
+      "after",
+      "\nEnvironment: MEDIAGEN_LOCAL_RATE_LIMIT (requests per window, default 100), " +
+        "MEDIAGEN_LOCAL_RATE_WINDOW_MS (window length, default 60000). Media links are signed and expire after 7 days.",
+    );
+  },
+};

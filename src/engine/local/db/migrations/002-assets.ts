@@ -1,1 +1,42 @@
-export const assets = `SELECT 1;`;
+/**
+ * Generated assets. One row per generation. `params` holds the resolved request the worker renders
+ * from (sources, slots, elements, settings); `refs` is `generation_params.references` exactly as
+ * shown (submission order, one key per item), NULL when no reference was used. Files are stored as
+ * paths relative to the media dir; the URL is built per request. Terminal states never change.
+ */
+export const assets = `
+CREATE TABLE assets (
+  id               TEXT PRIMARY KEY CHECK (length(id) = 24),
+  space_id         TEXT NOT NULL REFERENCES spaces(id),
+  type             TEXT NOT NULL CHECK (type IN ('image', 'video', 'audio')),
+  model            TEXT NOT NULL,
+  status           TEXT NOT NULL CHECK (status IN ('pending', 'generating', 'completed', 'failed')),
+  prompt           TEXT NOT NULL,
+  aspect_ratio     TEXT,
+  resolution       TEXT,
+  duration         INTEGER,
+  refs             TEXT,
+  params           TEXT NOT NULL,
+  cost_milli       INTEGER NOT NULL CHECK (cost_milli >= 0),
+  file_name        TEXT NOT NULL,
+  folder_id        TEXT REFERENCES folders(id),
+  parent_media_id  TEXT REFERENCES assets(id),
+  webhook_url      TEXT,
+  simulate         TEXT,
+  file_path        TEXT NOT NULL,
+  thumbnail_path   TEXT,
+  width            INTEGER,
+  height           INTEGER,
+  duration_seconds REAL,
+  error_code       TEXT,
+  error_message    TEXT,
+  created_at       TEXT NOT NULL,
+  finished_at      TEXT,
+  CHECK ((status = 'failed') = (error_code IS NOT NULL))
+) STRICT;
+CREATE INDEX assets_space ON assets(space_id, created_at);
+CREATE INDEX assets_parent ON assets(parent_media_id);
+CREATE TRIGGER assets_terminal_is_final BEFORE UPDATE OF status ON assets
+WHEN OLD.status IN ('completed', 'failed') AND NEW.status <> OLD.status
+BEGIN SELECT RAISE(ABORT, 'a finished asset never changes state'); END;
+`;

@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+/**
+ * Throughput of `mediagen serve` next to a bare node:http server answering the same bytes.
+ *
+ *   npx tsc -p . && node bench/serve.bench.mjs [--duration 5] [--connections 16]
+ *
+ * The server under test runs in this process (built dist/, inline worker, a rate limit too high to
+ * matter); the load generator runs in a child process (undici Pool, N keep-alive connections, fixed
+ * duration). Prints one JSON line per case: {case, ours_rps, bare_rps, ratio, …}.
+ * Everything stays on 127.0.0.1, and every loop is bounded in time.
+ */
+import { fork } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(here), "..");
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+// ---- load generator (child) ------------------------------------------------------------------------
+if (process.argv[2] === "--load") {
+  const { Pool } = await import("undici");
+  const spec = JSON.parse(process.argv[3]);
+  const url = new URL(spec.url);
+  const pool = new Pool(url.origin, { connections: spec.connections, pipelining: 1 });
+  const run = async (ms) => {
+    let done = 0;
+    let bad = 0;
+    const until = performance.now() + ms;
+    const worker = async () => {
+      while (performance.now() < until) {
+        const res = await pool.request({ path: url.pathname + url.search, method: spec.method, headers: spec.headers, body: spec.body });
+        await res.body.arrayBuffer();
+        if (res.statusCode === spec.expect) done++;
+        else bad++;
+      }
+    };
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: spec.connections }, worker));
+    return { done, bad, seconds: (performance.now() - t0) / 1000 };
+  };
+  await run(spec.warmupMs); // warm connections and JIT
+  const r = await run(spec.durationMs);
+  await pool.close();
+  process.send({ rps: r.done / r.seconds, requests: r.done, bad: r.bad });
+  process.exit(0);
+}
+
+// ---- orchestration (parent) ------------------------------------------------------------------------
+const durationMs = arg("duration", 5) * 1000;
+const connections = arg("connections", 16);
+if (!fs.existsSync(path.join(root, "dist/server/server.js"))) {
+  console.error("dist/ is missing: run `npx tsc -p .` first");
+  process.exit(1);
+}
+const { openLocalInstance } = await import(path.join(root, "dist/engine/local/instance.js"));
+const { startServer } = await import(path.join(root, "dist/server/server.js"));
+
+function load(spec) {
+  return new Promise((resolve, reject) => {
+    const child = fork(here, ["--load", JSON.stringify({ ...spec, connections, durationMs, warmupMs: 1000 })], { stdio: "inherit" });
+    child.once("message", resolve);
+    child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`load generator exited ${code}`))));
+  });
+}
+
+/** A bare node:http server that answers every request with these exact bytes and headers. */
+async function bareServer(status, body, headers) {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(status, headers);
+      res.end(body);
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { server, origin: `http://127.0.0.1:${server.address().port}` };
+}
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-"));
+const instance = openLocalInstance({ home, worker: "inline", rateLimit: { limit: 1_000_000_000, windowMs: 60_000 } });
+const served = await startServer({ instance, host: "127.0.0.1", port: 0 });
+const { api_key: key } = instance.createSpace({ plan: "PRO", credits: 100_000 });
+const auth = { authorization: `Bearer ${key}` };
+const json = { ...auth, "content-type": "application/json" };
+const base = served.baseUrl;
+const notes = [];
+
+async function call(method, p, body) {
+  const res = await fetch(base + p, { method, headers: body ? json : auth, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const text = await res.text();
+  const headers = {};
+  for (const [k, v] of res.headers) if (k === "content-type" || k.startsWith("x-ratelimit-") || k === "x-request-id") headers[k] = v;
+  return { status: res.status, text, headers, json: text ? JSON.parse(text) : undefined };
+}
+
+// One asset to poll; fall back to folder listing when the asset endpoints are not there.
+const cases = [];
+const models = await call("GET", "/asset/models?type=image");
+let model;
+if (models.status === 200 && models.json.models?.length) {
+  model = [...models.json.models].sort((a, b) => a.base_cost - b.base_cost)[0].name;
+  const started = await call("POST", "/asset/start", { type: "image", model, prompt: "benchmark frame" });
+  if (started.status === 201) {
+    const id = started.json.asset_ids[0];
+    const deadline = Date.now() + 30_000;
+    let status;
+    do {
+      status = await call("GET", `/asset/status/${id}`);
+      if (status.json?.status !== "generating") break;
+      await new Promise((r) => setTimeout(r, 200));
+    } while (Date.now() < deadline);
+    notes.push(`asset ${id} is ${status.json?.status} while measured`);
+    cases.push({ name: "GET /asset/status/{id}", method: "GET", path: `/asset/status/${id}` });
+  } else {
+    notes.push(`assetStart answered ${started.status}: measuring GET /folder/list instead of asset status`);
+  }
+  cases.push({ name: "POST /asset/pricing", method: "POST", path: "/asset/pricing", body: { model, generation_count: 2 } });
+} else {
+  notes.push(`assetModels answered ${models.status}: measuring folder listing only`);
+}
+if (!cases.some((c) => c.method === "GET")) {
+  await call("POST", "/folder/create", { name: "bench" });
+  cases.push({ name: "GET /folder/list", method: "GET", path: "/folder/list" });
+}
+
+try {
+  for (const c of cases) {
+    const sample = await call(c.method, c.path, c.body);
+    const expect = sample.status;
+    const bodyText = c.body ? JSON.stringify(c.body) : undefined;
+    const headers = c.body ? json : auth;
+    const ours = await load({ url: base + c.path, method: c.method, headers, body: bodyText, expect });
+    const bare = await bareServer(sample.status, sample.text, sample.headers);
+    let bareResult;
+    try {
+      bareResult = await load({ url: bare.origin + "/api/public/v1" + c.path, method: c.method, headers, body: bodyText, expect });
+    } finally {
+      bare.server.closeAllConnections();
+      await new Promise((r) => bare.server.close(r));
+    }
+    console.log(
+      JSON.stringify({
+        case: c.name,
+        ours_rps: Math.round(ours.rps),
+        bare_rps: Math.round(bareResult.rps),
+        ratio: Number((ours.rps / bareResult.rps).toFixed(2)),
+        status: sample.status,
+        bytes: Buffer.byteLength(sample.text),
+        connections,
+        seconds: durationMs / 1000,
+        errors: ours.bad + bareResult.bad,
+        ...(notes.length ? { notes } : {}),
+      }),
+    );
+  }
+} finally {
+  await served.close(1000);
+  await instance.stopWorker(1000);
+  await instance.close();
+  fs.rmSync(home, { recursive: true, force: true });
+}

@@ -1,0 +1,167 @@
+/**
+ * `mediagen auth …`: store, remove and check the API key of a profile. The key is read from a
+ * hidden prompt or stdin, never from a flag (flags show up in `ps`), and is never printed.
+ */
+import type { Command } from "commander";
+import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
+import type { CliContext } from "../context.js";
+import { examples } from "../help-text.js";
+import { keyValues } from "../output.js";
+import { credentialsFile } from "../../config/paths.js";
+import { isValidKeyFormat, removeKey, saveKey } from "../../config/credentials.js";
+import { maskKey } from "../../engine/redact.js";
+
+type Getter = (cmd: Command) => CliContext;
+
+async function readKey(ctx: CliContext, withKey: boolean): Promise<string> {
+  if (withKey) {
+    if ((ctx.io.stdin as { isTTY?: boolean }).isTTY && !ctx.opts.input) {
+      throw new CliError("--with-key: stdin is a terminal and --no-input is set; pipe the key in", EXIT.usage, "missing_field", "--with-key");
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of ctx.io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
+    return Buffer.concat(chunks).toString("utf8").trim();
+  }
+  if (!ctx.io.canPrompt) {
+    throw new CliError(
+      "no terminal to prompt on: pipe the key instead, e.g. `mediagen auth login --with-key < key.txt`",
+      EXIT.usage,
+      "missing_field",
+      "--with-key",
+    );
+  }
+  const { password } = await import("@inquirer/prompts");
+  const key = await password({ message: "API key (input hidden):" }, { input: ctx.io.stdin, output: ctx.io.stderr });
+  return key.trim();
+}
+
+interface StatusReport {
+  profile: string;
+  target: string;
+  base_url: string | null;
+  key_source: string;
+  key: string | null;
+  status: "ok" | "invalid" | "forbidden" | "missing" | "unreachable" | "error";
+  message: string;
+}
+
+export const command: CommandModule = {
+  register(program: Command, getContext: ContextGetter) {
+    const get = getContext as Getter;
+    const auth = program.command("auth").description("Log in and out of a target, and check the key in use");
+    examples(auth, ["mediagen auth login --target hosted --base-url https://api.example.com", "mediagen auth status"]);
+
+    const login = auth
+      .command("login")
+      .description("Store an API key for a profile (hidden prompt, or stdin with --with-key)")
+      .option("--with-key", "read the key from stdin")
+      .action(async (opts: { withKey?: boolean }, cmd: Command) => {
+        const ctx = get(cmd);
+        const { config, settings } = ctx.resolve();
+        const key = await readKey(ctx, opts.withKey === true);
+        if (!isValidKeyFormat(key)) {
+          throw new CliError("not an API key: expected mg_live_ followed by 64 hexadecimal characters", EXIT.usage, "invalid_format", "api_key");
+        }
+        // Flags given at login become the profile's settings, so later commands need only --profile.
+        if (settings.target.source === "flag" || settings.baseUrl.source === "flag") {
+          const { setProfileValue } = await import("../../config/profiles.js");
+          if (settings.target.source === "flag") await setProfileValue(config.home, config.profile, "target", settings.target.value);
+          if (settings.baseUrl.source === "flag" && settings.baseUrl.value) {
+            await setProfileValue(config.home, config.profile, "base_url", settings.baseUrl.value);
+          }
+        }
+        saveKey(config.home, config.profile, key, config.target);
+        const result = { profile: config.profile, target: config.target, base_url: settings.baseUrl.value ?? null, key: maskKey(key) };
+        ctx.print(result, () => [], () => []);
+        if (!ctx.opts.json) {
+          ctx.io.info(`Logged in: profile ${result.profile}, target ${result.target}${result.base_url ? ` (${result.base_url})` : ""}, key ${result.key}.`);
+          ctx.io.info(`Key stored in ${credentialsFile(config.home)} (mode 0600).`);
+        }
+        if (config.target === "hosted" && !settings.baseUrl.value) {
+          ctx.io.warn("No base URL for the hosted target yet: run `mediagen config set base_url <url>`.");
+        }
+        if (ctx.env.MEDIAGEN_API_KEY) ctx.io.warn("MEDIAGEN_API_KEY is set and takes precedence over the stored key.");
+      });
+    examples(login, [
+      "mediagen auth login --target hosted --base-url https://api.example.com",
+      "mediagen auth login --with-key --profile ci < key.txt",
+      "mediagen local keys create --plan PRO --credits 100 -q | mediagen auth login --with-key --profile local-pro",
+    ]);
+
+    const logout = auth
+      .command("logout")
+      .description("Remove the stored key of a profile")
+      .action(async (_opts: unknown, cmd: Command) => {
+        const ctx = get(cmd);
+        const { config } = ctx.resolve();
+        const removed = removeKey(config.home, config.profile);
+        ctx.print({ profile: config.profile, removed }, () => [], () => []);
+        if (!ctx.opts.json) {
+          ctx.io.info(removed ? `Removed the key of profile ${config.profile}.` : `Profile ${config.profile} had no stored key.`);
+        }
+      });
+    examples(logout, ["mediagen auth logout", "mediagen auth logout --profile ci"]);
+
+    const status = auth
+      .command("status")
+      .description("Show profile, target, base URL and key source, and check the key with a cheap call")
+      .action(async (_opts: unknown, cmd: Command) => {
+        const ctx = get(cmd);
+        const { config, key } = ctx.resolve();
+        let shownKey = key;
+        if (!shownKey && config.target === "local") shownKey = (await ctx.localInstance()).defaultKey();
+        const report: StatusReport = {
+          profile: config.profile,
+          target: config.target,
+          base_url: config.baseUrl ?? null,
+          key_source: config.keySource,
+          key: shownKey ? maskKey(shownKey) : null,
+          status: "ok",
+          message: "the key works",
+        };
+        let exit: number = EXIT.ok;
+        if (!shownKey) {
+          report.status = "missing";
+          report.message = "no API key: run `mediagen auth login` or set MEDIAGEN_API_KEY";
+          exit = EXIT.auth;
+        } else {
+          try {
+            const engine = await ctx.engine();
+            await engine.folderList({});
+          } catch (e) {
+            const err = e as { name?: string; status?: number; message?: string };
+            if (e instanceof CliError) {
+              report.status = "error";
+              report.message = e.message;
+              exit = e.exitCode;
+            } else if (err.name === "ApiError" && (err.status === 401 || err.status === 403)) {
+              report.status = err.status === 401 ? "invalid" : "forbidden";
+              report.message = err.message ?? "rejected";
+              exit = EXIT.auth;
+            } else if (err.name === "NetworkError") {
+              report.status = "unreachable";
+              report.message = err.message ?? "unreachable";
+              exit = EXIT.error;
+            } else {
+              throw e;
+            }
+          }
+        }
+        ctx.print(
+          report,
+          (r) =>
+            keyValues([
+              ["profile", r.profile],
+              ["target", r.target],
+              ["base URL", r.base_url ?? (r.target === "local" ? "(local instance)" : null)],
+              ["key source", r.key_source],
+              ["key", r.key],
+              ["status", `${r.status}: ${r.message}`],
+            ]),
+          (r) => [r.status],
+        );
+        if (exit !== EXIT.ok) throw new CliError(`auth status: ${report.message}`, exit, report.status === "error" ? "usage_error" : `key_${report.status}`);
+      });
+    examples(status, ["mediagen auth status", "mediagen auth status --profile ci --json"]);
+  },
+};

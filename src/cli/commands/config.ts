@@ -1,0 +1,92 @@
+/** `mediagen config …`: the settings of a profile (target, base_url) in $MEDIAGEN_HOME/config.json. */
+import type { Command } from "commander";
+import type { CommandModule, ContextGetter } from "../types.js";
+import type { CliContext } from "../context.js";
+import { examples } from "../help-text.js";
+import { table, widthOf } from "../output.js";
+import { PROFILE_KEYS, getProfileValue, setProfileValue, unsetProfileValue } from "../../config/profiles.js";
+
+type Getter = (cmd: Command) => CliContext;
+
+const KEYS_HELP = `settings: ${PROFILE_KEYS.join(", ")}`;
+
+export const command: CommandModule = {
+  register(program: Command, getContext: ContextGetter) {
+    const get = getContext as Getter;
+    const config = program.command("config").description(`Read and write profile settings (${KEYS_HELP})`);
+    examples(config, ["mediagen config set target hosted", "mediagen config list"]);
+
+    const getCmd = config
+      .command("get")
+      .description("Print a setting stored in the profile")
+      .argument("<key>", KEYS_HELP)
+      .action(async (key: string, _opts: unknown, cmd: Command) => {
+        const ctx = get(cmd);
+        const profile = ctx.resolve().config.profile;
+        const value = (await getProfileValue(ctx.home, profile, key)) ?? null;
+        ctx.print({ profile, key, value }, (r) => (r.value === null ? [] : [r.value]), (r) => (r.value === null ? [] : [r.value]));
+        if (value === null && !ctx.opts.json) ctx.io.info(`${key} is not set in profile ${profile}.`);
+      });
+    examples(getCmd, ["mediagen config get base_url", "mediagen config get target --profile prod"]);
+
+    const setCmd = config
+      .command("set")
+      .description("Store a setting in the profile")
+      .argument("<key>", KEYS_HELP)
+      .argument("<value>", "value (target: local|hosted; base_url: http(s) URL)")
+      .action(async (key: string, value: string, _opts: unknown, cmd: Command) => {
+        const ctx = get(cmd);
+        const profile = ctx.resolve().config.profile;
+        const stored = await setProfileValue(ctx.home, profile, key, value);
+        ctx.print({ profile, key, value: stored }, () => [], (r) => [r.value]);
+        if (!ctx.opts.json) ctx.io.info(`Set ${key} = ${stored} in profile ${profile}.`);
+      });
+    examples(setCmd, [
+      "mediagen config set target hosted",
+      "mediagen config set base_url https://api.example.com   # /api/public/v1 is appended",
+      "mediagen config set target local --profile offline",
+    ]);
+
+    const unsetCmd = config
+      .command("unset")
+      .description("Remove a setting from the profile")
+      .argument("<key>", KEYS_HELP)
+      .action(async (key: string, _opts: unknown, cmd: Command) => {
+        const ctx = get(cmd);
+        const profile = ctx.resolve().config.profile;
+        const removed = await unsetProfileValue(ctx.home, profile, key);
+        ctx.print({ profile, key, removed }, () => [], () => []);
+        if (!ctx.opts.json) ctx.io.info(removed ? `Removed ${key} from profile ${profile}.` : `${key} was not set in profile ${profile}.`);
+      });
+    examples(unsetCmd, ["mediagen config unset base_url"]);
+
+    const list = config
+      .command("list")
+      .description("Show the effective settings and where each comes from (flag, env, profile, default)")
+      .action(async (_opts: unknown, cmd: Command) => {
+        const ctx = get(cmd);
+        const { settings } = ctx.resolve();
+        const rows = [
+          { key: "profile", value: settings.profile.value as string | null, source: settings.profile.source as string },
+          { key: "target", value: settings.target.value, source: settings.target.source },
+          { key: "base_url", value: settings.baseUrl.value ?? null, source: settings.baseUrl.source },
+          { key: "home", value: ctx.home, source: ctx.env.MEDIAGEN_HOME ? "env" : "default" },
+        ];
+        ctx.print(
+          rows,
+          (r) =>
+            table(
+              r,
+              [
+                { header: "key", get: (x) => x.key },
+                { header: "value", get: (x) => x.value },
+                { header: "source", get: (x) => x.source },
+              ],
+              widthOf(ctx.io),
+            ),
+          (r) => r.map((x) => `${x.key}=${x.value ?? ""}`),
+        );
+      });
+    examples(list, ["mediagen config list", "MEDIAGEN_TARGET=hosted mediagen config list --json"]);
+  },
+};

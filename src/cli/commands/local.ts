@@ -1,0 +1,294 @@
+/**
+ * `mediagen local …`: the dashboard of the local instance (spaces, keys, credits, ledger, webhooks,
+ * reset). Always acts on the instance under $MEDIAGEN_HOME, whatever the target.
+ */
+import type { Command } from "commander";
+import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
+import type { CliContext } from "../context.js";
+import { examples } from "../help-text.js";
+import { cell, table, widthOf, type Column } from "../output.js";
+import { parseCredits } from "../parse.js";
+
+type Getter = (cmd: Command) => CliContext;
+
+const SHOWN_ONCE = "This key is shown once: store it now (e.g. `mediagen auth login --with-key`).";
+
+async function plan(value: string) {
+  const { parsePlan, PLANS } = await import("../../contract/plans.js");
+  const p = parsePlan(value);
+  if (!p) throw new CliError(`--plan: unknown plan "${value}" (plans: ${PLANS.join(", ")})`, EXIT.usage, "invalid_value", "plan");
+  return p;
+}
+
+/** Prints a freshly minted key: data on stdout, the shown-once warning on stderr. */
+function printKey(ctx: CliContext, result: { api_key: string; space_id?: string }, extra: string[] = []) {
+  ctx.print(result, (r) => [r.api_key], (r) => [r.api_key]);
+  if (!ctx.opts.json) {
+    for (const line of extra) ctx.io.info(line);
+    ctx.io.warn(SHOWN_ONCE);
+  }
+}
+
+function registerKeys(local: Command, get: Getter) {
+  const keys = local.command("keys").description("Create, revoke and regenerate API keys of the local instance");
+  examples(keys, ["mediagen local keys create --plan PRO --credits 500 --json", "mediagen local keys revoke mg_live_…"]);
+
+  const create = keys
+    .command("create")
+    .description("Create a space with a plan and credits, and its first API key")
+    .requiredOption("--plan <plan>", "free, start, PRO or ENTREPRISE (any case)")
+    .requiredOption("--credits <n>", "starting credits")
+    .option("--name <name>", "space name")
+    .action(async (opts: { plan: string; credits: string; name?: string }, cmd: Command) => {
+      const ctx = get(cmd);
+      const p = await plan(opts.plan);
+      const credits = parseCredits(opts.credits, "--credits");
+      const instance = await ctx.localInstance();
+      const { space, api_key } = instance.createSpace({ ...(opts.name !== undefined ? { name: opts.name } : {}), plan: p, credits });
+      printKey(ctx, { api_key, space_id: space.id }, [`Space ${space.id} (${space.name}): plan ${space.plan}, ${space.credits} credits.`]);
+    });
+  examples(create, [
+    "mediagen local keys create --plan PRO --credits 1000",
+    "mediagen local keys create --plan free --credits 0 --name trial --json",
+    "KEY=$(mediagen local keys create --plan PRO --credits 50 -q)",
+  ]);
+
+  const revoke = keys
+    .command("revoke")
+    .description("Revoke a key at once")
+    .argument("<key>", "the API key to revoke")
+    .action(async (key: string, _opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      instance.revokeKey(key);
+      ctx.print({ revoked: true }, () => [], () => []);
+      if (!ctx.opts.json) ctx.io.info("Key revoked.");
+    });
+  examples(revoke, ["mediagen local keys revoke \"$KEY\""]);
+
+  const regenerate = keys
+    .command("regenerate")
+    .description("Revoke a key and print its replacement")
+    .argument("<key>", "the API key to replace")
+    .action(async (key: string, _opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const space = instance.spaceForKey(key);
+      const fresh = instance.regenerateKey(key);
+      printKey(ctx, { api_key: fresh, ...(space ? { space_id: space.id } : {}) }, ["The old key no longer works."]);
+    });
+  examples(regenerate, ["NEW=$(mediagen local keys regenerate \"$KEY\" -q)"]);
+}
+
+function registerSpaces(local: Command, get: Getter) {
+  const spaces = local.command("spaces").description("Spaces of the local instance");
+  const list = spaces
+    .command("list")
+    .description("List spaces with plan and credit balance")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const rows = instance.listSpaces();
+      ctx.print(
+        rows,
+        (r) =>
+          table(
+            r,
+            [
+              { header: "id", get: (s) => s.id },
+              { header: "name", get: (s) => s.name },
+              { header: "plan", get: (s) => s.plan },
+              { header: "credits", get: (s) => s.credits, align: "right" },
+              { header: "default", get: (s) => s.is_default },
+              { header: "keys", get: (s) => s.keys, align: "right" },
+              { header: "created", get: (s) => s.created_at },
+            ],
+            widthOf(ctx.io),
+          ),
+        (r) => r.map((s) => s.id),
+      );
+    });
+  examples(list, ["mediagen local spaces list", "mediagen local spaces list --json | jq '.[].credits'"]);
+}
+
+function registerCredits(local: Command, get: Getter) {
+  const credits = local.command("credits").description("Credit balances of local spaces");
+  const add = credits
+    .command("add")
+    .description("Grant credits to a space (recorded in the ledger)")
+    .argument("<space_id>", "space id")
+    .argument("<credits>", "credits to add")
+    .option("--note <text>", "note stored with the ledger entry")
+    .action(async (spaceId: string, amount: string, opts: { note?: string }, cmd: Command) => {
+      const ctx = get(cmd);
+      const n = parseCredits(amount, "credits");
+      const instance = await ctx.localInstance();
+      const space = instance.addCredits(spaceId, n, opts.note);
+      ctx.print(space, (s) => [`Added ${n} credits to ${s.id}. Balance: ${s.credits}.`], (s) => [s.id]);
+    });
+  examples(add, ["mediagen local credits add 65f0c2a1b3e4d5f6a7b8c9d0 250", "mediagen local credits add \"$SPACE\" 0.5 --note refund"]);
+}
+
+function registerLedger(local: Command, get: Getter) {
+  const ledger = local
+    .command("ledger")
+    .description("Show a space's credit ledger, or verify every balance against its ledger")
+    .argument("[space_id]", "space id")
+    .action(async (spaceId: string | undefined, _opts: unknown, cmd: Command) => {
+      if (!spaceId) throw new CliError("missing <space_id> (or use `mediagen local ledger verify`)", EXIT.usage, "missing_field", "space_id");
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const rows = instance.ledgerEntries(spaceId);
+      ctx.print(
+        rows,
+        (r) =>
+          table(
+            r,
+            [
+              { header: "created", get: (e) => e.created_at },
+              { header: "kind", get: (e) => e.kind },
+              { header: "amount", get: (e) => e.amount, align: "right" },
+              { header: "balance", get: (e) => e.balance_after, align: "right" },
+              { header: "ref", get: (e) => e.ref },
+              { header: "note", get: (e) => e.note },
+            ],
+            widthOf(ctx.io),
+          ),
+        (r) => r.map((e) => String(e.id)),
+      );
+    });
+  examples(ledger, ["mediagen local ledger 65f0c2a1b3e4d5f6a7b8c9d0", "mediagen local ledger verify"]);
+
+  const verify = ledger
+    .command("verify")
+    .description("Check that every balance equals the sum of its ledger (exit 1 on a mismatch)")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const rows = instance.verifyLedger();
+      ctx.print(
+        rows,
+        (r) =>
+          table(
+            r,
+            [
+              { header: "space", get: (v) => v.space_id },
+              { header: "balance", get: (v) => v.balance, align: "right" },
+              { header: "ledger", get: (v) => v.ledger_sum, align: "right" },
+              { header: "ok", get: (v) => v.ok },
+            ],
+            widthOf(ctx.io),
+          ),
+        (r) => r.filter((v) => !v.ok).map((v) => v.space_id),
+      );
+      const bad = rows.filter((v) => !v.ok);
+      if (bad.length) {
+        throw new CliError(`ledger mismatch in ${bad.length} space(s): ${bad.map((v) => v.space_id).join(", ")}`, EXIT.error, "ledger_mismatch");
+      }
+      if (!ctx.opts.json) ctx.io.info(`All ${rows.length} balances match their ledgers.`);
+    });
+  examples(verify, ["mediagen local ledger verify", "mediagen local ledger verify --json"]);
+}
+
+function registerWebhooks(local: Command, get: Getter) {
+  const webhooks = local
+    .command("webhooks")
+    .description("List webhook deliveries and their attempts")
+    .option("--space <space_id>", "only deliveries of this space")
+    .action(async (opts: { space?: string }, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const rows = instance.webhookDeliveries(opts.space) as unknown as Record<string, unknown>[];
+      ctx.print(
+        rows,
+        (r) => {
+          if (!r.length) {
+            ctx.io.info("No webhook deliveries.");
+            return [];
+          }
+          const keys = Object.keys(r[0]!).filter((k) => r.some((row) => row[k] === null || typeof row[k] !== "object"));
+          const cols: Column<Record<string, unknown>>[] = keys.map((k) => ({ header: k.replace(/_/g, " "), get: (row) => row[k] }));
+          return table(r, cols, widthOf(ctx.io));
+        },
+        (r) => r.map((d) => cell(d.id)),
+      );
+    });
+  examples(webhooks, ["mediagen local webhooks", "mediagen local webhooks --space 65f0c2a1b3e4d5f6a7b8c9d0 --json"]);
+
+  const secret = webhooks.command("secret").description("Signing secret for Standard Webhooks headers on deliveries");
+  const set = secret
+    .command("set")
+    .description("Set the signing secret (generated when not given) and print it")
+    .argument("[secret]", "the secret to use (default: a new random whsec_ secret)")
+    .action(async (value: string | undefined, _opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      let s = value;
+      if (s === undefined) {
+        const { randomBytes } = await import("node:crypto");
+        s = `whsec_${randomBytes(24).toString("base64")}`;
+      }
+      if (s.trim() === "") throw new CliError("the secret must not be empty", EXIT.usage, "invalid_value", "secret");
+      const instance = await ctx.localInstance();
+      instance.setSetting("webhook_secret", s);
+      ctx.print({ webhook_secret: s }, (r) => [r.webhook_secret], (r) => [r.webhook_secret]);
+      if (!ctx.opts.json) ctx.io.info("Deliveries are now signed (webhook-id, webhook-timestamp, webhook-signature).");
+    });
+  examples(set, ["mediagen local webhooks secret set", "mediagen local webhooks secret set whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]);
+
+  const clear = secret
+    .command("clear")
+    .description("Remove the signing secret: deliveries go unsigned")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      instance.setSetting("webhook_secret", null);
+      ctx.print({ webhook_secret: null }, () => [], () => []);
+      if (!ctx.opts.json) ctx.io.info("Webhook signing secret cleared.");
+    });
+  examples(clear, ["mediagen local webhooks secret clear"]);
+}
+
+function registerReset(local: Command, get: Getter) {
+  const reset = local
+    .command("reset")
+    .description("Delete every space, key, job and file of the local instance")
+    .option("-y, --yes", "do not ask for confirmation")
+    .action(async (opts: { yes?: boolean }, cmd: Command) => {
+      const ctx = get(cmd);
+      if (!opts.yes) {
+        if (!ctx.io.canPrompt) {
+          throw new CliError("refusing to reset the local instance without --yes (no terminal to confirm on)", EXIT.usage, "confirmation_required", "--yes");
+        }
+        const { confirm } = await import("@inquirer/prompts");
+        const ok = await confirm(
+          { message: `Reset the local instance in ${ctx.home}? Everything in it is deleted.`, default: false },
+          { input: ctx.io.stdin, output: ctx.io.stderr },
+        );
+        if (!ok) throw new CliError("reset cancelled", EXIT.error, "cancelled");
+      }
+      const instance = await ctx.localInstance();
+      instance.reset();
+      ctx.print({ reset: true }, () => [], () => []);
+      if (!ctx.opts.json) ctx.io.info("Local instance reset.");
+    });
+  examples(reset, ["mediagen local reset --yes"]);
+}
+
+export const command: CommandModule = {
+  register(program: Command, getContext: ContextGetter) {
+    const get = getContext as Getter;
+    const local = program.command("local").description("Manage the local instance: spaces, keys, credits, ledger, webhooks");
+    examples(local, [
+      "mediagen local keys create --plan PRO --credits 1000 --json",
+      "mediagen local spaces list",
+      "mediagen local credits add <space_id> 100",
+      "mediagen local ledger verify",
+    ]);
+    registerKeys(local, get);
+    registerSpaces(local, get);
+    registerCredits(local, get);
+    registerLedger(local, get);
+    registerWebhooks(local, get);
+    registerReset(local, get);
+  },
+};

@@ -1,0 +1,186 @@
+/**
+ * The context a command receives (the `gh` Factory pattern): IO policy, resolved configuration and
+ * a lazily created engine. Nothing heavy is loaded until a command asks for it.
+ */
+import fs from "node:fs";
+import type { Engine } from "../engine/engine.js";
+import type { LocalInstance } from "../engine/local/instance.js";
+import { mediagenHome, type Env } from "../config/paths.js";
+import { readConfig, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
+import { resolveKey } from "../config/credentials.js";
+import {
+  CliError,
+  EXIT,
+  type Context,
+  type DownloadOptions,
+  type GlobalOptions,
+  type ResolvedConfig,
+  type WaitOptions,
+  type WaitSpec,
+} from "./types.js";
+import type { FrameIO } from "./io.js";
+import { defaultQuietLines, toJson } from "./output.js";
+import { createTracer, type Trace } from "./debug.js";
+
+export interface Resolution {
+  config: ResolvedConfig;
+  settings: ResolvedSettings;
+  /** Never printed; only handed to the engine. */
+  key: string | undefined;
+}
+
+export class CliContext implements Context {
+  readonly trace: Trace | undefined;
+  private resolution?: Resolution;
+  private enginePromise?: Promise<Engine>;
+  private instancePromise?: Promise<LocalInstance>;
+
+  constructor(
+    readonly io: FrameIO,
+    readonly opts: GlobalOptions,
+    readonly env: Env,
+    readonly version: string,
+  ) {
+    this.trace = createTracer(io.stderr, opts.debug);
+  }
+
+  get home(): string {
+    return mediagenHome(this.env);
+  }
+
+  /** Settings and key, resolved once: flag > env > profile > default. */
+  resolve(): Resolution {
+    if (this.resolution) return this.resolution;
+    const home = this.home;
+    const settings = resolveSettings(
+      { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile },
+      this.env,
+      readConfig(home),
+    );
+    const target = settings.target.value;
+    const { key, origin } = resolveKey(this.env, home, settings.profile.value, target);
+    const config: ResolvedConfig = {
+      profile: settings.profile.value,
+      target,
+      baseUrl: target === "hosted" ? settings.baseUrl.value : undefined,
+      keySource: origin === "none" ? (target === "local" ? "local-default" : "none") : origin,
+      home,
+    };
+    this.trace?.(
+      `profile ${config.profile} (${settings.profile.source}), target ${target} (${settings.target.source})` +
+        (target === "hosted" ? `, base URL ${config.baseUrl ?? "unset"} (${settings.baseUrl.source})` : "") +
+        `, key from ${config.keySource}, home ${home}`,
+    );
+    this.resolution = { config, settings, key };
+    return this.resolution;
+  }
+
+  async config(): Promise<ResolvedConfig> {
+    return this.resolve().config;
+  }
+
+  /** The local instance under $MEDIAGEN_HOME (the `local` commands and the local target). */
+  localInstance(): Promise<LocalInstance> {
+    this.instancePromise ??= (async () => {
+      const { openLocalInstance } = await import("../engine/local/instance.js");
+      return openLocalInstance({ home: this.home, worker: "detached" });
+    })();
+    return this.instancePromise;
+  }
+
+  engine(): Promise<Engine> {
+    this.enginePromise ??= this.createEngine();
+    return this.enginePromise;
+  }
+
+  private async createEngine(): Promise<Engine> {
+    const { config, key } = this.resolve();
+    if (config.target === "local") {
+      const instance = await this.localInstance();
+      const engine = instance.engine(key ?? instance.defaultKey());
+      if (!this.trace) return engine;
+      const { TracedEngine } = await import("./traced-engine.js");
+      return new TracedEngine(engine, this.trace);
+    }
+    if (!key) {
+      throw new CliError(
+        `Not logged in: profile "${config.profile}" has no API key for the hosted target. ` +
+          "Run `mediagen auth login --target hosted --base-url <url>` (or pipe the key to `mediagen auth login --with-key`), or set MEDIAGEN_API_KEY.",
+        EXIT.auth,
+        "not_logged_in",
+      );
+    }
+    if (!config.baseUrl) {
+      throw new CliError(
+        "The hosted target needs a base URL: pass --base-url, set MEDIAGEN_BASE_URL, or run `mediagen config set base_url <url>`.",
+        EXIT.usage,
+        "missing_base_url",
+        "base_url",
+      );
+    }
+    const { HostedEngine } = await import("../engine/hosted/hosted-engine.js");
+    return new HostedEngine({
+      baseUrl: config.baseUrl,
+      apiKey: key,
+      userAgent: `mediagen/${this.version} (node ${process.versions.node}; ${process.platform})`,
+      ...(this.trace ? { debug: this.trace } : {}),
+    });
+  }
+
+  print<T>(result: T, human: (r: T) => string[], quietLines?: (r: T) => string[]): void {
+    if (this.opts.json) {
+      this.io.out(toJson(result));
+      return;
+    }
+    const lines = this.opts.quiet ? (quietLines ?? defaultQuietLines)(result) : human(result);
+    for (const line of lines) this.io.out(line);
+  }
+
+  async wait<T>(spec: WaitSpec<T>, opts: WaitOptions = {}): Promise<T> {
+    const [{ runWait, realSleep, processInterrupt }, { createReporter }] = await Promise.all([
+      import("./wait.js"),
+      import("./wait-report.js"),
+    ]);
+    return runWait(spec, opts, {
+      now: Date.now,
+      sleep: realSleep,
+      onInterrupt: processInterrupt,
+      reporter: await createReporter(this.io, spec.label, this.opts.json),
+      printFinal: (last, text) => this.print(last, () => [`${spec.label}: ${text}`]),
+      target: this.resolve().config.target,
+      ...(this.trace ? { trace: this.trace } : {}),
+    });
+  }
+
+  async download(url: string, dir: string, name: string, opts: DownloadOptions = {}): Promise<string> {
+    const { download } = await import("./download.js");
+    return download(url, dir, name, opts, this.trace);
+  }
+
+  async readBody(pathOrDash: string): Promise<Record<string, unknown>> {
+    const { readJsonBody } = await import("./body.js");
+    return readJsonBody(pathOrDash, this.io, this.opts.input);
+  }
+
+  /** Releases the engine and the instance so the process can exit. */
+  async close(): Promise<void> {
+    const engine = this.enginePromise ? await this.enginePromise.catch(() => undefined) : undefined;
+    await engine?.close().catch(() => undefined);
+    const instance = this.instancePromise ? await this.instancePromise.catch(() => undefined) : undefined;
+    try {
+      await instance?.close();
+    } catch {
+      // closing is best effort: the command's result is already out
+    }
+  }
+}
+
+/** Reads package.json once for --version and the User-Agent. */
+export function readVersion(): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}

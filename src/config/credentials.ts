@@ -1,0 +1,91 @@
+import fs from "node:fs";
+import path from "node:path";
+import { credentialsFile, type Env } from "./paths.js";
+import { ConfigError, type TargetName } from "./profiles.js";
+
+/** The spec's key format: the live prefix and 64 hex characters. */
+export const KEY_RE = /^mg_live_[0-9a-f]{64}$/i;
+
+export function isValidKeyFormat(key: string): boolean {
+  return KEY_RE.test(key);
+}
+
+export interface StoredKey {
+  api_key: string;
+  /** The target the key was stored for: a key is only sent to the kind of target it belongs to. */
+  target: TargetName;
+  stored_at: string;
+}
+
+interface CredentialsData {
+  profiles: Record<string, StoredKey>;
+}
+
+export function readCredentials(home: string): CredentialsData {
+  let text: string;
+  try {
+    text = fs.readFileSync(credentialsFile(home), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { profiles: {} };
+    throw new ConfigError(`cannot read ${credentialsFile(home)}: ${(e as Error).message}`);
+  }
+  try {
+    const data = JSON.parse(text) as Partial<CredentialsData>;
+    return { profiles: data && typeof data.profiles === "object" && data.profiles ? data.profiles : {} };
+  } catch {
+    throw new ConfigError(`${credentialsFile(home)} is not valid JSON; run \`mediagen auth logout\` and log in again`);
+  }
+}
+
+/** Writes the file with mode 0600 (dir 0700) through a temp file and rename: never half-written. */
+function writeCredentials(home: string, data: CredentialsData): void {
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  const file = credentialsFile(home);
+  const tmp = path.join(home, `.credentials.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`);
+  const fd = fs.openSync(tmp, "wx", 0o600);
+  try {
+    fs.writeFileSync(fd, JSON.stringify(data, null, 2) + "\n");
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  fs.chmodSync(file, 0o600);
+}
+
+export function storedKey(home: string, profile: string): StoredKey | undefined {
+  return readCredentials(home).profiles[profile];
+}
+
+export function saveKey(home: string, profile: string, apiKey: string, target: TargetName, now = new Date()): void {
+  const data = readCredentials(home);
+  data.profiles[profile] = { api_key: apiKey, target, stored_at: now.toISOString() };
+  writeCredentials(home, data);
+}
+
+export function removeKey(home: string, profile: string): boolean {
+  const data = readCredentials(home);
+  if (!(profile in data.profiles)) return false;
+  delete data.profiles[profile];
+  writeCredentials(home, data);
+  return true;
+}
+
+export type KeyOrigin = "env" | "profile" | "none";
+
+/**
+ * MEDIAGEN_API_KEY beats the stored key; a stored key is used only for the target it was stored
+ * for. `none` leaves the local target to fall back on the instance's default key.
+ */
+export function resolveKey(env: Env, home: string, profile: string, target: TargetName): { key?: string; origin: KeyOrigin } {
+  const fromEnv = env.MEDIAGEN_API_KEY?.trim();
+  if (fromEnv) return { key: fromEnv, origin: "env" };
+  const stored = storedKey(home, profile);
+  if (stored && (stored.target ?? target) === target) return { key: stored.api_key, origin: "profile" };
+  return { origin: "none" };
+}

@@ -1,0 +1,87 @@
+/**
+ * When the hosted client may try a request again, and how long it waits first. Pure functions so the
+ * policy is tested without a network: a POST that may have reached the server is never repeated,
+ * because the service debits credits up front and a second POST could debit them twice.
+ */
+
+/** Errors raised before any byte of the request could reach the server. */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_NONAME",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "EADDRNOTAVAIL",
+]);
+
+/** The system or undici error code of a failure, looking through `cause` chains. */
+export function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e && typeof e === "object"; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** True when the request certainly never reached the server (refused connection, DNS failure). */
+export function neverSent(err: unknown): boolean {
+  const code = errorCode(err);
+  return code !== undefined && NOT_SENT_CODES.has(code);
+}
+
+/** 5xx that may pass on retry; 501 and 505 say the request can never succeed as sent. */
+export function isTransientStatus(status: number): boolean {
+  return status >= 500 && status <= 599 && status !== 501 && status !== 505;
+}
+
+export type Verdict = { retry: false } | { retry: true; reason: string };
+
+export interface AttemptOutcome {
+  method: string;
+  /** Retries already made for this reason class. */
+  attempt: number;
+  maxRetries: number;
+  status?: number;
+  error?: unknown;
+}
+
+/**
+ * Network errors and 5xx: GETs are retried; POSTs only when the connection failed before the
+ * request could be sent. 429 is handled separately (every method: the server refused before work).
+ */
+export function shouldRetry(o: AttemptOutcome): Verdict {
+  if (o.attempt >= o.maxRetries) return { retry: false };
+  const idempotent = o.method === "GET" || o.method === "HEAD";
+  if (o.error !== undefined) {
+    if (idempotent) return { retry: true, reason: errorCode(o.error) ?? "network error" };
+    if (neverSent(o.error)) return { retry: true, reason: `${errorCode(o.error)} (request not sent)` };
+    return { retry: false };
+  }
+  if (o.status !== undefined && isTransientStatus(o.status) && idempotent) return { retry: true, reason: `HTTP ${o.status}` };
+  return { retry: false };
+}
+
+/** Exponential backoff with jitter: half fixed, half random, so clients do not retry in step. */
+export function backoffMs(attempt: number, random: () => number, baseMs = 250, capMs = 8_000): number {
+  const ceiling = Math.min(capMs, baseMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** Longest wait for a rate-limit reset: a window of the service plus slack for clock skew. */
+export const MAX_RATE_WAIT_MS = 65_000;
+
+/**
+ * How long to wait after a 429: until `X-RateLimit-Reset` (unix seconds) plus up to 250 ms of jitter.
+ * Without a usable header (or with a reset already past, i.e. clock skew), a short backoff.
+ */
+export function rateLimitWaitMs(resetHeader: string | undefined, nowMs: number, attempt: number, random: () => number): number {
+  const jitter = Math.round(random() * 250);
+  const reset = resetHeader === undefined ? NaN : Number(resetHeader);
+  if (!Number.isFinite(reset)) return backoffMs(attempt + 2, random);
+  const until = reset * 1000 - nowMs;
+  if (until <= 0) return backoffMs(attempt, random) + jitter;
+  return Math.min(MAX_RATE_WAIT_MS, until) + jitter;
+}

@@ -1,0 +1,111 @@
+/**
+ * renderImage: a PNG of exactly width×height that pictures its inputs (prompt, label, references).
+ * One ffmpeg run, bitexact, so the same inputs give the same bytes.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { writeAtomic, withWorkDir } from "./atomic.js";
+import { cardGraph } from "./card.js";
+import { RenderError } from "./errors.js";
+import { checkFile, checkOut, checkSize, pngSize } from "./inputs.js";
+import { cardLayout } from "./layout.js";
+import { runTool } from "./run.js";
+import { getTools, type Tools } from "./tools.js";
+
+export interface RenderImageOptions {
+  out: string;
+  width: number;
+  height: number;
+  prompt: string;
+  label?: string;
+  /** Local file paths, images or videos (a video contributes its first frame). */
+  references?: string[];
+  signal?: AbortSignal;
+  /** Tools to use instead of the detected ones (tests of degraded builds). */
+  tools?: Tools;
+}
+
+export interface RenderImageResult {
+  width: number;
+  height: number;
+  /** False when this ffmpeg cannot draw text (no drawtext or no font): the picture has no words. */
+  textDrawn: boolean;
+}
+
+export const BITEXACT = ["-fflags", "+bitexact", "-flags", "+bitexact", "-map_metadata", "-1"];
+export const QUIET = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
+
+/** Draws the card into `tmpPng` (used by renderImage and, at video size, by renderVideo). */
+export async function drawCard(
+  tools: Tools,
+  o: { width: number; height: number; prompt: string; label: string; references: string[] },
+  workDir: string,
+  tmpPng: string,
+  signal?: AbortSignal,
+): Promise<{ textDrawn: boolean }> {
+  const layout = cardLayout({
+    width: o.width,
+    height: o.height,
+    prompt: o.prompt,
+    label: o.label,
+    tiles: o.references.length,
+  });
+  const part = cardGraph(tools, layout, o.references, workDir, 0, "card");
+  const script = path.join(workDir, `card-${path.basename(tmpPng)}.graph`);
+  fs.writeFileSync(script, `${part.graph};\n[card]format=rgb24[out]`);
+  await runTool(
+    tools.ffmpeg,
+    [
+      ...QUIET,
+      ...part.inputArgs,
+      "-filter_complex_script",
+      script,
+      "-map",
+      "[out]",
+      "-frames:v",
+      "1",
+      ...BITEXACT,
+      "-c:v",
+      "png",
+      "-f",
+      "image2",
+      "-update",
+      "1",
+      tmpPng,
+    ],
+    { signal, cwd: workDir },
+  );
+  return { textDrawn: part.textDrawn };
+}
+
+export function imageLabel(label: string | undefined, width: number, height: number): string {
+  return `${label ?? "mediagen local"} · ${width}×${height}`;
+}
+
+export async function renderImage(o: RenderImageOptions): Promise<RenderImageResult> {
+  checkOut(o.out, "out");
+  checkSize(o.width, o.height);
+  const references = o.references ?? [];
+  references.forEach((r, i) => checkFile(r, `references[${i}]`));
+  const tools = o.tools ?? (await getTools());
+  return withWorkDir(async (workDir) => {
+    let textDrawn = false;
+    await writeAtomic(o.out, async (tmp) => {
+      ({ textDrawn } = await drawCard(
+        tools,
+        { width: o.width, height: o.height, prompt: o.prompt ?? "", label: imageLabel(o.label, o.width, o.height), references },
+        workDir,
+        tmp,
+        o.signal,
+      ));
+      const size = pngSize(tmp);
+      if (!size || size.width !== o.width || size.height !== o.height) {
+        throw new RenderError(
+          `image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${o.width}x${o.height}`,
+          { tool: "ffmpeg" },
+        );
+      }
+    });
+    return { width: o.width, height: o.height, textDrawn };
+  });
+}

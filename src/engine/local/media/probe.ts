@@ -1,0 +1,67 @@
+/** probe: the facts renderers and callers check (duration, size, codecs) from one ffprobe run. */
+import { RenderError } from "./errors.js";
+import { checkFile } from "./inputs.js";
+import { runTool } from "./run.js";
+import { getTools, type Tools } from "./tools.js";
+
+export interface ProbeResult {
+  durationSeconds: number;
+  width?: number;
+  height?: number;
+  videoCodec?: string;
+  audioCodec?: string;
+  audioSampleRate?: number;
+  /** Number of frames of the first video stream when the container says (MP4 does). */
+  videoFrames?: number;
+  streams: number;
+}
+
+interface FfprobeJson {
+  format?: { duration?: string };
+  streams?: Array<{
+    codec_type?: string;
+    codec_name?: string;
+    width?: number;
+    height?: number;
+    sample_rate?: string;
+    duration?: string;
+    nb_frames?: string;
+  }>;
+}
+
+function num(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+export async function probe(file: string, o: { signal?: AbortSignal; tools?: Tools } = {}): Promise<ProbeResult> {
+  checkFile(file, "path");
+  const tools = o.tools ?? (await getTools());
+  const r = await runTool(
+    tools.ffprobe,
+    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", `file:${file}`],
+    { signal: o.signal },
+  );
+  let j: FfprobeJson;
+  try {
+    j = JSON.parse(r.stdout) as FfprobeJson;
+  } catch {
+    throw new RenderError(`ffprobe printed no JSON for ${file}`, { tool: "ffprobe" });
+  }
+  const streams = j.streams ?? [];
+  const v = streams.find((s) => s.codec_type === "video");
+  const a = streams.find((s) => s.codec_type === "audio");
+  const duration =
+    num(j.format?.duration) ?? Math.max(0, ...streams.map((s) => num(s.duration) ?? 0));
+  return {
+    durationSeconds: duration,
+    width: v?.width,
+    height: v?.height,
+    videoCodec: v?.codec_name,
+    audioCodec: a?.codec_name,
+    audioSampleRate: num(a?.sample_rate),
+    videoFrames: num(v?.nb_frames),
+    streams: streams.length,
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Runs one external tool (ffmpeg, ffprobe, espeak-ng, the WASM TTS child) in its own process group,
+ * so cancelling kills everything it spawned, and keeps only the tail of stderr for error messages.
+ */
+import { spawn } from "node:child_process";
+import { RenderError } from "./errors.js";
+
+const STDERR_KEEP = 16 * 1024;
+const STDOUT_KEEP = 4 * 1024 * 1024;
+const TAIL_LINES = 12;
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  cwd?: string;
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Called with each complete stdout line (used for `-progress pipe:1`). */
+  onLine?: (line: string) => void;
+}
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+/** Groups are detached from our terminal's group, so they would outlive us without this. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const pid of live) killGroup(pid);
+  });
+}
+
+function killGroup(pid: number): void {
+  try {
+    if (process.platform === "win32") process.kill(pid, "SIGKILL");
+    else process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+export function lastLines(text: string, n = TAIL_LINES): string {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.length > 0)
+    .slice(-n)
+    .join("\n");
+}
+
+export function abortedError(tool: string): RenderError {
+  return new RenderError(`${tool} was cancelled`, { tool, aborted: true });
+}
+
+export function runTool(command: string, args: string[], o: RunOptions = {}): Promise<RunResult> {
+  const tool = command.split(/[\\/]/).pop() ?? command;
+  if (o.signal?.aborted) return Promise.reject(abortedError(tool));
+  installExitHook();
+  const started = Date.now();
+  const trace = process.env.MEDIAGEN_MEDIA_TRACE ? (ok: boolean) => {
+    process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`);
+  } : undefined;
+  return new Promise<RunResult>((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: o.cwd,
+      env: o.env ?? process.env,
+      stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    let pending = "";
+    let aborted = false;
+    const onAbort = (): void => {
+      aborted = true;
+      if (child.pid !== undefined) killGroup(child.pid);
+    };
+    if (child.pid !== undefined) live.add(child.pid);
+    o.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (chunk: string) => {
+      if (stdout.length < STDOUT_KEEP) stdout += chunk;
+      if (o.onLine) {
+        pending += chunk;
+        let i: number;
+        while ((i = pending.indexOf("\n")) >= 0) {
+          o.onLine(pending.slice(0, i).trimEnd());
+          pending = pending.slice(i + 1);
+        }
+      }
+    });
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => {
+      stderr += chunk;
+      if (stderr.length > STDERR_KEEP * 2) stderr = stderr.slice(-STDERR_KEEP);
+    });
+    if (o.input !== undefined) {
+      child.stdin!.on("error", () => {
+        // The tool may exit before reading all input; its exit code tells what happened.
+      });
+      child.stdin!.end(o.input);
+    }
+
+    const finish = (err: Error | null, result?: RunResult): void => {
+      if (child.pid !== undefined) live.delete(child.pid);
+      o.signal?.removeEventListener("abort", onAbort);
+      trace?.(!err);
+      if (err) reject(err);
+      else resolve(result!);
+    };
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      finish(new RenderError(`could not start ${tool}: ${e.code ?? e.message}`, { tool }));
+    });
+    child.on("close", (code, sig) => {
+      if (aborted) return finish(abortedError(tool));
+      if (code === 0) return finish(null, { stdout, stderr });
+      const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
+      finish(new RenderError(`${tool} ${how}`, { tool, exitCode: code, stderrTail: lastLines(stderr) }));
+    });
+  });
+}

@@ -1,0 +1,245 @@
+import crypto from "node:crypto";
+import type { JobKind, JobRow, LocalInstanceApi } from "./types.js";
+import type { JobQueue, Lane } from "./jobs.js";
+import { registerWorker, renewWorker, unregisterWorker } from "./worker-registry.js";
+
+export interface WorkerOptions {
+  id?: string;
+  mode: "inline" | "detached";
+  leaseMs: number;
+  /** Renders (every kind but webhook) at most this many at once, counted across every process of the instance. */
+  concurrency: number;
+  /** Webhook deliveries have their own lane so they never wait behind renders. */
+  webhookConcurrency?: number;
+  /** How often the queue is looked at when nothing woke the worker (other processes enqueue too). */
+  pollMs?: number;
+  /** Keep the event loop alive (a detached worker process); inline workers must not hold a CLI open. */
+  keepAlive?: boolean;
+  /** Write a row in `workers` so `kick()` elsewhere finds this worker. */
+  register?: boolean;
+}
+
+export const DEFAULT_POLL_MS = 200;
+const LANES: Lane[] = ["webhook", "work"];
+
+interface Active {
+  job: JobRow;
+  token: string;
+  lane: Lane;
+  ac: AbortController;
+  released: boolean;
+  done: Promise<void>;
+}
+
+function debug(text: string): void {
+  if (process.env.MEDIAGEN_DEBUG) process.stderr.write(`mediagen-local worker: ${text}\n`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/**
+ * Claims due jobs lane by lane, runs them outside any transaction with a heartbeat on their lease,
+ * and completes them only while the lease is still held. `pump` is synchronous (claims are single
+ * transactions), so there is no async loop to race with.
+ */
+export class Worker {
+  readonly id: string;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private rowTimer: NodeJS.Timeout | undefined;
+  private readonly active = new Map<string, Active>();
+  private readonly laneActive: Record<Lane, number> = { webhook: 0, work: 0 };
+  private readonly laneMax: Record<Lane, number>;
+  private seq = 0;
+  private readonly pollMs: number;
+
+  constructor(
+    private readonly instance: LocalInstanceApi,
+    private readonly queue: JobQueue,
+    private readonly kinds: Record<string, JobKind>,
+    private readonly opts: WorkerOptions,
+  ) {
+    this.id = opts.id ?? `w_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
+    this.laneMax = { work: Math.max(1, opts.concurrency), webhook: Math.max(1, opts.webhookConcurrency ?? 4) };
+    this.pollMs = opts.pollMs ?? (Number(process.env.MEDIAGEN_WORKER_POLL_MS) || DEFAULT_POLL_MS);
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  /** Nothing running here and nothing in the queue this worker could take now. */
+  isIdle(): boolean {
+    if (this.active.size > 0) return false;
+    return LANES.every((lane) => !this.queue.hasDue(lane) || (lane === "work" && this.queue.runningCount(lane) >= this.laneMax.work));
+  }
+
+  /** Registers the row (if asked) and starts pumping. Returns false when an exclusive registration was refused. */
+  start(exclusive = false): boolean {
+    if (this.running) return true;
+    if (this.opts.register) {
+      const now = this.instance.clock.now();
+      const row = { id: this.id, pid: process.pid, mode: this.opts.mode, lease_expires: now + this.opts.leaseMs, started_at: now };
+      if (!registerWorker(this.instance.db, this.instance.clock, row, exclusive)) return false;
+      this.rowTimer = setInterval(() => this.renewRow(), Math.max(10, Math.floor(this.opts.leaseMs / 3)));
+      if (!this.opts.keepAlive) this.rowTimer.unref();
+    }
+    this.running = true;
+    this.schedule(0);
+    return true;
+  }
+
+  private renewRow(): void {
+    try {
+      const now = this.instance.clock.now();
+      if (!renewWorker(this.instance.db, this.id, now + this.opts.leaseMs)) {
+        registerWorker(
+          this.instance.db,
+          this.instance.clock,
+          { id: this.id, pid: process.pid, mode: this.opts.mode, lease_expires: now + this.opts.leaseMs, started_at: now },
+          false,
+        );
+      }
+    } catch (e) {
+      debug(`renewing the worker row failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** Looks at the queue now instead of at the next poll. */
+  wake(): void {
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    if (ms === 0) {
+      if (this.immediate) return;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.immediate = setImmediate(this.pump);
+      if (!this.opts.keepAlive) this.immediate.unref();
+      return;
+    }
+    if (this.immediate || this.timer) return;
+    this.timer = setTimeout(this.pump, ms);
+    if (!this.opts.keepAlive) this.timer.unref();
+  }
+
+  private readonly pump = (): void => {
+    this.timer = undefined;
+    this.immediate = undefined;
+    if (!this.running) return;
+    if (!this.instance.db.open) {
+      // The instance was closed under a worker nobody stopped: nothing left to do.
+      this.running = false;
+      return;
+    }
+    try {
+      for (const lane of LANES) {
+        while (this.running && this.laneActive[lane] < this.laneMax[lane]) {
+          const token = `${this.id}#${++this.seq}`;
+          const job = this.queue.claim(token, lane, this.opts.leaseMs, lane === "work" ? this.laneMax.work : undefined);
+          if (!job) break;
+          this.launch(job, token, lane);
+        }
+      }
+    } catch (e) {
+      debug(`claiming failed: ${(e as Error).message}`);
+    }
+    this.schedule(this.pollMs);
+  };
+
+  private launch(job: JobRow, token: string, lane: Lane): void {
+    this.laneActive[lane]++;
+    const ac = new AbortController();
+    const entry: Active = { job, token, lane, ac, released: false, done: Promise.resolve() };
+    const heartbeat = (): void => {
+      if (entry.released || ac.signal.aborted) return;
+      try {
+        if (!this.queue.renew(job.id, token, this.opts.leaseMs)) ac.abort(new Error("the job's lease was lost"));
+      } catch (e) {
+        debug(`heartbeat of ${job.id} failed: ${(e as Error).message}`);
+      }
+    };
+    const hb = setInterval(heartbeat, Math.max(10, Math.floor(this.opts.leaseMs / 3)));
+    hb.unref();
+    this.active.set(token, entry);
+    entry.done = (async () => {
+      try {
+        const kind = this.kinds[job.kind];
+        if (!kind) throw new Error(`unknown job kind "${job.kind}"`);
+        const { commit } = await kind.run(job, { instance: this.instance, signal: ac.signal, heartbeat });
+        if (!entry.released) this.queue.complete(job, token, commit);
+      } catch (e) {
+        if (!entry.released) {
+          try {
+            this.queue.fail(job, token, e);
+          } catch (e2) {
+            debug(`recording the failure of ${job.id} failed: ${(e2 as Error).message}`);
+          }
+        }
+      } finally {
+        clearInterval(hb);
+        this.active.delete(token);
+        this.laneActive[lane]--;
+        this.schedule(0);
+      }
+    })();
+  }
+
+  /**
+   * Stops claiming, lets running jobs finish for up to `graceMs`, then aborts the rest and hands
+   * their jobs back to the queue (the interrupted attempt is not counted).
+   */
+  async stop(graceMs = 0): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+    if (graceMs > 0 && this.active.size > 0) {
+      await Promise.race([Promise.allSettled([...this.active.values()].map((a) => a.done)), sleep(graceMs)]);
+    }
+    const settling = this.releaseAll();
+    await Promise.race([settling, sleep(2000)]);
+  }
+
+  /**
+   * The synchronous part of stopping: after it returns nothing of this worker writes to the
+   * database again, so the connection may be closed at once.
+   */
+  releaseAll(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+    if (this.rowTimer) clearInterval(this.rowTimer);
+    this.rowTimer = undefined;
+    const pending = [...this.active.values()];
+    for (const a of pending) {
+      a.released = true;
+      a.ac.abort(new Error("the worker is stopping"));
+      try {
+        this.queue.release(a.job.id, a.token);
+      } catch (e) {
+        debug(`releasing ${a.job.id} failed: ${(e as Error).message}`);
+      }
+    }
+    if (this.opts.register) {
+      try {
+        unregisterWorker(this.instance.db, this.id);
+      } catch (e) {
+        debug(`removing the worker row failed: ${(e as Error).message}`);
+      }
+    }
+    return Promise.allSettled(pending.map((a) => a.done)).then(() => undefined);
+  }
+}

@@ -1,0 +1,176 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createReadStream, promises as fsp } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+
+/** Exports (and every media URL) stay valid 7 days, as the spec says of export downloads. */
+export const DEFAULT_MEDIA_TTL_SECONDS = 7 * 24 * 3600;
+export const MEDIA_PREFIX = "/media/";
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".gif": "image/gif",
+  ".mp4": "video/mp4",
+  ".m4v": "video/mp4",
+  ".mov": "video/quicktime",
+  ".webm": "video/webm",
+  ".mp3": "audio/mpeg",
+  ".wav": "audio/wav",
+  ".m4a": "audio/mp4",
+  ".ogg": "audio/ogg",
+  ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+  ".srt": "application/x-subrip",
+  ".vtt": "text/vtt",
+};
+
+export function contentTypeOf(file: string): string {
+  return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
+}
+
+/** Where the signing secret lives: the instance's settings, so it survives restarts of `serve`. */
+export interface SecretStore {
+  getSetting(key: string): string | undefined | null;
+  setSetting(key: string, value: string): void;
+}
+
+export function loadMediaSecret(store: SecretStore): string {
+  const existing = store.getSetting("media_secret");
+  if (existing) return existing;
+  const secret = randomBytes(32).toString("hex");
+  store.setSetting("media_secret", secret);
+  // Another process may have written its own secret at the same moment: use whichever is stored.
+  return store.getSetting("media_secret") || secret;
+}
+
+/** Normalises a media path: relative, `/`-separated, no `..`. `undefined` when it escapes. */
+export function cleanRelPath(rel: string): string | undefined {
+  const parts = rel.replace(/\\/g, "/").split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.length === 0 || parts.some((p) => p === ".." || p.includes("\0"))) return undefined;
+  return parts.join("/");
+}
+
+export class MediaSigner {
+  constructor(
+    private readonly secret: string,
+    private readonly nowMs: () => number,
+  ) {}
+
+  signature(rel: string, exp: number): string {
+    return createHmac("sha256", this.secret).update(`${rel}\n${exp}`).digest("hex");
+  }
+
+  /** Path and query of a signed URL for `rel` (relative to the media dir). */
+  signedPath(rel: string, ttlSeconds = DEFAULT_MEDIA_TTL_SECONDS): string {
+    const clean = cleanRelPath(rel);
+    if (!clean) throw new TypeError(`media path escapes the media dir: ${rel}`);
+    const exp = Math.floor(this.nowMs() / 1000) + Math.max(1, Math.floor(ttlSeconds));
+    const encoded = clean.split("/").map(encodeURIComponent).join("/");
+    return `${MEDIA_PREFIX}${encoded}?exp=${exp}&sig=${this.signature(clean, exp)}`;
+  }
+
+  /** Checks a signature; `expired` and `bad` are told apart for the error message only. */
+  verify(rel: string, expRaw: string | null, sig: string | null): "ok" | "expired" | "bad" {
+    if (!expRaw || !sig || !/^\d+$/.test(expRaw) || !/^[0-9a-f]{64}$/.test(sig)) return "bad";
+    const exp = Number(expRaw);
+    const want = Buffer.from(this.signature(rel, exp), "hex");
+    if (!timingSafeEqual(want, Buffer.from(sig, "hex"))) return "bad";
+    return exp * 1000 < this.nowMs() ? "expired" : "ok";
+  }
+}
+
+type Reply = (status: number, code: string, message: string, extra?: Record<string, string>) => void;
+
+/** Parses a single `bytes=` range; multipart ranges are answered with the whole file. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | "unsatisfiable" | undefined {
+  if (!header) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return undefined;
+  let start: number;
+  let end: number;
+  if (m[1] === "") {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return "unsatisfiable";
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return "unsatisfiable";
+  return { start, end };
+}
+
+/** Serves one signed media file (GET or HEAD), with Range support. */
+export async function serveMedia(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  mediaDir: string,
+  signer: MediaSigner,
+  reply: Reply,
+  baseHeaders: Record<string, string>,
+): Promise<void> {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    return reply(405, "method_not_allowed", `Method ${req.method} not allowed for media`, { allow: "GET, HEAD" });
+  }
+  let rel: string | undefined;
+  try {
+    rel = cleanRelPath(decodeURIComponent(url.pathname.slice(MEDIA_PREFIX.length)));
+  } catch {
+    rel = undefined;
+  }
+  if (!rel) return reply(404, "not_found", "Media not found");
+  const verdict = signer.verify(rel, url.searchParams.get("exp"), url.searchParams.get("sig"));
+  if (verdict !== "ok") {
+    return reply(403, "forbidden", verdict === "expired" ? "This media link has expired" : "Invalid media signature");
+  }
+  const root = path.resolve(mediaDir);
+  const file = path.resolve(root, rel);
+  if (!file.startsWith(root + path.sep)) return reply(404, "not_found", "Media not found");
+  let stat;
+  try {
+    stat = await fsp.stat(file);
+  } catch {
+    return reply(404, "not_found", "Media not found");
+  }
+  if (!stat.isFile()) return reply(404, "not_found", "Media not found");
+  const headers: Record<string, string | number> = {
+    ...baseHeaders,
+    "content-type": contentTypeOf(file),
+    "accept-ranges": "bytes",
+    "last-modified": stat.mtime.toUTCString(),
+    "cache-control": "private, max-age=3600",
+  };
+  const range = parseRange(req.headers.range, stat.size);
+  if (range === "unsatisfiable") {
+    res.writeHead(416, { ...headers, "content-range": `bytes */${stat.size}`, "content-length": 0 });
+    res.end();
+    return;
+  }
+  const start = range?.start ?? 0;
+  const end = range?.end ?? stat.size - 1;
+  const length = stat.size === 0 ? 0 : end - start + 1;
+  if (range) headers["content-range"] = `bytes ${start}-${end}/${stat.size}`;
+  headers["content-length"] = length;
+  res.writeHead(range ? 206 : 200, headers);
+  if (req.method === "HEAD" || length === 0) {
+    res.end();
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    const stream = createReadStream(file, { start, end });
+    stream.on("error", () => {
+      res.destroy();
+      resolve();
+    });
+    res.on("close", () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.pipe(res);
+  });
+}

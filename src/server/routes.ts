@@ -1,0 +1,216 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { errorResponse } from "../contract/errors.js";
+import { API_PREFIX, matchRoute, type OpName } from "../contract/operations.js";
+import type { RateLimitInfo } from "../engine/engine.js";
+import type { UrlBuilder } from "../engine/local/types.js";
+import { MEDIA_PREFIX, serveMedia, type MediaSigner } from "./media.js";
+
+/** What the service answers for one request (the local instance's `dispatch` result). */
+export interface DispatchResult {
+  status: number;
+  body: unknown;
+  rateLimit?: RateLimitInfo | undefined;
+}
+
+export interface ServiceLike {
+  dispatch(
+    authorization: string | undefined,
+    op: OpName,
+    input: Record<string, unknown>,
+    opts: { simulate?: string; urls: UrlBuilder },
+  ): Promise<DispatchResult>;
+}
+
+/** The key's verdict, asked only when a request fails before reaching the service. */
+export interface Precheck {
+  /** The 401/403 the service would answer for this key. */
+  denied?: DispatchResult;
+  /** The key's current rate-limit window (not counted), for the headers of the error. */
+  rateLimit?: RateLimitInfo;
+}
+
+export interface ApiHandlerOptions {
+  service: ServiceLike;
+  /**
+   * Lets 401/403 win over 404, 405, 413 and 400: a request that fails before it reaches the service
+   * is answered with the key's 401/403 when there is one. Without it, those errors come first.
+   */
+  precheck?: (authorization: string | undefined) => Precheck | Promise<Precheck>;
+  /** Built once the server listens (the port is only known then). */
+  urls: () => UrlBuilder;
+  /** Largest JSON body accepted, in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  media?: { dir: string; signer: MediaSigner };
+  /** Reports unexpected failures (the client only sees a 500 envelope). */
+  onError?: (err: unknown) => void;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Beyond this an oversized body is not even drained: the connection is closed after the 413. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+export function rateLimitHeaders(info: RateLimitInfo | undefined): Record<string, string> {
+  if (!info) return {};
+  return {
+    "x-ratelimit-limit": String(info.limit),
+    "x-ratelimit-remaining": String(info.remaining),
+    "x-ratelimit-reset": String(info.reset),
+  };
+}
+
+type BodyResult =
+  | { kind: "ok"; value: Record<string, unknown> }
+  | { kind: "too_large"; drained: boolean }
+  | { kind: "invalid"; message: string }
+  | { kind: "aborted" };
+
+/** Reads a JSON object body within `limit` bytes. An empty body is `{}`. */
+function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > DRAIN_LIMIT) return Promise.resolve({ kind: "too_large", drained: false });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = Number.isFinite(declared) && declared > limit;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) over = true;
+      // Keep reading an oversized body (discarding it) so the client gets the 413 instead of a reset.
+      if (over) {
+        chunks.length = 0;
+        if (size > DRAIN_LIMIT) {
+          resolve({ kind: "too_large", drained: false });
+          req.pause();
+        }
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("error", () => resolve({ kind: "aborted" }));
+    req.on("aborted", () => resolve({ kind: "aborted" }));
+    req.on("end", () => {
+      if (over) return resolve({ kind: "too_large", drained: true });
+      const text = Buffer.concat(chunks).toString("utf8");
+      if (text.trim() === "") return resolve({ kind: "ok", value: {} });
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (e) {
+        return resolve({ kind: "invalid", message: `Request body is not valid JSON: ${(e as Error).message}` });
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+        return resolve({ kind: "invalid", message: "Request body must be a JSON object" });
+      }
+      resolve({ kind: "ok", value: parsed as Record<string, unknown> });
+    });
+  });
+}
+
+/** Query values stay strings; a repeated key becomes a comma-separated list, as the service reads lists. */
+function queryObject(params: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of params) out[k] = k in out ? `${out[k] as string},${v}` : v;
+  return out;
+}
+
+/**
+ * The HTTP adapter: exact paths under the API prefix, the spec's statuses and error bodies,
+ * rate-limit headers, and signed media. `checkContinue` says the client waits for 100-continue.
+ */
+export function createRequestHandler(o: ApiHandlerOptions) {
+  const limit = o.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const idPrefix = randomBytes(4).toString("hex");
+  let seq = 0;
+
+  return async function handle(req: IncomingMessage, res: ServerResponse, checkContinue = false): Promise<void> {
+    const requestId = `${idPrefix}-${(++seq).toString(36)}`;
+    const base = { "x-request-id": requestId };
+
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      if (res.headersSent || res.destroyed) return;
+      const payload = JSON.stringify(body);
+      res.writeHead(status, {
+        "content-type": JSON_TYPE,
+        "content-length": String(Buffer.byteLength(payload)),
+        ...base,
+        ...headers,
+      });
+      res.end(payload);
+    };
+    const fail = (status: number, code: string, message: string, error: string, headers?: Record<string, string>) => {
+      send(status, errorResponse(code, message, { status, error }).body, headers);
+    };
+
+    try {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? "/", "http://localhost");
+      } catch {
+        return fail(400, "invalid_value", "The request target is not a valid URL", "Bad request");
+      }
+      const pathname = url.pathname;
+
+      if (o.media && pathname.startsWith(MEDIA_PREFIX)) {
+        return await serveMedia(req, res, url, o.media.dir, o.media.signer, (status, code, message, extra) => fail(status, code, message, message, extra), base);
+      }
+      if (pathname !== API_PREFIX && !pathname.startsWith(API_PREFIX + "/")) {
+        return fail(404, "not_found", `No such path: ${pathname}`, "Not found");
+      }
+
+      const authorization = req.headers.authorization;
+      // An error found before the service is asked; the key's own 401/403 still comes first.
+      const early = async (status: number, code: string, message: string, error: string, headers: Record<string, string> = {}) => {
+        const verdict = o.precheck ? await o.precheck(authorization) : {};
+        if (verdict.denied) {
+          return send(verdict.denied.status, verdict.denied.body, { ...rateLimitHeaders(verdict.denied.rateLimit), ...(headers.connection ? { connection: headers.connection } : {}) });
+        }
+        fail(status, code, message, error, { ...rateLimitHeaders(verdict.rateLimit), ...headers });
+      };
+
+      const sub = pathname.slice(API_PREFIX.length) || "/";
+      const method = req.method ?? "GET";
+      const route = matchRoute(method, sub);
+      if (!route) return await early(404, "not_found", `No such endpoint: ${method} ${pathname}`, "Not found");
+      if ("allowed" in route) {
+        const allow = route.allowed.join(", ");
+        return await early(405, "method_not_allowed", `Method ${method} is not allowed for ${pathname}; use ${allow}`, "Method not allowed", {
+          allow,
+        });
+      }
+
+      let input: Record<string, unknown>;
+      if (method === "POST") {
+        const declared = Number(req.headers["content-length"]);
+        if (checkContinue) {
+          if (Number.isFinite(declared) && declared > limit) {
+            // The client has not sent the body yet: refuse it unread, and end the connection.
+            return await early(413, "payload_too_large", `Request body exceeds ${limit} bytes`, "Payload too large", { connection: "close" });
+          }
+          res.writeContinue();
+        }
+        const body = await readJsonBody(req, limit);
+        if (body.kind === "aborted") return;
+        if (body.kind === "too_large") {
+          return await early(413, "payload_too_large", `Request body exceeds ${limit} bytes`, "Payload too large", body.drained ? {} : { connection: "close" });
+        }
+        if (body.kind === "invalid") return await early(400, "invalid_value", body.message, "Invalid request body");
+        input = { ...body.value, ...route.params };
+      } else {
+        input = { ...queryObject(url.searchParams), ...route.params };
+      }
+
+      const simulate = req.headers["x-local-simulate"];
+      const result = await o.service.dispatch(authorization, route.op, input, {
+        ...(typeof simulate === "string" && simulate ? { simulate } : {}),
+        urls: o.urls(),
+      });
+      send(result.status, result.body, rateLimitHeaders(result.rateLimit));
+    } catch (err) {
+      o.onError?.(err);
+      fail(500, "internal_error", "The server failed to handle this request", "Internal error");
+    }
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The same CLI commands against the local target and, through `--target hosted --base-url`, against
+ * `mediagen serve`: their `--json` output must be the same (ids and timestamps aside).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { assertBuilt, childEnv, createKey, runCli, startServe, type CliResult, type ServeChild } from "../http/serve-child.js";
+
+let localHome: string;
+let servedHome: string;
+let serve: ServeChild;
+let key: string;
+let localEnv: NodeJS.ProcessEnv;
+let hostedEnv: NodeJS.ProcessEnv;
+
+/** Replaces ids (in order of first appearance) and timestamps, so two targets' outputs compare. */
+function normalise(text: string): string {
+  const ids = new Map<string, string>();
+  return text
+    .replace(/\b[0-9a-f]{24}\b/g, (id) => {
+      if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
+      return ids.get(id)!;
+    })
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, "<time>");
+}
+
+const local = (args: string[]) => runCli(args, localEnv);
+const hosted = (args: string[]) => runCli(["--target", "hosted", "--base-url", serve.baseUrl, ...args], hostedEnv);
+
+beforeAll(async () => {
+  assertBuilt();
+  localHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+  servedHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+  localEnv = childEnv(localHome);
+  const servedEnv = childEnv(servedHome);
+  serve = await startServe(servedEnv);
+  key = await createKey(servedEnv, "PRO", 100);
+  // The hosted commands run from their own home: only the key and the base URL tie them to serve.
+  hostedEnv = childEnv(fs.mkdtempSync(path.join(os.tmpdir(), "mg-")), { MEDIAGEN_API_KEY: key });
+});
+
+afterAll(async () => {
+  await serve?.stop("SIGTERM");
+  for (const h of [localHome, servedHome, hostedEnv?.MEDIAGEN_HOME]) if (h) fs.rmSync(h, { recursive: true, force: true });
+});
+
+describe("the same commands on both targets", () => {
+  it("give the same --json output for folder create and list, successes and errors", async () => {
+    const script: ((parent: string) => string[])[] = [
+      () => ["folder", "create", "--name", "Finals", "--type", "videos", "--json"],
+      (parent) => ["folder", "create", "--name", "Cuts", "--type", "videos", "--parent", parent, "--json"],
+      () => ["folder", "create", "--name", "Clips", "--json"],
+      (parent) => ["folder", "create", "--name", "Wrong", "--type", "assets", "--parent", parent, "--json"],
+      () => ["folder", "create", "--name", "", "--json"],
+      () => ["folder", "list", "--json"],
+      () => ["folder", "list", "--type", "videos", "--json"],
+      () => ["folder", "list", "--type", "assets", "-q"],
+    ];
+    const run = async (exec: (a: string[]) => Promise<CliResult>) => {
+      const results: CliResult[] = [];
+      let parent = "";
+      for (const step of script) {
+        const r = await exec(step(parent));
+        if (!parent && r.code === 0) parent = (JSON.parse(r.stdout) as { id: string }).id;
+        results.push(r);
+      }
+      return results;
+    };
+    const [a, b] = await Promise.all([run(local), run(hosted)]);
+    for (let i = 0; i < script.length; i++) {
+      const label = script[i]!("<parent>").join(" ");
+      expect([label, b[i]!.code]).toEqual([label, a[i]!.code]);
+      expect([label, normalise(b[i]!.stdout)]).toEqual([label, normalise(a[i]!.stdout)]);
+      if (a[i]!.code !== 0) {
+        // Errors are one JSON object on stderr with --json: the same status, code and field.
+        expect([label, normalise(b[i]!.stderr)]).toEqual([label, normalise(a[i]!.stderr)]);
+      }
+    }
+    expect(a.map((r) => r.code)).toEqual([0, 0, 0, 2, 2, 0, 0, 0]);
+    expect(JSON.parse(a[5]!.stdout).folders).toHaveLength(3);
+  });
+
+  it("auth status shows the hosted target, base URL, key source and a masked key, and checks the key", async () => {
+    const r = await hosted(["auth", "status", "--json"]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({ target: "hosted", base_url: serve.baseUrl, key_source: "env", status: "ok" });
+    expect(report.key).toMatch(/^mg_live_…[0-9a-f]{4}$/);
+    expect(r.stdout + r.stderr).not.toContain(key);
+
+    const bad = await runCli(["--target", "hosted", "--base-url", serve.baseUrl, "auth", "status", "--json"], {
+      ...hostedEnv,
+      MEDIAGEN_API_KEY: "mg_live_" + "1".repeat(64),
+    });
+    expect(bad.code).toBe(3);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ status: "invalid" });
+
+    const free = await createKey(childEnv(servedHome), "free", 5);
+    const forbidden = await runCli(["--target", "hosted", "--base-url", serve.baseUrl, "auth", "status", "--json"], { ...hostedEnv, MEDIAGEN_API_KEY: free });
+    expect(forbidden.code).toBe(3);
+    expect(JSON.parse(forbidden.stdout)).toMatchObject({ status: "forbidden" });
+  });
+
+  it("--debug traces hosted requests to stderr without the key or the Authorization header", async () => {
+    const r = await hosted(["--debug", "folder", "list", "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`GET ${serve.baseUrl}/folder/list`);
+    expect(r.stderr).toMatch(/← 200 in \d+ ms, rate \d+\/100/);
+    expect(r.stderr).not.toContain(key);
+    expect(r.stderr).not.toContain(key.slice(8));
+    expect(r.stderr.toLowerCase()).not.toContain("authorization");
+    expect(JSON.parse(r.stdout)).toHaveProperty("folders");
+  });
+
+  it("reports an unreachable service as a network error, exit 1", async () => {
+    const down = await runCli(["--target", "hosted", "--base-url", "http://127.0.0.1:1/api/public/v1", "folder", "list", "--json"], hostedEnv);
+    expect(down.code).toBe(1);
+    expect(down.stderr).not.toContain(key);
+  });
+});

@@ -1,0 +1,147 @@
+/** Signed media URLs of the served instance, over raw HTTP. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openLocalInstance, type LocalInstance } from "../../src/engine/local/instance.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
+import { cleanRelPath, MediaSigner, parseRange } from "../../src/server/media.js";
+import { OffsetClock } from "../scenarios/harness.js";
+
+let home: string;
+let instance: LocalInstance;
+let server: RunningServer;
+const clock = new OffsetClock();
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+
+beforeAll(async () => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+  instance = openLocalInstance({ home, worker: "none", clock });
+  fs.mkdirSync(path.join(instance.mediaDir, "assets/ab"), { recursive: true });
+  fs.writeFileSync(path.join(instance.mediaDir, "assets/ab/pic one.png"), PNG);
+  fs.writeFileSync(path.join(instance.mediaDir, "assets/ab/clip.mp4"), Buffer.alloc(1000, 7));
+  fs.writeFileSync(path.join(home, "secret.txt"), "outside the media dir");
+  server = await startServer({ instance, port: 0 });
+});
+afterAll(async () => {
+  await server.close(500);
+  await instance.close();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+describe("signed media URLs", () => {
+  it("serves a file with its content type at a signed URL on the server's origin", async () => {
+    const url = server.urls.media("assets/ab/pic one.png");
+    expect(url.startsWith(`${server.origin}/media/assets/ab/pic%20one.png?exp=`)).toBe(true);
+    const exp = Number(new URL(url).searchParams.get("exp"));
+    expect(exp - Math.floor(clock.now() / 1000)).toBe(7 * 24 * 3600);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/png");
+    expect(res.headers.get("accept-ranges")).toBe("bytes");
+    expect(Buffer.from(await res.arrayBuffer())).toEqual(PNG);
+  });
+
+  it("answers byte ranges with 206 and unsatisfiable ones with 416", async () => {
+    const url = server.urls.media("assets/ab/clip.mp4");
+    const part = await fetch(url, { headers: { range: "bytes=10-19" } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-range")).toBe("bytes 10-19/1000");
+    expect(part.headers.get("content-type")).toBe("video/mp4");
+    expect((await part.arrayBuffer()).byteLength).toBe(10);
+    const tail = await fetch(url, { headers: { range: "bytes=-100" } });
+    expect(tail.headers.get("content-range")).toBe("bytes 900-999/1000");
+    const none = await fetch(url, { headers: { range: "bytes=5000-" } });
+    expect(none.status).toBe(416);
+    expect(none.headers.get("content-range")).toBe("bytes */1000");
+  });
+
+  it("refuses a tampered signature, another file's signature and a missing one with 403", async () => {
+    const good = new URL(server.urls.media("assets/ab/clip.mp4"));
+    const tampered = new URL(good);
+    tampered.searchParams.set("sig", good.searchParams.get("sig")!.replace(/^./, (c) => (c === "0" ? "1" : "0")));
+    const moved = new URL(good);
+    moved.pathname = "/media/assets/ab/pic%20one.png";
+    const longer = new URL(good);
+    longer.searchParams.set("exp", String(Number(good.searchParams.get("exp")) + 1));
+    const bare = new URL(good);
+    bare.search = "";
+    for (const u of [tampered, moved, longer, bare]) {
+      const r = await fetch(u);
+      expect([u.pathname + u.search, r.status]).toEqual([u.pathname + u.search, 403]);
+      expect(await r.json()).toMatchObject({ details: [{ code: "forbidden" }] });
+    }
+  });
+
+  it("refuses an expired link with 403", async () => {
+    const url = server.urls.media("assets/ab/clip.mp4", 60);
+    expect((await fetch(url)).status).toBe(200);
+    clock.advance(61_000);
+    const r = await fetch(url);
+    expect(r.status).toBe(403);
+    expect(((await r.json()) as { error: string }).error).toMatch(/expired/);
+  });
+
+  it("answers 404 for a signed link to a missing file and never leaves the media dir", async () => {
+    expect((await fetch(server.urls.media("assets/ab/gone.png"))).status).toBe(404);
+    expect(() => server.urls.media("../secret.txt")).toThrow();
+    // A signature made for an escaping path still cannot reach outside.
+    const signer = new MediaSigner(instance.getSetting("media_secret")!, () => clock.now());
+    const exp = Math.floor(clock.now() / 1000) + 60;
+    const sig = signer.signature("../secret.txt", exp);
+    const r = await fetch(`${server.origin}/media/%2e%2e/secret.txt?exp=${exp}&sig=${sig}`);
+    expect([403, 404]).toContain(r.status);
+    expect(await r.text()).not.toContain("outside the media dir");
+  });
+
+  it("keeps its signing secret in the instance settings across restarts", async () => {
+    const secret = instance.getSetting("media_secret");
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const url = server.urls.media("assets/ab/pic one.png");
+    const again = await startServer({ instance, port: 0 });
+    try {
+      expect(instance.getSetting("media_secret")).toBe(secret);
+      const moved = url.replace(server.origin, again.origin);
+      expect((await fetch(moved)).status).toBe(200);
+    } finally {
+      await again.close(500);
+    }
+  });
+
+  it("allows only GET and HEAD", async () => {
+    const url = server.urls.media("assets/ab/pic one.png");
+    const head = await fetch(url, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(PNG.length));
+    const post = await fetch(url, { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("media helpers", () => {
+  it.each([
+    ["a/b.png", "a/b.png"],
+    ["./a//b.png", "a/b.png"],
+    ["a\\b.png", "a/b.png"],
+    ["../a.png", undefined],
+    ["a/../../b", undefined],
+    ["", undefined],
+  ])("cleanRelPath(%j) = %j", (input, want) => {
+    expect(cleanRelPath(input)).toBe(want);
+  });
+
+  it.each([
+    [undefined, 100, undefined],
+    ["bytes=0-9", 100, { start: 0, end: 9 }],
+    ["bytes=90-", 100, { start: 90, end: 99 }],
+    ["bytes=-10", 100, { start: 90, end: 99 }],
+    ["bytes=50-500", 100, { start: 50, end: 99 }],
+    ["bytes=100-", 100, "unsatisfiable"],
+    ["bytes=9-3", 100, "unsatisfiable"],
+    ["bytes=0-1,5-6", 100, undefined],
+    ["items=0-1", 100, undefined],
+  ])("parseRange(%j, %i)", (header, size, want) => {
+    expect(parseRange(header, size)).toEqual(want);
+  });
+});

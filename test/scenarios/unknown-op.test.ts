@@ -1,0 +1,29 @@
+import { expect, it } from "vitest";
+import { operations, type OpName } from "../../src/contract/operations.js";
+import { handlers } from "../../src/engine/local/rules/index.js";
+import { apiError, forBothTargets } from "./harness.js";
+
+/** Operations the local instance does not implement yet (the list shrinks as capabilities land). */
+const missing = (Object.keys(operations) as OpName[]).filter((op) => !(op in handlers));
+
+forBothTargets("operations without a local handler", (t) => {
+  it.runIf(missing.length > 0)("answer 501 in the error envelope and count against the rate limit", async () => {
+    const engine = t.engine();
+    for (const op of missing) {
+      const input = Object.fromEntries([...operations[op].path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], "x"]));
+      const err = await apiError(engine.call(op, input as never));
+      expect(err.status, op).toBe(501);
+      expect(err.body, op).toMatchObject({ error: expect.any(String), details: [{ code: "not_implemented" }] });
+    }
+    expect(engine.lastRateLimit()!.remaining).toBe(100 - missing.length);
+  });
+
+  it("rejects a call with an unknown key before anything else, whatever the operation", async () => {
+    const engine = t.engineFor("mg_live_" + "f".repeat(64));
+    for (const op of Object.keys(operations) as OpName[]) {
+      const input = Object.fromEntries([...operations[op].path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], "x"]));
+      const err = await apiError(engine.call(op, input as never));
+      expect([op, err.status, err.code]).toEqual([op, 401, "invalid_api_key"]);
+    }
+  });
+});

@@ -1,0 +1,275 @@
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
+import { avatarHandlers } from "../../src/engine/local/rules/avatars.js";
+import type { Handler } from "../../src/engine/local/types.js";
+import { contextFor, expectError, pngSizeOf, rejection, spaceRow, writeImage } from "./avatar-fixtures.js";
+
+const create = avatarHandlers.avatarCreate as Handler<"avatarCreate">;
+
+let t: TestInstance;
+let hooks: { body: Record<string, unknown> }[] = [];
+let hookServer: http.Server;
+let hookUrl: string;
+
+beforeAll(async () => {
+  t = openTestInstance();
+  hookServer = http.createServer((req, res) => {
+    let data = "";
+    req.on("data", (c) => (data += c));
+    req.on("end", () => {
+      hooks.push({ body: JSON.parse(data) as Record<string, unknown> });
+      res.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((r) => hookServer.listen(0, "127.0.0.1", r));
+  hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
+});
+
+afterAll(async () => {
+  await new Promise((r) => hookServer.close(r));
+});
+
+function balance(spaceId: string): number {
+  return t.ledger.balance(spaceId) / 1000;
+}
+
+function defaultSpaceId(): string {
+  return t.spaceForKey(t.key)!.id;
+}
+
+describe("prompt-based create", () => {
+  it("answers {avatar_id, look_id}, debits 2 at 2K, and the look becomes ready with a real picture", async () => {
+    const spaceId = defaultSpaceId();
+    const before = balance(spaceId);
+    const res = await t.api.avatarCreate({ prompt: "friendly barista, warm light" });
+    expect(Object.keys(res).sort()).toEqual(["avatar_id", "look_id"]);
+    expect(balance(spaceId)).toBe(before - 2);
+    await t.runUntilIdle();
+    const status = await t.api.avatarStatus(res);
+    expect(status.status).toBe("completed");
+    expect(status.result).toMatchObject({ id: res.look_id, format: "vertical", place: "cafe", emotion: "happy" });
+    expect(pngSizeOf(status.result!.thumbnail)).toEqual({ width: 1152, height: 2048 });
+    expect(balance(spaceId)).toBe(before - 2);
+    const avatar = await t.api.avatarGet({ avatar_id: res.avatar_id });
+    expect(avatar.looks).toHaveLength(1);
+    expect(avatar.looks[0]).toMatchObject({ id: res.look_id, status: "ready" });
+    expect(avatar.thumbnail).toBe(status.result!.thumbnail);
+    expect(avatar.name).toBe("Friendly barista");
+    expect(avatar.created_at).toEqual(expect.any(String));
+  });
+
+  it("4K horizontal costs 4 and renders 3840x2160; name, place, style are applied", async () => {
+    const spaceId = defaultSpaceId();
+    const before = balance(spaceId);
+    const res = await t.api.avatarCreate({
+      prompt: "a woman hosting a show",
+      resolution: "4K",
+      format: "horizontal",
+      style: "podcast",
+      name: "Host",
+    });
+    expect(balance(spaceId)).toBe(before - 4);
+    await t.runUntilIdle();
+    const look = await t.api.avatarLook(res);
+    expect(look).toMatchObject({ status: "ready", format: "horizontal", place: "podcast", avatar_name: "Host", gender: "female", error_message: null });
+    expect(pngSizeOf(look.thumbnail)).toEqual({ width: 3840, height: 2160 });
+  });
+
+  it("selfie style marks the look selfie; explicit place wins over the style", async () => {
+    const res = await t.api.avatarCreate({ prompt: "a man", style: "selfie", place: "rooftop" });
+    await t.runUntilIdle();
+    expect(await t.api.avatarLook(res)).toMatchObject({ selfie: true, place: "rooftop" });
+  });
+
+  it("element images (or their alias elements) are drawn into the picture", async () => {
+    const logo = await writeImage(path.join(t.home, "in", "logo.png"), 64, 64);
+    const a = await t.api.avatarCreate({ prompt: "barista with our logo", elementImages: [logo] });
+    const b = await t.api.avatarCreate({ prompt: "barista with our logo", elements: [logo] });
+    await t.runUntilIdle();
+    const [sa, sb] = [await t.api.avatarStatus(a), await t.api.avatarStatus(b)];
+    expect([sa.status, sb.status]).toEqual(["completed", "completed"]);
+    const plain = await t.api.avatarCreate({ prompt: "barista with our logo" });
+    await t.runUntilIdle();
+    const sp = await t.api.avatarStatus(plain);
+    const bytes = (u: string) => fs.readFileSync(new URL(u));
+    expect(bytes(sa.result!.thumbnail).equals(bytes(sb.result!.thumbnail))).toBe(true);
+    expect(bytes(sa.result!.thumbnail).equals(bytes(sp.result!.thumbnail))).toBe(false);
+  });
+
+  it("sends the avatar_create webhook with the ready look", async () => {
+    hooks = [];
+    const res = await t.api.avatarCreate({ prompt: "chef in a kitchen", webhook_url: hookUrl });
+    await waitFor(() => hooks.length > 0, 15_000);
+    expect(hooks[0]!.body).toMatchObject({
+      task: "avatar_create",
+      status: "completed",
+      avatar_id: res.avatar_id,
+      look_id: res.look_id,
+      result: { id: res.look_id, status: "ready", place: "kitchen" },
+    });
+    expect(pngSizeOf((hooks[0]!.body.result as { thumbnail: string }).thumbnail)).toEqual({ width: 1152, height: 2048 });
+  });
+
+  it("a failed generation (simulated) ends failed, refunds, and reports GENERATION_FAILED by webhook", async () => {
+    hooks = [];
+    const spaceId = defaultSpaceId();
+    const before = balance(spaceId);
+    const res = await t.api.avatarCreate({ prompt: "doomed", webhook_url: hookUrl }, { simulate: "fail" });
+    expect(balance(spaceId)).toBe(before - 2);
+    await waitFor(() => hooks.length > 0, 15_000);
+    expect(hooks[0]!.body).toEqual({
+      task: "avatar_create",
+      status: "failed",
+      avatar_id: res.avatar_id,
+      look_id: res.look_id,
+      error: { code: "GENERATION_FAILED", message: expect.any(String) },
+    });
+    expect(balance(spaceId)).toBe(before);
+    const status = await t.api.avatarStatus(res);
+    expect(status).toEqual({
+      avatar_id: res.avatar_id,
+      look_id: res.look_id,
+      status: "failed",
+      error: { code: "LOOK_GENERATION_FAILED", message: expect.any(String) },
+    });
+    const look = await t.api.avatarLook(res);
+    expect(look).toMatchObject({ status: "error", thumbnail: "", error_message: expect.any(String) });
+    const refunds = t.ledger(spaceId).filter((e) => e.ref === res.look_id);
+    expect(refunds.map((e) => [e.kind, e.amount])).toEqual([["debit", -2], ["refund", 2]]);
+  });
+
+  it("fail:<CODE> carries that code to the webhook and the status", async () => {
+    const res = await t.api.avatarCreate({ prompt: "doomed", webhook_url: hookUrl }, { simulate: "fail:CUSTOM_CODE" });
+    await t.runUntilIdle();
+    expect((await t.api.avatarStatus(res)).error?.code).toBe("CUSTOM_CODE");
+    const d = t.webhookDeliveries().find((w) => (w.payload as { look_id?: string }).look_id === res.look_id);
+    expect((d!.payload as { error: { code: string } }).error.code).toBe("CUSTOM_CODE");
+  });
+
+  it("an element image that cannot be fetched fails the look at once and refunds", async () => {
+    const spaceId = defaultSpaceId();
+    const before = balance(spaceId);
+    const res = await t.api.avatarCreate({ prompt: "x", elementImages: [path.join(t.home, "missing.png")] });
+    await t.runUntilIdle();
+    const s = await t.api.avatarStatus(res);
+    expect(s.status).toBe("failed");
+    expect(s.error!.message).toMatch(/could not be fetched/);
+    expect(balance(spaceId)).toBe(before);
+    const job = t.db.prepare("SELECT attempts, status FROM jobs WHERE kind = 'look' AND ref = ?").get(res.look_id);
+    expect(job).toEqual({ attempts: 1, status: "done" });
+  });
+});
+
+describe("image-based create", () => {
+  it("makes ready looks at once, free, one per image, format from the image", async () => {
+    const spaceId = defaultSpaceId();
+    const before = balance(spaceId);
+    const tall = await writeImage(path.join(t.home, "in", "tall.jpg"), 90, 160);
+    const wide = await writeImage(path.join(t.home, "in", "wide.png"), 160, 90);
+    const res = await t.api.avatarCreate({ images: [tall, `file://${wide}`], name: "Me" });
+    expect(balance(spaceId)).toBe(before);
+    const avatar = await t.api.avatarGet({ avatar_id: res.avatar_id });
+    expect(avatar.name).toBe("Me");
+    expect(avatar.looks.map((l) => [l.status, l.format])).toEqual([["ready", "vertical"], ["ready", "horizontal"]]);
+    expect(avatar.looks[0]!.id).toBe(res.look_id);
+    expect(fs.readFileSync(new URL(avatar.looks[1]!.thumbnail)).equals(fs.readFileSync(wide))).toBe(true);
+    expect(await t.api.avatarStatus(res)).toMatchObject({ status: "completed" });
+  });
+
+  it("sends a completed webhook right away", async () => {
+    hooks = [];
+    const img = await writeImage(path.join(t.home, "in", "hook.png"), 40, 60);
+    const res = await t.api.avatarCreate({ images: [img], webhook_url: hookUrl });
+    await waitFor(() => hooks.length > 0, 15_000);
+    expect(hooks[0]!.body).toMatchObject({ task: "avatar_create", status: "completed", look_id: res.look_id, result: { status: "ready" } });
+  });
+
+  it.each([
+    ["a missing file", (home: string) => path.join(home, "nope.png"), /could not be fetched/],
+    ["a text file named .png", (home: string) => (fs.writeFileSync(path.join(home, "fake.png"), "hello"), path.join(home, "fake.png")), /not a PNG, JPEG or WebP/],
+  ])("%s → 400 INVALID_VALUE and nothing is created", async (_n, make, message) => {
+    const before = t.db.prepare("SELECT COUNT(*) AS n FROM avatars").get();
+    const e = await rejection(t.api.avatarCreate({ images: [make(t.home)] }));
+    expectError(e, 400, { error: expect.stringMatching(message), code: "INVALID_VALUE" });
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM avatars").get()).toEqual(before);
+  });
+});
+
+describe("create errors", () => {
+  it.each([
+    [{ prompt: "x", webhook_url: "nope" }],
+    [{ prompt: "x", style: "raw" }],
+    [{ images: ["https://example.invalid/a.gif"] }],
+  ])("%j → 400 {error, code: INVALID_VALUE}", async (body) => {
+    expectError(await rejection(t.api.avatarCreate(body)), 400, { error: expect.any(String), code: "INVALID_VALUE" });
+  });
+
+  it("no prompt and no images → 400 validation body naming prompt", async () => {
+    const e = await rejection(t.api.avatarCreate({}));
+    expectError(e, 400, { error: expect.any(String), details: [{ code: "INVALID_VALUE", message: expect.any(String), field: "prompt" }] });
+  });
+
+  it("short of credits → 402 with required and available, nothing written", async () => {
+    const ctx = contextFor(t, "PRO", 1.5);
+    const e = await rejection(() => create(ctx, { prompt: "x" }));
+    expectError(e, 402, { error: expect.any(String), code: "INSUFFICIENT_CREDITS", required: 2, available: 1.5 });
+    const e4 = await rejection(() => create(ctx, { prompt: "x", resolution: "4K" }));
+    expect(e4.body).toMatchObject({ required: 4, available: 1.5 });
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM avatars WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM looks WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
+  });
+
+  it.each([
+    ["free", 1],
+    ["start", 3],
+    ["PRO", 25],
+    ["ENTREPRISE", 100],
+  ] as const)("the %s plan holds %i custom avatars, then 403 AVATAR_LIMIT_REACHED", async (plan, cap) => {
+    const ctx = contextFor(t, plan, 10);
+    const img = await writeImage(path.join(t.home, "in", "cap.png"), 20, 20);
+    const insert = t.db.prepare(
+      "INSERT INTO avatars (id, space_id, name, gender, age, age_range, ethnicity, hair_color, created_at) VALUES (?, ?, 'n', 'male', '30', 'adult', 'x', 'x', 'now')",
+    );
+    for (let i = 0; i < cap - 1; i++) insert.run(`av_cap_${plan}_${i}`, ctx.space.id);
+    await create(ctx, { images: [img] });
+    const e1 = await rejection(() => create(ctx, { images: [img] }));
+    expectError(e1, 403, { error: expect.stringContaining(String(cap)), code: "AVATAR_LIMIT_REACHED" });
+    const e2 = await rejection(() => create(ctx, { prompt: "one more" }));
+    expect(e2.code).toBe("AVATAR_LIMIT_REACHED");
+    expect(t.ledger.balance(ctx.space.id)).toBe(10_000);
+  });
+
+  it("a space that no longer exists → 404 SPACE_NOT_FOUND", async () => {
+    const ctx = contextFor(t, "PRO", 10);
+    const ghost = { ...ctx, space: { ...spaceRow(t, ctx.space.id), id: "sp_gone" } };
+    expectError(await rejection(() => create(ghost, { prompt: "x" })), 404, { error: expect.any(String), code: "SPACE_NOT_FOUND" });
+  });
+
+  it("a store that refuses the write → 500 FAILED_TO_PERSIST, credits untouched", async () => {
+    const ctx = contextFor(t, "PRO", 10);
+    t.db.exec(`CREATE TRIGGER refuse_looks BEFORE INSERT ON looks BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    try {
+      const e = await rejection(() => create(ctx, { prompt: "x" }));
+      expectError(e, 500, { error: expect.any(String), code: "FAILED_TO_PERSIST" });
+      expect(t.ledger.balance(ctx.space.id)).toBe(10_000);
+      expect(t.db.prepare("SELECT COUNT(*) AS n FROM avatars WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
+    } finally {
+      t.db.exec(`DROP TRIGGER refuse_looks`);
+    }
+  });
+
+  it("a media dir that cannot take the image → 500 FAILED_TO_PERSIST", async () => {
+    const other = openTestInstance();
+    const img = await writeImage(path.join(other.home, "in", "x.png"), 20, 20);
+    fs.writeFileSync(path.join(other.mediaDir, "avatars"), "not a directory");
+    const e = await rejection(other.api.avatarCreate({ images: [img] }));
+    expectError(e, 500, { error: expect.any(String), code: "FAILED_TO_PERSIST" });
+    expect(other.db.prepare("SELECT COUNT(*) AS n FROM avatars").get()).toEqual({ n: 0 });
+    await other.close();
+  });
+});

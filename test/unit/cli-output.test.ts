@@ -1,0 +1,189 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { cell, defaultQuietLines, keyValues, table, visibleLength } from "../../src/cli/output.js";
+import { colorEnabled, createIO } from "../../src/cli/io.js";
+import { describeError, exitCodeForStatus, renderError } from "../../src/cli/errors.js";
+import { parseCredits, parseDuration, formatDuration } from "../../src/cli/parse.js";
+import { CliError, EXIT } from "../../src/cli/types.js";
+import { ApiError, NetworkError } from "../../src/engine/errors.js";
+import { LocalAdminError } from "../../src/engine/local/instance.js";
+import { ConfigError } from "../../src/config/profiles.js";
+
+describe("table", () => {
+  const rows = [
+    { id: "65f0c2a1b3e4d5f6a7b8c9d0", name: "A very long folder name that goes on and on", n: 5 },
+    { id: "65f0c2a1b3e4d5f6a7b8c9d1", name: "short", n: 1234 },
+  ];
+  const cols = [
+    { header: "id", get: (r: (typeof rows)[number]) => r.id },
+    { header: "name", get: (r: (typeof rows)[number]) => r.name },
+    { header: "n", get: (r: (typeof rows)[number]) => r.n, align: "right" as const },
+  ];
+
+  it("keeps natural widths when they fit", () => {
+    const lines = table(rows, cols);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+N$/);
+    expect(lines[1]).toContain(rows[0]!.name);
+    expect(lines[2]!.endsWith("1234")).toBe(true);
+  });
+
+  it.each([80, 60, 40])("fits a %i-column terminal, cutting the widest column with …", (width) => {
+    const lines = table(rows, cols, width);
+    for (const l of lines) expect(visibleLength(l)).toBeLessThanOrEqual(width);
+    expect(lines.join("\n")).toContain(rows[0]!.id.slice(0, 8));
+  });
+
+  it("never shrinks a column below its header or 8 characters", () => {
+    const lines = table(rows, cols, 10);
+    expect(lines[1]).toContain("A very …");
+    expect(lines[1]).toContain("65f0c2a…");
+  });
+});
+
+describe("cell / keyValues / quiet lines", () => {
+  it.each([
+    [null, "-"],
+    [undefined, "-"],
+    [true, "yes"],
+    [false, "no"],
+    [["a", "b"], "a, b"],
+    [[], "-"],
+    [{ a: 1 }, '{"a":1}'],
+    ["two\nlines", "two lines"],
+    [1.5, "1.5"],
+  ])("cell(%j) = %s", (v, s) => expect(cell(v)).toBe(s));
+
+  it("aligns labels", () => {
+    expect(keyValues([["id", "x"], ["created", null]])).toEqual(["id       x", "created  -"]);
+  });
+
+  it("quiet prints ids of records and lists", () => {
+    expect(defaultQuietLines({ id: "f1", name: "x" })).toEqual(["f1"]);
+    expect(defaultQuietLines({ job_id: "j1", status: "pending" })).toEqual(["j1"]);
+    expect(defaultQuietLines([{ id: "a" }, { asset_id: "b" }])).toEqual(["a", "b"]);
+    expect(defaultQuietLines({ ok: true })).toEqual([]);
+  });
+});
+
+describe("colour and prompting policy", () => {
+  const cases: Array<[string, boolean, Record<string, string>, boolean, boolean]> = [
+    ["TTY", true, {}, true, true],
+    ["not a TTY", false, {}, true, false],
+    ["NO_COLOR", true, { NO_COLOR: "1" }, true, false],
+    ["empty NO_COLOR is ignored", true, { NO_COLOR: "" }, true, true],
+    ["TERM=dumb", true, { TERM: "dumb" }, true, false],
+    ["--no-color", true, {}, false, false],
+    ["FORCE_COLOR off a TTY", false, { FORCE_COLOR: "1" }, true, true],
+    ["NO_COLOR beats FORCE_COLOR", false, { FORCE_COLOR: "1", NO_COLOR: "1" }, true, false],
+    ["--no-color beats FORCE_COLOR", true, { FORCE_COLOR: "1" }, false, false],
+  ];
+  it.each(cases)("%s", (_n, tty, env, flag, expected) => expect(colorEnabled(tty, env, flag)).toBe(expected));
+
+  const tty = () => Object.assign(new PassThrough(), { isTTY: true });
+  it.each([
+    ["all TTYs", {}, true, true],
+    ["CI set", { CI: "1" }, true, false],
+    ["CI=false", { CI: "false" }, true, true],
+    ["--no-input", {}, false, false],
+  ] as Array<[string, Record<string, string>, boolean, boolean]>)("canPrompt: %s", (_n, env, input, expected) => {
+    const io = createIO({ stdout: tty(), stderr: tty(), stdin: tty() }, env, { quiet: false, color: true, input });
+    expect(io.canPrompt).toBe(expected);
+  });
+
+  it("never prompts when stdin is not a TTY", () => {
+    const io = createIO({ stdout: tty(), stderr: tty(), stdin: new PassThrough() }, {}, { quiet: false, color: true, input: true });
+    expect(io.canPrompt).toBe(false);
+  });
+
+  it("--quiet silences info but not warn", () => {
+    const err = new PassThrough();
+    const io = createIO({ stdout: new PassThrough(), stderr: err, stdin: new PassThrough() }, {}, { quiet: true, color: true, input: true });
+    io.info("hint");
+    io.warn("matters");
+    expect(err.read()?.toString()).toBe("matters\n");
+  });
+});
+
+describe("error → exit code", () => {
+  const cases: Array<[string, unknown, number]> = [
+    ["400", ApiError.of("missing_field", "name is required", { field: "name" }), EXIT.usage],
+    ["401", ApiError.of("invalid_api_key", "Invalid API key"), EXIT.auth],
+    ["403 plan", ApiError.of("plan_required", "Pro plan required"), EXIT.auth],
+    ["404", ApiError.of("asset_not_found", "Asset not found"), EXIT.notFound],
+    ["402", ApiError.of("insufficient_credits", "Not enough credits"), EXIT.credits],
+    ["429", ApiError.of("rate_limit_exceeded", "Rate limit exceeded"), EXIT.rateLimited],
+    ["500", ApiError.of("internal_error", "boom"), EXIT.error],
+    ["503", new ApiError(503, { error: "down" }), EXIT.error],
+    ["network", new NetworkError("ECONNREFUSED"), EXIT.error],
+    ["CliError", new CliError("x", EXIT.timeout, "timeout"), EXIT.timeout],
+    ["LocalAdminError not_found", new LocalAdminError("not_found", "no such space"), EXIT.notFound],
+    ["LocalAdminError invalid", new LocalAdminError("invalid", "bad plan"), EXIT.usage],
+    ["ConfigError", new ConfigError("bad target"), EXIT.usage],
+    ["commander usage", Object.assign(new Error("error: unknown option '--x'"), { code: "commander.unknownOption", exitCode: 1 }), EXIT.usage],
+    ["commander help", Object.assign(new Error("(outputHelp)"), { code: "commander.helpDisplayed", exitCode: 0 }), EXIT.ok],
+    ["unknown", new TypeError("cannot read x of undefined"), EXIT.error],
+    ["thrown string", "weird", EXIT.error],
+  ];
+  it.each(cases)("%s", (_n, err, code) => expect(describeError(err).exitCode).toBe(code));
+
+  it.each([
+    [400, 2],
+    [401, 3],
+    [403, 3],
+    [404, 4],
+    [402, 5],
+    [429, 6],
+    [409, 1],
+    [500, 1],
+  ])("status %i → %i", (status, code) => expect(exitCodeForStatus(status)).toBe(code));
+
+  function render(err: unknown, opts: { json: boolean; debug: boolean }) {
+    const stderr = new PassThrough();
+    renderError(err, { stderr, quiet: false }, opts);
+    return (stderr.read()?.toString() ?? "") as string;
+  }
+
+  it("renders an ApiError with code and field, plus one JSON line with --json", () => {
+    const out = render(ApiError.of("missing_field", "name is required", { field: "name" }), { json: true, debug: false });
+    const lines = out.trim().split("\n");
+    expect(lines[0]).toBe("Error: name is required (code missing_field, field name)");
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ error: { status: 400, code: "missing_field", field: "name", message: "name is required" } });
+  });
+
+  it("never shows a stack without --debug, and never a key even with it", () => {
+    const key = "mg_live_" + "ef".repeat(32);
+    const err = new Error(`failed with ${key}\n    at somewhere (file.js:1:1)`);
+    const plain = render(err, { json: false, debug: false });
+    expect(plain.trim().split("\n")).toHaveLength(1);
+    expect(plain).not.toContain("at somewhere");
+    const debug = render(err, { json: false, debug: true });
+    expect(debug).toContain("[debug]");
+    expect(debug).not.toContain(key);
+    expect(plain).not.toContain(key);
+  });
+});
+
+describe("flag value parsers", () => {
+  it.each([
+    ["90", 90_000],
+    ["90s", 90_000],
+    ["20m", 1_200_000],
+    ["1h30m", 5_400_000],
+    ["1500ms", 1500],
+    ["0.5", 500],
+  ])("parseDuration(%s) = %i", (s, ms) => expect(parseDuration(s, "--timeout")).toBe(ms));
+  it.each(["", "abc", "5x", "-1", "1m junk"])("parseDuration rejects %j with exit 2", (s) => {
+    expect(() => parseDuration(s, "--timeout")).toThrow(expect.objectContaining({ exitCode: EXIT.usage }));
+  });
+  it.each([
+    [0, "0s"],
+    [1_200_000, "20m"],
+    [65_000, "1m5s"],
+    [3_600_000, "1h"],
+  ])("formatDuration(%i) = %s", (ms, s) => expect(formatDuration(ms)).toBe(s));
+  it("parseCredits accepts up to 3 decimals", () => {
+    expect(parseCredits("12.5", "c")).toBe(12.5);
+    expect(parseCredits("0.001", "c")).toBe(0.001);
+    for (const bad of ["-1", "1.2345", "abc", "1e3", ""]) expect(() => parseCredits(bad, "c")).toThrow(CliError);
+  });
+});

@@ -1,0 +1,302 @@
+import { afterEach, describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { HostedEngine, type HostedEngineOptions } from "../../src/engine/hosted/hosted-engine.js";
+import { defaultUserAgent } from "../../src/engine/hosted/client.js";
+import { ApiError, NetworkError } from "../../src/engine/errors.js";
+import { fakeServer, freePort, type FakeServer } from "./hosted-fakes.js";
+
+const KEY = "mg_live_" + "ab12".repeat(16);
+const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+});
+
+/** An engine whose sleeps are recorded instead of waited, with a fixed clock and jitter. */
+function engineFor(server: { url: string }, extra: Partial<HostedEngineOptions> = {}) {
+  const sleeps: number[] = [];
+  const debug: string[] = [];
+  const engine = new HostedEngine({
+    baseUrl: server.url,
+    apiKey: KEY,
+    userAgent: defaultUserAgent(),
+    debug: (l) => debug.push(l),
+    env: {},
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    now: () => T0,
+    random: () => 0,
+    ...extra,
+  });
+  open.push(engine);
+  return { engine, sleeps, debug };
+}
+
+async function serve(script: Parameters<typeof fakeServer>[0]): Promise<FakeServer> {
+  const s = await fakeServer(script);
+  open.push(s);
+  return s;
+}
+
+const okFolders = { status: 200, body: { folders: [] } };
+
+describe("HostedEngine requests", () => {
+  it("sends Bearer auth, a versioned User-Agent, JSON, and the local simulate header", async () => {
+    const s = await serve((n) => (n === 0 ? { status: 201, body: { id: "f1" } } : okFolders));
+    const { engine } = engineFor(s);
+    await engine.folderCreate({ name: "Reports", type: "assets" }, { simulate: "fail" });
+    await engine.folderList({ type: "videos" });
+    const [post, get] = s.seen;
+    expect(post!.method).toBe("POST");
+    expect(post!.url).toBe("/api/public/v1/folder/create");
+    expect(post!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(post!.headers["content-type"]).toBe("application/json");
+    expect(post!.headers["user-agent"]).toMatch(/^mediagen\/\d+\.\d+\.\d+\S* node\/\d+\.\d+\.\d+$/);
+    expect(post!.headers["x-local-simulate"]).toBe("fail");
+    expect(JSON.parse(post!.body)).toEqual({ name: "Reports", type: "assets" });
+    expect(get!.method).toBe("GET");
+    expect(get!.url).toBe("/api/public/v1/folder/list?type=videos");
+    expect(get!.headers["x-local-simulate"]).toBeUndefined();
+  });
+
+  it("fills path parameters and puts the rest of a GET's input in the query string", async () => {
+    const s = await serve(() => ({ status: 200, body: [] }));
+    const { engine } = engineFor(s);
+    await engine.avatarLook({ avatar_id: "a b", look_id: "l/1" });
+    await engine.avatarList({ age_range: ["adult", "senior"], selfie: true, gender: undefined } as never);
+    expect(s.seen[0]!.url).toBe("/api/public/v1/avatar/a%20b/look/l%2F1");
+    expect(s.seen[1]!.url).toBe("/api/public/v1/avatar/list?age_range=adult%2Csenior&selfie=true");
+  });
+
+  it("omits Authorization when no key is configured", async () => {
+    const s = await serve(() => okFolders);
+    const { engine } = engineFor(s, { apiKey: undefined });
+    await engine.folderList();
+    expect(s.seen[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it("refuses an empty path parameter instead of calling another path", async () => {
+    const s = await serve(() => okFolders);
+    const { engine } = engineFor(s);
+    const err = await engine.assetStatus({ assetId: "" }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, code: "missing_field", field: "assetId" });
+    expect(s.seen).toHaveLength(0);
+  });
+
+  it("exposes the rate-limit headers of the last response", async () => {
+    const s = await serve(() => ({ ...okFolders, headers: { "X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "41", "X-RateLimit-Reset": "1735732860" } }));
+    const { engine } = engineFor(s);
+    expect(engine.lastRateLimit()).toBeUndefined();
+    await engine.folderList();
+    expect(engine.lastRateLimit()).toEqual({ limit: 100, remaining: 41, reset: 1735732860 });
+  });
+});
+
+describe("HostedEngine error mapping", () => {
+  const cases: { name: string; status: number; body?: unknown; raw?: string; expect: { code: string; field?: string; message: string } }[] = [
+    {
+      name: "envelope with field",
+      status: 400,
+      body: { error: "Validation failed", details: [{ code: "invalid_value", message: "parent folder has another type", field: "parent_folder_id" }] },
+      expect: { code: "invalid_value", field: "parent_folder_id", message: "parent folder has another type" },
+    },
+    { name: "{error, code}", status: 404, body: { error: "Video not found", code: "VIDEO_NOT_FOUND" }, expect: { code: "VIDEO_NOT_FOUND", message: "Video not found" } },
+    {
+      name: "{error, required, available}",
+      status: 402,
+      body: { error: "Insufficient credits", required: 4, available: 1 },
+      expect: { code: "INSUFFICIENT_CREDITS", message: "Insufficient credits" },
+    },
+    { name: "{error} alone", status: 404, body: { error: "Avatar not found" }, expect: { code: "AVATAR_NOT_FOUND", message: "Avatar not found" } },
+    { name: "non-JSON gateway page", status: 502, raw: "<html>Bad Gateway</html>", expect: { code: "internal_error", message: "<html>Bad Gateway</html>" } },
+  ];
+  for (const c of cases) {
+    it(`maps ${c.name} to ApiError with status, code, field and the raw body`, async () => {
+      const s = await serve(() => ({ status: c.status, ...(c.raw ? { raw: c.raw } : { body: c.body }), headers: { "x-request-id": "req-1" } }));
+      const { engine } = engineFor(s, { retries: 0 });
+      const err = (await engine.folderCreate({ name: "x" }).catch((e) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(c.status);
+      expect(err.code).toBe(c.expect.code);
+      expect(err.field).toBe(c.expect.field);
+      expect(err.message).toBe(c.expect.message);
+      if (c.body) expect(err.body).toEqual(c.body);
+      expect(err.headers["x-request-id"]).toBe("req-1");
+    });
+  }
+});
+
+describe("HostedEngine retries", () => {
+  it("retries a GET after a dropped connection", async () => {
+    const s = await serve((n) => (n === 0 ? "drop" : okFolders));
+    const { engine, sleeps, debug } = engineFor(s);
+    await expect(engine.folderList()).resolves.toEqual({ folders: [] });
+    expect(s.seen).toHaveLength(2);
+    expect(sleeps).toEqual([125]); // backoff 250 ms ceiling, half fixed, random() = 0
+    expect(debug.some((l) => l.includes("retrying GET"))).toBe(true);
+  });
+
+  it("retries a GET after a 503 with exponential backoff, then gives up with the last error", async () => {
+    const s = await serve(() => ({ status: 503, body: { error: "Unavailable", details: [{ code: "internal_error", message: "down" }] } }));
+    const { engine, sleeps } = engineFor(s, { random: () => 1 });
+    const err = await engine.folderList().catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(503);
+    expect(s.seen).toHaveLength(4);
+    expect(sleeps).toEqual([250, 500, 1000]);
+  });
+
+  it("succeeds when a GET's 503 is followed by a 200", async () => {
+    const s = await serve((n) => (n === 0 ? { status: 503, body: { error: "busy" } } : okFolders));
+    const { engine } = engineFor(s);
+    await expect(engine.folderList()).resolves.toEqual({ folders: [] });
+    expect(s.seen).toHaveLength(2);
+  });
+
+  it("never retries a POST after a 503", async () => {
+    const s = await serve(() => ({ status: 503, body: { error: "busy" } }));
+    const { engine, sleeps } = engineFor(s);
+    const err = await engine.folderCreate({ name: "x" }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(503);
+    expect(s.seen).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("never retries a POST after the connection dropped mid-request", async () => {
+    const s = await serve(() => "drop");
+    const { engine } = engineFor(s);
+    const err = await engine.folderCreate({ name: "x" }).catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it("never retries a POST after a timeout, but retries a GET", async () => {
+    const s = await serve((n) => (n === 0 ? "hang" : n === 1 ? "hang" : okFolders));
+    const { engine } = engineFor(s, { headersTimeoutMs: 150 });
+    const err = await engine.folderCreate({ name: "x" }).catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(s.seen).toHaveLength(1);
+    await expect(engine.folderList()).resolves.toEqual({ folders: [] });
+    expect(s.seen).toHaveLength(3);
+  });
+
+  it("retries a POST whose connection was refused (nothing reached a server)", async () => {
+    const port = await freePort();
+    const sleeps: number[] = [];
+    let server: FakeServer | undefined;
+    const { engine } = engineFor(
+      { url: `http://127.0.0.1:${port}/api/public/v1` },
+      {
+        // The service comes up during the backoff, as after a restart.
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          server ??= await fakeServer(() => ({ status: 201, body: { id: "f1" } }), port);
+          open.push(server);
+        },
+      },
+    );
+    await expect(engine.folderCreate({ name: "x" })).resolves.toEqual({ id: "f1" });
+    expect(sleeps).toHaveLength(1);
+    expect(server!.seen).toHaveLength(1);
+  });
+
+  it("waits until X-RateLimit-Reset after a 429 and then succeeds, for a POST too", async () => {
+    const reset = Math.floor(T0 / 1000) + 30;
+    const s = await serve((n) =>
+      n === 0
+        ? {
+            status: 429,
+            body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "Too many requests" }] },
+            headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+          }
+        : { status: 201, body: { id: "f1" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(reset + 60) } },
+    );
+    const { engine, sleeps } = engineFor(s);
+    await expect(engine.folderCreate({ name: "x" })).resolves.toEqual({ id: "f1" });
+    expect(sleeps).toEqual([30_000]);
+    expect(s.seen).toHaveLength(2);
+    expect(engine.lastRateLimit()).toEqual({ limit: 100, remaining: 99, reset: reset + 60 });
+  });
+
+  it("gives up after three 429s and throws the 429 with its headers", async () => {
+    const reset = Math.floor(T0 / 1000) + 5;
+    const s = await serve(() => ({
+      status: 429,
+      body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "Too many requests" }] },
+      headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+    }));
+    const { engine, sleeps } = engineFor(s, { random: () => 0.5 });
+    const err = await engine.folderList().catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 429, code: "rate_limit_exceeded" });
+    expect(err.headers).toMatchObject({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) });
+    expect(s.seen).toHaveLength(4);
+    expect(sleeps).toEqual([5125, 5125, 5125]);
+  });
+
+  it("stops waiting when the caller aborts", async () => {
+    const s = await serve(() => ({ status: 503, body: { error: "busy" } }));
+    const ac = new AbortController();
+    const { engine } = engineFor(s, {
+      sleep: (_ms, signal) =>
+        new Promise((_, reject) => {
+          ac.abort(new Error("stopped by user"));
+          reject(signal?.reason);
+        }),
+    });
+    await expect(engine.folderList({}, { signal: ac.signal })).rejects.toThrow("stopped by user");
+    expect(s.seen).toHaveLength(1);
+  });
+});
+
+describe("HostedEngine debug traces", () => {
+  it("traces method, URL, status, timing and rate limit without the key or the Authorization header", async () => {
+    const s = await serve((n) =>
+      n === 0
+        ? { status: 401, body: { error: "Invalid API key", details: [{ code: "invalid_api_key", message: `key ${KEY} is not valid` }] } }
+        : { ...okFolders, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "7", "x-ratelimit-reset": "1735732860" } },
+    );
+    const { engine, debug } = engineFor(s);
+    await engine.folderCreate({ name: KEY }).catch(() => undefined);
+    await engine.folderList();
+    const all = debug.join("\n");
+    expect(all).toContain(`→ POST ${s.url}/folder/create`);
+    expect(all).toContain(`→ GET ${s.url}/folder/list`);
+    expect(all).toMatch(/← 200 in \d+ ms, rate 7\/100 reset 1735732860/);
+    expect(all).not.toContain(KEY);
+    expect(all).not.toContain(KEY.slice(8));
+    expect(all.toLowerCase()).not.toContain("authorization");
+    expect(all.toLowerCase()).not.toContain("bearer");
+  });
+
+  it("keeps the key out of error messages", async () => {
+    const port = await freePort();
+    const { engine } = engineFor({ url: `http://127.0.0.1:${port}/api/public/v1` }, { retries: 0 });
+    const err = await engine.folderCreate({ name: "x" }).catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(String(err.message)).toContain("ECONNREFUSED");
+    expect(JSON.stringify({ m: err.message, s: err.stack })).not.toContain(KEY);
+  });
+});
+
+describe("HostedEngine connection pool", () => {
+  it("reuses pooled connections instead of opening one per request", async () => {
+    const sockets = new Set<unknown>();
+    const server = http.createServer((req, res) => {
+      sockets.add(req.socket);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"folders":[]}');
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    open.push({ close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) });
+    const { engine } = engineFor({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/v1` });
+    for (let i = 0; i < 8; i++) await engine.folderList();
+    // A second socket may open while the first is still being released; never one per request.
+    expect(sockets.size).toBeLessThanOrEqual(2);
+  });
+});
