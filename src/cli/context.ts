@@ -2,7 +2,6 @@
  * The context a command receives (the `gh` Factory pattern): IO policy, resolved configuration and
  * a lazily created engine. Nothing heavy is loaded until a command asks for it.
  */
-import fs from "node:fs";
 import type { Engine } from "../engine/engine.js";
 import type { LocalInstance } from "../engine/local/instance.js";
 import { mediagenHome, type Env } from "../config/paths.js";
@@ -172,15 +171,5 @@ export class CliContext implements Context {
     } catch {
       // closing is best effort: the command's result is already out
     }
-  }
-}
-
-/** Reads package.json once for --version and the User-Agent. */
-export function readVersion(): string {
-  try {
-    const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-    return pkg.version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
   }
 }

@@ -103,10 +103,11 @@ export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">,
   if (opts.json) {
     write(JSON.stringify({ error: { status: info.status, code: info.code, field: info.field, message: info.message } }));
   }
-  if (opts.debug && err instanceof Error && !info.alreadyShown) {
+  if (opts.debug && err instanceof Error && !info.alreadyShown && !(err instanceof CliError)) {
     const e = err as Error & { body?: unknown };
     if (e.body !== undefined) write(`[debug] body: ${JSON.stringify(e.body)}`);
-    if (e.stack) write(`[debug] ${e.stack}`);
+    // A stack only helps with failures nobody anticipated (bugs, unexpected throws).
+    if (e.stack && info.code === "internal_error") write(`[debug] ${e.stack}`);
   }
   return info;
 }

@@ -1,22 +1,27 @@
 /** Entry point: parse, run one command, render any failure, set the exit code. */
+import fs from "node:fs";
 import { redact } from "../engine/redact.js";
 import { buildProgram, globalOptions } from "./program.js";
-import { CliContext, readVersion } from "./context.js";
-import { createIO } from "./io.js";
-import { renderError } from "./errors.js";
-import { loadStyles } from "./output.js";
-import type { ContextGetter } from "./types.js";
+import type { CliContext } from "./context.js";
+
+/** Reads package.json once for --version and the User-Agent. */
+function readVersion(): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const env = process.env;
   const streams = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
   const version = readVersion();
   let ctx: CliContext | undefined;
-  const getContext = (cmd: Parameters<ContextGetter>[0]): CliContext => {
-    if (!ctx) {
-      const opts = globalOptions(cmd);
-      ctx = new CliContext(createIO(streams, env, opts), opts, env, version);
-    }
+  // The context is built in the preAction hook, so `--help` never loads it (startup time).
+  const getContext = (): CliContext => {
+    if (!ctx) throw new Error("the command context is only available inside an action");
     return ctx;
   };
 
@@ -25,15 +30,22 @@ async function main(argv: string[]): Promise<number> {
     writeErr: (s) => process.stderr.write(redact(s)),
   });
   program.hook("preAction", async (_root, action) => {
-    const c = getContext(action);
-    await loadStyles(c.io.color, c.io.stderrColor);
+    const [{ CliContext }, { createIO }, { loadStyles }] = await Promise.all([
+      import("./context.js"),
+      import("./io.js"),
+      import("./output.js"),
+    ]);
+    const opts = globalOptions(action);
+    ctx ??= new CliContext(createIO(streams, env, opts), opts, env, version);
+    await loadStyles(ctx.io.color, ctx.io.stderrColor);
   });
 
   try {
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
-    // Usage errors can happen before any context exists: read the flags that shape the report from argv.
+    const { renderError } = await import("./errors.js");
+    // Usage errors happen before any context exists: read the flags that shape the report from argv.
     const flags = ctx?.opts ?? {
       json: argv.includes("--json"),
       debug: argv.includes("--debug"),

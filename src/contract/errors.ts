@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, shape: "envelope" },
   payload_too_large: { status: 413, shape: "envelope" },
   internal_error: { status: 500, shape: "envelope" },
+  not_implemented: { status: 501, shape: "envelope" },
   // upper-case, per endpoint
   INVALID_VALUE: { status: 400, shape: "code" },
   INSUFFICIENT_CREDITS: { status: 402, shape: "credits" },

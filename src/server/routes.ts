@@ -172,7 +172,13 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
       const sub = pathname.slice(API_PREFIX.length) || "/";
       const method = req.method ?? "GET";
-      const route = matchRoute(method, sub);
+      let route: ReturnType<typeof matchRoute>;
+      try {
+        route = matchRoute(method, sub);
+      } catch {
+        // decodeURIComponent of a path parameter: a broken %-escape is the client's error.
+        return await early(400, "invalid_value", "The request path has a malformed %-escape", "Bad request");
+      }
       if (!route) return await early(404, "not_found", `No such endpoint: ${method} ${pathname}`, "Not found");
       if ("allowed" in route) {
         const allow = route.allowed.join(", ");

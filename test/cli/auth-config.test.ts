@@ -148,7 +148,8 @@ describe("auth and the hosted target (fake service on 127.0.0.1)", () => {
 
   it("a rejected key: status reports invalid and exits 3; a call exits 3", async () => {
     const home = newHome();
-    await run(["auth", "login", "--with-key", "--target", "hosted", "--base-url", root], { home, input: BAD });
+    const login = await run(["auth", "login", "--with-key", "--target", "hosted", "--base-url", root], { home, input: BAD });
+    expect(login.exitCode, login.stderr).toBe(0);
     const status = await run(["auth", "status", "--json", "--debug"], { home });
     expect(status.exitCode).toBe(3);
     expect(status.json()).toMatchObject({ status: "invalid", key_source: "profile" });
@@ -212,7 +213,8 @@ describe("config: flag > env > profile > default", () => {
 
     // Acted on: the profile says hosted (no key → 3); env says local (works); the flag beats env (3 again).
     expect((await run(["folder", "list"], { home })).exitCode).toBe(3);
-    expect((await run(["folder", "list"], { home, env: { MEDIAGEN_TARGET: "local" } })).exitCode).toBe(0);
+    const viaEnv = await run(["folder", "list"], { home, env: { MEDIAGEN_TARGET: "local" } });
+    expect(viaEnv.exitCode, viaEnv.stderr).toBe(0);
     expect((await run(["folder", "list", "--target", "hosted"], { home, env: { MEDIAGEN_TARGET: "local" } })).exitCode).toBe(3);
     expect((await run(["folder", "list"], { home, env: { MEDIAGEN_PROFILE: "other" } })).exitCode).toBe(0);
   });

@@ -23,11 +23,32 @@ function normalise(text: string): string {
       if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
       return ids.get(id)!;
     })
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, "<time>");
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, "<time>")
+    // Media links differ by design: file:// in process, signed http from serve. The file is the same.
+    .replace(/file:\/\/[^"\s]*?\/local\/media\/([^"\s?]+)/g, "<media:$1>")
+    .replace(/http:\/\/127\.0\.0\.1:\d+\/media\/([^"\s?]+)\?exp=\d+&sig=[0-9a-f]{64}/g, "<media:$1>");
 }
 
 const local = (args: string[]) => runCli(args, localEnv);
 const hosted = (args: string[]) => runCli(["--target", "hosted", "--base-url", serve.baseUrl, ...args], hostedEnv);
+
+/** Runs each command on both targets (in parallel) and expects equal exit codes and outputs. */
+async function compareOnBothTargets(script: string[][]): Promise<CliResult[]> {
+  const run = async (exec: (a: string[]) => Promise<CliResult>) => {
+    const out: CliResult[] = [];
+    for (const args of script) out.push(await exec(args));
+    return out;
+  };
+  const [a, b] = await Promise.all([run(local), run(hosted)]);
+  script.forEach((args, i) => {
+    const label = args.join(" ");
+    expect([label, b[i]!.code]).toEqual([label, a[i]!.code]);
+    expect([label, normalise(b[i]!.stdout)]).toEqual([label, normalise(a[i]!.stdout)]);
+    // With --json an error is one JSON object on stderr: the same status, code and field.
+    if (a[i]!.code !== 0) expect([label, normalise(b[i]!.stderr)]).toEqual([label, normalise(a[i]!.stderr)]);
+  });
+  return a;
+}
 
 beforeAll(async () => {
   assertBuilt();
@@ -80,6 +101,33 @@ describe("the same commands on both targets", () => {
     }
     expect(a.map((r) => r.code)).toEqual([0, 0, 0, 2, 2, 0, 0, 0]);
     expect(JSON.parse(a[5]!.stdout).folders).toHaveLength(3);
+  });
+
+  it("give the same --json output for the asset commands", async () => {
+    const models = JSON.parse((await local(["asset", "models", "--type", "image", "--json"])).stdout) as { models: { name: string; base_cost: number }[] };
+    const model = [...models.models].sort((a, b) => a.base_cost - b.base_cost)[0]!.name;
+    const results = await compareOnBothTargets([
+      ["asset", "models", "--json"],
+      ["asset", "models", "--type", "video", "--json"],
+      ["asset", "model", model, "--json"],
+      ["asset", "model", "no-such-model", "--json"],
+      ["asset", "price", "--model", model, "--count", "3", "--json"],
+      ["asset", "start", "--type", "image", "--model", model, "--prompt", "same on both targets", "--json"],
+      ["asset", "start", "--type", "video", "--model", model, "--prompt", "wrong type", "--json"],
+      ["asset", "status", "0123456789abcdef01234567", "--json"],
+    ]);
+    expect(results.map((r) => r.code === 0)).toEqual([true, true, true, false, true, true, false, false]);
+  });
+
+  it("give the same --json output for the voice and avatar commands", async () => {
+    const results = await compareOnBothTargets([
+      ["voice", "list", "--json"],
+      ["voice", "resources", "--language", "en", "--json"],
+      ["voice", "get", "no-such-voice", "--json"],
+      ["avatar", "list", "--json"],
+      ["avatar", "get", "no-such-avatar", "--json"],
+    ]);
+    expect(results.map((r) => r.code === 0)).toEqual([true, true, false, true, false]);
   });
 
   it("auth status shows the hosted target, base URL, key source and a masked key, and checks the key", async () => {

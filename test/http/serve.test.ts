@@ -169,6 +169,12 @@ describe("mediagen serve over raw HTTP", () => {
     expect(outside.json).toEqual(envelope("not_found"));
   });
 
+  it("answers 400 for a path parameter with a broken %-escape", async () => {
+    const r = await call("GET", "/asset/status/%E0%A4%A", { key: keys.errors });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(envelope("invalid_value"));
+  });
+
   it("checks the key before the path, the method and the body", async () => {
     expect((await call("GET", "/folder/lists")).status).toBe(401);
     expect((await call("DELETE", "/folder/create")).status).toBe(401);

@@ -277,3 +277,69 @@ describe("lineReporter", () => {
     expect(lines).toEqual(["asset a1: generating (0s)", "asset a1: completed (1m5s)"]);
   });
 });
+
+describe("CliContext.wait (real timers, in-memory streams)", async () => {
+  const { PassThrough } = await import("node:stream");
+  const { CliContext } = await import("../../src/cli/context.js");
+  const { createIO } = await import("../../src/cli/io.js");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+
+  function context(json: boolean) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const opts = { json, quiet: false, debug: false, color: false, input: false };
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+    const io = createIO({ stdout, stderr, stdin: new PassThrough() }, {}, opts);
+    const ctx = new CliContext(io, opts, { MEDIAGEN_HOME: home }, "0.0.0");
+    const text = (s: InstanceType<typeof PassThrough>) => (s.read() as Buffer | null)?.toString() ?? "";
+    return { ctx, out: () => text(stdout), err: () => text(stderr) };
+  }
+
+  const scripted = (states: Job["status"][]): WaitSpec<Job> => {
+    let i = 0;
+    return {
+      label: "export j1",
+      poll: async () => ({ id: "j1", status: states[Math.min(i++, states.length - 1)]! }),
+      state: (j) => (j.status === "completed" ? "done" : j.status === "failed" ? "failed" : "pending"),
+      describe: (j) => j.status,
+      schedule: () => 10,
+      resume: "mediagen export status j1 --watch",
+    };
+  };
+
+  it("off a TTY with --json: NDJSON state lines on stderr, nothing on stdout until the caller prints", async () => {
+    const c = context(true);
+    const result = await c.ctx.wait(scripted(["pending", "processing", "processing", "completed"]), { intervalMs: 100 });
+    expect(result.status).toBe("completed");
+    expect(c.out()).toBe("");
+    const lines = c.err().trim().split("\n").map((l) => JSON.parse(l) as { state: string; message: string });
+    expect(lines.map((l) => l.message)).toEqual(["pending", "processing", "completed"]);
+    expect(lines.at(-1)!.state).toBe("done");
+  });
+
+  it("a failed job prints its final object on stdout and throws exit 7", async () => {
+    const c = context(true);
+    await expect(c.ctx.wait(scripted(["processing", "failed"]), { intervalMs: 100 })).rejects.toMatchObject({ exitCode: EXIT.jobFailed });
+    expect(JSON.parse(c.out())).toEqual({ id: "j1", status: "failed" });
+  });
+
+  it("times out with exit 8 and the last state on stdout", async () => {
+    const c = context(false);
+    await expect(c.ctx.wait(scripted(["processing"]), { intervalMs: 100, timeoutMs: 350 })).rejects.toMatchObject({
+      exitCode: EXIT.timeout,
+      message: expect.stringContaining("mediagen export status j1 --watch"),
+    });
+    expect(c.out()).toBe("export j1: processing\n");
+  });
+
+  it("SIGINT stops the wait with exit 130 and removes its handler", async () => {
+    const c = context(false);
+    const before = process.listenerCount("SIGINT");
+    const waiting = c.ctx.wait(scripted(["processing"]), { intervalMs: 100 });
+    setTimeout(() => process.emit("SIGINT"), 250);
+    await expect(waiting).rejects.toMatchObject({ exitCode: EXIT.interrupted, message: expect.stringContaining("Resume with: mediagen export status j1 --watch") });
+    expect(process.listenerCount("SIGINT")).toBe(before);
+  });
+});

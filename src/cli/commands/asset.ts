@@ -172,6 +172,18 @@ function simulateOption(value: string | undefined): string | undefined {
 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
+/** 4,5,6,…,15 reads as 4-15; short or broken runs stay as a list. */
+export function formatDurations(ds: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ds.length; ) {
+    let j = i;
+    while (j + 1 < ds.length && ds[j + 1] === ds[j]! + 1) j++;
+    parts.push(j - i >= 2 ? `${ds[i]}-${ds[j]}` : ds.slice(i, j + 1).join(","));
+    i = j + 1;
+  }
+  return parts.join(",");
+}
+
 function modelsTable(ctx: Context, r: ModelListResponse): string[] {
   if (!r.models.length) {
     ctx.io.info("No models match.");
@@ -185,7 +197,7 @@ function modelsTable(ctx: Context, r: ModelListResponse): string[] {
       { header: "provider", get: (m) => m.provider ?? r.provider },
       { header: "cost", get: (m) => m.base_cost, align: "right" },
       { header: "audio", get: (m) => m.has_audio },
-      { header: "durations", get: (m) => m.capabilities.supported_durations.join(",") },
+      { header: "durations", get: (m) => formatDurations(m.capabilities.supported_durations) },
       { header: "plans", get: (m) => m.required_plans },
       { header: "tags", get: (m) => m.tags },
     ],
@@ -207,7 +219,7 @@ function modelLines(m: ModelDetail): string[] {
     ["references", `${c.min_images} to ${c.max_images}`],
     ["aspect ratios", c.supported_aspect_ratios.length ? `${c.supported_aspect_ratios.join(", ")} (default ${c.default_aspect_ratio})` : null],
     ["resolutions", c.supported_resolutions?.length ? `${c.supported_resolutions.join(", ")} (default ${c.default_resolution})` : null],
-    ["durations", c.supported_durations.length ? `${c.supported_durations.join(", ")} s (default ${c.default_duration})` : null],
+    ["durations", c.supported_durations.length ? `${formatDurations(c.supported_durations)} s (default ${c.default_duration})` : null],
     ["prompt cap", m.max_prompt_length],
     ["inputs", Object.keys(props).map((k) => (m.input_schema.required.includes(k) ? `${k}*` : k))],
     ["tags", m.tags],
@@ -231,7 +243,7 @@ function priceLines(p: AssetPricingResponse): string[] {
 
 function assetLines(a: Asset): string[] {
   const g = a.generation_params;
-  return keyValues([
+  const pairs: [string, unknown][] = [
     ["asset", a.asset_id],
     ["status", a.status],
     ["type", a.type],
@@ -244,7 +256,9 @@ function assetLines(a: Asset): string[] {
     ["thumbnail", a.thumbnail_url ?? null],
     ["error", a.error ? `${a.error.code}: ${a.error.message}` : null],
     ["created", a.created_at],
-  ]);
+  ];
+  // Fields the record does not carry in this state are left out rather than shown empty.
+  return keyValues(pairs.filter(([, v]) => v !== null));
 }
 
 // ---- waiting and saving ---------------------------------------------------------------------------

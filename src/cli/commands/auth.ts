@@ -7,9 +7,6 @@ import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 import { keyValues } from "../output.js";
-import { credentialsFile } from "../../config/paths.js";
-import { isValidKeyFormat, removeKey, saveKey } from "../../config/credentials.js";
-import { maskKey } from "../../engine/redact.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -58,6 +55,11 @@ export const command: CommandModule = {
       .action(async (opts: { withKey?: boolean }, cmd: Command) => {
         const ctx = get(cmd);
         const { config, settings } = ctx.resolve();
+        const [{ isValidKeyFormat, saveKey }, { credentialsFile }, { maskKey }] = await Promise.all([
+          import("../../config/credentials.js"),
+          import("../../config/paths.js"),
+          import("../../engine/redact.js"),
+        ]);
         const key = await readKey(ctx, opts.withKey === true);
         if (!isValidKeyFormat(key)) {
           throw new CliError("not an API key: expected mg_live_ followed by 64 hexadecimal characters", EXIT.usage, "invalid_format", "api_key");
@@ -94,6 +96,7 @@ export const command: CommandModule = {
       .action(async (_opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
         const { config } = ctx.resolve();
+        const { removeKey } = await import("../../config/credentials.js");
         const removed = removeKey(config.home, config.profile);
         ctx.print({ profile: config.profile, removed }, () => [], () => []);
         if (!ctx.opts.json) {
@@ -108,6 +111,7 @@ export const command: CommandModule = {
       .action(async (_opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
         const { config, key } = ctx.resolve();
+        const { maskKey } = await import("../../engine/redact.js");
         let shownKey = key;
         if (!shownKey && config.target === "local") shownKey = (await ctx.localInstance()).defaultKey();
         const report: StatusReport = {

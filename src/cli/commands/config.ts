@@ -4,11 +4,11 @@ import type { CommandModule, ContextGetter } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
-import { PROFILE_KEYS, getProfileValue, setProfileValue, unsetProfileValue } from "../../config/profiles.js";
 
 type Getter = (cmd: Command) => CliContext;
 
-const KEYS_HELP = `settings: ${PROFILE_KEYS.join(", ")}`;
+// Spelt out rather than imported from config/profiles.ts (PROFILE_KEYS) to keep --help fast; a test checks they agree.
+export const KEYS_HELP = "settings: target, base_url";
 
 export const command: CommandModule = {
   register(program: Command, getContext: ContextGetter) {
@@ -22,6 +22,7 @@ export const command: CommandModule = {
       .argument("<key>", KEYS_HELP)
       .action(async (key: string, _opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
+        const { getProfileValue } = await import("../../config/profiles.js");
         const profile = ctx.resolve().config.profile;
         const value = (await getProfileValue(ctx.home, profile, key)) ?? null;
         ctx.print({ profile, key, value }, (r) => (r.value === null ? [] : [r.value]), (r) => (r.value === null ? [] : [r.value]));
@@ -36,6 +37,7 @@ export const command: CommandModule = {
       .argument("<value>", "value (target: local|hosted; base_url: http(s) URL)")
       .action(async (key: string, value: string, _opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
+        const { setProfileValue } = await import("../../config/profiles.js");
         const profile = ctx.resolve().config.profile;
         const stored = await setProfileValue(ctx.home, profile, key, value);
         ctx.print({ profile, key, value: stored }, () => [], (r) => [r.value]);
@@ -53,6 +55,7 @@ export const command: CommandModule = {
       .argument("<key>", KEYS_HELP)
       .action(async (key: string, _opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
+        const { unsetProfileValue } = await import("../../config/profiles.js");
         const profile = ctx.resolve().config.profile;
         const removed = await unsetProfileValue(ctx.home, profile, key);
         ctx.print({ profile, key, removed }, () => [], () => []);

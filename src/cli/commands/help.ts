@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule } from "../types.js";
 import { examples } from "../help-text.js";
-import { EXIT_CODE_DOCS } from "../exit-codes.js";
 import { table, widthOf } from "../output.js";
 
 const TOPICS = ["exit-codes"];
@@ -25,6 +24,7 @@ export const command: CommandModule = {
       .action(async (topic: string[], _opts: unknown, cmd: Command) => {
         if (topic.length === 1 && topic[0] === "exit-codes") {
           const ctx = getContext(cmd);
+          const { EXIT_CODE_DOCS } = await import("../exit-codes.js");
           ctx.print(
             EXIT_CODE_DOCS,
             (rows) => [

@@ -359,12 +359,14 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
     const bar = label(ctx, "bar");
     ctx.graph.push(`color=c=${layout.accent}:s=${W}x${barH}:r=${F},format=yuv420p[${bar}]`);
     const withBar = overlayAt(ctx, main, bar, `'-w+w*(n+1)/${N}'`, `${H - barH}`, ":eval=frame:shortest=1");
-    const K = Math.min(N - 1, Math.floor(N / 2));
+    // The thumbnail is the frame at 1 s (or the last). Its branch must END (trim, not select): a
+    // branch that stays open but silent makes ffmpeg drain the whole graph into memory to feed it.
+    const K = Math.min(N - 1, Math.round(F));
     const thumbPng = /\.png$/i.test(o.thumbnailOut ?? "");
     if (o.thumbnailOut) {
       ctx.graph.push(
         `[${withBar}]trim=end_frame=${N},settb=1/${F},setpts=N,split[vout][vthumb]`,
-        `[vthumb]select='eq(n,${K})',scale=in_color_matrix=bt709:in_range=tv${thumbPng ? ",format=rgb24" : ":out_range=pc,format=yuvj420p"}[thumb]`,
+        `[vthumb]trim=start_frame=${K}:end_frame=${K + 1},scale=in_color_matrix=bt709:in_range=tv${thumbPng ? ",format=rgb24" : ":out_range=pc,format=yuvj420p"}[thumb]`,
       );
     } else {
       ctx.graph.push(`[${withBar}]trim=end_frame=${N},settb=1/${F},setpts=N[vout]`);

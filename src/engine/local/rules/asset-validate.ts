@@ -241,8 +241,11 @@ function resolveSlots(
       if (gap) throw invalid(def.name, `${def.name} requires ${gap.name}`);
     }
   }
-  const references = slotDefs.flatMap((d) => (slots[d.name] ? [slots[d.name]!] : []));
-  return { references, slots };
+  const filled = slotDefs.filter((d) => slots[d.name]);
+  return {
+    references: filled.map((d) => slots[d.name]!),
+    slots: Object.fromEntries(filled.map((d) => [d.name, slots[d.name]!])),
+  };
 }
 
 const NAME_RE = new RegExp(ELEMENT_NAME_PATTERN);

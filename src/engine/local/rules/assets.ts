@@ -53,7 +53,7 @@ function listModels(_ctx: RequestContext, input: Record<string, unknown>): Model
 function getModel(_ctx: RequestContext, input: Record<string, unknown>) {
   const name = queryString(input.name);
   const model = name ? findModel(name) : undefined;
-  if (!model) throw ApiError.of("model_not_found", `Model not found: ${name ?? ""}`, { field: "name" });
+  if (!model) throw ApiError.of("model_not_found", `Model not found: ${name ?? ""}`);
   return modelDetail(model);
 }
 
@@ -186,7 +186,7 @@ function assetStatus(ctx: RequestContext, input: Record<string, unknown>) {
   const id = queryString(input.assetId);
   const row: AssetRow | undefined = id ? readAsset(ctx.instance.db, ctx.space.id, id) : undefined;
   // Another space's asset is indistinguishable from a missing one.
-  if (!row) throw ApiError.of("asset_not_found", `Asset not found: ${id ?? ""}`, { field: "assetId" });
+  if (!row) throw ApiError.of("asset_not_found", `Asset not found: ${id ?? ""}`);
   return toAsset(row, ctx.urls);
 }
 

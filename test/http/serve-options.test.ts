@@ -1,0 +1,137 @@
+/** `serve` flags: port, host, public URL, environment; and the address helpers behind them. */
+import { afterEach, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { isLoopbackAddress, normalisePublicUrl, originOf } from "../../src/server/server.js";
+import { assertBuilt, childEnv, runCli, startServe } from "./serve-child.js";
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
+});
+function env(extra: Record<string, string> = {}) {
+  const h = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+  homes.push(h);
+  return childEnv(h, extra);
+}
+
+describe("address helpers", () => {
+  it.each([
+    [{ address: "127.0.0.1", port: 4010, family: "IPv4" }, "http://127.0.0.1:4010"],
+    [{ address: "0.0.0.0", port: 80, family: "IPv4" }, "http://127.0.0.1:80"],
+    [{ address: "::1", port: 9, family: "IPv6" }, "http://[::1]:9"],
+    [{ address: "::", port: 9, family: "IPv6" }, "http://[::1]:9"],
+  ])("originOf(%j) = %s", (addr, want) => {
+    expect(originOf(addr)).toBe(want);
+  });
+
+  it.each([
+    ["https://media.example.com", "https://media.example.com"],
+    ["https://media.example.com/", "https://media.example.com"],
+    ["https://gw.example.com/mediagen/api/public/v1", "https://gw.example.com/mediagen"],
+    ["http://10.1.2.3:8080/api/public/v1/", "http://10.1.2.3:8080"],
+  ])("normalisePublicUrl(%s) = %s", (input, want) => {
+    expect(normalisePublicUrl(input)).toBe(want);
+  });
+
+  it.each([
+    ["127.0.0.1", true],
+    ["127.1.2.3", true],
+    ["localhost", true],
+    ["::1", true],
+    ["[::1]", true],
+    ["0.0.0.0", false],
+    ["::", false],
+    ["192.168.1.10", false],
+  ])("isLoopbackAddress(%s) = %s", (host, want) => {
+    expect(isLoopbackAddress(host)).toBe(want);
+  });
+});
+
+describe("mediagen serve flags", () => {
+  it("rejects a bad --port and a bad rate-limit variable with a usage error (exit 2)", async () => {
+    assertBuilt();
+    const bad = await runCli(["serve", "--port", "http", "--json"], env());
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--port/);
+    const big = await runCli(["serve", "--port", "70000"], env());
+    expect(big.code).toBe(2);
+    const rate = await runCli(["serve", "--port", "0"], env({ MEDIAGEN_LOCAL_RATE_LIMIT: "lots" }));
+    expect(rate.code).toBe(2);
+    expect(rate.stderr).toMatch(/MEDIAGEN_LOCAL_RATE_LIMIT/);
+  });
+
+  it("says so when the port is taken (exit 1)", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    try {
+      const port = (blocker.address() as net.AddressInfo).port;
+      const r = await runCli(["serve", "--port", String(port)], env());
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/already in use/);
+      expect(r.stdout).toBe("");
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("prints the plain base URL (one line) without --json", async () => {
+    const { spawn } = await import("node:child_process");
+    const { BIN } = await import("./serve-child.js");
+    const proc = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      proc.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(out.split("\n")[0]!);
+      });
+      proc.once("exit", (c) => reject(new Error(`exited ${c}`)));
+    });
+    expect(line).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1$/);
+    const exited = new Promise<number | null>((r) => proc.once("exit", r));
+    proc.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("uses --public-url for the base URL it prints", async () => {
+    const e = env();
+    const serve = await startServe(e, ["--public-url", "https://media.example.test/api/public/v1"]);
+    try {
+      expect(serve.baseUrl).toBe("https://media.example.test/api/public/v1");
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
+  });
+
+  it("warns on stderr when binding a non-loopback address", async () => {
+    const serve = await startServe(env(), ["--host", "0.0.0.0", "--public-url", "http://127.0.0.1:1"]);
+    try {
+      expect(serve.stderr()).toMatch(/warning: binding 0\.0\.0\.0 exposes the local instance/);
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
+  });
+
+  it("honours MEDIAGEN_LOCAL_RATE_LIMIT and MEDIAGEN_LOCAL_RATE_WINDOW_MS", async () => {
+    const e = env({ MEDIAGEN_LOCAL_RATE_LIMIT: "2", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "7200000" });
+    const serve = await startServe(e);
+    try {
+      const { createKey } = await import("./serve-child.js");
+      const key = await createKey(e);
+      const statuses: number[] = [];
+      let body: unknown;
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${serve.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${key}` } });
+        statuses.push(r.status);
+        expect(r.headers.get("x-ratelimit-limit")).toBe("2");
+        body = await r.json();
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(body).toMatchObject({ error: "Rate limit exceeded. Maximum 2 requests per 7200 seconds." });
+    } finally {
+      await serve.stop();
+    }
+  });
+});

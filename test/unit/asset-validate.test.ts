@@ -1,0 +1,139 @@
+/**
+ * The start validator as a pure function: what it resolves (defaults, slots, settings, names) and
+ * the plan rule for plans that cannot reach it over the API (free/start spaces are stopped earlier by
+ * plan_required). The HTTP-visible rules are covered table by table in test/scenarios/assets.test.ts.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../src/engine/errors.js";
+import type { LibraryAsset, StartLookups } from "../../src/engine/local/rules/asset-refs.js";
+import { locateUrl } from "../../src/engine/local/rules/asset-refs.js";
+import { priceParamsOf, validateStart } from "../../src/engine/local/rules/asset-validate.js";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+const png = path.join(dir, "a.png");
+fs.writeFileSync(png, "not checked here");
+
+const library: Record<string, LibraryAsset> = {
+  "0000000000000000000000aa": { id: "0000000000000000000000aa", type: "video", status: "completed", file: "/m/a.mp4", width: 1280, height: 720, duration_seconds: 6.2, folder_id: "f1" },
+  "0000000000000000000000bb": { id: "0000000000000000000000bb", type: "image", status: "generating", file: null, width: null, height: null, duration_seconds: null, folder_id: null },
+};
+const lookups: StartLookups = {
+  asset: (id) => library[id],
+  avatarThumbnail: (id) => (id === "av_1" ? "/m/av_1.jpg" : undefined),
+  folder: (id) => (id === "f1" ? { type: "assets" } : id === "v1" ? { type: "videos" } : undefined),
+  fileExists: (p) => p === png,
+  cwd: dir,
+};
+
+function err(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error("expected an ApiError");
+}
+
+describe("validateStart", () => {
+  it("applies the model's defaults and settings", () => {
+    const v = validateStart({ type: "video", model: "vidA-3", prompt: "  waves  " }, "PRO", lookups);
+    expect(v).toMatchObject({
+      prompt: "waves",
+      aspectRatio: "9:16",
+      resolution: "720p",
+      duration: 8,
+      generationCount: 1,
+      settings: { generateAudio: true },
+      audio: true,
+      fileName: "waves",
+      folderId: null,
+      references: [],
+    });
+    const off = validateStart({ type: "video", model: "vidA-3", prompt: "w", model_settings: { generateAudio: false } }, "PRO", lookups);
+    expect(off.audio).toBe(false);
+  });
+
+  it.each([
+    ["free", 403],
+    ["start", 403],
+    ["PRO", undefined],
+    ["ENTREPRISE", undefined],
+  ] as const)("plan %s on the PRO/ENTREPRISE model → %s", (plan, status) => {
+    const body = { type: "video", model: "vidD-omni", prompt: "x" };
+    if (status === undefined) expect(() => validateStart(body, plan, lookups)).not.toThrow();
+    else {
+      const e = err(() => validateStart(body, plan, lookups));
+      expect([e.status, e.code, e.field]).toEqual([403, "not_eligible", "model"]);
+      expect(e.message).toMatch(/PRO or ENTREPRISE/);
+    }
+  });
+
+  it("resolves relative local paths against the working directory", () => {
+    const v = validateStart({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: "a.png" }] }, "PRO", lookups);
+    expect(v.references[0]).toMatchObject({ item: { url: "a.png" }, kind: "image", source: png });
+  });
+
+  it("takes the source length from a library asset (upscale pricing)", () => {
+    const v = validateStart({ type: "video", model: "vidC-upscale", source_video: { asset_id: "0000000000000000000000aa" } }, "PRO", lookups);
+    expect(v.sourceSeconds).toBe(6.2);
+    expect(v.prompt).toBe("");
+    expect(priceParamsOf(v)).toMatchObject({ sourceSeconds: 6.2, referenceCount: 1 });
+  });
+
+  it("refuses an asset that is not completed yet", () => {
+    const e = err(() => validateStart({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0000000000000000000000bb" }] }, "PRO", lookups));
+    expect([e.code, e.field]).toEqual(["invalid_value", "references[0].asset_id"]);
+  });
+
+  it("inherits the parent's folder and ignores folder_id (even an invalid one)", () => {
+    const v = validateStart({ type: "image", model: "imgA-4", prompt: "x", parent_media_id: "0000000000000000000000aa", folder_id: "v1" }, "PRO", lookups);
+    expect([v.folderId, v.parentMediaId]).toEqual(["f1", "0000000000000000000000aa"]);
+  });
+
+  it("maps references onto the empty slots in order", () => {
+    const v = validateStart(
+      { type: "video", model: "vidB-motion", prompt: "x", motion_video: { asset_id: "0000000000000000000000aa" }, references: [{ avatar_id: "av_1" }] },
+      "PRO",
+      lookups,
+    );
+    expect(Object.keys(v.slots)).toEqual(["start_image", "motion_video"]);
+    expect(v.references.map((r) => r.item)).toEqual([{ avatar_id: "av_1" }, { asset_id: "0000000000000000000000aa" }]);
+  });
+
+  it("matches @name mentions as whole names", () => {
+    const el = (prompt: string) => ({
+      type: "video",
+      model: "vidD-omni",
+      prompt,
+      elements: [{ name: "hero", images: [{ url: png }, { avatar_id: "av_1" }] }],
+    });
+    expect(validateStart(el("@hero, then rest"), "PRO", lookups).elements[0]!.name).toBe("hero");
+    expect(err(() => validateStart(el("@heroes"), "PRO", lookups)).field).toBe("elements[0].name");
+    expect(err(() => validateStart(el("hero"), "PRO", lookups)).field).toBe("elements[0].name");
+  });
+
+  it("rejects a duplicate element name", () => {
+    const images = [{ url: png }, { url: png }];
+    const e = err(() =>
+      validateStart({ type: "video", model: "vidD-omni", prompt: "@a @A", elements: [{ name: "a", images }, { name: "A", images }] }, "PRO", lookups),
+    );
+    expect(e.field).toBe("elements[1].name");
+  });
+});
+
+describe("locateUrl", () => {
+  it.each([
+    ["https://cdn.example.com/x.png?sig=1", { remote: "https://cdn.example.com/x.png?sig=1" }],
+    ["file:///tmp/x.png", { local: "/tmp/x.png" }],
+    ["/abs/x.png", { local: "/abs/x.png" }],
+    ["rel/x.png", { local: "/base/rel/x.png" }],
+    ["data:image/png;base64,AAAA", undefined],
+    ["s3://bucket/x.png", undefined],
+  ])("%s", (value, expected) => {
+    expect(locateUrl(value, "/base")).toEqual(expected);
+  });
+});

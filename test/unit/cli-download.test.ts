@@ -1,0 +1,105 @@
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { download } from "../../src/cli/download.js";
+import { readJsonBody } from "../../src/cli/body.js";
+import { Readable } from "node:stream";
+import { EXIT } from "../../src/cli/types.js";
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+const PAYLOAD = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
+
+const server = http.createServer((req, res) => {
+  if (req.url === "/media/a.mp4") res.writeHead(200, { "content-type": "video/mp4" }).end(PAYLOAD);
+  else if (req.url === "/redirect") res.writeHead(302, { location: "/media/a.mp4" }).end();
+  else if (req.url === "/gone") res.writeHead(404).end("no");
+  else res.writeHead(500).end("boom");
+});
+let base = "";
+beforeAll(async () => {
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const leftovers = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith(".part"));
+
+describe("download", () => {
+  it("fetches http(s) into dir/name and returns the absolute path", async () => {
+    const dir = path.join(tmp(), "out");
+    const p = await download(`${base}/media/a.mp4`, dir, "a1.mp4");
+    expect(p).toBe(path.join(dir, "a1.mp4"));
+    expect(path.isAbsolute(p)).toBe(true);
+    expect(fs.readFileSync(p).equals(PAYLOAD)).toBe(true);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it("follows redirects", async () => {
+    const dir = tmp();
+    const p = await download(`${base}/redirect`, dir, "r.mp4");
+    expect(fs.readFileSync(p).equals(PAYLOAD)).toBe(true);
+  });
+
+  it("copies file:// URLs and plain paths", async () => {
+    const src = path.join(tmp(), "src.png");
+    fs.writeFileSync(src, "png-bytes");
+    const dir = tmp();
+    expect(fs.readFileSync(await download(pathToFileURL(src).href, dir, "x.png"), "utf8")).toBe("png-bytes");
+    expect(fs.readFileSync(await download(src, dir, "y.png"), "utf8")).toBe("png-bytes");
+  });
+
+  it("refuses to overwrite without force (exit 2), overwrites with it", async () => {
+    const dir = tmp();
+    const target = path.join(dir, "a.mp4");
+    fs.writeFileSync(target, "old");
+    await expect(download(`${base}/media/a.mp4`, dir, "a.mp4")).rejects.toMatchObject({ exitCode: EXIT.usage, code: "file_exists" });
+    expect(fs.readFileSync(target, "utf8")).toBe("old");
+    await download(`${base}/media/a.mp4`, dir, "a.mp4", { force: true });
+    expect(fs.readFileSync(target).equals(PAYLOAD)).toBe(true);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it.each([
+    ["/gone", EXIT.notFound],
+    ["/error", EXIT.error],
+  ])("HTTP failure %s → exit %i, no file left behind", async (p, code) => {
+    const dir = tmp();
+    await expect(download(`${base}${p}`, dir, "f.mp4")).rejects.toMatchObject({ exitCode: code });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it("a missing local source → exit 4; a name with a slash → exit 2", async () => {
+    const dir = tmp();
+    await expect(download(pathToFileURL(path.join(dir, "nope.png")).href, dir, "n.png")).rejects.toMatchObject({ exitCode: EXIT.notFound });
+    await expect(download(`${base}/media/a.mp4`, dir, "../evil.mp4")).rejects.toMatchObject({ exitCode: EXIT.usage });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe("readJsonBody", () => {
+  const stdin = (text: string, isTTY = false) => Object.assign(Readable.from([Buffer.from(text)]), { isTTY });
+
+  it("reads an object from stdin or a file", async () => {
+    expect(await readJsonBody("-", { stdin: stdin('{"a":1}') }, true)).toEqual({ a: 1 });
+    const f = path.join(tmp(), "b.json");
+    fs.writeFileSync(f, '{"name":"x"}');
+    expect(await readJsonBody(f, { stdin: stdin("") }, true)).toEqual({ name: "x" });
+  });
+
+  it.each([
+    ["bad JSON", "{", "invalid_json"],
+    ["an array", "[]", "invalid_json"],
+    ["a string", '"x"', "invalid_json"],
+    ["empty", "", "invalid_json"],
+  ])("%s → exit 2", async (_n, text, code) => {
+    await expect(readJsonBody("-", { stdin: stdin(text) }, true)).rejects.toMatchObject({ exitCode: EXIT.usage, code });
+  });
+
+  it("refuses a terminal on stdin under --no-input instead of waiting", async () => {
+    await expect(readJsonBody("-", { stdin: stdin("{}", true) }, false)).rejects.toMatchObject({ exitCode: EXIT.usage });
+  });
+});

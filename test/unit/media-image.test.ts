@@ -1,0 +1,119 @@
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getTools, MediaInputError, RenderError, renderImage, type Tools } from "../../src/engine/local/media/index.js";
+import { pngSize } from "../../src/engine/local/media/inputs.js";
+import { leftoverTemps, makeImage, makeVideo, sha, tempDir } from "./media-fixtures.js";
+
+let tools: Tools;
+let dir: string;
+let refA: string;
+let refB: string;
+let refVideo: string;
+
+beforeAll(async () => {
+  tools = await getTools();
+  dir = tempDir();
+  refA = makeImage(tools, path.join(dir, "a.png"), { size: "200x120" });
+  refB = makeImage(tools, path.join(dir, "b.png"), { size: "90x160", source: "rgbtestsrc" });
+  refVideo = makeVideo(tools, path.join(dir, "clip.mp4"), { seconds: 2 });
+});
+
+describe("renderImage", () => {
+  it.each([
+    [1024, 1024],
+    [1280, 720],
+    [720, 1280],
+    [1536, 640],
+    [333, 77],
+    [64, 64],
+    [1, 1],
+  ])("writes a PNG of exactly %ix%i", async (width, height) => {
+    const out = path.join(dir, `size-${width}x${height}.png`);
+    const r = await renderImage({ out, width, height, prompt: "A lighthouse at dusk", label: "flux" });
+    expect({ width: r.width, height: r.height }).toEqual({ width, height });
+    expect(pngSize(out)).toEqual({ width, height });
+  });
+
+  it("gives the same bytes for the same inputs and different bytes for another prompt", async () => {
+    const o = { width: 320, height: 240, prompt: "same inputs", label: "m", references: [refA] };
+    await renderImage({ ...o, out: path.join(dir, "d1.png") });
+    await renderImage({ ...o, out: path.join(dir, "d2.png") });
+    await renderImage({ ...o, prompt: "other inputs", out: path.join(dir, "d3.png") });
+    expect(sha(path.join(dir, "d1.png"))).toBe(sha(path.join(dir, "d2.png")));
+    expect(sha(path.join(dir, "d3.png"))).not.toBe(sha(path.join(dir, "d1.png")));
+  });
+
+  it("composites every reference, images and the first frame of videos", async () => {
+    const base = { width: 320, height: 240, prompt: "refs", label: "m" };
+    const outs = {
+      none: path.join(dir, "r0.png"),
+      a: path.join(dir, "r1.png"),
+      ab: path.join(dir, "r2.png"),
+      video: path.join(dir, "r3.png"),
+    };
+    await renderImage({ ...base, out: outs.none });
+    await renderImage({ ...base, out: outs.a, references: [refA] });
+    await renderImage({ ...base, out: outs.ab, references: [refA, refB] });
+    await renderImage({ ...base, out: outs.video, references: [refVideo] });
+    const hashes = Object.values(outs).map(sha);
+    expect(new Set(hashes).size).toBe(4);
+    for (const f of Object.values(outs)) expect(pngSize(f)).toEqual({ width: 320, height: 240 });
+  });
+
+  it("copes with awkward paths: spaces, quotes, colons, commas, brackets and % in names", async () => {
+    const weird = path.join(dir, "we:ird, [dir]'s %d");
+    fs.mkdirSync(weird, { recursive: true });
+    const font = path.join(weird, "font's, [x]:.ttf");
+    fs.copyFileSync(tools.fontFile, font);
+    const ref = path.join(weird, "ref %03d.png");
+    fs.copyFileSync(refA, ref);
+    const out = path.join(weird, "out 'x', [y].png");
+    const r = await renderImage({ out, width: 200, height: 100, prompt: "50% off: it's [odd], isn't it? %{pts}", references: [ref], tools: { ...tools, fontFile: font } });
+    expect(r.textDrawn).toBe(true);
+    expect(pngSize(out)).toEqual({ width: 200, height: 100 });
+  });
+
+  it("still renders at the exact size when this ffmpeg cannot draw text", async () => {
+    const out = path.join(dir, "notext.png");
+    const withText = path.join(dir, "withtext.png");
+    const o = { width: 300, height: 200, prompt: "no drawtext here", references: [refA] };
+    const r = await renderImage({ ...o, out, tools: { ...tools, hasDrawtext: false } });
+    await renderImage({ ...o, out: withText });
+    expect(r.textDrawn).toBe(false);
+    expect(pngSize(out)).toEqual({ width: 300, height: 200 });
+    expect(sha(out)).not.toBe(sha(withText));
+  });
+
+  it("rejects bad sizes and missing references before running anything", async () => {
+    const out = path.join(dir, "bad.png");
+    await expect(renderImage({ out, width: 0, height: 10, prompt: "x" })).rejects.toMatchObject({ name: "MediaInputError", field: "width" });
+    await expect(renderImage({ out, width: 10, height: 9000, prompt: "x" })).rejects.toBeInstanceOf(MediaInputError);
+    await expect(renderImage({ out, width: 10, height: 10.5, prompt: "x" })).rejects.toMatchObject({ field: "height" });
+    await expect(renderImage({ out, width: 10, height: 10, prompt: "x", references: [path.join(dir, "nope.png")] })).rejects.toMatchObject({
+      field: "references[0]",
+    });
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it("leaves no output and no temp file when ffmpeg fails, and says why", async () => {
+    const sub = path.join(dir, "fail");
+    fs.mkdirSync(sub);
+    const broken = path.join(sub, "broken.png");
+    fs.writeFileSync(broken, "this is not an image");
+    const out = path.join(sub, "out.png");
+    const err = await renderImage({ out, width: 100, height: 100, prompt: "x", references: [broken] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderError);
+    expect((err as RenderError).stderrTail.length).toBeGreaterThan(0);
+    expect(fs.existsSync(out)).toBe(false);
+    expect(leftoverTemps(sub)).toEqual([]);
+  });
+
+  it("replaces an existing output whole", async () => {
+    const out = path.join(dir, "replace.png");
+    fs.writeFileSync(out, "old");
+    await renderImage({ out, width: 50, height: 40, prompt: "new" });
+    expect(pngSize(out)).toEqual({ width: 50, height: 40 });
+    expect(leftoverTemps(dir)).toEqual([]);
+  });
+});
