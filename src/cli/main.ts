@@ -25,10 +25,12 @@ async function main(argv: string[]): Promise<number> {
     return ctx;
   };
 
-  const program = buildProgram(version, getContext, {
-    writeOut: (s) => process.stdout.write(s),
-    writeErr: (s) => process.stderr.write(redact(s)),
-  });
+  const program = await buildProgram(
+    version,
+    getContext,
+    { writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(redact(s)) },
+    { args: argv.slice(2) },
+  );
   program.hook("preAction", async (_root, action) => {
     const [{ CliContext }, { createIO }, { loadStyles }] = await Promise.all([
       import("./context.js"),
@@ -44,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "commander.helpDisplayed" || code === "commander.version") return 0;
     const { renderError } = await import("./errors.js");
     // Usage errors happen before any context exists: read the flags that shape the report from argv.
     const flags = ctx?.opts ?? {

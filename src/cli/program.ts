@@ -2,22 +2,10 @@
  * The commander program: global options, the command groups, and the settings every command
  * inherits (usage errors become exit 2, output goes through our streams).
  */
-import { Command, Option } from "commander";
-import type { CommandModule, ContextGetter, GlobalOptions } from "./types.js";
+import { Command, Help, Option } from "commander";
+import type { ContextGetter, GlobalOptions } from "./types.js";
 import { examples } from "./help-text.js";
-import { command as folder } from "./commands/folder.js";
-import { command as asset } from "./commands/asset.js";
-import { command as avatar } from "./commands/avatar.js";
-import { command as voice } from "./commands/voice.js";
-import { command as local } from "./commands/local.js";
-import { command as serve } from "./commands/serve.js";
-import { command as auth } from "./commands/auth.js";
-import { command as config } from "./commands/config.js";
-import { command as completion } from "./commands/completion.js";
-import { command as help } from "./commands/help.js";
-import { command as complete } from "./commands/complete.js";
-
-export const MODULES: CommandModule[] = [folder, asset, avatar, voice, local, serve, auth, config, completion, help, complete];
+import { COMMANDS, addStub, firstOperand, initRegistry, loadAllCommands, loadCommand, stubTerms } from "./registry.js";
 
 export interface ProgramOutput {
   writeOut(s: string): void;
@@ -40,7 +28,12 @@ export function globalOptions(cmd: Command): GlobalOptions {
   };
 }
 
-export function buildProgram(version: string, getContext: ContextGetter, output: ProgramOutput): Command {
+export interface BuildOptions {
+  /** argv without node and the script: only the group it names is loaded. Omit to load every group. */
+  args?: string[];
+}
+
+export async function buildProgram(version: string, getContext: ContextGetter, output: ProgramOutput, opts: BuildOptions = {}): Promise<Command> {
   const program = new Command("mediagen")
     .description("Generate images, videos, avatars and voices through the mediagen service, or a local instance of it.")
     .version(version, "-V, --version", "print the version")
@@ -52,7 +45,12 @@ export function buildProgram(version: string, getContext: ContextGetter, output:
     .addOption(new Option("--target <target>", "local instance or hosted service").choices(["local", "hosted"]))
     .addOption(new Option("--base-url <url>", "hosted base URL (/api/public/v1 is appended when missing)"))
     .addOption(new Option("--profile <name>", "configuration profile"))
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      showGlobalOptions: true,
+      subcommandTerm(cmd: Command) {
+        return stubTerms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
+      },
+    })
     .helpCommand(false);
 
   examples(program, [
@@ -66,16 +64,29 @@ export function buildProgram(version: string, getContext: ContextGetter, output:
     "\nEnvironment: MEDIAGEN_TARGET, MEDIAGEN_BASE_URL, MEDIAGEN_API_KEY, MEDIAGEN_PROFILE, MEDIAGEN_HOME, NO_COLOR, CI",
   );
 
-  for (const m of MODULES) m.register(program, getContext);
-
-  // Applied after registration so commands built with `new Command()` by any module get it too.
-  const visit = (cmd: Command) => {
+  // Applied to every command, including those a module builds with `new Command()`.
+  const settle = (cmd: Command) => {
     cmd.exitOverride();
     cmd.configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr });
     cmd.showSuggestionAfterError(true);
     if (cmd !== program) cmd.showHelpAfterError("(add --help for usage and examples)");
-    cmd.commands.forEach(visit);
+    cmd.commands.forEach(settle);
   };
-  visit(program);
+  settle(program);
+  initRegistry(program, getContext, settle);
+
+  if (opts.args === undefined) {
+    for (const e of COMMANDS) addStub(program, e);
+    await loadAllCommands(program);
+  } else {
+    const wanted = firstOperand(opts.args);
+    for (const e of COMMANDS) {
+      if (e.name === wanted) await loadCommand(program, e.name);
+      else addStub(program, e);
+    }
+    // The loaded group was appended: restore the table's order for help listings.
+    const order = new Map(COMMANDS.map((e, i) => [e.name, i]));
+    (program.commands as Command[]).sort((a, b) => (order.get(a.name()) ?? 99) - (order.get(b.name()) ?? 99));
+  }
   return program;
 }

@@ -151,6 +151,33 @@ describe("the same commands on both targets", () => {
     expect(JSON.parse(forbidden.stdout)).toMatchObject({ status: "forbidden" });
   });
 
+  it("works with a key stored in a profile by auth login, instead of MEDIAGEN_API_KEY", async () => {
+    const { spawn } = await import("node:child_process");
+    const { BIN } = await import("../http/serve-child.js");
+    const profileEnv = childEnv(fs.mkdtempSync(path.join(os.tmpdir(), "mg-")));
+    try {
+      const login = spawn(process.execPath, [BIN, "--profile", "served", "--target", "hosted", "--base-url", serve.baseUrl, "auth", "login", "--with-key", "--json"], {
+        env: profileEnv,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      login.stdin!.end(key + "\n");
+      let out = "";
+      login.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+      expect(await new Promise((r) => login.once("exit", r))).toBe(0);
+      expect(out).not.toContain(key);
+
+      const status = await runCli(["--profile", "served", "auth", "status", "--json"], profileEnv);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ profile: "served", target: "hosted", base_url: serve.baseUrl, key_source: "profile", status: "ok" });
+      const listed = await runCli(["--profile", "served", "folder", "list", "--type", "videos", "--json"], profileEnv);
+      expect(listed.code).toBe(0);
+      // The same space as the MEDIAGEN_API_KEY runs: the same listing.
+      expect(listed.stdout).toBe((await hosted(["folder", "list", "--type", "videos", "--json"])).stdout);
+    } finally {
+      fs.rmSync(profileEnv.MEDIAGEN_HOME!, { recursive: true, force: true });
+    }
+  });
+
   it("--debug traces hosted requests to stderr without the key or the Authorization header", async () => {
     const r = await hosted(["--debug", "folder", "list", "--json"]);
     expect(r.code).toBe(0);

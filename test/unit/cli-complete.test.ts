@@ -6,7 +6,7 @@ import { completeWords } from "../../src/cli/complete.js";
 const noop = () => {
   throw new Error("no context in completion tests");
 };
-const program = buildProgram("0.0.0", noop, { writeOut: () => {}, writeErr: () => {} });
+const program = await buildProgram("0.0.0", noop, { writeOut: () => {}, writeErr: () => {} });
 
 // A command group like the ones other modules add, to show flags are completed by name.
 const extra = new Command("demo").description("demo group");

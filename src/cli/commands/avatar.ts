@@ -7,7 +7,7 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
 import { examples } from "../help-text.js";
-import { keyValues, table, widthOf } from "../output.js";
+import { cell, keyValues, table, widthOf, type Column } from "../output.js";
 import { waitOptionsFrom } from "../parse.js";
 import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail } from "../../contract/avatar.js";
 import { avatarSchedule } from "../../contract/poll.js";
@@ -119,6 +119,24 @@ export function listQuery(f: ListFlags): Record<string, string | boolean> {
 
 // ---- human output ---------------------------------------------------------------------------------
 
+/**
+ * A table for a terminal of `width`: required columns always, optional ones (in order) only while
+ * every column still fits whole, so ids are never cut to make room for descriptive columns.
+ */
+export function fitTable<T>(rows: readonly T[], columns: readonly (Column<T> & { optional?: boolean })[], width: number): string[] {
+  const natural = (c: Column<T>) => Math.max(c.header.length, ...rows.map((r) => cell(c.get(r)).length));
+  let used = columns.filter((c) => !c.optional).reduce((sum, c) => sum + natural(c) + 2, -2);
+  const keep = new Set<Column<T>>();
+  for (const c of columns) {
+    if (!c.optional) keep.add(c);
+    else if (used + 2 + natural(c) <= width) {
+      keep.add(c);
+      used += 2 + natural(c);
+    }
+  }
+  return table(rows, columns.filter((c) => keep.has(c)), width);
+}
+
 function statusLines(s: AvatarStatusResponse): string[] {
   const r = s.result;
   return keyValues([
@@ -161,15 +179,15 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
     ["created", a.created_at ?? "public catalog"],
     ["thumbnail", a.thumbnail],
   ]);
-  const looks = table(
+  const looks = fitTable(
     a.looks,
     [
       { header: "look", get: (l) => l.id },
-      { header: "name", get: (l) => l.name },
       { header: "status", get: (l) => l.status },
-      { header: "format", get: (l) => l.format },
-      { header: "place", get: (l) => l.place },
-      { header: "emotion", get: (l) => l.emotion },
+      { header: "format", get: (l) => l.format, optional: true },
+      { header: "place", get: (l) => l.place, optional: true },
+      { header: "name", get: (l) => l.name, optional: true },
+      { header: "emotion", get: (l) => l.emotion, optional: true },
     ],
     widthOf(ctx.io),
   );
@@ -181,18 +199,19 @@ function listTable(ctx: Context, items: AvatarListItem[]): string[] {
     ctx.io.info("No looks match.");
     return [];
   }
-  return table(
+  return fitTable(
     items,
     [
       { header: "look", get: (i) => i.id },
       { header: "avatar", get: (i) => i.avatar_id },
-      { header: "name", get: (i) => i.look_name },
-      { header: "gender", get: (i) => i.gender },
-      { header: "age", get: (i) => i.age_range },
-      { header: "place", get: (i) => i.place },
-      { header: "emotion", get: (i) => i.emotion },
-      { header: "format", get: (i) => i.format },
-      { header: "selfie", get: (i) => i.selfie },
+      { header: "place", get: (i) => i.place, optional: true },
+      { header: "format", get: (i) => i.format, optional: true },
+      { header: "gender", get: (i) => i.gender, optional: true },
+      { header: "name", get: (i) => i.avatar_name, optional: true },
+      { header: "emotion", get: (i) => i.emotion, optional: true },
+      { header: "age", get: (i) => i.age_range, optional: true },
+      { header: "selfie", get: (i) => i.selfie, optional: true },
+      { header: "look name", get: (i) => i.look_name, optional: true },
     ],
     widthOf(ctx.io),
   );

@@ -21,6 +21,8 @@ export const command: CommandModule = {
           const [{ completeWords }, { dynamicValues }] = await Promise.all([import("../complete.js"), import("../complete-values.js")]);
           let lines: string[];
           if (kind === "words") {
+            const { loadAllCommands } = await import("../registry.js");
+            await loadAllCommands(program);
             const result = completeWords(program, words);
             lines = "lines" in result ? result.lines : await dynamicValues(ctx, result.dynamic);
             if ("dynamic" in result) {

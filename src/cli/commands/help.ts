@@ -37,6 +37,8 @@ export const command: CommandModule = {
           );
           return;
         }
+        const { loadAllCommands } = await import("../registry.js");
+        await loadAllCommands(program);
         const target = findCommand(program, topic);
         if (!target) {
           throw new CliError(`no help for "${topic.join(" ")}": not a command or topic (topics: ${TOPICS.join(", ")})`, EXIT.usage, "usage_error");

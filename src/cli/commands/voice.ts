@@ -5,7 +5,8 @@
 import { Option, type Command } from "commander";
 import type { CommandModule, Context } from "../types.js";
 import { examples } from "../help-text.js";
-import { keyValues, table, widthOf } from "../output.js";
+import { keyValues, widthOf } from "../output.js";
+import { fitTable } from "./avatar.js";
 import type { ResourceVoice, Voice } from "../../contract/voice.js";
 
 interface FilterFlags {
@@ -35,15 +36,15 @@ function voicesTable(ctx: Context, voices: Voice[]): string[] {
     ctx.io.info("No voices match.");
     return [];
   }
-  return table(
+  return fitTable(
     voices,
     [
       { header: "id", get: (v) => v.id },
-      { header: "name", get: (v) => v.name },
-      { header: "language", get: (v) => v.language },
-      { header: "gender", get: (v) => v.gender },
-      { header: "source", get: (v) => v.source },
-      { header: "tags", get: (v) => v.tags },
+      { header: "name", get: (v) => v.name, optional: true },
+      { header: "language", get: (v) => v.language, optional: true },
+      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "source", get: (v) => v.source, optional: true },
+      { header: "tags", get: (v) => v.tags, optional: true },
     ],
     widthOf(ctx.io),
   );
@@ -54,16 +55,16 @@ function resourcesTable(ctx: Context, voices: ResourceVoice[]): string[] {
     ctx.io.info("No voices match.");
     return [];
   }
-  return table(
+  return fitTable(
     voices,
     [
       { header: "id", get: (v) => v.id },
-      { header: "name", get: (v) => v.name },
-      { header: "language", get: (v) => v.language },
-      { header: "accent", get: (v) => v.accent },
-      { header: "gender", get: (v) => v.gender },
-      { header: "tags", get: (v) => v.tags },
       { header: "preview", get: (v) => v.preview },
+      { header: "name", get: (v) => v.name, optional: true },
+      { header: "language", get: (v) => v.language, optional: true },
+      { header: "accent", get: (v) => v.accent, optional: true },
+      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "tags", get: (v) => v.tags, optional: true },
     ],
     widthOf(ctx.io),
   );

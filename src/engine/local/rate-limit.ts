@@ -40,28 +40,25 @@ export class RateLimiter {
     return { start, reset: Math.ceil((start + this.config.windowMs) / 1000) };
   }
 
-  /** Counts one request if the window has room. */
+  /**
+   * Counts one request if the window has room: one upsert that increments only below the limit, so
+   * the check and the count are a single atomic statement across processes.
+   */
   hit(spaceId: string): RateDecision {
     const db = this.host.db;
     const { limit } = this.config;
-    return db
-      .transaction((): RateDecision => {
-        const { start, reset } = this.window(this.host.clock.now());
-        const row = db
-          .prepare("SELECT count FROM rate_windows WHERE space_id = ? AND window_start = ?")
-          .get(spaceId, start) as { count: number } | undefined;
-        const used = row?.count ?? 0;
-        if (used >= limit) return { allowed: false, info: { limit, remaining: 0, reset } };
-        if (row) {
-          db.prepare("UPDATE rate_windows SET count = count + 1 WHERE space_id = ? AND window_start = ?").run(spaceId, start);
-        } else {
-          // A space's older windows are dead weight once a new one opens.
-          db.prepare("DELETE FROM rate_windows WHERE space_id = ? AND window_start < ?").run(spaceId, start);
-          db.prepare("INSERT INTO rate_windows (space_id, window_start, count) VALUES (?, ?, 1)").run(spaceId, start);
-        }
-        return { allowed: true, info: { limit, remaining: limit - used - 1, reset } };
-      })
-      .immediate();
+    const { start, reset } = this.window(this.host.clock.now());
+    const row = db
+      .prepare(
+        `INSERT INTO rate_windows (space_id, window_start, count) VALUES (?, ?, 1)
+         ON CONFLICT (space_id, window_start) DO UPDATE SET count = count + 1 WHERE count < ?
+         RETURNING count`,
+      )
+      .get(spaceId, start, limit) as { count: number } | undefined;
+    if (!row) return { allowed: false, info: { limit, remaining: 0, reset } };
+    // A space's older windows are dead weight once a new one opens.
+    if (row.count === 1) db.prepare("DELETE FROM rate_windows WHERE space_id = ? AND window_start < ?").run(spaceId, start);
+    return { allowed: true, info: { limit, remaining: limit - row.count, reset } };
   }
 
   /** The current window's state without counting (for answers that are not counted, like 403). */

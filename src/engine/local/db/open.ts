@@ -21,11 +21,32 @@ export function openDatabase(file: string): DB {
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     migrate(db);
+    cacheStatements(db);
     return db;
   } catch (e) {
     db.close();
     throw e;
   }
+}
+
+/**
+ * Compiling a statement costs more than running most of ours (a profile of the served instance spent a
+ * quarter of its time in `prepare`), so each SQL text is compiled once per connection. A cached
+ * statement is shared: its read modes are reset on every fetch so a caller's `.pluck()` cannot leak.
+ */
+function cacheStatements(db: DB): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, ReturnType<DB["prepare"]>>();
+  db.prepare = ((sql: string) => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      cache.set(sql, stmt);
+    } else if (stmt.reader) {
+      stmt.pluck(false).expand(false).raw(false);
+    }
+    return stmt;
+  }) as DB["prepare"];
 }
 
 export function schemaVersion(db: DB): number {

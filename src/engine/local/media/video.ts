@@ -387,6 +387,7 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
 
     const script = path.join(workDir, "video.graph");
     fs.writeFileSync(script, ctx.graph.join(";\n"));
+    if (process.env.MG_DEBUG_GRAPH) fs.copyFileSync(script, process.env.MG_DEBUG_GRAPH);
     const major = ffmpegMajor(tools.ffmpegVersion);
     const timing = major !== undefined && major >= 5 ? ["-fps_mode", "passthrough"] : [];
     const globalTiming = timing.length ? [] : ["-vsync", "passthrough"];
@@ -404,6 +405,10 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
           "-progress",
           "pipe:1",
           ...globalTiming,
+          // Slice-threaded blending (overlay with alpha) races on shared chroma rows and made the same
+          // inputs give different files now and then; the per-frame filter work here is small anyway.
+          "-filter_complex_threads",
+          "1",
           ...ctx.inputs,
           "-filter_complex_script",
           script,
@@ -415,6 +420,10 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
           o.preset ?? "veryfast",
           "-crf",
           "23",
+          // x264's frame threads make the output vary from run to run (measured); slice threads keep
+          // both cores busy and the same inputs give the same file.
+          "-x264-params",
+          "sliced-threads=1",
           "-pix_fmt",
           "yuv420p",
           // Sets the encoder's time base to the frame grid; with passthrough timing it never dups/drops.

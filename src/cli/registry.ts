@@ -1,0 +1,123 @@
+/**
+ * The command groups, loaded lazily. `mediagen --help` lists every group from this table without
+ * importing any group's module, and `mediagen asset …` imports only the asset module: startup stays
+ * close to a bare `node` (see bench/startup.mjs). test/unit/cli-registry.test.ts checks that this
+ * table matches what the modules register.
+ */
+import type { Command } from "commander";
+import type { CommandModule, ContextGetter } from "./types.js";
+
+export interface CommandEntry {
+  name: string;
+  /** The one-line description shown in `mediagen --help` (the module's own description). */
+  summary: string;
+  /** How `mediagen --help` shows the command when it has arguments or options, e.g. `serve [options]`. */
+  term?: string;
+  hidden?: boolean;
+  load(): Promise<{ command: CommandModule }>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "folder", summary: "Create and list folders", load: () => import("./commands/folder.js") },
+  { name: "asset", summary: "Generate images and videos (assets) with a model", load: () => import("./commands/asset.js") },
+  { name: "avatar", summary: "Create, edit and browse avatars and their looks", load: () => import("./commands/avatar.js") },
+  {
+    name: "voice",
+    summary: "Browse voices (space voices and the public catalog your plan unlocks)",
+    load: () => import("./commands/voice.js"),
+  },
+  {
+    name: "local",
+    summary: "Manage the local instance: spaces, keys, credits, ledger, webhooks",
+    load: () => import("./commands/local.js"),
+  },
+  {
+    name: "serve",
+    summary: "Serve the local instance over HTTP at the service's paths (/api/public/v1), with workers in process",
+    term: "serve [options]",
+    load: () => import("./commands/serve.js"),
+  },
+  { name: "auth", summary: "Log in and out of a target, and check the key in use", load: () => import("./commands/auth.js") },
+  { name: "config", summary: "Read and write profile settings (settings: target, base_url)", load: () => import("./commands/config.js") },
+  {
+    name: "completion",
+    summary: "Print the shell completion script (commands, flags, and model/voice/look/folder ids)",
+    term: "completion <shell>",
+    load: () => import("./commands/completion.js"),
+  },
+  { name: "help", summary: "Show help for a command, or a topic (exit-codes)", term: "help [topic...]", load: () => import("./commands/help.js") },
+  {
+    name: "__complete",
+    summary: "completion candidates for the shell scripts",
+    term: "__complete <kind> [words...]",
+    hidden: true,
+    load: () => import("./commands/complete.js"),
+  },
+];
+
+interface Registration {
+  getContext: ContextGetter;
+  /** Applies the frame's settings (exit override, output) to a command tree. */
+  settle(cmd: Command): void;
+}
+
+const registrations = new WeakMap<Command, Registration>();
+const stubs = new WeakSet<Command>();
+/** Root-help terms of stubs (their real arguments and options are not loaded). */
+export const stubTerms = new WeakMap<Command, string>();
+
+/** Global options that take a value, so the words after them are not mistaken for a command. */
+const VALUE_OPTIONS = new Set(["--target", "--base-url", "--profile"]);
+
+/** The first word of argv (after node and the script) that is not an option or an option's value. */
+export function firstOperand(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") return args[i + 1];
+    if (a.startsWith("-")) {
+      if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    return a;
+  }
+  return undefined;
+}
+
+export function initRegistry(program: Command, getContext: ContextGetter, settle: (cmd: Command) => void): void {
+  registrations.set(program, { getContext, settle });
+}
+
+export function addStub(program: Command, entry: CommandEntry): void {
+  const stub = program.command(entry.name, entry.hidden ? { hidden: true } : {}).description(entry.summary);
+  stubs.add(stub);
+  if (entry.term) stubTerms.set(stub, entry.term);
+}
+
+async function register(program: Command, entry: CommandEntry): Promise<void> {
+  const reg = registrations.get(program);
+  if (!reg) throw new Error("initRegistry(program) first");
+  const before = new Set(program.commands);
+  const { command } = await entry.load();
+  command.register(program, reg.getContext);
+  for (const c of program.commands) if (!before.has(c)) reg.settle(c);
+}
+
+/** Replaces a group's stub by the real commands (no-op when already loaded). */
+export async function loadCommand(program: Command, name: string): Promise<boolean> {
+  const entry = COMMANDS.find((e) => e.name === name);
+  if (!entry) return false;
+  const idx = program.commands.findIndex((c) => c.name() === name);
+  const existing = idx >= 0 ? program.commands[idx] : undefined;
+  if (existing && !stubs.has(existing)) return true;
+  if (existing) (program.commands as Command[]).splice(idx, 1);
+  await register(program, entry);
+  return true;
+}
+
+/** Loads every group (completion and `help <command>` need the whole tree). */
+export async function loadAllCommands(program: Command): Promise<void> {
+  for (const e of COMMANDS) await loadCommand(program, e.name);
+  // Keep the table's order, whatever order the groups were loaded in.
+  const order = new Map(COMMANDS.map((e, i) => [e.name, i]));
+  (program.commands as Command[]).sort((a, b) => (order.get(a.name()) ?? 99) - (order.get(b.name()) ?? 99));
+}
