@@ -1,10 +1,5 @@
-import { hasApiAccess } from "../contract/plans.js";
-import { authenticate } from "../engine/local/keys.js";
 import type { LocalInstance } from "../engine/local/instance.js";
-import type { UrlBuilder } from "../engine/local/types.js";
 import type { Precheck } from "./routes.js";
-
-const NO_URLS: UrlBuilder = { media: () => "" };
 
 /**
  * The key's verdict for a request that fails before it reaches the service (unknown path, wrong
@@ -12,13 +7,8 @@ const NO_URLS: UrlBuilder = { media: () => "" };
  */
 export function localPrecheck(instance: LocalInstance): (authorization: string | undefined) => Promise<Precheck> {
   return async (authorization) => {
-    const auth = authenticate(instance.db, authorization);
-    if (!auth.ok) return { denied: { status: auth.status, body: auth.body } };
-    if (!hasApiAccess(auth.space.plan)) {
-      // The service answers a space without API access with its 403 before looking at the operation
-      // (nothing is run or counted), so its exact body is taken from there rather than copied.
-      return { denied: await instance.service.dispatch(authorization, "folderList", {}, { urls: NO_URLS }) };
-    }
-    return { rateLimit: instance.rateLimiter.peek(auth.space.id) };
+    const gate = instance.service.authorize(authorization);
+    if (!gate.space) return { denied: gate.denied };
+    return { rateLimit: instance.rateLimiter.peek(gate.space.id) };
   };
 }

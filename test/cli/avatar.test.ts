@@ -104,7 +104,7 @@ describe("mediagen avatar", () => {
     ["status of an unknown look", ["avatar", "status", "av_maya", "lk_nope"], 4, "LOOK_NOT_FOUND"],
     ["edit of an unknown avatar", ["avatar", "edit", "--avatar", "av_nobody", "--look", "l", "--prompt", "p"], 4, "AVATAR_NOT_FOUND"],
     ["invalid webhook", ["avatar", "create", "--prompt", "p", "--webhook-url", "nope"], 2, "INVALID_VALUE"],
-  ])("%s → exit %i (%s)", async (_n, args, exit, code) => {
+  ])("%s: %j → exit %i, %s", async (_n, args, exit, code) => {
     const r = await run([...args, "--json"], { home });
     expect(r.exitCode).toBe(exit);
     expect(r.stdout).toBe("");

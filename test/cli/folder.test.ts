@@ -30,7 +30,7 @@ describe("folder create / list on the local instance, with no configuration", ()
   it("creates a child folder, lists by type, and --quiet prints ids only", async () => {
     const parent = (await run(["folder", "create", "--name", "Finals", "--type", "videos", "--json"], { home })).json<Folder>();
     const child = await run(["folder", "create", "--name", "Takes", "--type", "videos", "--parent", parent.id, "-q"], { home });
-    expect(child.exitCode).toBe(0);
+    expect(child.exitCode, child.stderr).toBe(0);
     const childId = child.stdout.trim();
     expect(childId).toMatch(/^[0-9a-f]{24}$/);
 

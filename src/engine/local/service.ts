@@ -5,7 +5,7 @@ import type { RateLimitInfo } from "../engine.js";
 import { ApiError } from "../errors.js";
 import { authenticate } from "./keys.js";
 import { handlers } from "./rules/index.js";
-import type { Handler, RequestContext, UrlBuilder } from "./types.js";
+import type { Handler, RequestContext, SpaceRow, UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
 
 export interface DispatchOptions {
@@ -26,6 +26,25 @@ export interface DispatchResult {
 export class LocalService {
   constructor(private readonly instance: LocalInstance) {}
 
+  /**
+   * Auth (401) and plan (403), the checks that come before anything else. A denied plan carries the
+   * window's numbers without counting the request.
+   */
+  authorize(authorization: string | undefined): { space: SpaceRow; denied?: undefined } | { space?: undefined; denied: DispatchResult } {
+    const auth = authenticate(this.instance.db, authorization);
+    if (!auth.ok) return { denied: { status: auth.status, body: auth.body } };
+    const { space } = auth;
+    if (!hasApiAccess(space.plan)) {
+      const { status, body } = errorResponse(
+        "plan_required",
+        `API access requires the PRO plan or higher; this space is on the ${space.plan} plan`,
+        { error: "Plan required" },
+      );
+      return { denied: { status, body, rateLimit: this.instance.rateLimiter.peek(space.id) } };
+    }
+    return { space };
+  }
+
   async dispatch(
     authorization: string | undefined,
     op: OpName,
@@ -34,20 +53,10 @@ export class LocalService {
   ): Promise<DispatchResult> {
     let rateLimit: RateLimitInfo | undefined;
     try {
-      const auth = authenticate(this.instance.db, authorization);
-      if (!auth.ok) return { status: auth.status, body: auth.body };
-      const { space } = auth;
-
+      const gate = this.authorize(authorization);
+      if (!gate.space) return gate.denied;
+      const { space } = gate;
       const limiter = this.instance.rateLimiter;
-      if (!hasApiAccess(space.plan)) {
-        rateLimit = limiter.peek(space.id);
-        const { status, body } = errorResponse(
-          "plan_required",
-          `API access requires the PRO plan or higher; this space is on the ${space.plan} plan`,
-          { error: "Plan required" },
-        );
-        return { status, body, rateLimit };
-      }
 
       const decision = limiter.hit(space.id);
       rateLimit = decision.info;
