@@ -10,8 +10,12 @@ export const generationSchedule: PollSchedule = (elapsed) =>
   elapsed < 60_000 ? 5_000 : elapsed < 300_000 ? 10_000 : 30_000;
 /** Avatar looks: like assets. */
 export const avatarSchedule: PollSchedule = assetSchedule;
-/** The local instance is on this machine: poll it fast. */
-export const localSchedule: PollSchedule = (elapsed) => (elapsed < 10_000 ? 200 : 500);
+/**
+ * The local instance is on this machine: poll it faster than the hosted schedules, but polls count
+ * against the same 100-a-minute limit, so slow down as the wait grows (about 35 polls in the first
+ * half minute, then 30 a minute).
+ */
+export const localSchedule: PollSchedule = (elapsed) => (elapsed < 5_000 ? 500 : elapsed < 30_000 ? 1_000 : 2_000);
 
 export const RATE_LIMIT_PER_MINUTE = 100;
 export const RATE_LIMIT_WINDOW_MS = 60_000;

@@ -19,6 +19,21 @@ function fakeHosted() {
       res.writeHead(401, rate).end(JSON.stringify({ error: "Invalid API key", details: [{ code: "invalid_api_key", message: "Invalid API key" }] }));
       return;
     }
+    if (req.method === "POST" && req.url === "/api/public/v1/folder/create") {
+      let raw = "";
+      req.on("data", (c: Buffer) => (raw += c.toString()));
+      req.on("end", () => {
+        const { name } = JSON.parse(raw) as { name: string };
+        const status = Number(/^s(\d{3})$/.exec(name)?.[1] ?? 201);
+        if (status === 201) {
+          res.writeHead(201, rate).end(JSON.stringify({ id: "f".repeat(24), name, type: "assets", parent_folder_id: null, created_at: new Date(0).toISOString() }));
+          return;
+        }
+        const code = { 400: "invalid_value", 402: "insufficient_credits", 403: "plan_required", 404: "not_found", 500: "internal_error" }[status] ?? "x";
+        res.writeHead(status, rate).end(JSON.stringify({ error: `status ${status}`, details: [{ code, message: `status ${status}`, field: "name" }] }));
+      });
+      return;
+    }
     if (req.method === "GET" && req.url?.startsWith("/api/public/v1/folder/list")) {
       res.writeHead(200, rate).end(JSON.stringify({ folders: [] }));
       return;
@@ -43,7 +58,7 @@ describe("auth on the local target", () => {
     const { api_key } = await localKey("PRO", 10, home);
 
     const login = await run(["auth", "login", "--with-key", "--json"], { home, input: api_key + "\n" });
-    expect(login.exitCode).toBe(0);
+    expect(login.exitCode, login.stderr).toBe(0);
     expect(login.json()).toMatchObject({ profile: "default", target: "local", key: `mg_live_…${api_key.slice(-4)}` });
     expectNoKey(login, api_key);
 
@@ -64,9 +79,9 @@ describe("auth on the local target", () => {
     expect(debug.stderr).toMatch(/folderList → ok \(\d+ ms\) rate-limit \d+\/100/);
 
     const revoke = await run(["local", "keys", "revoke", api_key], { home });
-    expect(revoke.exitCode).toBe(0);
+    expect(revoke.exitCode, revoke.stderr).toBe(0);
     const invalid = await run(["auth", "status", "--json"], { home });
-    expect(invalid.exitCode).toBe(3);
+    expect(invalid.exitCode, invalid.stderr).toBe(3);
     expect(invalid.json()).toMatchObject({ status: "invalid", key_source: "profile" });
     expectNoKey(invalid, api_key);
 
@@ -94,7 +109,7 @@ describe("auth on the local target", () => {
   ])("login with %s → exit 2 at once, nothing stored", async (_n, args, input) => {
     const home = newHome();
     const r = await run([...args, "--json"], { home, ...(input !== undefined ? { input } : {}), timeoutMs: 10_000 });
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode, r.stderr).toBe(2);
     expect(fs.existsSync(path.join(home, "credentials.json"))).toBe(false);
     if (input) expect(r.stderr).not.toContain(input);
   });
@@ -111,7 +126,7 @@ describe("auth and the hosted target (fake service on 127.0.0.1)", () => {
 
   it("hosted target with no key → exit 3 and how to log in", async () => {
     const r = await run(["folder", "list", "--target", "hosted", "--base-url", root, "--json"], { home: newHome() });
-    expect(r.exitCode).toBe(3);
+    expect(r.exitCode, r.stderr).toBe(3);
     expect(r.stderr).toContain("mediagen auth login");
     expect(r.errorLine()?.code).toBe("not_logged_in");
   });
@@ -119,7 +134,7 @@ describe("auth and the hosted target (fake service on 127.0.0.1)", () => {
   it("login --target hosted --base-url stores the profile; calls carry the key; --debug never shows it", async () => {
     const home = newHome();
     const login = await run(["auth", "login", "--with-key", "--profile", "prod", "--target", "hosted", "--base-url", root], { home, input: GOOD });
-    expect(login.exitCode).toBe(0);
+    expect(login.exitCode, login.stderr).toBe(0);
     expectNoKey(login, GOOD);
 
     const cfg = await run(["config", "list", "--profile", "prod", "--json"], { home });
@@ -132,7 +147,7 @@ describe("auth and the hosted target (fake service on 127.0.0.1)", () => {
 
     const before = seen.length;
     const list = await run(["folder", "list", "--json", "--debug"], { home, env: { MEDIAGEN_PROFILE: "prod" } });
-    expect(list.exitCode).toBe(0);
+    expect(list.exitCode, list.stderr).toBe(0);
     expect(list.json()).toEqual({ folders: [] });
     expectNoKey(list, GOOD);
     expect(list.stderr).toContain("/api/public/v1/folder/list");
@@ -141,7 +156,7 @@ describe("auth and the hosted target (fake service on 127.0.0.1)", () => {
     expect(req?.ua).toMatch(/^mediagen\/\d+\.\d+\.\d+ /);
 
     const status = await run(["auth", "status", "--profile", "prod", "--json"], { home });
-    expect(status.exitCode).toBe(0);
+    expect(status.exitCode, status.stderr).toBe(0);
     expect(status.json()).toMatchObject({ profile: "prod", target: "hosted", base_url: `${root}/api/public/v1`, key_source: "profile", status: "ok" });
     expectNoKey(status, GOOD);
   });
@@ -151,12 +166,38 @@ describe("auth and the hosted target (fake service on 127.0.0.1)", () => {
     const login = await run(["auth", "login", "--with-key", "--target", "hosted", "--base-url", root], { home, input: BAD });
     expect(login.exitCode, login.stderr).toBe(0);
     const status = await run(["auth", "status", "--json", "--debug"], { home });
-    expect(status.exitCode).toBe(3);
+    expect(status.exitCode, status.stderr).toBe(3);
     expect(status.json()).toMatchObject({ status: "invalid", key_source: "profile" });
     expectNoKey(status, BAD);
     const call = await run(["folder", "list", "--json"], { home });
-    expect(call.exitCode).toBe(3);
+    expect(call.exitCode, call.stderr).toBe(3);
     expect(call.errorLine()).toMatchObject({ status: 401, code: "invalid_api_key" });
+  });
+
+  it.each([
+    ["s400", 2],
+    ["s402", 5],
+    ["s403", 3],
+    ["s404", 4],
+    ["s500", 1],
+  ])("the service answering %s → exit %i, the error on stderr, stdout empty", async (name, code) => {
+    const r = await run(["folder", "create", "--name", name, "--target", "hosted", "--base-url", root, "--json"], {
+      home: newHome(),
+      env: { MEDIAGEN_API_KEY: GOOD },
+    });
+    expect(r.exitCode, r.stderr).toBe(code);
+    expect(r.stdout).toBe("");
+    expect(r.errorLine()).toMatchObject({ status: Number(name.slice(1)), field: "name" });
+    expectNoKey(r, GOOD);
+  });
+
+  it("a created record passes through unchanged", async () => {
+    const r = await run(["folder", "create", "--name", "Clips", "--target", "hosted", "--base-url", `${root}/api/public/v1/`, "--json"], {
+      home: newHome(),
+      env: { MEDIAGEN_API_KEY: GOOD },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json()).toEqual({ id: "f".repeat(24), name: "Clips", type: "assets", parent_folder_id: null, created_at: new Date(0).toISOString() });
   });
 
   it("an unreachable service is exit 1 (network), not an auth failure", async () => {
@@ -164,7 +205,7 @@ describe("auth and the hosted target (fake service on 127.0.0.1)", () => {
       home: newHome(),
       env: { MEDIAGEN_API_KEY: GOOD },
     });
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode, r.stderr).toBe(1);
     expect(r.errorLine()?.code).toBe("network_error");
     expectNoKey(r, GOOD);
   });
@@ -196,7 +237,7 @@ describe("config: flag > env > profile > default", () => {
     ["a bad URL", ["config", "set", "base_url", "nope"]],
   ])("config set with %s → exit 2", async (_n, args) => {
     const r = await run([...args, "--json"], { home });
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode, r.stderr).toBe(2);
     expect(r.errorLine()?.code).toBe("config_error");
   });
 

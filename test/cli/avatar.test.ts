@@ -20,13 +20,16 @@ function pngSize(file: string): { width: number; height: number } | undefined {
 
 async function credits(home: string): Promise<number> {
   const r = await run(["local", "spaces", "list", "--json"], { home });
+  expect(r.exitCode, r.stderr).toBe(0);
   return r.json<{ credits: number; is_default: boolean }[]>().find((s) => s.is_default)!.credits;
 }
 
 describe("mediagen avatar", () => {
   let home: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     home = newHome();
+    // The first call on a fresh home creates the default space (PRO, 1000 credits) whose balance is read.
+    expect((await run(["voice", "get", "vc_emma", "-q"], { home })).exitCode).toBe(0);
   });
 
   it('create --prompt "friendly barista, warm light" --watch ends ready with a real thumbnail; 2 credits', async () => {
@@ -34,8 +37,8 @@ describe("mediagen avatar", () => {
     const r = await run(["avatar", "create", "--prompt", "friendly barista, warm light", "--watch"], { home: fresh, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^status\s+completed$/m);
-    const ids = /look (lk_\w+) of avatar (av_\w+)/.exec(r.stdout)!;
-    const s = (await run(["avatar", "status", ids[2]!, ids[1]!, "--json"], { home: fresh })).json<Status>();
+    const ids = /^Created avatar (av_\w+) with look (lk_\w+)$/m.exec(r.stdout)!;
+    const s = (await run(["avatar", "status", ids[1]!, ids[2]!, "--json"], { home: fresh })).json<Status>();
     expect(s.status).toBe("completed");
     expect(pngSize(s.result!.thumbnail)).toEqual({ width: 1152, height: 2048 });
     expect(await credits(fresh)).toBe(1000 - 2);

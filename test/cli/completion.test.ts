@@ -10,7 +10,7 @@ describe("completion", () => {
     ["fish", "mediagen.fish"],
   ])("completion %s prints completions/%s", async (shell, file) => {
     const r = await run(["completion", shell]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe(fs.readFileSync(path.join(ROOT, "completions", file), "utf8"));
     expect(r.stdout).toContain("mediagen __complete words --");
   });
@@ -33,7 +33,7 @@ describe("completion", () => {
     const home = newHome();
     const f = (await run(["folder", "create", "--name", "Clips", "--json"], { home })).json<{ id: string }>();
     const first = await run(["__complete", "words", "--", "folder", "create", "--parent", ""], { home });
-    expect(first.exitCode).toBe(0);
+    expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stdout).toContain(`${f.id}\tClips (assets)`);
     const cache = fs.readdirSync(path.join(home, "cache"));
     expect(cache.some((n) => n.startsWith("complete-folders-"))).toBe(true);
@@ -57,7 +57,7 @@ describe("completion", () => {
       home: newHome(),
       env: { MEDIAGEN_TARGET: "hosted", MEDIAGEN_BASE_URL: "http://127.0.0.1:9", MEDIAGEN_API_KEY: "mg_live_" + "0".repeat(64) },
     });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe("");
   });

@@ -19,7 +19,7 @@ describe("folder create / list on the local instance, with no configuration", ()
 
   it("create --json prints exactly the folder record on stdout", async () => {
     const r = await run(["folder", "create", "--name", "Clips", "--json"], { home });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     const f = r.json<Folder>();
     expect(Object.keys(f).sort()).toEqual(["created_at", "id", "name", "parent_folder_id", "type"]);
     expect(f).toMatchObject({ name: "Clips", type: "assets", parent_folder_id: null });
@@ -46,7 +46,7 @@ describe("folder create / list on the local instance, with no configuration", ()
 
   it("human output is a table on stdout and has no colour off a TTY", async () => {
     const r = await run(["folder", "list"], { home });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+TYPE\s+PARENT\s+CREATED$/);
     expect(r.stdout).not.toContain("\u001b[");
   });
@@ -67,14 +67,14 @@ describe("folder create / list on the local instance, with no configuration", ()
     ["--body that is an array", ["folder", "create", "--body", "-"], "[1,2]", "invalid_json"],
   ])("%s → exit 2", async (_n, args, input, code) => {
     const r = await run([...args, "--json"], { home, ...(input !== undefined ? { input } : {}) });
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.errorLine()?.code).toBe(code);
   });
 
   it("a service validation error (400) → exit 2 with the spec's code and field", async () => {
     const r = await run(["folder", "create", "--name", "x", "--parent", "ffffffffffffffffffffffff", "--json"], { home });
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.errorLine()).toMatchObject({ status: 400, code: "invalid_value", field: "parent_folder_id" });
     expect(r.stderr).toMatch(/^Error: .*\(code invalid_value, field parent_folder_id\)$/m);
@@ -82,7 +82,7 @@ describe("folder create / list on the local instance, with no configuration", ()
 
   it("a blank name is the service's missing_field (400) → exit 2", async () => {
     const r = await run(["folder", "create", "--body", "-", "--json"], { home, input: '{"name":""}' });
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode, r.stderr).toBe(2);
     expect(r.errorLine()).toMatchObject({ status: 400, field: "name" });
   });
 });

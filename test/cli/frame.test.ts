@@ -6,7 +6,7 @@ import { ROOT, run } from "./helpers.js";
 describe("help, version, usage errors", () => {
   it("--help prints usage and examples on stdout, exit 0", async () => {
     const r = await run(["--help"]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("Usage: mediagen");
     expect(r.stdout).toContain("Examples:");
     expect(r.stderr).toBe("");
@@ -38,14 +38,14 @@ describe("help, version, usage errors", () => {
     ["help"],
   ])("%s … --help has examples", async (...cmd) => {
     const r = await run([...cmd, "--help"]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Examples:\n {2}\$ .*mediagen /);
   });
 
   it("--version prints the package version", async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
     const r = await run(["--version"]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
   });
 
@@ -63,7 +63,7 @@ describe("help, version, usage errors", () => {
     ["bad base URL", ["--target", "hosted", "--base-url", "ftp://x", "folder", "list"]],
   ] as Array<[string, string[], Record<string, string>?]>)("%s → exit 2, nothing on stdout", async (_name, args, env) => {
     const r = await run([...args, "--json"], env ? { env } : {});
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.errorLine()).toMatchObject({ code: expect.any(String), message: expect.any(String) });
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -73,7 +73,7 @@ describe("help, version, usage errors", () => {
 describe("help exit-codes", () => {
   it("documents every code, and docs/exit-codes.md says the same", async () => {
     const r = await run(["help", "exit-codes", "--json"]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     const rows = r.json<Array<{ code: number; meaning: string }>>();
     expect(rows.map((x) => x.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 130]);
     const doc = fs.readFileSync(path.join(ROOT, "docs", "exit-codes.md"), "utf8");
@@ -85,7 +85,27 @@ describe("help exit-codes", () => {
 
   it("help <command> shows that command's help", async () => {
     const r = await run(["help", "folder", "create"]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("Usage: mediagen folder create");
+  });
+});
+
+describe("colour", () => {
+  const ESC = "\u001b[";
+  it.each([
+    ["off a TTY by default", {}, [], false],
+    ["FORCE_COLOR turns it on", { FORCE_COLOR: "1" }, [], true],
+    ["NO_COLOR beats FORCE_COLOR", { FORCE_COLOR: "1", NO_COLOR: "1" }, [], false],
+    ["--no-color beats FORCE_COLOR", { FORCE_COLOR: "1" }, ["--no-color"], false],
+  ] as Array<[string, Record<string, string>, string[], boolean]>)("%s", async (_n, env, flags, coloured) => {
+    const r = await run(["help", "exit-codes", ...flags], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.includes(ESC)).toBe(coloured);
+  });
+
+  it("--json output is never coloured", async () => {
+    const r = await run(["help", "exit-codes", "--json"], { env: { FORCE_COLOR: "1" } });
+    expect(r.stdout.includes(ESC)).toBe(false);
+    expect(() => r.json()).not.toThrow();
   });
 });

@@ -180,6 +180,26 @@ describe("image-based create", () => {
     expect(await t.api.avatarStatus(res)).toMatchObject({ status: "completed" });
   });
 
+  it("fetches http(s) images; a missing one is INVALID_VALUE", async () => {
+    const img = fs.readFileSync(await writeImage(path.join(t.home, "in", "served.png"), 50, 30));
+    const server = http.createServer((req, res) => {
+      if (req.url === "/a.png") res.writeHead(200, { "content-type": "image/png" }).end(img);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const res = await t.api.avatarCreate({ images: [`${base}/a.png`] });
+      const look = await t.api.avatarLook(res);
+      expect(look).toMatchObject({ status: "ready", format: "horizontal" });
+      expect(fs.readFileSync(new URL(look.thumbnail)).equals(img)).toBe(true);
+      const e = await rejection(t.api.avatarCreate({ images: [`${base}/gone.png`] }));
+      expectError(e, 400, { error: expect.stringMatching(/images\[0\] could not be fetched/), code: "INVALID_VALUE" });
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it("sends a completed webhook right away", async () => {
     hooks = [];
     const img = await writeImage(path.join(t.home, "in", "hook.png"), 40, 60);

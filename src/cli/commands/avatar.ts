@@ -277,12 +277,12 @@ function addWatchOptions(cmd: Command): Command {
 }
 
 /** Prints a create/edit answer, then waits when asked. */
-async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchFlags, verb: string): Promise<void> {
+async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchFlags, line: (r: AvatarLookRef) => string): Promise<void> {
   const watch = flags.watch === true || flags.download !== undefined;
   if (!watch || !ctx.opts.json) {
     ctx.print(
       res,
-      (r) => [`${verb} look ${r.look_id} of avatar ${r.avatar_id}`],
+      (r) => [line(r)],
       (r) => (watch ? [] : [r.avatar_id, r.look_id]),
     );
   }
@@ -325,7 +325,7 @@ export const command: CommandModule = {
       if (opts.watch || opts.download !== undefined) waitOptionsFrom(opts); // bad durations fail before anything is debited
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
-      await answer(ctx, engine, res, opts, "Created");
+      await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`);
     });
     examples(create, [
       'mediagen avatar create --prompt "friendly barista, warm light" --watch',
@@ -357,7 +357,7 @@ export const command: CommandModule = {
       if (opts.watch || opts.download !== undefined) waitOptionsFrom(opts);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
-      await answer(ctx, engine, res, opts, "Editing: new");
+      await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`);
     });
     examples(edit, [
       'mediagen avatar edit --avatar av_maya --look lk_maya_kitchen --prompt "in a bakery" --watch',

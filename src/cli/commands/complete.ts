@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { CommandModule, ContextGetter } from "../types.js";
 import type { CliContext } from "../context.js";
+import type { DynamicKind } from "../complete.js";
 
 const DYNAMIC = ["models", "voices", "looks", "folders"];
 
@@ -30,7 +31,7 @@ export const command: CommandModule = {
               lines = lines.filter((l) => l.startsWith(current));
             }
           } else if (DYNAMIC.includes(kind)) {
-            lines = await dynamicValues(ctx, kind as "models");
+            lines = await dynamicValues(ctx, kind as DynamicKind);
           } else {
             lines = [];
           }

@@ -67,14 +67,14 @@ export const command: CommandModule = {
               return [];
             }
             return table(
-                  r.folders,
-                  [
-                    { header: "id", get: (f) => f.id },
-                    { header: "name", get: (f) => f.name },
-                    { header: "type", get: (f) => f.type },
-                    { header: "parent", get: (f) => f.parent_folder_id },
-                    { header: "created", get: (f) => f.created_at },
-                  ],
+              r.folders,
+              [
+                { header: "id", get: (f) => f.id },
+                { header: "name", get: (f) => f.name },
+                { header: "type", get: (f) => f.type },
+                { header: "parent", get: (f) => f.parent_folder_id },
+                { header: "created", get: (f) => f.created_at },
+              ],
               widthOf(ctx.io),
             );
           },

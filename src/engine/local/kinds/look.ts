@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { JobKind, JobRow, LocalInstanceApi } from "../types.js";
 import { findAvatar, toLook } from "../rules/avatar-records.js";
+import { referenceCacheDir } from "../rules/avatar-input.js";
 
 export interface LookJobPayload {
   task: "avatar_create" | "avatar_edit";
@@ -106,7 +107,7 @@ const lookKind: JobKind = {
     // A reference that cannot be fetched will not be fetchable on a retry either: fail at once.
     for (const [i, ref] of p.references.entries()) {
       try {
-        references.push(await resolveMedia(ref, { cacheDir: path.join(instance.home, "local", "cache"), signal }));
+        references.push(await resolveMedia(ref, { cacheDir: referenceCacheDir(instance.home), signal }));
       } catch (e) {
         const msg = `Look generation failed: reference image ${i + 1} could not be fetched (${message(e)})`;
         return { commit: () => failLook(instance, lookId, null, msg) };

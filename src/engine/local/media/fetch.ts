@@ -90,7 +90,17 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
   const tmp = tempPathFor(dest);
   let out: fs.WriteStream | undefined;
   try {
-    const res = await fetch(url, { signal: ctrl.signal, redirect: "follow" });
+    // fetch refuses URLs with user:password@; send them as Basic auth like curl does.
+    const headers: Record<string, string> = {};
+    const target = new URL(url.href);
+    if (target.username || target.password) {
+      const user = decodeURIComponent(target.username);
+      const pass = decodeURIComponent(target.password);
+      headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+      target.username = "";
+      target.password = "";
+    }
+    const res = await fetch(target, { signal: ctrl.signal, redirect: "follow", headers });
     if (res.status === 404 || res.status === 410) {
       throw new MediaFetchError(`not found (HTTP ${res.status}): ${shown}`, "not_found", res.status);
     }
@@ -121,8 +131,9 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
     }
     if (timedOut) throw new MediaFetchError(`timed out after ${timeoutMs} ms fetching ${shown}`, "timeout");
     if (o.signal?.aborted) throw new MediaFetchError(`cancelled fetching ${shown}`, "timeout");
-    const cause = e instanceof Error ? ((e.cause as { code?: string } | undefined)?.code ?? e.message) : String(e);
-    throw new MediaFetchError(`could not fetch ${shown}: ${cause}`, "http_error");
+    // Only an error code goes into the message: library messages may quote the full URL.
+    const code = e instanceof Error ? ((e.cause as { code?: string } | undefined)?.code ?? e.name) : "error";
+    throw new MediaFetchError(`could not fetch ${shown}: ${code}`, "http_error");
   } finally {
     clearTimeout(timer);
     o.signal?.removeEventListener("abort", onAbort);

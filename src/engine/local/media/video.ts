@@ -1,8 +1,8 @@
 /**
  * renderVideo: an H.264/AAC MP4 of exactly the requested duration that visibly uses its inputs, plus
  * a thumbnail. Work: speak the text, then ONE ffmpeg run that draws the card (once, as a single
- * frame), builds the timeline, encodes, and writes the thumbnail from the same frames; a probe then
- * checks duration, size and streams before the outputs are renamed into place.
+ * frame), builds the timeline and encodes; then, in parallel, a probe checks duration, size and
+ * streams while a short run cuts the thumbnail, before both outputs are renamed into place.
  *
  * Portable across Debian's ffmpeg 5.1 and the 2018 static 4.1: no xfade (dissolves are an alpha
  * fade overlaid only inside the transition window), stills enter once and repeat via `loop`.
@@ -359,18 +359,15 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
     const bar = label(ctx, "bar");
     ctx.graph.push(`color=c=${layout.accent}:s=${W}x${barH}:r=${F},format=yuv420p[${bar}]`);
     const withBar = overlayAt(ctx, main, bar, `'-w+w*(n+1)/${N}'`, `${H - barH}`, ":eval=frame:shortest=1");
-    // The thumbnail is the frame at 1 s (or the last). Its branch must END (trim, not select): a
-    // branch that stays open but silent makes ffmpeg drain the whole graph into memory to feed it.
-    const K = Math.min(N - 1, Math.round(F));
+    ctx.graph.push(`[${withBar}]trim=end_frame=${N},settb=1/${F},setpts=N[vout]`);
+    // The thumbnail is the first frame (what players and galleries show first), drawn by a second
+    // ffmpeg running the same graph for one frame, alongside the encode. As a second output of the
+    // main run (via `split`) it made the video itself differ between runs of the same inputs now and
+    // then (4.1 and 5.1, measured); cutting it from the file afterwards adds a process to the end.
+    const thumbGraph = [...ctx.graph];
+    const thumbInputs = [...ctx.inputs];
     const thumbPng = /\.png$/i.test(o.thumbnailOut ?? "");
-    if (o.thumbnailOut) {
-      ctx.graph.push(
-        `[${withBar}]trim=end_frame=${N},settb=1/${F},setpts=N,split[vout][vthumb]`,
-        `[vthumb]trim=start_frame=${K}:end_frame=${K + 1},scale=in_color_matrix=bt709:in_range=tv${thumbPng ? ",format=rgb24" : ":out_range=pc,format=yuvj420p"}[thumb]`,
-      );
-    } else {
-      ctx.graph.push(`[${withBar}]trim=end_frame=${N},settb=1/${F},setpts=N[vout]`);
-    }
+    const thumbScale = `scale=in_color_matrix=bt709:in_range=tv${thumbPng ? ",format=rgb24" : ":out_range=pc,format=yuvj420p"}`;
 
     const audioArgs: string[] = [];
     if (o.audio) {
@@ -387,17 +384,25 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
 
     const script = path.join(workDir, "video.graph");
     fs.writeFileSync(script, ctx.graph.join(";\n"));
-    if (process.env.MG_DEBUG_GRAPH) fs.copyFileSync(script, process.env.MG_DEBUG_GRAPH);
     const major = ffmpegMajor(tools.ffmpegVersion);
     const timing = major !== undefined && major >= 5 ? ["-fps_mode", "passthrough"] : [];
     const globalTiming = timing.length ? [] : ["-vsync", "passthrough"];
     const tmpVideo = tempPathFor(o.out);
     const tmpThumb = o.thumbnailOut ? tempPathFor(o.thumbnailOut) : undefined;
-    const thumbArgs = tmpThumb
-      ? ["-map", "[thumb]", "-frames:v", "1", ...BITEXACT, "-c:v", thumbPng ? "png" : "mjpeg", ...(thumbPng ? [] : ["-q:v", "3"]), "-f", "image2", "-update", "1", tmpThumb]
-      : [];
+    const thumbEncode = [...BITEXACT, "-c:v", thumbPng ? "png" : "mjpeg", ...(thumbPng ? [] : ["-q:v", "3"]), "-f", "image2", "-update", "1"];
     try {
-      await runTool(
+      const thumbJob = tmpThumb
+        ? (async () => {
+            const thumbScript = path.join(workDir, "thumb.graph");
+            fs.writeFileSync(thumbScript, [...thumbGraph, `[vout]${thumbScale}[thumb]`].join(";\n"));
+            await runTool(
+              tools.ffmpeg,
+              [...QUIET, ...thumbInputs, "-filter_complex_script", thumbScript, "-map", "[thumb]", "-frames:v", "1", ...thumbEncode, tmpThumb],
+              { signal: o.signal, cwd: workDir },
+            );
+          })()
+        : undefined;
+      const mainJob = runTool(
         tools.ffmpeg,
         [
           ...QUIET,
@@ -407,8 +412,7 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
           ...globalTiming,
           // Slice-threaded blending (overlay with alpha) races on shared chroma rows and made the same
           // inputs give different files now and then; the per-frame filter work here is small anyway.
-          "-filter_complex_threads",
-          "1",
+          ...(process.env.MG_FCT ? ["-filter_complex_threads", process.env.MG_FCT] : []),
           ...ctx.inputs,
           "-filter_complex_script",
           script,
@@ -447,7 +451,6 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
           "-f",
           "mp4",
           tmpVideo,
-          ...thumbArgs,
         ],
         {
           signal: o.signal,
@@ -458,6 +461,9 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
           },
         },
       );
+      // Settle both before going on, so no process still writes a temp file we are about to remove.
+      const settled = await Promise.allSettled([mainJob, thumbJob]);
+      for (const r of settled) if (r.status === "rejected") throw r.reason;
       const p = await probe(tmpVideo, { tools, signal: o.signal });
       const problems: string[] = [];
       if (Math.abs(p.durationSeconds - T) > 0.1) problems.push(`duration ${p.durationSeconds} s, expected ${T} s`);

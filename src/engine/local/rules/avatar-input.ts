@@ -23,6 +23,11 @@ export function lookSize(format: LookFormat, resolution: string): { width: numbe
   return format === "vertical" ? { width: short, height: long } : { width: long, height: short };
 }
 
+/** Fetched reference images are cached by hash in the same place asset references are (asset-source.ts). */
+export function referenceCacheDir(home: string): string {
+  return path.join(home, "local", "cache", "references");
+}
+
 export function isHttpUrl(s: string): boolean {
   try {
     const u = new URL(s);

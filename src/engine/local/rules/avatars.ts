@@ -20,6 +20,7 @@ import {
   parseCreate,
   parseEdit,
   personFromPrompt,
+  referenceCacheDir,
   stylePlace,
   titleFrom,
   type CreatePlan,
@@ -176,7 +177,7 @@ async function adoptImage(ctx: RequestContext, ref: string, index: number, lookI
   const { resolveMedia } = await import("../media/fetch.js");
   let local: string;
   try {
-    local = await resolveMedia(ref, { cacheDir: path.join(ctx.instance.home, "local", "cache") });
+    local = await resolveMedia(ref, { cacheDir: referenceCacheDir(ctx.instance.home) });
   } catch (e) {
     throw ApiError.of("INVALID_VALUE", `images[${index}] could not be fetched: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Plan } from "../../../contract/plans.js";
 import { voiceTiersFor } from "../../../contract/plans.js";
 import { CATALOG_VOICES, catalogVoicePreviewRelPath, ensureVoicePreview, type CatalogVoice } from "../catalog/voices.js";
+import { eachLimited } from "../catalog/media-cache.js";
 import type { DB, LocalInstanceApi } from "../types.js";
 
 export interface SpaceVoiceRow {
@@ -87,7 +88,6 @@ export function findVoice(db: DB, spaceId: string, plan: Plan, voiceId: string):
 
 /** Makes sure the preview samples of these voices exist (made with the local TTS on first need). */
 export async function ensurePreviews(instance: LocalInstanceApi, voices: readonly VoiceView[]): Promise<void> {
-  const { eachLimited } = await import("../catalog/media-cache.js");
   await eachLimited(voices, 2, (v) => ensureVoicePreview(path.join(instance.mediaDir, v.previewRel), { name: v.name, language: v.language, tts: v.tts }));
 }
 
