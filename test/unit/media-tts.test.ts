@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getTools, MediaInputError, readWavInfo, synthesize, type Tools } from "../../src/engine/local/media/index.js";
 import { leftoverTemps, tempDir } from "./media-fixtures.js";
@@ -74,7 +75,7 @@ describe("synthesize", () => {
   });
 
   it("never imports the GPL espeak-ng WASM package into this process", () => {
-    const srcDir = path.join(__dirname, "../../src");
+    const srcDir = fileURLToPath(new URL("../../src", import.meta.url));
     const offenders: string[] = [];
     const walk = (d: string): void => {
       for (const e of fs.readdirSync(d, { withFileTypes: true })) {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -40,21 +41,18 @@ describe("renderVideo", () => {
   it("speaks the speech text: audio is not silence", async () => {
     const out = path.join(dir, "speech.mp4");
     await renderVideo({ ...base, out, thumbnailOut: path.join(dir, "speech.png"), durationSeconds: 4, audio: true, speechText: "Hello there, this is a spoken line." });
-    const { execFileSync } = await import("node:child_process");
-    const stderr = execFileSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-i", out, "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    void stderr;
-    const r = await new Promise<string>((resolve) => {
-      const { spawn } = require("node:child_process") as typeof import("node:child_process");
-      const c = spawn(tools.ffmpeg, ["-hide_banner", "-nostdin", "-i", out, "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"]);
-      let s = "";
-      c.stderr.on("data", (d: Buffer) => (s += d.toString()));
-      c.on("close", () => resolve(s));
-    });
-    const max = Number(/max_volume:\s*(-?[\d.]+) dB/.exec(r)?.[1]);
+    // volumedetect reports on stderr; spawnSync returns it even though ffmpeg exits 0.
+    const r = spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-i", out, "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"], { encoding: "utf8" });
+    const max = Number(/max_volume:\s*(-?[\d.]+) dB/.exec(r.stderr)?.[1]);
     expect(max).toBeGreaterThan(-30);
+  });
+
+  it("puts silence in the AAC stream when there is nothing to say", async () => {
+    const out = path.join(dir, "silent.mp4");
+    await renderVideo({ ...base, prompt: "", out, thumbnailOut: path.join(dir, "silent.jpg"), durationSeconds: 4, audio: true });
+    const p = await probe(out);
+    expect([p.audioCodec, p.audioSampleRate]).toEqual(["aac", 48000]);
+    expect(Math.abs(p.durationSeconds - 4)).toBeLessThanOrEqual(0.1);
   });
 
   it("writes a PNG thumbnail when asked for .png, and the same inputs give the same files", async () => {

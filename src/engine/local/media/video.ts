@@ -1,8 +1,8 @@
 /**
  * renderVideo: an H.264/AAC MP4 of exactly the requested duration that visibly uses its inputs, plus
  * a thumbnail. Work: speak the text, then ONE ffmpeg run that draws the card (once, as a single
- * frame), builds the timeline and encodes; then, in parallel, a probe checks duration, size and
- * streams while a short run cuts the thumbnail, before both outputs are renamed into place.
+ * frame), builds the timeline and encodes, while a second short run of the same graph draws the
+ * thumbnail; a probe then checks duration, size and streams before both outputs are renamed into place.
  *
  * Portable across Debian's ffmpeg 5.1 and the 2018 static 4.1: no xfade (dissolves are an alpha
  * fade overlaid only inside the transition window), stills enter once and repeat via `loop`.
@@ -410,9 +410,6 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
           "-progress",
           "pipe:1",
           ...globalTiming,
-          // Slice-threaded blending (overlay with alpha) races on shared chroma rows and made the same
-          // inputs give different files now and then; the per-frame filter work here is small anyway.
-          ...(process.env.MG_FCT ? ["-filter_complex_threads", process.env.MG_FCT] : []),
           ...ctx.inputs,
           "-filter_complex_script",
           script,
