@@ -1,6 +1,6 @@
 // Runs every bench/*.bench.mjs and bench/startup.mjs, one at a time (they measure time, so never in
-// parallel), and prints one JSON object: {"<name>": <the bench's last JSON line>, …}.
-// A bench is a script that prints a JSON line as its last line of output. `node bench/run.mjs [filter]`.
+// parallel), and prints one JSON object: {"<name>": <its case, or the list of its cases>, …}.
+// A bench is a script that prints one JSON line per case on stdout. `node bench/run.mjs [filter]`.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -18,17 +18,24 @@ for (const file of files) {
   const name = file.replace(/(\.bench)?\.mjs$/, "");
   process.stderr.write(`bench ${name} …\n`);
   const r = spawnSync(process.execPath, [path.join(dir, file)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  const last = r.stdout.trim().split("\n").at(-1) ?? "";
   if (r.status !== 0) {
     failed = true;
     results[name] = { error: `exited ${r.status}` };
     continue;
   }
-  try {
-    results[name] = JSON.parse(last);
-  } catch {
-    results[name] = { output: last };
-  }
+  // A bench prints one JSON line per case; keep them all (one object when there is one case).
+  const cases = r.stdout
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith("{"))
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return [];
+      }
+    });
+  results[name] = cases.length === 1 ? cases[0] : cases;
 }
 console.log(JSON.stringify(results, null, 2));
 process.exitCode = failed ? 1 : 0;
