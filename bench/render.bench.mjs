@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { getTools, renderImage, renderVideo } from "../dist/engine/local/media/index.js";
+import { escapeFilterValue as esc } from "../dist/engine/local/media/filtergraph.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-"));
@@ -14,9 +15,6 @@ const tools = await getTools();
 const PROMPT =
   "A lighthouse on a rocky coast at dusk, waves crashing, warm light in the windows, drone shot slowly circling";
 
-function esc(v) {
-  return v.replace(/[\\':]/g, (c) => `\\${c}`).replace(/[\\'[\],;]/g, (c) => `\\${c}`);
-}
 const textFile = path.join(dir, "prompt.txt");
 fs.writeFileSync(textFile, PROMPT);
 const drawtext = `drawtext=fontfile=${esc(tools.fontFile)}:textfile=${esc(textFile)}:expansion=none:fontsize=40:fontcolor=white:x=40:y=40:box=1:boxcolor=black@0.5`;
@@ -29,8 +27,8 @@ const cases = [
     bare: async (i) =>
       ff(["-f", "lavfi", "-i", "color=c=0x224466:s=1024x1024:r=1:d=1", "-vf", drawtext, "-frames:v", "1", "-c:v", "png", "-f", "image2", "-update", "1", path.join(dir, `bare-${i}.png`)]),
   },
-  {
-    name: "video 1280x720 5s audio",
+  ...["veryfast", "ultrafast"].map((preset) => ({
+    name: `video 1280x720 5s audio ${preset}`,
     ours: async (i) =>
       renderVideo({
         out: path.join(dir, `ours-${i}.mp4`),
@@ -41,6 +39,7 @@ const cases = [
         prompt: PROMPT,
         label: "bench",
         audio: true,
+        preset,
       }),
     bare: async (i) =>
       ff([
@@ -48,11 +47,11 @@ const cases = [
         "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo",
         "-filter_complex", `[0:v]${drawtext},format=yuv420p[v]`,
         "-map", "[v]", "-map", "1:a",
-        "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
+        "-c:v", "libx264", "-preset", preset, "-crf", "23", "-pix_fmt", "yuv420p",
         "-c:a", "aac", "-b:a", "128k", "-t", "5", "-movflags", "+faststart",
         "-f", "mp4", path.join(dir, `bare-${i}.mp4`),
       ]),
-  },
+  })),
 ];
 
 const median = (xs) => {

@@ -20,13 +20,17 @@ export function removeQuietly(p: string): void {
   }
 }
 
-/** Runs `fn` with a fresh private work dir that is removed afterwards, success or not. */
+/**
+ * Runs `fn` with a fresh private work dir that is removed afterwards, success or not.
+ * MEDIAGEN_MEDIA_KEEP=1 keeps it (graph scripts, text files, speech) for diagnosing a render.
+ */
 export async function withWorkDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-media-"));
   try {
     return await fn(dir);
   } finally {
-    removeQuietly(dir);
+    if (process.env.MEDIAGEN_MEDIA_KEEP === "1") process.stderr.write(`[media] kept work dir ${dir}\n`);
+    else removeQuietly(dir);
   }
 }
 

@@ -62,9 +62,13 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
   if (o.signal?.aborted) return Promise.reject(abortedError(tool));
   installExitHook();
   const started = Date.now();
-  const trace = process.env.MEDIAGEN_MEDIA_TRACE ? (ok: boolean) => {
-    process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`);
-  } : undefined;
+  // MEDIAGEN_MEDIA_TRACE=1 prints each tool's run time to stderr; =args also its arguments (paths
+  // and graph files only: nothing secret goes to these tools).
+  const traceMode = process.env.MEDIAGEN_MEDIA_TRACE;
+  if (traceMode === "args") process.stderr.write(`[media] ${JSON.stringify([command, ...args])}\n`);
+  const trace = traceMode
+    ? (ok: boolean) => process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`)
+    : undefined;
   return new Promise<RunResult>((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: o.cwd,

@@ -18,6 +18,7 @@ export interface Tools {
   ffmpeg: string;
   ffprobe: string;
   ffmpegVersion: string;
+  /** Where ffmpeg/ffprobe came from (the TTS has its own `tts.kind`). */
   source: ToolSource;
   filters: Set<string>;
   hasXfade: boolean;
@@ -185,8 +186,7 @@ async function detectTools(env: NodeJS.ProcessEnv): Promise<Tools> {
   }
   const filtersOut = await runTool(ff.c.path, ["-hide_banner", "-filters"]);
   const filters = parseFilters(filtersOut.stdout);
-  const source: ToolSource =
-    ff.c.source === "env" || fp.c.source === "env" || env.MEDIAGEN_ESPEAK ? "env" : ff.c.source;
+  const source: ToolSource = ff.c.source === "env" || fp.c.source === "env" ? "env" : ff.c.source;
   return {
     ffmpeg: ff.c.path,
     ffprobe: fp.c.path,

@@ -32,10 +32,28 @@ export function wasmChildPath(): string | undefined {
   return transpiledChild(tsSource);
 }
 
+/**
+ * A temp dir only this user can write, so nobody else can plant the script we are about to run.
+ * Returns undefined when that cannot be guaranteed (then we transpile into a fresh private dir).
+ */
+function privateCacheDir(): string | undefined {
+  if (typeof process.getuid !== "function") return undefined;
+  const dir = path.join(os.tmpdir(), `mediagen-${process.getuid()}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = fs.lstatSync(dir);
+    if (st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o077) === 0) return dir;
+  } catch {
+    // fall through
+  }
+  return undefined;
+}
+
 function transpiledChild(tsSource: string): string | undefined {
   const source = fs.readFileSync(tsSource, "utf8");
   const hash = crypto.createHash("sha256").update(source).digest("hex").slice(0, 16);
-  const out = path.join(os.tmpdir(), `mediagen-${CHILD}-${hash}.mjs`);
+  const dir = privateCacheDir() ?? fs.mkdtempSync(path.join(os.tmpdir(), "mediagen-"));
+  const out = path.join(dir, `${CHILD}-${hash}.mjs`);
   if (fs.existsSync(out)) return out;
   let ts: typeof import("typescript");
   try {

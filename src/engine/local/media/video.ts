@@ -12,7 +12,7 @@ import path from "node:path";
 import { removeQuietly, tempPathFor, withWorkDir } from "./atomic.js";
 import { bandGraph, canDrawText, cardGraph, stillInputArgs } from "./card.js";
 import { MediaInputError, RenderError } from "./errors.js";
-import { num } from "./filtergraph.js";
+import { even, num } from "./filtergraph.js";
 import { BITEXACT, QUIET } from "./image.js";
 import { checkFile, checkOut, checkSize } from "./inputs.js";
 import { cardLayout } from "./layout.js";
@@ -83,10 +83,6 @@ export function resolveMode(o: Pick<RenderVideoOptions, "mode" | "sourceVideo" |
  * matrix only on RGB<->YUV; it runs before `loop`, so once per still, not per frame.
  */
 const TO_BT709 = "format=rgb24,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p";
-
-function evenUp(n: number): number {
-  return n % 2 === 0 ? n : n + 1;
-}
 
 /** Cuts speech to what can be said in `seconds`, at a word boundary. */
 export function fitSpeech(text: string, seconds: number): string {
@@ -256,8 +252,8 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
   const mode = resolveMode(o);
   checkVideoOptions(o, mode);
   const tools = o.tools ?? (await getTools());
-  const W = evenUp(o.width);
-  const H = evenUp(o.height);
+  const W = even(o.width);
+  const H = even(o.height);
   const F = o.fps ?? DEFAULT_FPS;
   const N = Math.max(1, Math.round(o.durationSeconds * F));
   const T = N / F;
@@ -274,8 +270,8 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
 
     const ctx: Ctx = { W, H, F, N, T, inputs: [], nextInput: 0, graph: [], seq: 0 };
     const layout = cardLayout({ width: W, height: H, prompt: o.prompt ?? "", label: modeLabel, tiles: refs.length });
-    const bandH = Math.max(12, evenUp(Math.round(Math.min(W, H) * 0.09)));
-    const barH = Math.max(2, evenUp(Math.round(H / 90)));
+    const bandH = Math.max(12, even(Math.round(Math.min(W, H) * 0.09)));
+    const barH = Math.max(2, even(Math.round(H / 90)));
     const cardIn = (): string => {
       const drawn = label(ctx, "card");
       const part = cardGraph(tools, layout, refs, workDir, ctx.nextInput, drawn);
@@ -309,7 +305,7 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
           ctx.graph.push(`[${cardIn()}]${loopChain(ctx, N)}[${main}]`);
           break;
         }
-        const pad = { w: evenUp(Math.round(W * 0.08)), h: evenUp(Math.round(H * 0.08)) };
+        const pad = { w: even(Math.round(W * 0.08)), h: even(Math.round(H * 0.08)) };
         const aFrames = Math.round(N * 0.4);
         const win = Math.min(Math.round(F * 0.6), Math.round(N * 0.2));
         main = dissolve(ctx, { still: prepStill(ctx, opening, workDir, { pad }), pan: pad }, cardIn(), aFrames, win, N - aFrames - win);
@@ -343,12 +339,12 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
       case "motion": {
         const bg = label(ctx, "bg");
         ctx.graph.push(`[${o.startImage ? prepStill(ctx, o.startImage, workDir) : cardIn()}]${loopChain(ctx, N)}[${bg}]`);
-        const box = { w: evenUp(Math.round(W * 0.36)), h: evenUp(Math.round(H * 0.36)) };
-        const border = Math.max(2, evenUp(Math.round(Math.min(W, H) * 0.008)));
+        const box = { w: even(Math.round(W * 0.36)), h: even(Math.round(H * 0.36)) };
+        const border = Math.max(2, even(Math.round(Math.min(W, H) * 0.008)));
         const pipRaw = prepVideo(ctx, o.motionVideo!, N, { loop: true, box });
         const pip = label(ctx, "pip");
         ctx.graph.push(`[${pipRaw}]pad=${box.w + 2 * border}:${box.h + 2 * border}:${border}:${border}:color=white[${pip}]`);
-        const margin = evenUp(Math.round(Math.min(W, H) * 0.04));
+        const margin = even(Math.round(Math.min(W, H) * 0.04));
         const withPip = overlayAt(ctx, bg, pip, `${W - box.w - 2 * border - margin}`, `${margin}`);
         main = overlayAt(ctx, withPip, band(), "0", bandY);
         break;
@@ -374,12 +370,14 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
       const samples = Math.round(T * AUDIO_RATE);
       if (speech) {
         const idx = addInput(ctx, ["-i", `file:${speechWav}`]);
-        ctx.graph.push(`[${idx}:a]aresample=${AUDIO_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,atrim=end_sample=${samples},apad=whole_len=${samples}[aout]`);
+        ctx.graph.push(`[${idx}:a]aresample=${AUDIO_RATE},aformat=sample_fmts=fltp:channel_layouts=mono,atrim=end_sample=${samples},apad=whole_len=${samples}[aout]`);
       } else {
-        ctx.graph.push(`anullsrc=r=${AUDIO_RATE}:cl=stereo,atrim=end_sample=${samples}[aout]`);
+        ctx.graph.push(`anullsrc=r=${AUDIO_RATE}:cl=mono,atrim=end_sample=${samples}[aout]`);
       }
-      // The default "twoloop" AAC coder costs as much as the whole H.264 encode of a card video.
-      audioArgs.push("-map", "[aout]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", "128k", "-ar", String(AUDIO_RATE));
+      // The voice is mono, so the track is too. AAC runs in ffmpeg's main thread, serially with the
+      // graph: the default "twoloop" coder in stereo cost as much as the whole H.264 encode of a card
+      // video; "fast" in mono is about a fifth of that (measured).
+      audioArgs.push("-map", "[aout]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", "96k", "-ar", String(AUDIO_RATE));
     }
 
     const script = path.join(workDir, "video.graph");
