@@ -38,12 +38,13 @@ beforeAll(() => {
 });
 
 describe("mediagen asset start --watch --download on a fresh instance", () => {
-  it("an image: prints the price, then the saved path; the PNG has the model's default size", async () => {
+  it("an image: the price on stderr, the saved path alone on stdout; the PNG has the model's default size", async () => {
     const r = await run(["asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "a red fox at dawn", "--watch", "--download", out], { home });
     expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Started 1 generation: 1 credit each, 1 credit in total");
     const lines = r.stdout.trim().split("\n");
-    expect(lines[0]).toBe("Started 1 generation: 1 credit each, 1 credit in total");
-    const saved = lines.at(-1)!;
+    expect(lines).toHaveLength(1);
+    const saved = lines[0]!;
     expect(saved).toMatch(new RegExp(`^${out}/[0-9a-f]{24}\\.png$`));
     expect(pngSize(saved)).toEqual({ width: 1024, height: 1024 });
     expect(r.stderr).toMatch(/completed/);
@@ -168,7 +169,8 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
     const r = await run(["asset", "start", "--type", "video", "--model", "vidA-3", "--prompt", "x", "--count", "2", "--simulate", "fail:PROVIDER_DOWN", "--watch"], { home, env });
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/PROVIDER_DOWN/);
-    const ids = r.stdout.trim().split("\n").slice(1, 3);
+    const ids = r.stderr.match(/^[0-9a-f]{24}$/gm) ?? [];
+    expect(ids).toHaveLength(2);
     const status = await run(["asset", "status", ...ids, "--json"], { home, env });
     const records = status.stdout.trim().split(/\n(?=\{)/).map((s) => JSON.parse(s) as AssetJson);
     expect(records.map((x) => [x.status, x.error?.code])).toEqual([["failed", "PROVIDER_DOWN"], ["failed", "PROVIDER_DOWN"]]);

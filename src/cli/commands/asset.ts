@@ -430,16 +430,14 @@ export const command: CommandModule = {
       if (waitFlags.watch) waitOptionsFrom(opts); // bad --timeout/--interval fail before anything is debited
       const engine = await ctx.engine();
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
-      if (!waitFlags.watch || !ctx.opts.json) {
-        ctx.print(
-          res,
-          (r: AssetStartResponse) => [
-            `Started ${r.count} generation${r.count === 1 ? "" : "s"}: ${credits(r.cost_per_generation)} each, ${credits(r.total_cost)} in total`,
-            ...r.asset_ids,
-          ],
-          (r) => (waitFlags.watch ? [] : r.asset_ids),
+      // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
+      if (!ctx.opts.json) {
+        ctx.io.info(
+          `Started ${res.count} generation${res.count === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`,
         );
       }
+      if (!waitFlags.watch) ctx.print(res, (r: AssetStartResponse) => r.asset_ids, (r) => r.asset_ids);
+      else if (!ctx.opts.json) ctx.io.info(res.asset_ids.join("\n"));
       if (waitFlags.watch) await watchAndSave(ctx, engine, res.asset_ids, waitFlags);
     });
     examples(start, [
