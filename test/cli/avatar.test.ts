@@ -37,7 +37,7 @@ describe("mediagen avatar", () => {
     const r = await run(["avatar", "create", "--prompt", "friendly barista, warm light", "--watch"], { home: fresh, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^status\s+completed$/m);
-    const ids = /^Created avatar (av_\w+) with look (lk_\w+)$/m.exec(r.stdout)!;
+    const ids = /^Created avatar (av_\w+) with look (lk_\w+)$/m.exec(r.stderr)!;
     const s = (await run(["avatar", "status", ids[1]!, ids[2]!, "--json"], { home: fresh })).json<Status>();
     expect(s.status).toBe("completed");
     expect(pngSize(s.result!.thumbnail)).toEqual({ width: 1152, height: 2048 });
@@ -48,7 +48,9 @@ describe("mediagen avatar", () => {
     const out = path.join(home, "thumbs");
     const r = await run(["avatar", "create", "--prompt", "a podcast host", "--format", "horizontal", "--download", out], { home, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(0);
-    const saved = r.stdout.trim().split("\n").pop()!;
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const saved = lines[0]!;
     expect(path.dirname(saved)).toBe(out);
     expect(saved).toMatch(/lk_\w+\.png$/);
     expect(pngSize(saved)).toEqual({ width: 2048, height: 1152 });

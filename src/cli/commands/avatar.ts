@@ -279,14 +279,13 @@ function addWatchOptions(cmd: Command): Command {
 /** Prints a create/edit answer, then waits when asked. */
 async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchFlags, line: (r: AvatarLookRef) => string): Promise<void> {
   const watch = flags.watch === true || flags.download !== undefined;
-  if (!watch || !ctx.opts.json) {
-    ctx.print(
-      res,
-      (r) => [line(r)],
-      (r) => (watch ? [] : [r.avatar_id, r.look_id]),
-    );
+  if (!watch) {
+    ctx.print(res, (r) => [line(r)], (r) => [r.avatar_id, r.look_id]);
+    return;
   }
-  if (watch) await watchLook(ctx, engine, res, flags);
+  // While waiting the answer is talk (stderr): stdout carries only what the wait ends with.
+  if (!ctx.opts.json) ctx.io.info(line(res));
+  await watchLook(ctx, engine, res, flags);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
