@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
-import { LocalAdminError } from "../../src/engine/local/instance.js";
+import { LocalAdminError, openLocalInstance } from "../../src/engine/local/instance.js";
 import { generateApiKey, hashApiKey, isApiKeyFormat } from "../../src/engine/local/keys.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 
@@ -197,5 +197,37 @@ describe("storage", () => {
     expect(u.spaceForKey(next)?.id).toBe(space.id);
     expect(u.listSpaces().filter((s) => s.is_default)).toHaveLength(1);
     void u.close();
+  });
+});
+
+describe("cached verdicts never outlive a key", () => {
+  test("a key revoked through another connection is refused on the very next request", async () => {
+    const { api_key } = t.createSpace({ plan: "PRO", credits: 1 });
+    const header = `Bearer ${api_key}`;
+    expect((await call(header)).status).toBe(200);
+    expect((await call(header)).status).toBe(200); // now served from the cache
+
+    const other = openLocalInstance({ home: t.home, worker: "none" });
+    try {
+      other.revokeKey(api_key);
+    } finally {
+      await other.close();
+    }
+    const after = await call(header);
+    expect(after.status).toBe(401);
+    expect((after.body as { details: { code: string }[] }).details[0]!.code).toBe("invalid_api_key");
+  });
+
+  test("a key revoked or regenerated through this instance is refused at once", async () => {
+    const a = t.createSpace({ plan: "PRO", credits: 1 }).api_key;
+    expect((await call(`Bearer ${a}`)).status).toBe(200);
+    t.revokeKey(a);
+    expect((await call(`Bearer ${a}`)).status).toBe(401);
+
+    const b = t.createSpace({ plan: "PRO", credits: 1 }).api_key;
+    expect((await call(`Bearer ${b}`)).status).toBe(200);
+    const c = t.regenerateKey(b);
+    expect((await call(`Bearer ${b}`)).status).toBe(401);
+    expect((await call(`Bearer ${c}`)).status).toBe(200);
   });
 });

@@ -356,17 +356,20 @@ export class LocalInstance implements LocalInstanceApi {
       const row = this.activeKeyRow(apiKey);
       this._db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(this.nowIso(), row.id);
     });
+    this.service.forgetAuth();
   }
 
   /** Revokes the key at once and returns a new one for the same space. */
   regenerateKey(apiKey: string): string {
-    return this.tx(() => {
+    const key = this.tx(() => {
       const row = this.activeKeyRow(apiKey);
       const fresh = this.newKey(row.space_id);
       this._db.prepare("UPDATE api_keys SET revoked_at = ?, replaced_by = ? WHERE id = ?").run(this.nowIso(), fresh.id, row.id);
       if (this.readDefaultKeyFile() === apiKey) this.writeDefaultKeyFile(fresh.key);
       return fresh.key;
     });
+    this.service.forgetAuth();
+    return key;
   }
 
   spaceForKey(apiKey: string): SpaceView | undefined {
@@ -467,6 +470,7 @@ export class LocalInstance implements LocalInstanceApi {
     fs.rmSync(this.mediaDir, { recursive: true, force: true });
     fs.mkdirSync(this.mediaDir, { recursive: true });
     this._db = openDatabase(this.dbPath);
+    this.service.forgetAuth();
     if (restart) this.launchWorker();
   }
 

@@ -25,6 +25,7 @@ export interface SpaceRow {
   id: string;
   name: string;
   plan: Plan;
+  /** A snapshot taken at authentication (possibly cached): read balances with `ledger.balance`. */
   balance_milli: number;
   is_default: number;
   created_at: string;

@@ -48,8 +48,17 @@ export interface RenderParams {
   urls: { media: string; thumbnail: string | null };
 }
 
-export function readAsset(db: DB, spaceId: string, id: string): AssetRow | undefined {
-  return db.prepare("SELECT * FROM assets WHERE id = ? AND space_id = ?").get(id, spaceId) as AssetRow | undefined;
+/** An asset row without the render params, which only the worker needs (and which are the row's bulk). */
+export type AssetRecordRow = Omit<AssetRow, "params">;
+
+const RECORD_COLUMNS = `id, space_id, type, model, status, prompt, aspect_ratio, resolution, duration, refs, cost_milli,
+  file_name, folder_id, parent_media_id, webhook_url, simulate, file_path, thumbnail_path, width, height,
+  duration_seconds, error_code, error_message, created_at, finished_at`;
+
+export function readAsset(db: DB, spaceId: string, id: string): AssetRecordRow | undefined {
+  return db.prepare(`SELECT ${RECORD_COLUMNS} FROM assets WHERE id = ? AND space_id = ?`).get(id, spaceId) as
+    | AssetRecordRow
+    | undefined;
 }
 
 /**
@@ -57,7 +66,7 @@ export function readAsset(db: DB, spaceId: string, id: string): AssetRow | undef
  * failed, `thumbnail_url` and `duration_seconds` for videos only, `width`/`height` when known,
  * `generation_params.references` omitted when no reference was used.
  */
-export function toAsset(row: AssetRow, urls: UrlBuilder): Asset {
+export function toAsset(row: AssetRecordRow, urls: UrlBuilder): Asset {
   const params: GenerationParams = { model: row.model, prompt: row.prompt };
   if (row.aspect_ratio !== null) params.aspect_ratio = row.aspect_ratio;
   if (row.resolution !== null) params.resolution = row.resolution;

@@ -15,7 +15,7 @@ import { MODELS, findModel } from "../catalog/models.js";
 import type { HandlerTable, RequestContext } from "../types.js";
 import { avatarThumbnailPath } from "./avatar-lookup.js";
 import { extensionFor } from "./asset-names.js";
-import { readAsset, toAsset, type AssetRow, type RenderParams } from "./asset-record.js";
+import { readAsset, toAsset, type RenderParams } from "./asset-record.js";
 import type { LibraryAsset, StartLookups } from "./asset-refs.js";
 import { parseSimulate } from "./asset-simulate.js";
 import { measureSource } from "./asset-source.js";
@@ -184,7 +184,7 @@ async function startAssets(ctx: RequestContext, input: Record<string, unknown>) 
 
 function assetStatus(ctx: RequestContext, input: Record<string, unknown>) {
   const id = queryString(input.assetId);
-  const row: AssetRow | undefined = id ? readAsset(ctx.instance.db, ctx.space.id, id) : undefined;
+  const row = id ? readAsset(ctx.instance.db, ctx.space.id, id) : undefined;
   // Another space's asset is indistinguishable from a missing one.
   if (!row) throw ApiError.of("asset_not_found", `Asset not found: ${id ?? ""}`);
   return toAsset(row, ctx.urls);
