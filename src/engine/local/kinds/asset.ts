@@ -126,7 +126,8 @@ async function render(instance: LocalInstanceApi, row: AssetRow, signal: AbortSi
   }
   const { kind: _k, mode, ...opts } = plan;
   const thumbnailOut = row.thumbnail_path ? path.join(instance.mediaDir, row.thumbnail_path) : undefined;
-  await renderVideo({
+  // renderVideo probes and checks its output before renaming it into place: its figures are the file's.
+  const info = await renderVideo({
     ...opts,
     mode: videoMode(mode, plan.startImage !== undefined),
     out,
@@ -134,10 +135,9 @@ async function render(instance: LocalInstanceApi, row: AssetRow, signal: AbortSi
     cacheDir: speechCacheDir(instance),
     signal,
   });
-  const info = await probe(out, { signal });
   return {
-    width: info.width ?? plan.width,
-    height: info.height ?? plan.height,
+    width: info.width,
+    height: info.height,
     durationSeconds: Math.round(info.durationSeconds * 1000) / 1000,
   };
 }
