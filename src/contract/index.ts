@@ -14,3 +14,4 @@ export * from "./video.js";
 export * from "./script.js";
 export * from "./webhook.js";
 export * from "./operations.js";
+export * from "./rate-limit.js";

@@ -1,13 +1,7 @@
 import type { OpName, OpRequest, OpResponse } from "../contract/operations.js";
+import type { RateLimitInfo } from "../contract/rate-limit.js";
 
-export type { OpName, OpRequest, OpResponse };
-
-export interface RateLimitInfo {
-  limit: number;
-  remaining: number;
-  /** Unix seconds when the window resets. */
-  reset: number;
-}
+export type { OpName, OpRequest, OpResponse, RateLimitInfo };
 
 export interface CallOptions {
   /**

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorResponse } from "../contract/errors.js";
 import { API_PREFIX, matchRoute, type OpName } from "../contract/operations.js";
-import type { RateLimitInfo } from "../engine/engine.js";
+import { rateLimitHeaders, type RateLimitInfo } from "../contract/rate-limit.js";
 import type { UrlBuilder } from "../engine/local/types.js";
 import { MEDIA_PREFIX, serveMedia, type MediaSigner } from "./media.js";
 
@@ -52,14 +52,6 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-export function rateLimitHeaders(info: RateLimitInfo | undefined): Record<string, string> {
-  if (!info) return {};
-  return {
-    "x-ratelimit-limit": String(info.limit),
-    "x-ratelimit-remaining": String(info.remaining),
-    "x-ratelimit-reset": String(info.reset),
-  };
-}
 
 type BodyResult =
   | { kind: "ok"; value: Record<string, unknown> }

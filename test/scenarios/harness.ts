@@ -19,7 +19,7 @@ import { BaseEngine, type CallOptions, type Engine, type OpName, type OpRequest,
 import { ApiError } from "../../src/engine/errors.js";
 import { HostedEngine } from "../../src/engine/hosted/hosted-engine.js";
 import { openLocalInstance, type LocalInstance } from "../../src/engine/local/instance.js";
-import { rateLimitHeaders } from "../../src/engine/local/rate-limit.js";
+import { rateLimitHeaders } from "../../src/contract/rate-limit.js";
 import type { Clock } from "../../src/engine/local/types.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { LookupFunction } from "node:net";
 import { request, type Dispatcher } from "undici";
 import { ApiError, NetworkError } from "../errors.js";
-import type { RateLimitInfo } from "../engine.js";
+import { readRateLimit, type RateLimitInfo } from "../../contract/rate-limit.js";
 import { redact } from "../redact.js";
 import { createDispatcher } from "./proxy.js";
 import { backoffMs, errorCode, rateLimitWaitMs, shouldRetry } from "./retry.js";
@@ -98,14 +98,6 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
-/** Reads the three rate-limit headers; `undefined` unless all three are numbers. */
-export function readRateLimit(h: Record<string, string>): RateLimitInfo | undefined {
-  const limit = Number(h["x-ratelimit-limit"]);
-  const remaining = Number(h["x-ratelimit-remaining"]);
-  const reset = Number(h["x-ratelimit-reset"]);
-  if (h["x-ratelimit-limit"] === undefined || ![limit, remaining, reset].every(Number.isFinite)) return undefined;
-  return { limit, remaining, reset };
-}
 
 /** Headers worth keeping on an ApiError: rate limit and request id. */
 function errorHeaders(h: Record<string, string>): Record<string, string> {

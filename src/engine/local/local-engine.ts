@@ -1,7 +1,7 @@
 import type { OpName, OpRequest, OpResponse } from "../../contract/operations.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo, type Target } from "../engine.js";
 import { ApiError } from "../errors.js";
-import { rateLimitHeaders } from "./rate-limit.js";
+import { rateLimitHeaders } from "../../contract/rate-limit.js";
 import type { UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
 

@@ -74,13 +74,3 @@ export class RateLimiter {
     return rateLimitedBody(this.config.limit, this.config.windowMs);
   }
 }
-
-/** `X-RateLimit-*` headers (lower-case, as HTTP clients report them). */
-export function rateLimitHeaders(info: RateLimitInfo | undefined): Record<string, string> {
-  if (!info) return {};
-  return {
-    "x-ratelimit-limit": String(info.limit),
-    "x-ratelimit-remaining": String(info.remaining),
-    "x-ratelimit-reset": String(info.reset),
-  };
-}
