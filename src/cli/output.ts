@@ -60,15 +60,32 @@ export interface Column<T> {
   header: string;
   get: (row: T) => unknown;
   align?: "left" | "right";
+  /** Left out, in column order, when the table would not fit at its natural width otherwise. */
+  optional?: boolean;
 }
 
 const GAP = 2;
 
+/** The columns that fit `width` at their natural width: every required one, then optional ones in order. */
+function fittingColumns<T>(rows: readonly T[], columns: readonly Column<T>[], width: number): Column<T>[] {
+  if (!columns.some((c) => c.optional)) return [...columns];
+  const natural = (c: Column<T>) => Math.max(c.header.length, ...rows.map((r) => cell(c.get(r)).length));
+  let used = columns.filter((c) => !c.optional).reduce((sum, c) => sum + natural(c) + GAP, -GAP);
+  return columns.filter((c) => {
+    if (!c.optional) return true;
+    if (used + GAP + natural(c) > width) return false;
+    used += GAP + natural(c);
+    return true;
+  });
+}
+
 /**
- * A table that fits `width`: the widest columns give up characters first (cut with "…") but never
- * below their header or 8 characters, so ids stay legible and nothing wraps.
+ * A table that fits `width`: optional columns that do not fit are left out, then the widest columns
+ * give up characters (cut with "…") but never below their header or 8 characters, so ids stay
+ * legible and nothing wraps.
  */
-export function table<T>(rows: readonly T[], columns: readonly Column<T>[], width = Infinity): string[] {
+export function table<T>(rows: readonly T[], allColumns: readonly Column<T>[], width = Infinity): string[] {
+  const columns = fittingColumns(rows, allColumns, width);
   const cells = rows.map((r) => columns.map((c) => cell(c.get(r))));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
   const floor = columns.map((c, i) => Math.min(widths[i]!, Math.max(c.header.length, 8)));

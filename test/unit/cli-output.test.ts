@@ -187,3 +187,23 @@ describe("flag value parsers", () => {
     for (const bad of ["-1", "1.2345", "abc", "1e3", ""]) expect(() => parseCredits(bad, "c")).toThrow(CliError);
   });
 });
+
+describe("table: optional columns", () => {
+  const rows = [{ id: "lk_0123456789abcdef", name: "Maya in the kitchen", tags: "warm, narration, calm" }];
+  const cols = [
+    { header: "id", get: (r: (typeof rows)[number]) => r.id },
+    { header: "name", get: (r: (typeof rows)[number]) => r.name, optional: true },
+    { header: "tags", get: (r: (typeof rows)[number]) => r.tags, optional: true },
+  ];
+
+  it("keeps every column when the table fits", () => {
+    expect(table(rows, cols, 200)[1]).toBe("lk_0123456789abcdef  Maya in the kitchen  warm, narration, calm");
+  });
+
+  it("leaves out optional columns, in order, rather than cutting the id", () => {
+    const lines = table(rows, cols, 45);
+    expect(lines[0]).toBe("ID                   NAME");
+    expect(lines[1]).toBe("lk_0123456789abcdef  Maya in the kitchen");
+    expect(table(rows, cols, 20)[1]).toBe("lk_0123456789abcdef");
+  });
+});

@@ -119,23 +119,6 @@ export function listQuery(f: ListFlags): Record<string, string | boolean> {
 
 // ---- human output ---------------------------------------------------------------------------------
 
-/**
- * A table for a terminal of `width`: required columns always, optional ones (in order) only while
- * every column still fits whole, so ids are never cut to make room for descriptive columns.
- */
-export function fitTable<T>(rows: readonly T[], columns: readonly (Column<T> & { optional?: boolean })[], width: number): string[] {
-  const natural = (c: Column<T>) => Math.max(c.header.length, ...rows.map((r) => cell(c.get(r)).length));
-  let used = columns.filter((c) => !c.optional).reduce((sum, c) => sum + natural(c) + 2, -2);
-  const keep = new Set<Column<T>>();
-  for (const c of columns) {
-    if (!c.optional) keep.add(c);
-    else if (used + 2 + natural(c) <= width) {
-      keep.add(c);
-      used += 2 + natural(c);
-    }
-  }
-  return table(rows, columns.filter((c) => keep.has(c)), width);
-}
 
 function statusLines(s: AvatarStatusResponse): string[] {
   const r = s.result;
@@ -179,7 +162,7 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
     ["created", a.created_at ?? "public catalog"],
     ["thumbnail", a.thumbnail],
   ]);
-  const looks = fitTable(
+  const looks = table(
     a.looks,
     [
       { header: "look", get: (l) => l.id },
@@ -199,7 +182,7 @@ function listTable(ctx: Context, items: AvatarListItem[]): string[] {
     ctx.io.info("No looks match.");
     return [];
   }
-  return fitTable(
+  return table(
     items,
     [
       { header: "look", get: (i) => i.id },

@@ -5,8 +5,7 @@
 import { Option, type Command } from "commander";
 import type { CommandModule, Context } from "../types.js";
 import { examples } from "../help-text.js";
-import { keyValues, widthOf } from "../output.js";
-import { fitTable } from "./avatar.js";
+import { keyValues, table, widthOf } from "../output.js";
 import type { ResourceVoice, Voice } from "../../contract/voice.js";
 
 interface FilterFlags {
@@ -36,7 +35,7 @@ function voicesTable(ctx: Context, voices: Voice[]): string[] {
     ctx.io.info("No voices match.");
     return [];
   }
-  return fitTable(
+  return table(
     voices,
     [
       { header: "id", get: (v) => v.id },
@@ -55,7 +54,7 @@ function resourcesTable(ctx: Context, voices: ResourceVoice[]): string[] {
     ctx.io.info("No voices match.");
     return [];
   }
-  return fitTable(
+  return table(
     voices,
     [
       { header: "id", get: (v) => v.id },
