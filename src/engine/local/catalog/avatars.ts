@@ -7,8 +7,8 @@ import { ensureFile, eachLimited } from "./media-cache.js";
  * vocabulary of hosted-facts.md (age_range, hair_color, place, emotion). Each look's thumbnail is a
  * real PNG rendered from the look's description the first time a response hands out its URL.
  */
-export interface CatalogLook {
-  id: string;
+/** What describes a look, wherever it lives (catalog, space row, or one being created). */
+export interface LookTraits {
   name: string;
   place: string;
   accessories: string[];
@@ -16,6 +16,10 @@ export interface CatalogLook {
   emotion: string;
   selfie: boolean;
   format: LookFormat;
+}
+
+export interface CatalogLook extends LookTraits {
+  id: string;
   model_available: string[];
   /** What the picture shows; the local renderer draws it. */
   description: string;

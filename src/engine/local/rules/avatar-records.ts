@@ -10,6 +10,7 @@ import {
   catalogLookRelPath,
   type CatalogAvatar,
   type CatalogLook,
+  type LookTraits,
 } from "../catalog/avatars.js";
 
 export interface AvatarRow {
@@ -60,16 +61,9 @@ type Person = Pick<AvatarRow, "id" | "name" | "gender" | "age" | "age_range" | "
 };
 
 /** One look with its avatar, wherever either lives. */
-export interface LookView {
+export interface LookView extends LookTraits {
   avatar: Person;
   id: string;
-  name: string;
-  place: string;
-  accessories: string[];
-  action: string;
-  emotion: string;
-  selfie: boolean;
-  format: "vertical" | "horizontal";
   model_available: string[];
   status: "ready" | "pending" | "error";
   /** Media-dir-relative path of the picture; null until the look is ready. */

@@ -9,7 +9,7 @@ import { avatarCredits } from "../../../contract/pricing.js";
 import { fromMilli, toMilli } from "../../../contract/credits.js";
 import type { AvatarStatusResponse } from "../../../contract/avatar.js";
 import { ApiError } from "../../errors.js";
-import { ensureCatalogLookImages } from "../catalog/avatars.js";
+import { ensureCatalogLookImages, type LookTraits } from "../catalog/avatars.js";
 import type { HandlerTable, RequestContext, SpaceRow } from "../types.js";
 import type { LookJobPayload } from "../kinds/look.js";
 import {
@@ -77,17 +77,10 @@ function persist<T>(fn: () => T): T {
   }
 }
 
-interface NewLook {
+interface NewLook extends LookTraits {
   id: string;
   avatarId: string;
   task: "avatar_create" | "avatar_edit";
-  name: string;
-  place: string;
-  accessories: string[];
-  action: string;
-  emotion: string;
-  selfie: boolean;
-  format: "vertical" | "horizontal";
   style: string | null;
   resolution: string | null;
   prompt: string | null;
