@@ -26,9 +26,13 @@ export function hasApiAccess(plan: Plan): boolean {
   return RANK[plan] >= RANK.PRO;
 }
 
-/** A model's `required_plans` is satisfied when the space's plan is one of them (empty = any). */
+/**
+ * A model's `required_plans` is satisfied by any of them or a higher plan (empty = any plan): a
+ * model that names only PRO is open to ENTREPRISE too.
+ */
 export function meetsRequiredPlans(plan: Plan, required: readonly string[]): boolean {
-  return required.length === 0 || required.includes(plan);
+  const ranks = required.map((r) => parsePlan(r)).filter((p): p is Plan => p !== undefined).map(planRank);
+  return ranks.length === 0 || RANK[plan] >= Math.min(...ranks);
 }
 
 /** Voice catalog tiers and which tiers each plan sees (spec, GET /voice/list). */
