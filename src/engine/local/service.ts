@@ -11,6 +11,8 @@ import type { LocalInstance } from "./instance.js";
 export interface DispatchOptions {
   simulate?: string;
   urls: UrlBuilder;
+  /** Default true (in process); the HTTP server passes false unless told otherwise. */
+  allowLocalFiles?: boolean;
 }
 
 export interface DispatchResult {
@@ -105,7 +107,13 @@ export class LocalService {
         return { status: 501, body, rateLimit };
       }
 
-      const ctx: RequestContext = { instance: this.instance, space, simulate: opts.simulate, urls: opts.urls };
+      const ctx: RequestContext = {
+        instance: this.instance,
+        space,
+        simulate: opts.simulate,
+        urls: opts.urls,
+        allowLocalFiles: opts.allowLocalFiles ?? true,
+      };
       const queued = this.instance.jobs.enqueued;
       const body: unknown = await handler(ctx, (input ?? {}) as never);
       if (this.instance.jobs.enqueued !== queued) this.instance.kick();

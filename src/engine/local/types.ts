@@ -44,6 +44,12 @@ export interface RequestContext {
   /** `fail` or `fail:<CODE>` (X-Local-Simulate): the job this request starts must end failed. */
   simulate: string | undefined;
   urls: UrlBuilder;
+  /**
+   * Whether media inputs may be local paths or `file://` URLs. True in process (the caller is on this
+   * machine); false over HTTP unless `serve --allow-local-files`, so a key holder cannot read the
+   * server's files through a reference.
+   */
+  allowLocalFiles: boolean;
 }
 
 export type Handler<K extends OpName> = (
