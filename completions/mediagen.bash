@@ -16,4 +16,5 @@ _mediagen() {
   fi
   COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
 }
-complete -o default -o nospace -F _mediagen mediagen 2>/dev/null || complete -o default -F _mediagen mediagen
+# -o default: when mediagen offers nothing (a path argument), readline completes file names.
+complete -o default -F _mediagen mediagen

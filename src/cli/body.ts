@@ -9,18 +9,25 @@ async function readStdin(io: Pick<FrameIO, "stdin">): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/**
+ * `inputAllowed` is false with --no-input or CI: then a terminal on stdin is a usage error, since
+ * nobody is there to type. Otherwise a terminal gets a notice on stderr, so the wait for typing is
+ * not a silent hang.
+ */
 export async function readJsonBody(
   pathOrDash: string,
-  io: Pick<FrameIO, "stdin">,
+  io: Pick<FrameIO, "stdin"> & Partial<Pick<FrameIO, "warn">>,
   inputAllowed: boolean,
 ): Promise<Record<string, unknown>> {
   let text: string;
   let from: string;
   if (pathOrDash === "-") {
     from = "stdin";
-    // A terminal on stdin would wait for typing; with --no-input that would be a hang.
-    if ((io.stdin as { isTTY?: boolean }).isTTY && !inputAllowed) {
-      throw new CliError("--body -: stdin is a terminal and --no-input is set; pipe the JSON in", EXIT.usage, "usage_error", "--body");
+    if ((io.stdin as { isTTY?: boolean }).isTTY) {
+      if (!inputAllowed) {
+        throw new CliError("--body -: stdin is a terminal and input is off (--no-input or CI); pipe the JSON in", EXIT.usage, "usage_error", "--body");
+      }
+      io.warn?.("Reading the JSON body from stdin (end with Ctrl-D)…");
     }
     text = await readStdin(io);
   } else {

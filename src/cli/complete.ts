@@ -93,3 +93,37 @@ export function completeWords(program: Command, words: string[]): Completion {
   const kind = arg ? ARGUMENT_KINDS[arg.name()] : undefined;
   return kind ? { dynamic: kind } : { lines: [] };
 }
+
+export interface TypedGlobals {
+  target?: "local" | "hosted";
+  baseUrl?: string;
+  profile?: string;
+}
+
+const GLOBAL_VALUE_FLAGS: Record<string, keyof TypedGlobals> = { "--target": "target", "--base-url": "baseUrl", "--profile": "profile" };
+
+/**
+ * The target-selecting flags already typed on the line (not the word being completed), so ids are
+ * offered from the target the finished command will use.
+ */
+export function typedGlobals(words: readonly string[]): TypedGlobals {
+  const out: TypedGlobals = {};
+  const typed = words.slice(0, -1);
+  const set = (key: keyof TypedGlobals, value: string | undefined) => {
+    if (value === undefined || value === "") return;
+    if (key === "target") {
+      if (value === "local" || value === "hosted") out.target = value;
+    } else out[key] = value;
+  };
+  for (let i = 0; i < typed.length; i++) {
+    const w = typed[i]!;
+    if (w === "--") break;
+    const eq = w.indexOf("=");
+    const flag = eq > 0 ? w.slice(0, eq) : w;
+    const key = GLOBAL_VALUE_FLAGS[flag];
+    if (!key) continue;
+    if (eq > 0) set(key, w.slice(eq + 1));
+    else set(key, typed[++i]);
+  }
+  return out;
+}

@@ -5,7 +5,7 @@
 import type { Engine } from "../engine/engine.js";
 import type { LocalInstance } from "../engine/local/instance.js";
 import { mediagenHome, type Env } from "../config/paths.js";
-import { readConfig, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
+import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
 import { resolveKey } from "../config/credentials.js";
 import {
   CliError,
@@ -17,9 +17,15 @@ import {
   type WaitOptions,
   type WaitSpec,
 } from "./types.js";
-import type { FrameIO } from "./io.js";
+import { isCI, type FrameIO } from "./io.js";
 import { defaultQuietLines, toJson } from "./output.js";
 import { createTracer, type Trace } from "./debug.js";
+import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
+import type { SaveOptions } from "./download.js";
+import { withGlobalFlags } from "./resume.js";
+
+/** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
+const CLOSE_LIMIT_MS = 1_000;
 
 export interface Resolution {
   config: ResolvedConfig;
@@ -57,7 +63,8 @@ export class CliContext implements Context {
       readConfig(home),
     );
     const target = settings.target.value;
-    const { key, origin } = resolveKey(this.env, home, settings.profile.value, target);
+    const { key, origin, warning } = resolveKey(this.env, home, settings.profile.value, target);
+    if (warning) this.io.warn(`Warning: ${warning}. Continuing as if no key were stored.`);
     const config: ResolvedConfig = {
       profile: settings.profile.value,
       target,
@@ -72,6 +79,11 @@ export class CliContext implements Context {
     );
     this.resolution = { config, settings, key };
     return this.resolution;
+  }
+
+  /** Only the profile's name: the config commands must work even when a stored setting is bad. */
+  profileName(): string {
+    return resolveProfile({ profile: this.opts.profile }, this.env).value;
   }
 
   async config(): Promise<ResolvedConfig> {
@@ -140,31 +152,74 @@ export class CliContext implements Context {
       import("./wait.js"),
       import("./wait-report.js"),
     ]);
-    return runWait(spec, opts, {
+    return runWait({ ...spec, resume: withGlobalFlags(this.opts, spec.resume) }, opts, {
       now: Date.now,
       sleep: realSleep,
+      timer: realSleep,
       onInterrupt: processInterrupt,
-      reporter: await createReporter(this.io, spec.label, this.opts.json),
+      reporter: await createReporter(this.io, [spec.label], this.opts.json),
       printFinal: (last, text) => this.print(last, () => [`${spec.label}: ${text}`]),
       target: this.resolve().config.target,
       ...(this.trace ? { trace: this.trace } : {}),
     });
   }
 
+  /** Several jobs under one deadline; `interrupt` aborting is Ctrl-C. Endings are returned, not thrown. */
+  async waitAll<T>(spec: MultiWaitSpec<T>, opts: WaitOptions, interrupt: AbortSignal): Promise<WaitOutcome<T>> {
+    const [{ runWaitAll, realSleep }, { createReporter }] = await Promise.all([import("./wait.js"), import("./wait-report.js")]);
+    return runWaitAll(spec, opts, {
+      now: Date.now,
+      sleep: realSleep,
+      timer: realSleep,
+      onInterrupt: (handler) => {
+        if (interrupt.aborted) handler();
+        interrupt.addEventListener("abort", handler, { once: true });
+        return () => interrupt.removeEventListener("abort", handler);
+      },
+      reporter: await createReporter(this.io, spec.jobs.map((j) => j.label), this.opts.json),
+      target: this.resolve().config.target,
+      ...(this.trace ? { trace: this.trace } : {}),
+    });
+  }
+
+  /** Ctrl-C for the duration of a command's own work; returns the unregister function. */
+  interrupts(handler: () => void): () => void {
+    process.on("SIGINT", handler);
+    return () => process.off("SIGINT", handler);
+  }
+
   async download(url: string, dir: string, name: string, opts: DownloadOptions = {}): Promise<string> {
+    return this.save(url, dir, name, opts);
+  }
+
+  /** ctx.download with the frame's options: file: links only from the local engine, Ctrl-C, a resume hint. */
+  async save(url: string, dir: string, name: string, opts: SaveOptions = {}): Promise<string> {
     const { download } = await import("./download.js");
-    return download(url, dir, name, opts, this.trace);
+    return download(url, dir, name, { ...opts, allowLocal: this.resolve().config.target === "local" }, this.trace);
   }
 
   async readBody(pathOrDash: string): Promise<Record<string, unknown>> {
     const { readJsonBody } = await import("./body.js");
-    return readJsonBody(pathOrDash, this.io, this.opts.input);
+    return readJsonBody(pathOrDash, this.io, this.opts.input && !isCI(this.env));
   }
 
-  /** Releases the engine and the instance so the process can exit. */
+  /**
+   * Releases the engine and the instance so the process can exit. Closing the engine is bounded:
+   * a poll abandoned at a deadline may still hold a connection the engine would wait for.
+   */
   async close(): Promise<void> {
     const engine = this.enginePromise ? await this.enginePromise.catch(() => undefined) : undefined;
-    await engine?.close().catch(() => undefined);
+    if (engine) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        engine.close().catch(() => undefined),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, CLOSE_LIMIT_MS);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     const instance = this.instancePromise ? await this.instancePromise.catch(() => undefined) : undefined;
     try {
       await instance?.close();

@@ -9,8 +9,23 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { CliError, EXIT, type DownloadOptions } from "./types.js";
 import type { Trace } from "./debug.js";
+import { processInterrupt } from "./wait.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+export interface SaveOptions extends DownloadOptions {
+  /**
+   * Read file: URLs and plain paths. Only the local engine hands those out (its media are files);
+   * from a hosted service they would copy any file of this machine, so they are refused.
+   */
+  allowLocal?: boolean;
+  /** Stops the download (Ctrl-C of a surrounding wait). Without it, download() listens for SIGINT itself. */
+  signal?: AbortSignal;
+  /** The command that starts the download again, printed when it is interrupted. */
+  resume?: string;
+  /** How SIGINT is heard when no signal is given (tests inject it). */
+  onInterrupt?: (handler: () => void) => () => void;
+}
 
 function exists(p: string): boolean {
   try {
@@ -23,6 +38,24 @@ function exists(p: string): boolean {
 
 function refuse(target: string): CliError {
   return new CliError(`${target} already exists; pass --force to overwrite`, EXIT.usage, "file_exists", "--download");
+}
+
+/**
+ * Creates the download directory and checks that it takes files, before anything is paid for: a
+ * bad --download is a usage error up front, not a failure after the wait.
+ */
+export function prepareDir(dir: string): string {
+  const abs = path.resolve(dir);
+  try {
+    fs.mkdirSync(abs, { recursive: true });
+    if (!fs.statSync(abs).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    fs.accessSync(abs, fs.constants.W_OK);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === "ENOTDIR" || err.code === "EEXIST" ? "not a directory" : err.code === "EACCES" || err.code === "EPERM" ? "permission denied" : (err.code ?? err.message);
+    throw new CliError(`--download: cannot save into ${abs}: ${why}`, EXIT.usage, "invalid_value", "--download");
+  }
+  return abs;
 }
 
 /** Moves `tmp` to `target`; without force the move fails if `target` appeared meanwhile. */
@@ -49,35 +82,65 @@ function place(tmp: string, target: string, force: boolean): void {
   }
 }
 
-export async function download(url: string, dir: string, name: string, opts: DownloadOptions = {}, trace?: Trace): Promise<string> {
+export async function download(url: string, dir: string, name: string, opts: SaveOptions = {}, trace?: Trace): Promise<string> {
   if (!name || name.includes("/") || name.includes("\\") || name === "." || name === "..") {
     throw new CliError(`not a file name: "${name}"`, EXIT.usage, "invalid_value");
   }
-  const targetDir = path.resolve(dir);
+  const remote = /^https?:\/\//i.test(url);
+  if (!remote && !opts.allowLocal) {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+    throw new CliError(
+      `refusing to download ${scheme ? `a ${scheme}: URL` : "a local path"} from a hosted service; only http(s) links are saved`,
+      EXIT.error,
+      "unsafe_url",
+    );
+  }
+  const targetDir = prepareDir(dir);
   const target = path.join(targetDir, name);
   if (!opts.force && exists(target)) throw refuse(target);
-  fs.mkdirSync(targetDir, { recursive: true });
   const tmp = path.join(targetDir, `.${name}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.part`);
+
+  const ac = new AbortController();
+  const stop = () => ac.abort(new Error("interrupted"));
+  let off: () => void;
+  if (opts.signal) {
+    if (opts.signal.aborted) stop();
+    opts.signal.addEventListener("abort", stop, { once: true });
+    off = () => opts.signal!.removeEventListener("abort", stop);
+  } else {
+    off = (opts.onInterrupt ?? processInterrupt)(stop);
+  }
+
   const t0 = performance.now();
   try {
-    if (/^https?:\/\//i.test(url)) await fetchTo(url, tmp, trace);
+    if (remote) await fetchTo(url, tmp, ac.signal, trace);
     else {
       const source = /^file:/i.test(url) ? fileURLToPath(url) : path.resolve(url);
-      await pipeline(fs.createReadStream(source), fs.createWriteStream(tmp, { flags: "wx" }));
+      await pipeline(fs.createReadStream(source), fs.createWriteStream(tmp, { flags: "wx" }), { signal: ac.signal });
       trace?.(`copy ${source} → ${target} (${Math.round(performance.now() - t0)} ms)`);
     }
+    if (ac.signal.aborted) throw ac.signal.reason;
     place(tmp, target, opts.force === true);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
+    if (ac.signal.aborted) {
+      throw new CliError(
+        `Stopped downloading ${name}; nothing was saved.${opts.resume ? ` Resume with: ${opts.resume}` : ""}`,
+        EXIT.interrupted,
+        "interrupted",
+      );
+    }
     if (e instanceof CliError) throw e;
     const err = e as NodeJS.ErrnoException;
     if (err.code === "ENOENT") throw new CliError(`download failed: source not found (${url})`, EXIT.notFound, "not_found");
     throw new CliError(`download failed: ${err.message}`, EXIT.error, "download_failed");
+  } finally {
+    off();
   }
   return target;
 }
 
-async function fetchTo(url: string, tmp: string, trace?: Trace): Promise<void> {
+async function fetchTo(url: string, tmp: string, signal: AbortSignal, trace?: Trace): Promise<void> {
   const { request, Agent, EnvHttpProxyAgent, interceptors } = await import("undici");
   const host = new URL(url).hostname;
   const timeouts = { connectTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 300_000 };
@@ -85,14 +148,15 @@ async function fetchTo(url: string, tmp: string, trace?: Trace): Promise<void> {
   const dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
   const t0 = performance.now();
   try {
-    const res = await request(url, { method: "GET", dispatcher });
+    const res = await request(url, { method: "GET", dispatcher, signal });
     trace?.(`GET ${url} → ${res.statusCode} (${Math.round(performance.now() - t0)} ms)`);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       await res.body.dump();
       throw new CliError(`download failed: HTTP ${res.statusCode}`, res.statusCode === 404 ? EXIT.notFound : EXIT.error, "download_failed");
     }
-    await pipeline(res.body, fs.createWriteStream(tmp, { flags: "wx" }));
+    await pipeline(res.body, fs.createWriteStream(tmp, { flags: "wx" }), { signal });
   } finally {
-    await base.close();
+    // destroy, not close: an interrupted transfer must not be waited for.
+    await (signal.aborted ? base.destroy() : base.close());
   }
 }

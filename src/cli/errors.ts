@@ -67,6 +67,10 @@ export function describeError(err: unknown): ErrorInfo {
       message,
     };
   }
+  // @inquirer/prompts: Ctrl-C at a prompt is an interruption, not a failure.
+  if (name === "ExitPromptError") {
+    return { exitCode: EXIT.interrupted, status: null, code: "interrupted", field: null, message: "Interrupted at the prompt." };
+  }
   if (typeof e.code === "string" && e.code.startsWith("commander.")) {
     const ok = e.code === "commander.helpDisplayed" || e.code === "commander.version";
     return {
@@ -74,7 +78,8 @@ export function describeError(err: unknown): ErrorInfo {
       status: null,
       code: "usage_error",
       field: null,
-      message: message.replace(/^error:\s*/i, ""),
+      // A group run without its subcommand: commander printed the group's help; its message is a placeholder.
+      message: e.code === "commander.help" ? "a subcommand is required (see the list above)" : message.replace(/^error:\s*/i, ""),
       alreadyShown: true,
     };
   }

@@ -16,6 +16,8 @@ export interface FrameIO extends IO {
   stderrColor: boolean;
   /** Columns human tables may use (Infinity off a TTY, so piped text is never cut). */
   width: number;
+  /** stderr can redraw a line (a TTY, TERM not dumb, not CI): spinners allowed. */
+  animate: boolean;
 }
 
 const truthy = (v: string | undefined) => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
@@ -37,16 +39,21 @@ export function colorEnabled(isTTY: boolean, env: Env, flag: boolean): boolean {
   return isTTY;
 }
 
+/**
+ * Width of a terminal: its reported columns, else COLUMNS, else 80. A pty that reports 0 columns
+ * (some CI runners, `script`) has no known width, not a width of 0.
+ */
+export function terminalWidth(columns: number | undefined, env: Env): number {
+  if (typeof columns === "number" && columns > 0) return columns;
+  const fromEnv = Number(env.COLUMNS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
+}
+
 export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "quiet" | "color" | "input">): FrameIO {
   const isStdoutTTY = streams.stdout.isTTY === true;
   const isStderrTTY = streams.stderr.isTTY === true;
   const isStdinTTY = streams.stdin.isTTY === true;
-  const columns = Number(env.COLUMNS);
-  const width = isStdoutTTY
-    ? (streams.stdout.columns ?? (columns > 0 ? columns : 80))
-    : columns > 0
-      ? columns
-      : Infinity;
+  const width = isStdoutTTY ? terminalWidth(streams.stdout.columns, env) : Infinity;
   return {
     stdout: streams.stdout,
     stderr: streams.stderr,
@@ -58,6 +65,7 @@ export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "
     stderrColor: colorEnabled(isStderrTTY, env, opts.color),
     quiet: opts.quiet,
     width,
+    animate: isStderrTTY && env.TERM !== "dumb" && !isCI(env),
     out(line) {
       streams.stdout.write(line + "\n");
     },

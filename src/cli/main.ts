@@ -69,3 +69,7 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 });
 
 process.exitCode = await main(process.argv);
+// The result is out. A poll abandoned at a deadline, by an engine that did not honour the abort, may
+// still hold a socket or a timer: it must not keep the process (and the user) waiting. Unref'd, so a
+// process with nothing left to do exits at once, as usual.
+setTimeout(() => process.exit(), 1_500).unref();

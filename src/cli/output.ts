@@ -143,5 +143,5 @@ export function defaultQuietLines(result: unknown): string[] {
 export function widthOf(io: { isStdoutTTY: boolean; stdout: unknown; width?: number }): number {
   if (typeof io.width === "number") return io.width;
   const cols = (io.stdout as { columns?: number }).columns;
-  return io.isStdoutTTY ? (cols ?? 80) : Infinity;
+  return io.isStdoutTTY ? (typeof cols === "number" && cols > 0 ? cols : 80) : Infinity;
 }

@@ -1,55 +1,74 @@
-/** How a wait shows progress: ora on a TTY stderr, one line per state change elsewhere. */
+/** How a wait shows progress: ora on an interactive stderr, one line per state change elsewhere. */
 import type { FrameIO } from "./io.js";
-import type { WaitReporter, WaitState } from "./wait.js";
+import type { JobSummary, WaitEnding, WaitReporter, WaitState } from "./wait.js";
 import { formatDuration } from "./parse.js";
+import { errStyle } from "./output.js";
 
-export async function createReporter(io: FrameIO, label: string, json: boolean): Promise<WaitReporter> {
-  if (io.quiet) return { update() {}, missed() {}, stop() {} };
-  if (io.isStderrTTY) return spinnerReporter(io, label);
-  return lineReporter(io, label, json);
+const silent: WaitReporter = { update() {}, missed() {}, stop() {} };
+
+export async function createReporter(io: FrameIO, labels: readonly string[], json: boolean): Promise<WaitReporter> {
+  if (io.quiet) return silent;
+  // TERM=dumb and CI terminals cannot redraw a line: they get the plain lines.
+  if (io.isStderrTTY && io.animate) return spinnerReporter(io, labels);
+  return lineReporter(io, json);
 }
 
-/** Off a TTY: a line per state change (NDJSON with --json), and one note per streak of missed polls. */
-export function lineReporter(io: Pick<FrameIO, "info">, label: string, json: boolean): WaitReporter {
-  let missing = false;
-  const emit = (state: string, message: string, elapsedMs: number) =>
+/** Off a TTY: a line per state change (NDJSON with --json), and one note per streak of missed polls of a job. */
+export function lineReporter(io: Pick<FrameIO, "info">, json: boolean): WaitReporter {
+  const missing = new Set<string>();
+  const emit = (label: string, state: string, message: string, elapsedMs: number) =>
     io.info(
       json
         ? JSON.stringify({ label, state, message, elapsed_ms: Math.round(elapsedMs) })
         : `${label}: ${message} (${formatDuration(Math.round(elapsedMs / 1000) * 1000)})`,
     );
   return {
-    update(state: WaitState, text, elapsedMs) {
-      missing = false;
-      emit(state, text, elapsedMs);
+    update(label, state: WaitState, text, elapsedMs) {
+      missing.delete(label);
+      emit(label, state, text, elapsedMs);
     },
-    missed(reason, elapsedMs) {
-      if (missing) return;
-      missing = true;
-      emit("retrying", `poll missed (${reason}); retrying`, elapsedMs);
+    missed(label, reason, elapsedMs) {
+      if (missing.has(label)) return;
+      missing.add(label);
+      emit(label, "retrying", `poll missed (${reason}); retrying`, elapsedMs);
     },
     stop() {},
   };
 }
 
-async function spinnerReporter(io: FrameIO, label: string): Promise<WaitReporter> {
+/** The final mark of a job, painted only when stderr may have colour (errStyle is plain otherwise). */
+export function finalMark(state: JobSummary["state"], ending: WaitEnding): string {
+  if (state === "done") return errStyle.green("✔");
+  if (state === "failed" || state === "error") return errStyle.red("✖");
+  return errStyle.yellow(ending === "interrupted" ? "■" : "⚠");
+}
+
+/** What the spinner says: one job by its state, several jobs side by side. */
+function spinnerText(labels: readonly string[], states: Map<string, string>): string {
+  return labels.map((l) => `${l}: ${states.get(l) || "waiting"}`).join(", ");
+}
+
+export async function spinnerReporter(io: Pick<FrameIO, "stderr" | "stderrColor">, labels: readonly string[]): Promise<WaitReporter> {
   const { default: ora } = await import("ora");
-  const spinner = ora({ stream: io.stderr as NodeJS.WritableStream, discardStdin: false, isEnabled: true, color: io.stderrColor ? "cyan" : false }).start(label);
-  let text = "";
+  const states = new Map<string, string>();
+  const spinner = ora({
+    stream: io.stderr as NodeJS.WritableStream,
+    discardStdin: false,
+    isEnabled: true,
+    color: io.stderrColor ? "cyan" : false,
+  }).start(spinnerText(labels, states));
   return {
-    update(_state, t) {
-      text = t;
-      spinner.text = `${label}: ${t}`;
+    update(label, _state, text) {
+      states.set(label, text);
+      spinner.text = spinnerText(labels, states);
     },
-    missed(reason) {
-      spinner.text = `${label}: ${text || "waiting"} (retrying: ${reason})`;
+    missed(_label, reason) {
+      spinner.text = `${spinnerText(labels, states)} (retrying: ${reason})`;
     },
-    stop(outcome, t) {
-      const line = `${label}: ${t || text}`;
-      if (outcome === "done") spinner.succeed(line);
-      else if (outcome === "failed") spinner.fail(line);
-      else if (outcome === "timeout" || outcome === "interrupted") spinner.warn(line);
-      else spinner.stop();
+    stop(ending, jobs) {
+      // ora's own symbols pick their colour by themselves; ours follow --no-color and NO_COLOR.
+      spinner.stop();
+      for (const j of jobs) io.stderr.write(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"}\n`);
     },
   };
 }

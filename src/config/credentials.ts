@@ -62,15 +62,33 @@ export function storedKey(home: string, profile: string): StoredKey | undefined 
   return readCredentials(home).profiles[profile];
 }
 
-export function saveKey(home: string, profile: string, apiKey: string, target: TargetName, now = new Date()): void {
-  const data = readCredentials(home);
+/** Told why an unreadable credentials file is being replaced (its keys could not be read anyway). */
+export type OnUnreadable = (reason: string) => void;
+
+/**
+ * The stored keys, or none when the file cannot be read: login and logout must repair a broken
+ * file, not fail on it.
+ */
+function readForRewrite(home: string, onUnreadable?: OnUnreadable): { data: CredentialsData; unreadable: boolean } {
+  try {
+    return { data: readCredentials(home), unreadable: false };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    onUnreadable?.(e.message);
+    return { data: { profiles: {} }, unreadable: true };
+  }
+}
+
+export function saveKey(home: string, profile: string, apiKey: string, target: TargetName, now = new Date(), onUnreadable?: OnUnreadable): void {
+  const { data } = readForRewrite(home, onUnreadable);
   data.profiles[profile] = { api_key: apiKey, target, stored_at: now.toISOString() };
   writeCredentials(home, data);
 }
 
-export function removeKey(home: string, profile: string): boolean {
-  const data = readCredentials(home);
-  if (!(profile in data.profiles)) return false;
+/** Removes the profile's key; an unreadable file is reset to no keys (and counts as removed). */
+export function removeKey(home: string, profile: string, onUnreadable?: OnUnreadable): boolean {
+  const { data, unreadable } = readForRewrite(home, onUnreadable);
+  if (!unreadable && !(profile in data.profiles)) return false;
   delete data.profiles[profile];
   writeCredentials(home, data);
   return true;
@@ -80,12 +98,20 @@ export type KeyOrigin = "env" | "profile" | "none";
 
 /**
  * MEDIAGEN_API_KEY beats the stored key; a stored key is used only for the target it was stored
- * for. `none` leaves the local target to fall back on the instance's default key.
+ * for. `none` leaves the local target to fall back on the instance's default key. An unreadable
+ * credentials file counts as no stored key, with a `warning` saying why.
  */
-export function resolveKey(env: Env, home: string, profile: string, target: TargetName): { key?: string; origin: KeyOrigin } {
+export function resolveKey(env: Env, home: string, profile: string, target: TargetName): { key?: string; origin: KeyOrigin; warning?: string } {
   const fromEnv = env.MEDIAGEN_API_KEY?.trim();
   if (fromEnv) return { key: fromEnv, origin: "env" };
-  const stored = storedKey(home, profile);
-  if (stored && (stored.target ?? target) === target) return { key: stored.api_key, origin: "profile" };
+  let stored: StoredKey | undefined;
+  try {
+    stored = storedKey(home, profile);
+  } catch (e) {
+    // A broken credentials file must not stop every command (nor the logout that repairs it).
+    if (e instanceof ConfigError) return { origin: "none", warning: e.message };
+    throw e;
+  }
+  if (stored && (stored.target ?? target) === target && typeof stored.api_key === "string") return { key: stored.api_key, origin: "profile" };
   return { origin: "none" };
 }

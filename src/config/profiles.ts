@@ -107,32 +107,81 @@ export interface ResolvedSettings {
 
 const nonEmpty = (s: string | undefined): s is string => s !== undefined && s.trim() !== "";
 
-/** flag > environment > selected profile > default, for the profile itself and each setting. */
-export function resolveSettings(flags: ResolveFlags, env: Env, data: ConfigData): ResolvedSettings {
-  const profile: Resolved<string> = nonEmpty(flags.profile)
+/** The profile in use: --profile > MEDIAGEN_PROFILE > "default". Needs nothing else to be valid. */
+export function resolveProfile(flags: Pick<ResolveFlags, "profile">, env: Env): Resolved<string> {
+  return nonEmpty(flags.profile)
     ? { value: validateProfileName(flags.profile, "--profile"), source: "flag" }
     : nonEmpty(env.MEDIAGEN_PROFILE)
       ? { value: validateProfileName(env.MEDIAGEN_PROFILE, "MEDIAGEN_PROFILE"), source: "env" }
       : { value: DEFAULT_PROFILE, source: "default" };
+}
+
+/** A setting as found: normalised when valid; as written, with the reason, when not. */
+export interface Inspected<T> {
+  value: T | undefined;
+  source: Source;
+  /** Set when the value is not valid: `value` is then the text as written. */
+  problem?: ConfigError;
+}
+
+export interface InspectedSettings {
+  profile: Resolved<string>;
+  target: Inspected<string>;
+  baseUrl: Inspected<string>;
+}
+
+interface Found {
+  raw: string;
+  source: Source;
+  /** Names the origin in error messages: "--target", "MEDIAGEN_TARGET", "profile prod". */
+  from: string;
+}
+
+function pick(names: { flag: string; env: string }, flag: string | undefined, env: Env, stored: string | undefined, profile: string): Found | undefined {
+  if (nonEmpty(flag)) return { raw: flag, source: "flag", from: names.flag };
+  const fromEnv = env[names.env];
+  if (nonEmpty(fromEnv)) return { raw: fromEnv, source: "env", from: names.env };
+  if (nonEmpty(stored)) return { raw: stored, source: "profile", from: `profile ${profile}` };
+  return undefined;
+}
+
+function inspect<T extends string>(found: Found | undefined, parse: (raw: string, from: string) => T): Inspected<T> {
+  if (!found) return { value: undefined, source: "default" };
+  try {
+    return { value: parse(found.raw, found.from), source: found.source };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return { value: found.raw as T, source: found.source, problem: e };
+  }
+}
+
+/**
+ * Every setting with its source, without failing on a bad one: what `config list` shows, and what
+ * resolveSettings judges. A bad value stored in a profile must not stop the commands that fix it.
+ */
+export function inspectSettings(flags: ResolveFlags, env: Env, data: ConfigData): InspectedSettings {
+  const profile = resolveProfile(flags, env);
   const stored = data.profiles?.[profile.value] ?? {};
-
-  const target: Resolved<TargetName> = nonEmpty(flags.target)
-    ? { value: parseTarget(flags.target, "--target"), source: "flag" }
-    : nonEmpty(env.MEDIAGEN_TARGET)
-      ? { value: parseTarget(env.MEDIAGEN_TARGET, "MEDIAGEN_TARGET"), source: "env" }
-      : nonEmpty(stored.target)
-        ? { value: parseTarget(stored.target, `profile ${profile.value}`), source: "profile" }
-        : { value: "local", source: "default" };
-
-  const baseUrl: Resolved<string | undefined> = nonEmpty(flags.baseUrl)
-    ? { value: normalizeBaseUrl(flags.baseUrl, "--base-url"), source: "flag" }
-    : nonEmpty(env.MEDIAGEN_BASE_URL)
-      ? { value: normalizeBaseUrl(env.MEDIAGEN_BASE_URL, "MEDIAGEN_BASE_URL"), source: "env" }
-      : nonEmpty(stored.base_url)
-        ? { value: normalizeBaseUrl(stored.base_url, `profile ${profile.value}`), source: "profile" }
-        : { value: undefined, source: "default" };
-
+  const target = inspect(pick({ flag: "--target", env: "MEDIAGEN_TARGET" }, flags.target, env, stored.target, profile.value), parseTarget);
+  const baseUrl = inspect(
+    pick({ flag: "--base-url", env: "MEDIAGEN_BASE_URL" }, flags.baseUrl, env, stored.base_url, profile.value),
+    normalizeBaseUrl,
+  );
   return { profile, target, baseUrl };
+}
+
+/**
+ * flag > environment > selected profile > default, for the profile itself and each setting. A bad
+ * target always fails; a bad base URL fails when it matters: for the hosted target, or when given
+ * as a flag (typed just now). Otherwise the local target ignores it.
+ */
+export function resolveSettings(flags: ResolveFlags, env: Env, data: ConfigData): ResolvedSettings {
+  const s = inspectSettings(flags, env, data);
+  if (s.target.problem) throw s.target.problem;
+  const target: Resolved<TargetName> = { value: (s.target.value as TargetName | undefined) ?? "local", source: s.target.source };
+  if (s.baseUrl.problem && (target.value === "hosted" || s.baseUrl.source === "flag")) throw s.baseUrl.problem;
+  const baseUrl: Resolved<string | undefined> = { value: s.baseUrl.problem ? undefined : s.baseUrl.value, source: s.baseUrl.source };
+  return { profile: s.profile, target, baseUrl };
 }
 
 /** Validates and normalises a value before it is stored in a profile. */

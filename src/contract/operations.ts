@@ -72,14 +72,20 @@ export function pathParams(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 }
 
-/** Fills a path template from an input object; the rest of the input is returned. */
+/**
+ * Fills a path template from an input object; the rest of the input is returned. Throws a TypeError
+ * (`missing path parameter x` / `invalid path parameter x`) for a value that would address another
+ * path: empty, or `.`/`..`, which URL resolution turns into a parent path.
+ */
 export function fillPath(path: string, input: Record<string, unknown>): { path: string; rest: Record<string, unknown> } {
   const rest: Record<string, unknown> = { ...input };
   const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const v = rest[name];
     delete rest[name];
     if (v === undefined || v === null || v === "") throw new TypeError(`missing path parameter ${name}`);
-    return encodeURIComponent(String(v));
+    const s = String(v);
+    if (s === "." || s === "..") throw new TypeError(`invalid path parameter ${name}: "${s}" names another path`);
+    return encodeURIComponent(s);
   });
   return { path: filled, rest };
 }

@@ -33,17 +33,16 @@ export function contentTypeOf(file: string): string {
 
 /** Where the signing secret lives: the instance's settings, so it survives restarts of `serve`. */
 export interface SecretStore {
-  getSetting(key: string): string | undefined | null;
-  setSetting(key: string, value: string): void;
+  /** Stores `value` unless the key already has one; returns the stored value either way. */
+  ensureSetting(key: string, value: string): string;
 }
 
+/**
+ * The media signing secret, created on first use. Insert-if-absent in one statement: two servers
+ * starting at once end with the same secret, and neither invalidates the other's links.
+ */
 export function loadMediaSecret(store: SecretStore): string {
-  const existing = store.getSetting("media_secret");
-  if (existing) return existing;
-  const secret = randomBytes(32).toString("hex");
-  store.setSetting("media_secret", secret);
-  // Another process may have written its own secret at the same moment: use whichever is stored.
-  return store.getSetting("media_secret") || secret;
+  return store.ensureSetting("media_secret", randomBytes(32).toString("hex"));
 }
 
 /** Normalises a media path: relative, `/`-separated, no `..`. `undefined` when it escapes. */

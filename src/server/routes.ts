@@ -18,7 +18,7 @@ export interface ServiceLike {
     authorization: string | undefined,
     op: OpName,
     input: Record<string, unknown>,
-    opts: { simulate?: string; urls: UrlBuilder },
+    opts: { simulate?: string; urls: UrlBuilder; allowLocalFiles?: boolean },
   ): Promise<DispatchResult>;
 }
 
@@ -44,6 +44,16 @@ export interface ApiHandlerOptions {
   media?: { dir: string; signer: MediaSigner };
   /** Reports unexpected failures (the client only sees a 500 envelope). */
   onError?: (err: unknown) => void;
+  /**
+   * Lets requests name files on this machine (`file://` URLs, plain paths) as media inputs. Off by
+   * default: over HTTP the caller is not necessarily the owner of this machine's files.
+   */
+  allowLocalFiles?: boolean;
+  /**
+   * The clock of the `Date` header (default the system clock). The instance's clock, so that a
+   * client measuring `X-RateLimit-Reset` against `Date` sees the same time the window was counted on.
+   */
+  now?: () => number;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -115,11 +125,13 @@ function queryObject(params: URLSearchParams): Record<string, unknown> {
 export function createRequestHandler(o: ApiHandlerOptions) {
   const limit = o.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const idPrefix = randomBytes(4).toString("hex");
+  const now = o.now ?? Date.now;
+  const allowLocalFiles = o.allowLocalFiles ?? false;
   let seq = 0;
 
   return async function handle(req: IncomingMessage, res: ServerResponse, checkContinue = false): Promise<void> {
     const requestId = `${idPrefix}-${(++seq).toString(36)}`;
-    const base = { "x-request-id": requestId };
+    const base = { "x-request-id": requestId, date: new Date(now()).toUTCString() };
 
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       if (res.headersSent || res.destroyed) return;
@@ -204,6 +216,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
       const result = await o.service.dispatch(authorization, route.op, input, {
         ...(typeof simulate === "string" && simulate ? { simulate } : {}),
         urls: o.urls(),
+        allowLocalFiles,
       });
       send(result.status, result.body, rateLimitHeaders(result.rateLimit));
     } catch (err) {

@@ -19,6 +19,8 @@ export interface ServerOptions {
   onError?: (err: unknown) => void;
   /** One line per finished request: method, path (no query: media signatures stay out), status, time. */
   accessLog?: (line: string) => void;
+  /** Lets requests use files on this machine as media inputs (`serve --allow-local-files`); default false. */
+  allowLocalFiles?: boolean;
 }
 
 export interface RunningServer {
@@ -67,6 +69,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     ...(o.bodyLimit ? { bodyLimit: o.bodyLimit } : {}),
     precheck: localPrecheck(inst),
     ...(o.onError ? { onError: o.onError } : {}),
+    allowLocalFiles: o.allowLocalFiles ?? false,
+    now: () => inst.clock.now(),
   });
 
   let inFlight = 0;

@@ -169,10 +169,13 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
     const r = await run(["asset", "start", "--type", "video", "--model", "vidA-3", "--prompt", "x", "--count", "2", "--simulate", "fail:PROVIDER_DOWN", "--watch"], { home, env });
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/PROVIDER_DOWN/);
+    // Both failures are on stdout, one line each.
+    expect(r.stdout.trim().split("\n")).toHaveLength(2);
     const ids = r.stderr.match(/^[0-9a-f]{24}$/gm) ?? [];
     expect(ids).toHaveLength(2);
     const status = await run(["asset", "status", ...ids, "--json"], { home, env });
-    const records = status.stdout.trim().split(/\n(?=\{)/).map((s) => JSON.parse(s) as AssetJson);
+    // Several ids: one JSON array.
+    const records = status.json<AssetJson[]>();
     expect(records.map((x) => [x.status, x.error?.code])).toEqual([["failed", "PROVIDER_DOWN"], ["failed", "PROVIDER_DOWN"]]);
     expect(await balanceOf(k.space_id)).toBe(100);
   });

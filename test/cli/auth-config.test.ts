@@ -260,3 +260,60 @@ describe("config: flag > env > profile > default", () => {
     expect((await run(["folder", "list"], { home, env: { MEDIAGEN_PROFILE: "other" } })).exitCode).toBe(0);
   });
 });
+
+describe("a broken credentials file or profile never locks the user out", () => {
+  it("corrupt credentials.json: commands warn and go on; logout resets it; login replaces it (0600)", async () => {
+    const home = newHome();
+    const file = path.join(home, "credentials.json");
+    fs.writeFileSync(file, "{not json", { mode: 0o600 });
+
+    const list = await run(["folder", "list", "--json"], { home });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.json()).toHaveProperty("folders");
+    expect(list.stderr).toMatch(/Warning: .*credentials\.json is not valid JSON/);
+    const status = await run(["auth", "status", "--json"], { home });
+    expect(status.json()).toMatchObject({ key_source: "local-default", status: "ok" });
+
+    const logout = await run(["auth", "logout", "--json"], { home });
+    expect(logout.exitCode, logout.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ profiles: {} });
+
+    fs.writeFileSync(file, "{not json", { mode: 0o600 });
+    const { api_key } = await localKey("PRO", 5, home);
+    const login = await run(["auth", "login", "--with-key", "--json"], { home, input: api_key });
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect((await run(["auth", "status", "--json"], { home })).json()).toMatchObject({ key_source: "profile", status: "ok" });
+    expectNoKey(login, api_key);
+  });
+
+  it("a bad stored base_url and target: config list shows them with a warning, config set/unset fix them", async () => {
+    const home = newHome();
+    fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ profiles: { default: { target: "cloud", base_url: "ftp://x" } } }));
+
+    const list = await run(["config", "list", "--json"], { home });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.json()).toEqual(
+      expect.arrayContaining([
+        { key: "target", value: "cloud", source: "profile" },
+        { key: "base_url", value: "ftp://x", source: "profile" },
+      ]),
+    );
+    expect(list.stderr).toMatch(/Warning: profile default: target must be/);
+    expect(list.stderr).toMatch(/Warning: profile default: base URL must be http/);
+
+    // Other commands name the problem (exit 2) until it is fixed.
+    expect((await run(["folder", "list"], { home })).exitCode).toBe(2);
+    for (const args of [["config", "get", "target"], ["config", "set", "target", "local"]]) {
+      const r = await run(args, { home });
+      expect(r.exitCode, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+    }
+    // The local target ignores the bad base URL that is still stored.
+    const local = await run(["folder", "list", "--json"], { home });
+    expect(local.exitCode, local.stderr).toBe(0);
+    // The hosted target does not.
+    expect((await run(["folder", "list", "--target", "hosted"], { home, env: { MEDIAGEN_API_KEY: GOOD } })).exitCode).toBe(2);
+    expect((await run(["config", "unset", "base_url"], { home })).exitCode).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(home, "config.json"), "utf8"))).toEqual({ profiles: { default: { target: "local" } } });
+  });
+});

@@ -140,6 +140,14 @@ describe("mediagen avatar", () => {
     expect(pngSize(r.stdout.trim())).toEqual({ width: 960, height: 540 });
     const again = await run(["avatar", "look", "av_maya", "lk_maya_office", "--download", dir], { home });
     expect(again.exitCode).toBe(2);
+    // --json: stdout keeps the look; the saved path is an NDJSON line on stderr.
+    const j = await run(["avatar", "look", "av_maya", "lk_maya_office", "--download", dir, "--force", "--json"], { home });
+    expect(j.exitCode, j.stderr).toBe(0);
+    expect(j.json()).toMatchObject({ id: "lk_maya_office" });
+    expect(j.stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))).toContainEqual({
+      id: "lk_maya_office",
+      saved: path.join(dir, "lk_maya_office.png"),
+    });
   });
 });
 

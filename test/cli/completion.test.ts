@@ -15,6 +15,16 @@ describe("completion", () => {
     expect(r.stdout).toContain("mediagen __complete words --");
   });
 
+  it("bash: a completed word gets its trailing space (no -o nospace); file names remain the fallback", async () => {
+    const { execa } = await import("execa");
+    const script = path.join(ROOT, "completions", "mediagen.bash");
+    const r = await execa("bash", ["-c", `source "${script}" && complete -p mediagen`], { reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain("-o default");
+    expect(r.stdout).not.toContain("nospace");
+    expect(r.stdout).toContain("-F _mediagen");
+  });
+
   it("an unknown shell is a usage error", async () => {
     expect((await run(["completion", "tcsh"])).exitCode).toBe(2);
   });

@@ -42,6 +42,40 @@ describe("help, version, usage errors", () => {
     expect(r.stdout).toMatch(/Examples:\n {2}\$ .*mediagen /);
   });
 
+  it("every command and group, once loaded, has examples in its --help", async () => {
+    const { buildProgram } = await import("../../dist/cli/program.js");
+    const program = await buildProgram("0.0.0", () => {
+      throw new Error("no context");
+    }, { writeOut: () => {}, writeErr: () => {} });
+    const missing: string[] = [];
+    const walk = (cmd: { commands: readonly unknown[] }, names: string[]) => {
+      for (const c of cmd.commands as Array<{ name(): string; helpInformation(): string; commands: unknown[]; _hidden?: boolean }>) {
+        if (c._hidden) continue;
+        let text = "";
+        (c as unknown as { configureOutput(o: object): void }).configureOutput({ writeOut: (s: string) => (text += s), writeErr: (s: string) => (text += s) });
+        (c as unknown as { outputHelp(): void }).outputHelp();
+        if (!/Examples:\n {2}\$ .*mediagen /.test(text)) missing.push([...names, c.name()].join(" "));
+        walk(c, [...names, c.name()]);
+      }
+    };
+    walk(program, []);
+    expect(missing).toEqual([]);
+  });
+
+  it("a group run without its subcommand: exit 2, and the JSON error says what is missing", async () => {
+    const r = await run(["folder", "--json"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.errorLine()?.message).not.toContain("outputHelp");
+    expect(r.errorLine()?.message).toMatch(/subcommand/);
+  });
+
+  it("docs/cli.md states the local poll schedule the code uses", async () => {
+    const { localSchedule } = await import("../../src/contract/poll.js");
+    const doc = fs.readFileSync(path.join(ROOT, "docs", "cli.md"), "utf8").replace(/\s+/g, " ");
+    const s = (ms: number) => `${ms / 1000} s`;
+    expect(doc).toContain(`the local target polls every ${s(localSchedule(0))}, every ${s(localSchedule(5_000))} after 5 s, every ${s(localSchedule(30_000))} after 30 s`);
+  });
+
   it("--version prints the package version", async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
     const r = await run(["--version"]);

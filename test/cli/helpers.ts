@@ -58,14 +58,14 @@ function cleanEnv(): Record<string, string> {
   return env;
 }
 
-export async function run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+function launch(args: string[], opts: RunOptions) {
   const home = opts.home ?? sharedHome();
   const env: Record<string, string> = { ...cleanEnv(), CI: "1", MEDIAGEN_HOME: home };
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const r = await execa(process.execPath, [BIN, ...args], {
+  const child = execa(process.execPath, [BIN, ...args], {
     env,
     extendEnv: false,
     reject: false,
@@ -73,6 +73,22 @@ export async function run(args: string[], opts: RunOptions = {}): Promise<RunRes
     stripFinalNewline: false,
     ...(opts.input !== undefined ? { input: opts.input } : { stdin: "ignore" as const }),
   });
+  return { child, home };
+}
+
+/** Starts the CLI without waiting for it: for tests that signal it (Ctrl-C) while it runs. */
+export function start(args: string[], opts: RunOptions = {}): { kill(signal: NodeJS.Signals): void; result: Promise<RunResult> } {
+  const { child, home } = launch(args, opts);
+  return { kill: (signal) => child.kill(signal), result: settle(args, child, home) };
+}
+
+export async function run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const { child, home } = launch(args, opts);
+  return settle(args, child, home);
+}
+
+async function settle(args: string[], child: ReturnType<typeof execa>, home: string): Promise<RunResult> {
+  const r = await child;
   const stdout = String(r.stdout ?? "");
   const stderr = String(r.stderr ?? "");
   if (r.timedOut) throw new Error(`mediagen ${args.join(" ")} timed out\nstderr: ${stderr}`);

@@ -1,12 +1,27 @@
 /** Signed media URLs of the served instance, over raw HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { openLocalInstance, type LocalInstance } from "../../src/engine/local/instance.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
-import { cleanRelPath, MediaSigner, parseRange } from "../../src/server/media.js";
+import { cleanRelPath, loadMediaSecret, MediaSigner, parseRange } from "../../src/server/media.js";
 import { OffsetClock } from "../scenarios/harness.js";
+
+/** GET with the request target exactly as given (no normalisation of `..` or %-escapes). */
+function rawGet(target: string): Promise<{ status: number; body: string }> {
+  const u = new URL(server.origin);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: target, method: "GET" }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 let home: string;
 let instance: LocalInstance;
@@ -21,6 +36,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(instance.mediaDir, "assets/ab/pic one.png"), PNG);
   fs.writeFileSync(path.join(instance.mediaDir, "assets/ab/clip.mp4"), Buffer.alloc(1000, 7));
   fs.writeFileSync(path.join(home, "secret.txt"), "outside the media dir");
+  fs.writeFileSync(path.join(instance.localDir, "secret.txt"), "outside the media dir");
   server = await startServer({ instance, port: 0 });
 });
 afterAll(async () => {
@@ -82,16 +98,47 @@ describe("signed media URLs", () => {
     expect(((await r.json()) as { error: string }).error).toMatch(/expired/);
   });
 
-  it("answers 404 for a signed link to a missing file and never leaves the media dir", async () => {
-    expect((await fetch(server.urls.media("assets/ab/gone.png"))).status).toBe(404);
+  it("answers 404 for a signed link to a missing file", async () => {
+    const r = await fetch(server.urls.media("assets/ab/gone.png"));
+    expect(r.status).toBe(404);
+    expect(await r.json()).toMatchObject({ error: "Media not found", details: [{ code: "not_found" }] });
     expect(() => server.urls.media("../secret.txt")).toThrow();
-    // A signature made for an escaping path still cannot reach outside.
+  });
+
+  // Raw request targets (fetch would normalise them away before they reach the server), each with a
+  // signature that is valid for the path it decodes to: only serveMedia's own checks stand in the way.
+  it.each([
+    ["..%2Fsecret.txt", "../secret.txt", "outside the media dir"],
+    ["assets%2F..%2F..%2Finstance.db", "assets/../../instance.db", "SQLite format"],
+    ["assets/..%2F..%2F..%2Fsecret.txt", "assets/../../../secret.txt", "outside the media dir"],
+  ])("refuses the escaping path /media/%s even with a valid signature", async (raw, decoded, leak) => {
     const signer = new MediaSigner(instance.getSetting("media_secret")!, () => clock.now());
     const exp = Math.floor(clock.now() / 1000) + 60;
-    const sig = signer.signature("../secret.txt", exp);
-    const r = await fetch(`${server.origin}/media/%2e%2e/secret.txt?exp=${exp}&sig=${sig}`);
-    expect([403, 404]).toContain(r.status);
-    expect(await r.text()).not.toContain("outside the media dir");
+    const target = `/media/${raw}?exp=${exp}&sig=${signer.signature(decoded, exp)}`;
+    const r = await rawGet(target);
+    // serveMedia's answer (its JSON envelope, with its message), not the router's "No such path".
+    expect(r.status).toBe(404);
+    expect(JSON.parse(r.body)).toMatchObject({ error: "Media not found", details: [{ code: "not_found" }] });
+    expect(r.body).not.toContain(leak);
+  });
+
+  it("keeps the first signing secret when another server stores one at the same moment", async () => {
+    const first = instance.getSetting("media_secret")!;
+    const firstUrl = server.urls.media("assets/ab/pic one.png");
+    // A second process that read "no secret yet" just before this one stored its own.
+    const other = openLocalInstance({ home, worker: "none", clock });
+    try {
+      const racing = {
+        getSetting: () => undefined,
+        setSetting: (k: string, v: string) => other.setSetting(k, v),
+        ensureSetting: (k: string, v: string) => other.ensureSetting(k, v),
+      };
+      expect(loadMediaSecret(racing)).toBe(first);
+      expect(instance.getSetting("media_secret")).toBe(first);
+      expect((await fetch(firstUrl)).status).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 
   it("keeps its signing secret in the instance settings across restarts", async () => {

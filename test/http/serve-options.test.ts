@@ -4,7 +4,10 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { isLoopbackAddress, normalisePublicUrl, originOf } from "../../src/server/server.js";
+import { isLoopbackAddress, normalisePublicUrl, originOf, startServer } from "../../src/server/server.js";
+import { openLocalInstance } from "../../src/engine/local/instance.js";
+import type { DispatchOptions } from "../../src/engine/local/service.js";
+import { ManualClock } from "../../src/engine/local/clock.js";
 import { assertBuilt, childEnv, runCli, startServe } from "./serve-child.js";
 
 const homes: string[] = [];
@@ -132,6 +135,77 @@ describe("mediagen serve flags", () => {
       expect(body).toMatchObject({ error: "Rate limit exceeded. Maximum 2 requests per 7200 seconds." });
     } finally {
       await serve.stop();
+    }
+  });
+});
+
+describe("local files over HTTP", () => {
+  it.each([
+    ["by default", {}, false],
+    ["with allowLocalFiles: true", { allowLocalFiles: true }, true],
+    ["with allowLocalFiles: false", { allowLocalFiles: false }, false],
+  ])("the server asks the service %s with allowLocalFiles %s", async (_name, extra, want) => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+    homes.push(home);
+    const instance = openLocalInstance({ home, worker: "none" });
+    const key = instance.defaultKey();
+    const seen: DispatchOptions[] = [];
+    const dispatch = instance.service.dispatch.bind(instance.service);
+    instance.service.dispatch = (auth, op, input, opts) => {
+      seen.push(opts);
+      return dispatch(auth, op, input, opts);
+    };
+    const server = await startServer({ instance, port: 0, ...extra });
+    try {
+      const r = await fetch(`${server.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${key}` } });
+      expect(r.status).toBe(200);
+      expect(seen.map((o) => o.allowLocalFiles)).toEqual([want]);
+      // In process (the CLI's local target) the caller owns the files: the engine leaves the default on.
+      await instance.engine(key).folderList();
+      expect(seen[1]!.allowLocalFiles).toBeUndefined();
+    } finally {
+      await server.close(500);
+      await instance.close();
+    }
+  });
+
+  it("mediagen serve --allow-local-files says what it allows; without the flag nothing is said", async () => {
+    assertBuilt();
+    const on = await startServe(env(), ["--allow-local-files"]);
+    try {
+      expect(on.stderr()).toMatch(/--allow-local-files lets any client holding a key of this instance read files/);
+    } finally {
+      expect(await on.stop()).toBe(0);
+    }
+    const off = await startServe(env());
+    try {
+      expect(off.stderr()).not.toMatch(/allow-local-files/);
+    } finally {
+      expect(await off.stop()).toBe(0);
+    }
+    const help = await runCli(["serve", "--help"], env());
+    expect(help.stdout).toMatch(/--allow-local-files/);
+  });
+});
+
+describe("the Date header", () => {
+  it("tells the instance's time, the clock its rate-limit resets are counted on", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+    homes.push(home);
+    const clock = new ManualClock(Date.UTC(2030, 5, 1, 8, 0, 17));
+    const instance = openLocalInstance({ home, worker: "none", clock });
+    const key = instance.defaultKey();
+    const server = await startServer({ instance, port: 0 });
+    try {
+      for (const url of [`${server.baseUrl}/folder/list`, `${server.baseUrl}/no/such/path`]) {
+        const r = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+        expect(r.headers.get("date")).toBe("Sat, 01 Jun 2030 08:00:17 GMT");
+      }
+      const r = await fetch(`${server.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${key}` } });
+      expect(Number(r.headers.get("x-ratelimit-reset")) * 1000 - Date.parse(r.headers.get("date")!)).toBe(43_000);
+    } finally {
+      await server.close(500);
+      await instance.close();
     }
   });
 });

@@ -3,6 +3,7 @@
  * code and field, nothing debited when rejected), real renders, status presence rules, failures
  * refunded once, webhooks, lineage and folders.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,7 +15,7 @@ import { toMilli } from "../../src/contract/credits.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { MODELS, type ModelDef } from "../../src/engine/local/catalog/models.js";
 import { pngSize } from "../../src/engine/local/media/inputs.js";
-import { probe, renderImage, renderVideo } from "../../src/engine/local/media/index.js";
+import { getTools, probe, renderImage, renderVideo } from "../../src/engine/local/media/index.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -35,6 +36,9 @@ beforeAll(async () => {
     renderVideo({ out: file("clip.mp4"), width: 320, height: 180, durationSeconds: 2, prompt: "fixture clip", audio: true }),
   ]);
   fs.writeFileSync(file("not-a-video.mp4"), "this is text, not a video");
+  // 61 s at one tiny frame a second: longer than any source-following model renders.
+  const { ffmpeg } = await getTools();
+  execFileSync(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=64x36:r=1:d=61", "-pix_fmt", "yuv420p", file("long.mp4")]);
   server = http.createServer((req, res) => {
     if (req.method === "POST" && req.url?.startsWith("/hook/")) {
       let body = "";
@@ -96,7 +100,7 @@ function assetCount(t: TargetHarness, spaceId: string): number {
 }
 
 /** A valid start request for any model, with non-default parameters wherever the model has choices. */
-function requestFor(m: ModelDef, lib: { image: string; video: string }): Record<string, unknown> {
+function requestFor(m: ModelDef, lib: { image: string; video: string }, src: (name: string) => string): Record<string, unknown> {
   const req: Record<string, unknown> = { type: m.type, model: m.name };
   if (!m.promptless) req.prompt = "priced";
   if (m.durations.length) req.duration = m.durations.at(-1);
@@ -105,10 +109,10 @@ function requestFor(m: ModelDef, lib: { image: string; video: string }): Record<
   if (m.settings.length) {
     req.model_settings = Object.fromEntries(m.settings.map((s) => [s.key, s.type === "boolean" ? !s.default_value : s.options.at(-1)]));
   }
-  if (m.references) req.references = Array.from({ length: Math.max(m.references.min, Math.min(2, m.references.max)) }, (_, i) => ({ url: file(i % 2 ? "b.png" : "a.png") }));
+  if (m.references) req.references = Array.from({ length: Math.max(m.references.min, Math.min(2, m.references.max)) }, (_, i) => ({ url: src(i % 2 ? "b.png" : "a.png") }));
   for (const slot of m.slots ?? []) {
-    if (slot.kind === "image") req[slot.name] = { url: file("a.png") };
-    else req[slot.name] = slot.assetOnly ? { asset_id: lib.video } : { url: file("clip.mp4") };
+    if (slot.kind === "image") req[slot.name] = { url: src("a.png") };
+    else req[slot.name] = slot.assetOnly ? { asset_id: lib.video } : { url: src("clip.mp4") };
   }
   return req;
 }
@@ -118,6 +122,12 @@ function requestFor(m: ModelDef, lib: { image: string; video: string }): Record<
 forBothTargets(
   "assets",
   (t) => {
+    /**
+     * A fixture as a reference URL: a local path in process, an http URL over HTTP (a served instance
+     * refuses server-local paths unless started with --allow-local-files).
+     */
+    const src = (name: string) => (t.target === "local" ? file(name) : `${origin}/media/${name}`);
+
     /** A space holding one completed image and one completed video, used as library references. */
     let lib: Space & { image: string; video: string; assetsFolder: string; videosFolder: string };
 
@@ -245,7 +255,7 @@ forBothTargets(
     });
 
     it("keeps references in submission order (file, http, asset, avatar) and renders with them", async () => {
-      const refs = [{ url: file("a.png") }, { url: `${origin}/media/b.png` }, { asset_id: lib.image }, { avatar_id: "av_maya" }];
+      const refs = [{ url: src("a.png") }, { url: `${origin}/media/b.png` }, { asset_id: lib.image }, { avatar_id: "av_maya" }];
       const r = await lib.engine.assetStart({ type: "image", model: "imgA-4", prompt: "a collage", references: refs, aspect_ratio: "16:9" });
       const a = await finished(lib.engine, r.asset_ids[0]!);
       expect(a.status).toBe("completed");
@@ -255,38 +265,79 @@ forBothTargets(
 
     it("maps references onto named slots in slot order, and reports them in slot order", async () => {
       const s = space(t);
-      const frames = await s.engine.assetStart({ type: "video", model: "vidA-3-frames", prompt: "day to night", duration: 4, references: [{ url: file("a.png") }, { url: file("b.png") }] });
-      const startOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "zoom in", end_image: { url: file("b.png") }, references: [{ url: file("a.png") }] });
+      const frames = await s.engine.assetStart({ type: "video", model: "vidA-3-frames", prompt: "day to night", duration: 4, references: [{ url: src("a.png") }, { url: src("b.png") }] });
+      const startOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "zoom in", end_image: { url: src("b.png") }, references: [{ url: src("a.png") }] });
       const textOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "no images at all" });
       const a = await finished(s.engine, frames.asset_ids[0]!);
       expect(a).toMatchObject({ status: "completed", duration_seconds: 4, width: 1280, height: 720 });
-      expect(a.generation_params.references).toEqual([{ url: file("a.png") }, { url: file("b.png") }]);
+      expect(a.generation_params.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
       const b = await finished(s.engine, startOnly.asset_ids[0]!);
       expect(b.status).toBe("completed");
       // The explicit end_image stays; the reference fills the empty start_image: slot order a, b.
-      expect(b.generation_params.references).toEqual([{ url: file("a.png") }, { url: file("b.png") }]);
+      expect(b.generation_params.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
       const c = await finished(s.engine, textOnly.asset_ids[0]!);
       expect(c.status).toBe("completed");
       expect(c.generation_params).not.toHaveProperty("references");
     });
 
     it("motion control, edit and extend use their sources; motion and edit follow the source's length", async () => {
-      const motion = await lib.engine.assetStart({ type: "video", model: "vidB-motion", prompt: "dance", start_image: { url: file("a.png") }, motion_video: { url: file("clip.mp4") } });
+      const motion = await lib.engine.assetStart({ type: "video", model: "vidB-motion", prompt: "dance", start_image: { url: src("a.png") }, motion_video: { url: src("clip.mp4") } });
       const edit = await lib.engine.assetStart({ type: "video", model: "vidC-edit", prompt: "make it snow", source_video: { asset_id: lib.video }, model_settings: { keepAudio: false } });
       const extend = await lib.engine.assetStart({ type: "video", model: "vidA-3-extend", prompt: "keep going", source_video: { asset_id: lib.video } });
+      // The source was measured at start: the parameters it gives are there while generating already.
+      const atStart = await lib.engine.assetStatus({ assetId: motion.asset_ids[0]! });
       const clip = await probe(file("clip.mp4"));
       const m = await finished(lib.engine, motion.asset_ids[0]!);
       expect(m).toMatchObject({ status: "completed", width: 320, height: 180 });
       expect(Math.abs(m.duration_seconds! - clip.durationSeconds)).toBeLessThanOrEqual(0.1);
-      expect(m.generation_params).not.toHaveProperty("duration");
-      expect(m.generation_params.references).toEqual([{ url: file("a.png") }, { url: file("clip.mp4") }]);
+      // Models that follow their source name what their output is: its ratio, size and whole seconds.
+      expect(m.generation_params).toEqual({
+        model: "vidB-motion",
+        prompt: "dance",
+        aspect_ratio: "16:9",
+        resolution: "180p",
+        duration: Math.round(clip.durationSeconds),
+        references: [{ url: src("a.png") }, { url: src("clip.mp4") }],
+      });
+      expect(atStart.generation_params).toEqual(m.generation_params);
       const e = await finished(lib.engine, edit.asset_ids[0]!);
       expect(e).toMatchObject({ status: "completed", width: 854, height: 480 });
       expect(Math.abs(e.duration_seconds! - 4)).toBeLessThanOrEqual(0.1);
+      expect(e.generation_params).toMatchObject({ aspect_ratio: "16:9", resolution: "480p", duration: 4 });
       expect((await probe(fileOf(t, e.asset_id))).audioCodec).toBeUndefined();
       const x = await finished(lib.engine, extend.asset_ids[0]!);
       expect(x).toMatchObject({ status: "completed", duration_seconds: 7, width: 1280, height: 720 });
+      expect(x.generation_params).toMatchObject({ aspect_ratio: "16:9", resolution: "720p", duration: 7 });
       expect(x.generation_params.references).toEqual([{ asset_id: lib.video }]);
+    }, 30_000);
+
+    it("generation_params always names the aspect ratio and resolution used, and a video's duration", async () => {
+      const s = lib; // extend takes a library video of this space
+      // Literal values for the models without a choice of some parameter: the defaults they render at.
+      const expected: Record<string, Record<string, unknown>> = {
+        "imgB-edit": { aspect_ratio: "1:1", resolution: "1K" },
+        "imgA-4-fast": { aspect_ratio: "1:1", resolution: "1K" },
+        "vidB-2-5": { aspect_ratio: "16:9", resolution: "720p", duration: 5 },
+        "vidB-2-5-frames": { aspect_ratio: "16:9", resolution: "720p", duration: 5 },
+        "vidA-3": { aspect_ratio: "9:16", resolution: "720p", duration: 8 },
+        "vidC-upscale": { aspect_ratio: "16:9", resolution: "360p", duration: 2 },
+        "vidC-edit": { aspect_ratio: "16:9", resolution: "180p", duration: 2 },
+        "vidB-motion": { aspect_ratio: "16:9", resolution: "180p", duration: 2 },
+      };
+      for (const m of MODELS) {
+        const req: Record<string, unknown> = { type: m.type, model: m.name };
+        if (!m.promptless) req.prompt = "x";
+        if (m.references?.min) req.references = [{ url: src("a.png") }];
+        for (const slot of m.slots ?? []) {
+          if (!slot.required) continue;
+          req[slot.name] = slot.kind === "image" ? { url: src("a.png") } : slot.assetOnly ? { asset_id: lib.video } : { url: src("clip.mp4") };
+        }
+        const r = await s.engine.assetStart(req as never, { simulate: "fail" });
+        const a = await finished(s.engine, r.asset_ids[0]!);
+        const p = a.generation_params;
+        expect([m.name, typeof p.aspect_ratio, typeof p.resolution, typeof p.duration]).toEqual([m.name, "string", "string", m.type === "video" ? "number" : "undefined"]);
+        if (expected[m.name]) expect(p, m.name).toMatchObject(expected[m.name]!);
+      }
     }, 30_000);
 
     it("upscale needs no prompt, is priced by the source's length and doubles its size", async () => {
@@ -297,7 +348,7 @@ forBothTargets(
       expect(r.cost_per_generation).toBe(0.5 * Math.ceil(clip.durationSeconds));
       const a = await finished(lib.engine, r.asset_ids[0]!);
       expect(a).toMatchObject({ status: "completed", width: 640, height: 360 });
-      expect(a.generation_params.prompt).toBe("");
+      expect(a.generation_params).toMatchObject({ prompt: "", aspect_ratio: "16:9", resolution: "360p", duration: 2 });
       const fromAsset = await lib.engine.assetStart({ type: "video", model: "vidC-upscale", source_video: { asset_id: lib.video } });
       expect(fromAsset.cost_per_generation).toBe(2); // the 4 s library video
     });
@@ -310,14 +361,14 @@ forBothTargets(
         prompt: "@hero walks past @dog",
         duration: 4,
         resolution: "480p",
-        references: [{ url: file("clip.mp4") }],
+        references: [{ url: src("clip.mp4") }],
         elements: [
-          { name: "hero", images: [{ url: file("a.png") }, { url: file("b.png") }] },
+          { name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] },
           { name: "dog", images: [{ asset_id: lib.image }, { avatar_id: "av_maya" }] },
         ],
       });
       for (const id of [ugc.asset_ids[0]!, omni.asset_ids[0]!]) expect((await finished(lib.engine, id)).status).toBe("completed");
-      expect((await lib.engine.assetStatus({ assetId: omni.asset_ids[0]! })).generation_params.references).toEqual([{ url: file("clip.mp4") }]);
+      expect((await lib.engine.assetStatus({ assetId: omni.asset_ids[0]! })).generation_params.references).toEqual([{ url: src("clip.mp4") }]);
     }, 30_000);
 
     it("generation_count makes one asset and one debit per generation", async () => {
@@ -421,7 +472,7 @@ forBothTargets(
     it("debits exactly the dry-run price for the same parameters, for every model", async () => {
       const clip = await probe(file("clip.mp4"));
       for (const m of MODELS) {
-        const req = requestFor(m, lib);
+        const req = requestFor(m, lib, src);
         const price: Record<string, unknown> = { model: m.name, generation_count: 2 };
         for (const k of ["duration", "resolution", "aspect_ratio", "model_settings", "references"] as const) if (req[k] !== undefined) price[k] = req[k];
         if (m.pricing.kind === "per_source_second") price.duration = clip.durationSeconds;
@@ -436,7 +487,7 @@ forBothTargets(
 
     // ---- every rule of start, rejected with nothing debited -------------------------------------------
 
-    type Ctx = { lib: typeof lib; other: string };
+    type Ctx = { lib: typeof lib; other: string; long: string };
     const rejections: {
       name: string;
       body: (c: Ctx) => Record<string, unknown>;
@@ -458,37 +509,37 @@ forBothTargets(
       { name: "missing prompt", body: () => ({ type: "image", model: "imgA-4" }), code: "missing_field", field: "prompt" },
       { name: "blank prompt", body: () => ({ type: "image", model: "imgA-4", prompt: "   " }), code: "missing_field", field: "prompt" },
       { name: "prompt not a string", body: () => ({ type: "image", model: "imgA-4", prompt: 42 }), code: "invalid_value", field: "prompt" },
-      { name: "prompt over the model's cap", body: () => ({ type: "video", model: "vidB-2-5", prompt: "x".repeat(2501), references: [{ url: file("a.png") }] }), code: "invalid_value", field: "prompt" },
+      { name: "prompt over the model's cap", body: () => ({ type: "video", model: "vidB-2-5", prompt: "x".repeat(2501), references: [{ url: src("a.png") }] }), code: "invalid_value", field: "prompt" },
       { name: "prompt before references", body: () => ({ type: "video", model: "vidB-2-5" }), code: "missing_field", field: "prompt" },
       { name: "avatar_description on a non-UGC model", body: () => ({ type: "image", model: "imgA-4", prompt: "x", avatar_description: "tall" }), code: "invalid_value", field: "avatar_description" },
       { name: "required reference missing", body: () => ({ type: "video", model: "vidB-2-5", prompt: "x" }), code: "missing_field", field: "references" },
-      { name: "too many references", body: () => ({ type: "video", model: "vidA-3", prompt: "x", references: [{ url: file("a.png") }, { url: file("b.png") }] }), code: "invalid_value", field: "references" },
-      { name: "references not an array", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: { url: file("a.png") } }), code: "invalid_value", field: "references" },
-      { name: "reference with two keys", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: file("a.png"), asset_id: c.lib.image }] }), code: "invalid_value", field: "references[0]" },
-      { name: "reference with no key", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: file("a.png") }, {}] }), code: "invalid_value", field: "references[1]" },
+      { name: "too many references", body: () => ({ type: "video", model: "vidA-3", prompt: "x", references: [{ url: src("a.png") }, { url: src("b.png") }] }), code: "invalid_value", field: "references" },
+      { name: "references not an array", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: { url: src("a.png") } }), code: "invalid_value", field: "references" },
+      { name: "reference with two keys", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("a.png"), asset_id: c.lib.image }] }), code: "invalid_value", field: "references[0]" },
+      { name: "reference with no key", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("a.png") }, {}] }), code: "invalid_value", field: "references[1]" },
       { name: "reference with an unsupported extension", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: `${origin}/media/a.gif` }] }), code: "invalid_value", field: "references[0].url" },
-      { name: "video reference on an image-only model", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: file("clip.mp4") }] }), code: "invalid_value", field: "references[0].url" },
+      { name: "video reference on an image-only model", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("clip.mp4") }] }), code: "invalid_value", field: "references[0].url" },
       { name: "reference URL of an unusable scheme", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: "ftp://example.com/a.png" }] }), code: "invalid_value", field: "references[0].url" },
       { name: "reference to a missing local file", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: file("nope.png") }] }), code: "invalid_value", field: "references[0].url" },
       { name: "reference to an unknown asset", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0123456789abcdef01234567" }] }), code: "invalid_value", field: "references[0].asset_id" },
       { name: "reference to another space's asset", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: c.other }] }), code: "invalid_value", field: "references[0].asset_id" },
       { name: "video asset as an image reference", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: c.lib.video }] }), code: "invalid_value", field: "references[0].asset_id" },
       { name: "reference to an unknown avatar", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ avatar_id: "av_nobody" }] }), code: "invalid_value", field: "references[0].avatar_id" },
-      { name: "slot on a model without slots", body: () => ({ type: "video", model: "vidA-3", prompt: "x", start_image: { url: file("a.png") } }), code: "invalid_value", field: "start_image" },
-      { name: "slot the model does not have", body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", first_frame: { url: file("a.png") } }), code: "invalid_value", field: "first_frame" },
-      { name: "end_image without start_image", body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", end_image: { url: file("a.png") } }), code: "invalid_value", field: "end_image" },
-      { name: "required slot missing (motion)", body: () => ({ type: "video", model: "vidB-motion", prompt: "x", start_image: { url: file("a.png") } }), code: "missing_field", field: "motion_video" },
-      { name: "required slot missing (first frame)", body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", last_frame: { url: file("a.png") } }), code: "missing_field", field: "first_frame" },
-      { name: "extend source given as a URL", body: () => ({ type: "video", model: "vidA-3-extend", prompt: "x", source_video: { url: file("clip.mp4") } }), code: "invalid_value", field: "source_video" },
-      { name: "image in a video slot", body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { url: file("a.png") } }), code: "invalid_value", field: "source_video.url" },
+      { name: "slot on a model without slots", body: () => ({ type: "video", model: "vidA-3", prompt: "x", start_image: { url: src("a.png") } }), code: "invalid_value", field: "start_image" },
+      { name: "slot the model does not have", body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", first_frame: { url: src("a.png") } }), code: "invalid_value", field: "first_frame" },
+      { name: "end_image without start_image", body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", end_image: { url: src("a.png") } }), code: "invalid_value", field: "end_image" },
+      { name: "required slot missing (motion)", body: () => ({ type: "video", model: "vidB-motion", prompt: "x", start_image: { url: src("a.png") } }), code: "missing_field", field: "motion_video" },
+      { name: "required slot missing (first frame)", body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", last_frame: { url: src("a.png") } }), code: "missing_field", field: "first_frame" },
+      { name: "extend source given as a URL", body: () => ({ type: "video", model: "vidA-3-extend", prompt: "x", source_video: { url: src("clip.mp4") } }), code: "invalid_value", field: "source_video" },
+      { name: "image in a video slot", body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { url: src("a.png") } }), code: "invalid_value", field: "source_video.url" },
       { name: "avatar in a video slot", body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { avatar_id: "av_maya" } }), code: "invalid_value", field: "source_video.avatar_id" },
-      { name: "more references than free slots", body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", references: [{ url: file("a.png") }, { url: file("b.png") }, { url: file("a.png") }] }), code: "invalid_value", field: "references" },
-      { name: "elements on a model without the capability", body: () => ({ type: "image", model: "imgA-4", prompt: "@hero", elements: [{ name: "hero", images: [{ url: file("a.png") }, { url: file("b.png") }] }] }), code: "invalid_value", field: "elements" },
-      { name: "element with one image", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: file("a.png") }] }] }), code: "invalid_value", field: "elements[0].images" },
-      { name: "element with a bad image", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: file("a.png") }, { url: file("clip.mp4") }] }] }), code: "invalid_value", field: "elements[0].images" },
-      { name: "element without a name", body: () => ({ type: "video", model: "vidD-omni", prompt: "x", elements: [{ images: [{ url: file("a.png") }, { url: file("b.png") }] }] }), code: "invalid_value", field: "elements[0].name" },
-      { name: "element not referenced in the prompt", body: () => ({ type: "video", model: "vidD-omni", prompt: "@heroine runs", elements: [{ name: "hero", images: [{ url: file("a.png") }, { url: file("b.png") }] }] }), code: "invalid_value", field: "elements[0].name" },
-      { name: "second element invalid", body: () => ({ type: "video", model: "vidD-omni", prompt: "@a and @b", elements: [{ name: "a", images: [{ url: file("a.png") }, { url: file("b.png") }] }, { name: "b", images: [] }] }), code: "invalid_value", field: "elements[1].images" },
+      { name: "more references than free slots", body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", references: [{ url: src("a.png") }, { url: src("b.png") }, { url: src("a.png") }] }), code: "invalid_value", field: "references" },
+      { name: "elements on a model without the capability", body: () => ({ type: "image", model: "imgA-4", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] }] }), code: "invalid_value", field: "elements" },
+      { name: "element with one image", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }] }] }), code: "invalid_value", field: "elements[0].images" },
+      { name: "element with a bad image", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("clip.mp4") }] }] }), code: "invalid_value", field: "elements[0].images" },
+      { name: "element without a name", body: () => ({ type: "video", model: "vidD-omni", prompt: "x", elements: [{ images: [{ url: src("a.png") }, { url: src("b.png") }] }] }), code: "invalid_value", field: "elements[0].name" },
+      { name: "element not referenced in the prompt", body: () => ({ type: "video", model: "vidD-omni", prompt: "@heroine runs", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] }] }), code: "invalid_value", field: "elements[0].name" },
+      { name: "second element invalid", body: () => ({ type: "video", model: "vidD-omni", prompt: "@a and @b", elements: [{ name: "a", images: [{ url: src("a.png") }, { url: src("b.png") }] }, { name: "b", images: [] }] }), code: "invalid_value", field: "elements[1].images" },
       { name: "generation_count 0", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 0 }), code: "invalid_value", field: "generation_count" },
       { name: "generation_count 5", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 5 }), code: "invalid_value", field: "generation_count" },
       { name: "generation_count 1.5", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 1.5 }), code: "invalid_value", field: "generation_count" },
@@ -505,7 +556,12 @@ forBothTargets(
       { name: "unknown folder", body: () => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: "0123456789abcdef01234567" }), code: "invalid_value", field: "folder_id" },
       { name: "folder of type videos", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: c.lib.videosFolder }), code: "invalid_value", field: "folder_id" },
       { name: "unknown parent_media_id", body: () => ({ type: "image", model: "imgA-4", prompt: "x", parent_media_id: "0123456789abcdef01234567" }), code: "invalid_value", field: "parent_media_id" },
-      { name: "upscale source that is not a video", body: () => ({ type: "video", model: "vidC-upscale", source_video: { url: file("not-a-video.mp4") } }), code: "invalid_value", field: "source_video" },
+      { name: "upscale source that is not a video", body: () => ({ type: "video", model: "vidC-upscale", source_video: { url: src("not-a-video.mp4") } }), code: "invalid_value", field: "source_video" },
+      { name: "upscale source longer than the 60 s it would render", body: () => ({ type: "video", model: "vidC-upscale", source_video: { url: src("long.mp4") } }), code: "invalid_value", field: "source_video", message: /at most 60 s/ },
+      { name: "upscale of a library video longer than 60 s", body: (c) => ({ type: "video", model: "vidC-upscale", source_video: { asset_id: c.long } }), code: "invalid_value", field: "source_video" },
+      { name: "edit source that cannot be read (measured at start)", body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { url: src("not-a-video.mp4") } }), code: "invalid_value", field: "source_video" },
+      { name: "motion video that cannot be read (measured at start)", body: () => ({ type: "video", model: "vidB-motion", prompt: "x", start_image: { url: src("a.png") }, motion_video: { url: `${origin}/media/gone.mp4` } }), code: "invalid_value", field: "motion_video" },
+      { name: "element that is not an object (reported on its name)", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: ["hero"] }), code: "invalid_value", field: "elements[0].name" },
       { name: "credits short", body: () => ({ type: "video", model: "vidA-3", prompt: "x" }), credits: 31.999, status: 402, code: "not_eligible" },
       { name: "credits short for the whole count", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 3 }), credits: 2.5, status: 402, code: "not_eligible" },
       { name: "a bad folder is reported before credits", body: () => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: "0123456789abcdef01234567" }), credits: 0, code: "invalid_value", field: "folder_id" },
@@ -514,18 +570,24 @@ forBothTargets(
 
     /** An asset of another space (cross-space checks). */
     let otherAsset = "";
+    let longVideo = "";
     beforeAll(async () => {
       const s = space(t);
       otherAsset = (await s.engine.assetStart({ type: "image", model: "imgA-4-fast", prompt: "someone else's" }, { simulate: "fail" })).asset_ids[0]!;
+      // A library video that says it is 100 s long (the render itself is short: only the record matters).
+      const long = await lib.engine.assetStart({ type: "video", model: "vidB-2-fast", prompt: "long", duration: 4, resolution: "480p" });
+      expect((await finished(lib.engine, long.asset_ids[0]!)).status).toBe("completed");
+      t.instance.db.prepare("UPDATE assets SET duration_seconds = 100 WHERE id = ?").run(long.asset_ids[0]!);
+      longVideo = long.asset_ids[0]!;
     });
 
     for (const r of rejections) {
       const status = r.status ?? 400;
       it(`rejects ${r.name}: ${status} ${r.code}${r.field ? ` on ${r.field}` : ""}, debiting nothing`, async () => {
-        const body = r.body({ lib, other: otherAsset });
+        const body = r.body({ lib, other: otherAsset, long: longVideo });
         // Library assets and folders belong to the library space: such requests are made there.
         const text = JSON.stringify(body);
-        const s = [lib.image, lib.video, lib.videosFolder].some((id) => text.includes(id)) ? lib : space(t, { credits: r.credits ?? 1000 });
+        const s = [lib.image, lib.video, lib.videosFolder, longVideo].some((id) => text.includes(id)) ? lib : space(t, { credits: r.credits ?? 1000 });
         const before = s.balance();
         const countBefore = assetCount(t, s.id);
         const err = await apiError(s.engine.assetStart(body as never, r.simulate ? { simulate: r.simulate } : {}));

@@ -74,8 +74,8 @@ forBothTargets("avatars", (t) => {
     expect(s.credits()).toBe(996);
     const done = await settle(s.engine, res);
     expect(await pngSize(done.result!.thumbnail)).toEqual({ width: 3840, height: 2160 });
-    const file = fileURLToPath(t.instance.fileUrls().media(`avatars/${res.look_id}.png`));
-    const img = await s.engine.avatarCreate({ images: [file] });
+    // The look's own URL (file:// in process, signed http when served) is an image this target accepts.
+    const img = await s.engine.avatarCreate({ images: [done.result!.thumbnail] });
     expect(s.credits()).toBe(996);
     expect(await s.engine.avatarStatus(img)).toMatchObject({ status: "completed", result: { format: "horizontal" } });
   });
@@ -90,6 +90,23 @@ forBothTargets("avatars", (t) => {
     await waitFor(() => s.credits() === 1000);
   });
 
+  it("X-Local-Simulate is checked on create and edit; fail:<CODE> shows on the status, not the webhook", async () => {
+    const s = space(t);
+    for (const call of [
+      () => s.engine.avatarCreate({ prompt: "x" }, { simulate: "explode" }),
+      () => s.engine.avatarCreate({ prompt: "x" }, { simulate: "fail:bad code!" }),
+      () => s.engine.avatarEdit({ avatar_id: "av_maya", look_id: "lk_maya_beach", prompt: "p" }, { simulate: "explode" }),
+    ]) {
+      const e = await apiError(call());
+      expect([e.status, e.code, e.field]).toEqual([400, "invalid_value", "X-Local-Simulate"]);
+    }
+    expect(s.credits()).toBe(1000);
+    const res = await s.engine.avatarCreate({ prompt: "x", webhook_url: hookUrl }, { simulate: "fail:PROVIDER_DOWN" });
+    expect(await settle(s.engine, res)).toMatchObject({ status: "failed", error: { code: "PROVIDER_DOWN" } });
+    const hook = await waitFor(() => hooks.find((h) => h.look_id === res.look_id), 15_000);
+    expect(hook).toMatchObject({ status: "failed", error: { code: "GENERATION_FAILED" } });
+  });
+
   it("create errors with the spec's statuses and bodies", async () => {
     const s = space(t, { credits: 1 });
     const missing = await apiError(s.engine.avatarCreate({}));
@@ -102,13 +119,25 @@ forBothTargets("avatars", (t) => {
     expect([poor.status, poor.body]).toEqual([402, { error: expect.any(String), code: "INSUFFICIENT_CREDITS", required: 2, available: 1 }]);
 
     const full = space(t);
-    const insert = t.instance.db.prepare(
+    const insertAvatar = t.instance.db.prepare(
       "INSERT INTO avatars (id, space_id, name, gender, age, age_range, ethnicity, hair_color, created_at) VALUES (?, ?, 'n', 'male', '30', 'adult', 'x', 'x', 'now')",
     );
-    for (let i = 0; i < 25; i++) insert.run(`av_full_${t.target}_${i}`, full.id);
+    const insertLook = t.instance.db.prepare(
+      `INSERT INTO looks (id, space_id, avatar_id, task, name, place, accessories, action, emotion, selfie, format, model_available, status,
+         cost_milli, created_at, updated_at)
+       VALUES (?, ?, ?, 'avatar_create', 'n', 'studio', '[]', 'talking', 'neutral', 0, 'vertical', '[]', ?, 0, 'now', 'now')`,
+    );
+    // 24 avatars with a usable look and one whose only look failed: the failed one holds no slot.
+    for (let i = 0; i < 25; i++) {
+      const id = `av_full_${t.target}_${i}`;
+      insertAvatar.run(id, full.id);
+      insertLook.run(`lk_full_${t.target}_${i}`, full.id, id, i === 0 ? "error" : "ready");
+    }
+    const last = await full.engine.avatarCreate({ prompt: "the 25th" });
+    expect(last.avatar_id).toMatch(/^av_/);
     const cap = await apiError(full.engine.avatarCreate({ prompt: "x" }));
     expect([cap.status, cap.body]).toEqual([403, { error: expect.any(String), code: "AVATAR_LIMIT_REACHED" }]);
-    expect(full.credits()).toBe(1000);
+    expect(full.credits()).toBe(998);
   });
 
   it("FAILED_TO_PERSIST when the store refuses the write", async () => {

@@ -38,7 +38,7 @@ export class OffsetClock implements Clock {
 }
 
 export interface EngineOptions {
-  /** Hosted only: how many times a 429 is waited out (default 3; 0 shows the 429 to the caller). */
+  /** How many times a 429 is waited out (default 3; 0 shows the 429 to the caller). */
   rateLimitRetries?: number;
   /** Hosted only: receives the client's debug trace. */
   debug?: (line: string) => void;
@@ -133,7 +133,16 @@ export class TargetHarness {
   engineFor(key: string | undefined, opts: EngineOptions = {}): Engine {
     let engine: Engine;
     if (this.target === "local") {
-      engine = key === undefined ? new RawDispatchEngine(this.instance, undefined) : this.instance.engine(key);
+      engine =
+        key === undefined
+          ? new RawDispatchEngine(this.instance, undefined)
+          : this.instance.engine(key, undefined, {
+              // Waits move the instance's clock, as the hosted client's do below.
+              now: () => this.clock.now(),
+              sleep: async (ms) => this.clock.advance(ms),
+              random: () => 0,
+              ...(opts.rateLimitRetries !== undefined ? { rateLimitRetries: opts.rateLimitRetries } : {}),
+            });
     } else {
       engine = new HostedEngine({
         baseUrl: this.baseUrl,

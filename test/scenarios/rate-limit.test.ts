@@ -36,17 +36,18 @@ forBothTargets("rate limit", (t) => {
     expect(other.lastRateLimit()!.remaining).toBe(99);
   });
 
-  it.runIf(t.target === "hosted")("the client waits for X-RateLimit-Reset after a 429 and then succeeds", async () => {
+  it("the client waits for X-RateLimit-Reset after a 429 and then succeeds", async () => {
     const lines: string[] = [];
     const engine = t.engine({ debug: (l) => lines.push(l) });
     for (let i = 0; i < 100; i++) await engine.folderList();
     const reset = engine.lastRateLimit()!.reset;
     const before = t.clock.now();
     await expect(engine.folderCreate({ name: "101st" })).resolves.toMatchObject({ name: "101st" });
-    // The harness's client sleeps by moving the shared clock: it waited until the window reset.
+    // The harness's clients sleep by moving the shared clock: it waited until the window reset.
     expect(t.clock.now()).toBeGreaterThanOrEqual(reset * 1000);
-    expect(t.clock.now() - before).toBeLessThanOrEqual(61_000);
-    expect(lines.some((l) => l.startsWith("← 429"))).toBe(true);
+    // At most a window, plus the second the server's Date header rounds down on the hosted target.
+    expect(t.clock.now() - before).toBeLessThanOrEqual(62_000);
+    if (t.target === "hosted") expect(lines.some((l) => l.startsWith("← 429"))).toBe(true);
     expect(engine.lastRateLimit()).toMatchObject({ remaining: 99 });
   });
 });

@@ -26,4 +26,23 @@ forBothTargets("operations without a local handler", (t) => {
       expect([op, err.status, err.code]).toEqual([op, 401, "invalid_api_key"]);
     }
   });
+
+  it("refuses path parameters that would address another path (empty, . and ..) with 400, before the service", async () => {
+    const engine = t.engine();
+    await engine.folderList();
+    const before = engine.lastRateLimit()!.remaining;
+    const withParams = (Object.keys(operations) as OpName[]).filter((op) => operations[op].path.includes("{"));
+    expect(withParams.length).toBeGreaterThan(0);
+    for (const op of withParams) {
+      const names = [...operations[op].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+      for (const [value, code] of [["", "missing_field"], [".", "invalid_value"], ["..", "invalid_value"]] as const) {
+        const input = Object.fromEntries(names.map((n, i) => [n, i === names.length - 1 ? value : "x"]));
+        const err = await apiError(engine.call(op, input as never));
+        expect([op, value, err.status, err.code, err.field]).toEqual([op, value, 400, code, names.at(-1)]);
+      }
+    }
+    // Nothing reached the service: the window is untouched.
+    await engine.folderList();
+    expect(engine.lastRateLimit()!.remaining).toBe(before - 1);
+  });
 });

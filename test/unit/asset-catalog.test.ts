@@ -1,38 +1,121 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ModelDetail, ModelSummary } from "../../src/contract/asset.js";
-import { MODELS, findModel, imageBounds, type ModelDef } from "../../src/engine/local/catalog/models.js";
+import { ModelDetail, ModelSummary, SLOT_NAMES } from "../../src/contract/asset.js";
+import { ApiError } from "../../src/engine/errors.js";
+import { MODELS, findModel, type ModelDef } from "../../src/engine/local/catalog/models.js";
 import { modelDetail, modelSummary } from "../../src/engine/local/catalog/model-schema.js";
-import { baseCost, defaultPriceParams, priceMilli } from "../../src/engine/local/catalog/asset-pricing.js";
-import { frameSize, upscaleSize } from "../../src/engine/local/catalog/asset-frames.js";
+import { aspectRatioName, frameSize, upscaleSize, videoResolutionName } from "../../src/engine/local/catalog/asset-frames.js";
 import { assetBaseName, slugify } from "../../src/engine/local/rules/asset-names.js";
+import type { StartLookups } from "../../src/engine/local/rules/asset-refs.js";
+import { validateStart } from "../../src/engine/local/rules/asset-validate.js";
 
-/** Each capability class of hosted-facts.md, as a predicate on a model definition. */
-const CLASSES: [string, (m: ModelDef) => boolean][] = [
-  ["text/image-to-video with a cost-affecting generateAudio", (m) =>
-    m.type === "video" && m.references?.max === 1 && m.settings.some((s) => s.key === "generateAudio" && s.affects_cost)],
-  ["first + last frame", (m) =>
-    !!m.slots?.some((s) => s.name === "first_frame" && s.required) && !!m.slots?.some((s) => s.name === "last_frame" && s.required)],
-  ["extend (source_video, asset id only)", (m) => !!m.slots?.some((s) => s.name === "source_video" && s.assetOnly) && m.tags.includes("extend")],
-  ["exactly one reference with a prompt cap", (m) => m.references?.min === 1 && m.references.max === 1 && m.max_prompt_length !== null],
-  ["start/end image slots", (m) =>
-    !!m.slots?.some((s) => s.name === "start_image" && !s.required) && !!m.slots?.some((s) => s.name === "end_image" && !s.required)],
-  ["motion control", (m) =>
-    !!m.slots?.some((s) => s.name === "start_image" && s.required) && !!m.slots?.some((s) => s.name === "motion_video" && s.required)],
-  ["video edit", (m) => m.tags.includes("video-edit") && !!m.slots?.some((s) => s.name === "source_video" && s.required)],
-  ["promptless upscale priced by source duration", (m) => !!m.promptless && m.pricing.kind === "per_source_second"],
-  ["plan-gated with elements", (m) =>
-    m.required_plans.includes("PRO") && m.required_plans.includes("ENTREPRISE") && !!m.elements],
-  ["UGC with avatar_description", (m) => !!m.avatarDescription],
-  ["cheap video with camera_fixed", (m) => m.settings.some((s) => s.key === "camera_fixed")],
-  ["image, many references, cost-affecting quality", (m) =>
-    m.type === "image" && (m.references?.max ?? 0) >= 10 && m.settings.some((s) => s.key === "quality" && s.affects_cost)],
-  ["image priced per reference", (m) => m.type === "image" && m.pricing.kind === "per_reference"],
-  ["fast image about 0.1 credit", (m) => m.type === "image" && baseCost(m) === 0.1],
+type Json = Record<string, unknown>;
+
+/** What the public record says about a model, in the terms of hosted-facts.md's class table. */
+function publicShape(name: string) {
+  const d = modelDetail(findModel(name)!);
+  const props = d.input_schema.properties as Record<string, Json>;
+  const required = d.input_schema.required;
+  const slots = SLOT_NAMES.filter((s) => s in props).map((s) => {
+    const keys = Object.keys(props[s]!.properties as Json);
+    return `${s}${required.includes(s) ? "" : "?"}${keys.length === 1 ? " (asset_id only)" : ""}`;
+  });
+  const refs = props.references;
+  return {
+    type: d.type,
+    inputs: slots.length > 0 ? slots : `${refs!.minItems as number}..${refs!.maxItems as number} references${required.includes("references") ? " (required)" : ""}`,
+    prompt: required.includes("prompt") ? (d.max_prompt_length === null ? "required" : `required, cap ${d.max_prompt_length}`) : "promptless",
+    durations: d.capabilities.supported_durations,
+    aspect_ratios: d.capabilities.supported_aspect_ratios,
+    resolutions: d.capabilities.supported_resolutions,
+    settings: d.settings.map((x) => `${x.key} ${x.type === "select" ? `(${(x as { options: string[] }).options.join("/")})` : "(boolean)"}${x.affects_cost ? ", affects cost" : ""}`),
+    required_plans: d.required_plans,
+    extras: ["elements", "avatar_description"].filter((k) => k in props),
+    base_cost: d.base_cost,
+  };
+}
+
+const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+const SIX = ["21:9", "16:9", "4:3", "1:1", "3:4", "9:16"];
+
+/** Each row of hosted-facts.md's capability-class table, in full, with the local model that is it. */
+const CLASSES: [string, string, ReturnType<typeof publicShape>][] = [
+  ["text/image-to-video", "vidA-3", {
+    type: "video", inputs: "0..1 references", prompt: "required", durations: [4, 6, 8], aspect_ratios: ["16:9", "9:16"],
+    resolutions: ["720p", "1080p", "4K"], settings: ["generateAudio (boolean), affects cost"], required_plans: [], extras: [], base_cost: 32,
+  }],
+  ["first + last frame video", "vidA-3-frames", {
+    type: "video", inputs: ["first_frame", "last_frame"], prompt: "required", durations: [4, 6, 8], aspect_ratios: ["16:9", "9:16"],
+    resolutions: ["720p", "1080p"], settings: [], required_plans: [], extras: [], base_cost: 16,
+  }],
+  ["extend video", "vidA-3-extend", {
+    type: "video", inputs: ["source_video (asset_id only)"], prompt: "required", durations: [7], aspect_ratios: ["16:9", "9:16"],
+    resolutions: ["720p"], settings: [], required_plans: [], extras: [], base_cost: 14,
+  }],
+  ["image-to-video, exactly one reference", "vidB-2-5", {
+    type: "video", inputs: "1..1 references (required)", prompt: "required, cap 2500", durations: [5, 10], aspect_ratios: ["16:9", "9:16", "1:1"],
+    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 2.6,
+  }],
+  ["start/end image video", "vidB-2-5-frames", {
+    type: "video", inputs: ["start_image?", "end_image?"], prompt: "required, cap 2500", durations: [5, 10], aspect_ratios: ["16:9", "9:16", "1:1"],
+    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 3.5,
+  }],
+  ["motion control", "vidB-motion", {
+    type: "video", inputs: ["start_image", "motion_video"], prompt: "required", durations: [], aspect_ratios: [],
+    resolutions: [], settings: ["keepOriginalSound (boolean)"], required_plans: [], extras: [], base_cost: 6,
+  }],
+  ["video edit", "vidC-edit", {
+    type: "video", inputs: ["source_video"], prompt: "required", durations: [], aspect_ratios: [],
+    resolutions: [], settings: ["keepAudio (boolean)"], required_plans: [], extras: [], base_cost: 8,
+  }],
+  ["upscale (promptless, priced by source duration)", "vidC-upscale", {
+    type: "video", inputs: ["source_video"], prompt: "promptless", durations: [], aspect_ratios: [],
+    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 4,
+  }],
+  ["multi-reference video, plan-gated", "vidD-omni", {
+    type: "video", inputs: "0..12 references", prompt: "required", durations: range(4, 15), aspect_ratios: SIX,
+    resolutions: ["480p", "720p", "1080p"], settings: [], required_plans: ["PRO", "ENTREPRISE"], extras: ["elements"], base_cost: 10,
+  }],
+  ["UGC video", "vidD-ugc", {
+    type: "video", inputs: "0..3 references", prompt: "required", durations: range(4, 15), aspect_ratios: SIX,
+    resolutions: ["480p", "720p", "1080p"], settings: [], required_plans: [], extras: ["avatar_description"], base_cost: 16,
+  }],
+  ["cheap video", "vidB-2-fast", {
+    type: "video", inputs: "0..1 references", prompt: "required", durations: range(4, 12), aspect_ratios: SIX,
+    resolutions: ["480p", "720p", "1080p"], settings: ["camera_fixed (boolean)"], required_plans: [], extras: [], base_cost: 3,
+  }],
+  ["image, many references", "imgA-4", {
+    type: "image", inputs: "0..10 references", prompt: "required", durations: [], aspect_ratios: ["16:9", "9:16", "1:1", "4:3", "3:4"],
+    resolutions: ["1K", "2K", "4K"], settings: ["quality (low/medium/high), affects cost"], required_plans: [], extras: [], base_cost: 1,
+  }],
+  ["image, priced per reference", "imgB-edit", {
+    type: "image", inputs: "0..6 references", prompt: "required, cap 2560", durations: [], aspect_ratios: ["1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3"],
+    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 0.3,
+  }],
+  ["fast image (about 0.1 credit)", "imgA-4-fast", {
+    type: "image", inputs: "0..1 references", prompt: "required", durations: [], aspect_ratios: ["1:1", "16:9", "9:16", "4:3", "3:4"],
+    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 0.1,
+  }],
 ];
 
 describe("local model catalog", () => {
-  it.each(CLASSES)("covers the class: %s", (_name, pred) => {
-    expect(MODELS.filter(pred).length).toBeGreaterThanOrEqual(1);
+  it.each(CLASSES)("the class %s is %s, row for row", (_class, name, expected) => {
+    expect(publicShape(name)).toEqual(expected);
+  });
+
+  it("prices the classes whose notes say how: upscale by source length, imgB-edit by reference count", async () => {
+    const { quote } = await import("../../src/engine/local/catalog/asset-pricing.js");
+    expect([4, 10, 30].map((d) => quote({ model: "vidC-upscale", duration: d }).cost_per_generation)).toEqual([2, 5, 15]);
+    expect([0, 3, 6].map((n) => quote({ model: "imgB-edit", reference_count: n }).cost_per_generation)).toEqual([0.3, 0.6, 0.9]);
+  });
+
+  it("the models outside the class table: a fast text/image-to-video and a top-plan-only multi-reference model", () => {
+    expect(publicShape("vidA-3-fast")).toMatchObject({ inputs: "0..1 references", durations: [4, 6, 8], base_cost: 16 });
+    expect(publicShape("vidD-omni-max")).toMatchObject({ required_plans: ["ENTREPRISE"], extras: ["elements"], base_cost: 15 });
+    const classed = new Set([...CLASSES.map((c) => c[1]), "vidA-3-fast", "vidD-omni-max"]);
+    expect(MODELS.filter((m) => !classed.has(m.name))).toEqual([]);
   });
 
   it("names models in the family style and uniquely", () => {
@@ -54,14 +137,13 @@ describe("local model catalog", () => {
     if (m.resolutions.length) expect(m.resolutions).toContain(m.default_resolution);
     if (m.durations.length) expect(m.durations).toContain(m.default_duration);
     for (const s of m.settings) if (s.type === "select") expect(s.options).toContain(s.default_value);
-    expect(detail.base_cost).toBe(priceMilli(m, defaultPriceParams(m)) / 1000);
   });
 
-  it("keeps default prices in the hosted ranges (images 0.1–2, videos 2.5–34)", () => {
+  it("keeps default prices in the hosted ranges (images 0.1–2, videos 2.6–34)", () => {
     for (const m of MODELS) {
-      const c = baseCost(m);
-      if (m.type === "image") expect(c).toBeGreaterThanOrEqual(0.1), expect(c).toBeLessThanOrEqual(2);
-      else expect(c).toBeGreaterThanOrEqual(2.5), expect(c).toBeLessThanOrEqual(34);
+      const c = modelSummary(m).base_cost;
+      if (m.type === "image") expect([m.name, c >= 0.1 && c <= 2]).toEqual([m.name, true]);
+      else expect([m.name, c >= 2.6 && c <= 34]).toEqual([m.name, true]);
     }
   });
 
@@ -76,42 +158,155 @@ describe("local model catalog", () => {
   });
 });
 
-describe("input_schema is generated from the validator's definitions", () => {
+// ---- input_schema as a contract: requests built from it are accepted or refused as it says ----------
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+const png = path.join(dir, "a.png");
+fs.writeFileSync(png, "validation does not open it");
+const VIDEO = "0000000000000000000000aa";
+const lookups: StartLookups = {
+  asset: (id) =>
+    id === VIDEO
+      ? { id, type: "video", status: "completed", file: "/m/v.mp4", width: 1280, height: 720, duration_seconds: 4, folder_id: null }
+      : undefined,
+  avatarThumbnail: (id) => (id === "av_1" ? "/m/av_1.png" : undefined),
+  folder: () => undefined,
+  fileExists: (p) => p === png,
+  cwd: dir,
+  allowLocalFiles: true,
+};
+
+/** A value for one reference item schema: an avatar where the item takes one (an image), else a video asset. */
+function itemFor(schema: Json): Json {
+  const keys = Object.keys(schema.properties as Json);
+  if (keys.includes("avatar_id")) return { avatar_id: "av_1" };
+  return { asset_id: VIDEO };
+}
+
+/** The smallest valid request the schema describes: its required properties, nothing else. */
+function minimalRequest(m: ModelDef): { body: Json; schema: { required: string[]; properties: Record<string, Json> } } {
+  const schema = modelDetail(m).input_schema as unknown as { required: string[]; properties: Record<string, Json> };
+  const body: Json = { type: m.type, model: m.name };
+  for (const key of schema.required) {
+    const prop = schema.properties[key]!;
+    if (key === "prompt") body.prompt = "x";
+    else if (prop.type === "array") body[key] = Array.from({ length: prop.minItems as number }, () => ({ url: png }));
+    else body[key] = itemFor(prop);
+  }
+  return { body, schema };
+}
+
+function rejection(body: Json): ApiError {
+  try {
+    validateStart(body, "ENTREPRISE", lookups);
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error(`accepted: ${JSON.stringify(body)}`);
+}
+
+const ENUM_FIELDS = { aspect_ratio: "aspectRatio", resolution: "resolution", duration: "duration" } as const;
+
+describe("input_schema: requests built from it", () => {
   it.each(MODELS.map((m) => [m.name, m] as const))("%s", (_n, m) => {
-    const s = modelDetail(m).input_schema;
-    const props = s.properties as Record<string, Record<string, unknown>>;
-    expect(s.type).toBe("object");
-    expect(s.required.includes("prompt")).toBe(!m.promptless);
-    if (m.durations.length) expect(props.duration).toEqual({ type: "integer", enum: m.durations, default: m.default_duration });
-    else expect(props.duration).toBeUndefined();
-    if (m.aspect_ratios.length) expect(props.aspect_ratio!.enum).toEqual(m.aspect_ratios);
-    else expect(props.aspect_ratio).toBeUndefined();
-    if (m.resolutions.length) expect(props.resolution!.enum).toEqual(m.resolutions);
-    else expect(props.resolution).toBeUndefined();
-    expect(props.generation_count).toEqual({ type: "integer", minimum: 1, maximum: 4, default: 1 });
-    if (m.slots) {
-      expect(props.references).toBeUndefined();
-      for (const slot of m.slots) {
-        expect(props[slot.name]).toBeDefined();
-        expect(s.required.includes(slot.name)).toBe(slot.required);
+    const { body, schema } = minimalRequest(m);
+    const props = schema.properties;
+    expect(() => validateStart(body, "ENTREPRISE", lookups)).not.toThrow();
+
+    // Every enum value is accepted and used; a value outside it is refused on that field; a field the
+    // schema does not list is refused too.
+    for (const [field, key] of Object.entries(ENUM_FIELDS)) {
+      const prop = props[field];
+      if (!prop) {
+        const e = rejection({ ...body, [field]: field === "duration" ? 5 : "16:9" });
+        expect([e.code, e.field]).toEqual(["invalid_value", field]);
+        continue;
       }
-    } else {
-      expect(props.references).toMatchObject({ type: "array", minItems: m.references!.min, maxItems: m.references!.max });
-      expect(s.required.includes("references")).toBe(m.references!.min > 0);
+      for (const value of prop.enum as unknown[]) expect(validateStart({ ...body, [field]: value }, "ENTREPRISE", lookups)[key]).toBe(value);
+      expect(validateStart(body, "ENTREPRISE", lookups)[key]).toBe(prop.default);
+      const outside = field === "duration" ? Math.max(...(prop.enum as number[])) + 1 : "7:5x";
+      const e = rejection({ ...body, [field]: outside });
+      expect([e.code, e.field]).toEqual(["invalid_value", field]);
     }
-    if (m.max_prompt_length !== null) expect(props.prompt!.maxLength).toBe(m.max_prompt_length);
-    expect(props.elements !== undefined).toBe(!!m.elements);
-    expect(props.avatar_description !== undefined).toBe(!!m.avatarDescription);
-    const settingKeys = Object.keys((props.model_settings?.properties as object | undefined) ?? {});
-    expect(settingKeys).toEqual(m.settings.map((x) => x.key));
-    expect(imageBounds(m).max).toBe(modelSummary(m).capabilities.max_images);
+
+    const count = props.generation_count!;
+    for (let n = count.minimum as number; n <= (count.maximum as number); n++) {
+      expect(validateStart({ ...body, generation_count: n }, "ENTREPRISE", lookups).generationCount).toBe(n);
+    }
+    for (const n of [(count.minimum as number) - 1, (count.maximum as number) + 1]) {
+      expect(rejection({ ...body, generation_count: n }).field).toBe("generation_count");
+    }
+
+    const settings = (props.model_settings?.properties ?? {}) as Record<string, Json>;
+    for (const [key, s] of Object.entries(settings)) {
+      const values = s.type === "boolean" ? [true, false] : (s.enum as string[]);
+      for (const value of values) {
+        expect(validateStart({ ...body, model_settings: { [key]: value } }, "ENTREPRISE", lookups).settings[key]).toBe(value);
+      }
+      expect(rejection({ ...body, model_settings: { [key]: s.type === "boolean" ? "yes" : "not-an-option" } }).field).toBe(`model_settings.${key}`);
+    }
+    expect(rejection({ ...body, model_settings: { notASetting: true } }).field).toBe("model_settings.notASetting");
+
+    // Dropping any required key is missing_field on that key.
+    for (const key of schema.required) {
+      const { [key]: _dropped, ...rest } = body;
+      const e = rejection(rest);
+      expect([e.code, e.field]).toEqual(["missing_field", key]);
+    }
+
+    const refs = props.references;
+    if (refs) {
+      const max = refs.maxItems as number;
+      const items = (n: number) => Array.from({ length: n }, () => ({ url: png }));
+      expect(validateStart({ ...body, references: items(max) }, "ENTREPRISE", lookups).references).toHaveLength(max);
+      const e = rejection({ ...body, references: items(max + 1) });
+      expect([e.code, e.field]).toEqual(["invalid_value", "references"]);
+    }
+
+    const cap = props.prompt!.maxLength as number | undefined;
+    if (cap !== undefined) {
+      expect(validateStart({ ...body, prompt: "p".repeat(cap) }, "ENTREPRISE", lookups).prompt).toHaveLength(cap);
+      expect(rejection({ ...body, prompt: "p".repeat(cap + 1) }).field).toBe("prompt");
+    }
+
+    const elements = props.elements;
+    if (elements) {
+      const item = elements.items as { properties: { images: Json } };
+      const min = item.properties.images.minItems as number;
+      const images = (n: number) => Array.from({ length: n }, () => ({ url: png }));
+      const ok = { ...body, prompt: "@hero runs", elements: [{ name: "hero", images: images(min) }] };
+      expect(validateStart(ok, "ENTREPRISE", lookups).elements).toHaveLength(1);
+      expect(rejection({ ...ok, elements: [{ name: "hero", images: images(min - 1) }] }).field).toBe("elements[0].images");
+      expect(rejection({ ...ok, elements: [{ name: "he ro", images: images(min) }] }).field).toBe("elements[0].name");
+    } else {
+      expect(rejection({ ...body, elements: [] }).field).toBe("elements");
+    }
   });
 
   it("an extend slot takes an asset_id only; a video slot takes no avatar", () => {
-    const extend = modelDetail(findModel("vidA-3-extend")!).input_schema.properties.source_video as Record<string, unknown>;
+    const extend = modelDetail(findModel("vidA-3-extend")!).input_schema.properties.source_video as Json;
     expect(Object.keys(extend.properties as object)).toEqual(["asset_id"]);
-    const edit = modelDetail(findModel("vidC-edit")!).input_schema.properties.source_video as Record<string, unknown>;
+    expect(rejection({ type: "video", model: "vidA-3-extend", prompt: "x", source_video: { url: png } }).field).toBe("source_video");
+    const edit = modelDetail(findModel("vidC-edit")!).input_schema.properties.source_video as Json;
     expect(Object.keys(edit.properties as object)).toEqual(["url", "asset_id"]);
+    expect(rejection({ type: "video", model: "vidC-edit", prompt: "x", source_video: { avatar_id: "av_1" } }).field).toBe("source_video.avatar_id");
+  });
+});
+
+describe("names of a source-following output's size", () => {
+  it.each([
+    [1280, 720, "16:9", "720p"],
+    [854, 480, "16:9", "480p"],
+    [640, 360, "16:9", "360p"],
+    [720, 1280, "9:16", "720p"],
+    [3840, 2160, "16:9", "4K"],
+    [1080, 1080, "1:1", "1080p"],
+    [1680, 720, "21:9", "720p"],
+    [642, 482, "4:3", "482p"],
+    [1000, 300, "10:3", "300p"],
+  ])("%i×%i → %s, %s", (width, height, ratio, resolution) => {
+    expect([aspectRatioName({ width, height }), videoResolutionName({ width, height })]).toEqual([ratio, resolution]);
   });
 });
 

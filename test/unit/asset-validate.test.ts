@@ -26,7 +26,10 @@ const lookups: StartLookups = {
   folder: (id) => (id === "f1" ? { type: "assets" } : id === "v1" ? { type: "videos" } : undefined),
   fileExists: (p) => p === png,
   cwd: dir,
+  allowLocalFiles: true,
 };
+/** The same lookups as a request over HTTP sees them (serve without --allow-local-files). */
+const overHttp: StartLookups = { ...lookups, allowLocalFiles: false };
 
 function err(fn: () => unknown): ApiError {
   try {
@@ -116,12 +119,69 @@ describe("validateStart", () => {
     expect(err(() => validateStart(el("hero"), "PRO", lookups)).field).toBe("elements[0].name");
   });
 
+  it("reports a non-object element on its name (the spec has only .name and .images)", () => {
+    for (const el of ["hero", 42, null, [{ url: png }]]) {
+      const e = err(() => validateStart({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [el] }, "PRO", lookups));
+      expect([e.code, e.field]).toEqual(["invalid_value", "elements[0].name"]);
+    }
+  });
+
+  it("matches @mentions without regard to case, as duplicate names are", () => {
+    const images = [{ url: png }, { avatar_id: "av_1" }];
+    const v = validateStart({ type: "video", model: "vidD-omni", prompt: "@HERO meets @Dog", elements: [{ name: "hero", images }, { name: "dog", images }] }, "PRO", lookups);
+    expect(v.elements.map((e) => e.name)).toEqual(["hero", "dog"]);
+  });
+
   it("rejects a duplicate element name", () => {
     const images = [{ url: png }, { url: png }];
     const e = err(() =>
       validateStart({ type: "video", model: "vidD-omni", prompt: "@a @A", elements: [{ name: "a", images }, { name: "A", images }] }, "PRO", lookups),
     );
     expect(e.field).toBe("elements[1].name");
+  });
+});
+
+describe("local files over HTTP (allowLocalFiles false)", () => {
+  const REFUSED = /local files are not accepted over HTTP; use an http\(s\) URL or an asset id/;
+  const missing = path.join(dir, "no-such-file.png");
+  /** Every media input of start, each given the local path `p`, with the field its refusal names. */
+  const inputs = (p: string): [string, Record<string, unknown>][] => [
+    ["references[0].url", { type: "image", model: "imgA-4", prompt: "x", references: [{ url: p }] }],
+    ["references[1].url", { type: "image", model: "imgA-4", prompt: "x", references: [{ avatar_id: "av_1" }, { url: `file://${p}` }] }],
+    ["start_image.url", { type: "video", model: "vidB-2-5-frames", prompt: "x", start_image: { url: p } }],
+    ["references[0].url", { type: "video", model: "vidB-2-5-frames", prompt: "x", references: [{ url: p }] }],
+    ["first_frame.url", { type: "video", model: "vidA-3-frames", prompt: "x", first_frame: { url: p }, last_frame: { avatar_id: "av_1" } }],
+    ["source_video.url", { type: "video", model: "vidC-upscale", source_video: { url: p.replace(/\.png$/, ".mp4") } }],
+    ["elements[0].images", { type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ avatar_id: "av_1" }, { url: p }] }] }],
+  ];
+
+  it.each([
+    ["an existing absolute path", png],
+    ["a missing absolute path", missing],
+    ["a relative path", "a.png"],
+  ])("%s is refused on its field, the same way whether it exists or not", (_n, p) => {
+    for (const [field, body] of inputs(p)) {
+      const e = err(() => validateStart(body, "PRO", overHttp));
+      expect([e.status, e.code, e.field]).toEqual([400, "invalid_value", field]);
+      expect(e.message).toMatch(REFUSED);
+      expect(e.message).not.toMatch(/not found/);
+    }
+  });
+
+  it("http(s) URLs, asset ids and avatar ids are still accepted", () => {
+    const v = validateStart(
+      { type: "image", model: "imgA-4", prompt: "x", references: [{ url: "https://cdn.example.com/a.png" }, { avatar_id: "av_1" }] },
+      "PRO",
+      overHttp,
+    );
+    expect(v.references.map((r) => r.source)).toEqual(["https://cdn.example.com/a.png", "/m/av_1.jpg"]);
+    const up = validateStart({ type: "video", model: "vidC-upscale", source_video: { asset_id: "0000000000000000000000aa" } }, "PRO", overHttp);
+    expect(up.slots.source_video!.source).toBe("/m/a.mp4");
+  });
+
+  it("in process (allowLocalFiles true) the same local inputs are accepted", () => {
+    const v = validateStart({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: png }, { url: `file://${png}` }] }, "PRO", lookups);
+    expect(v.references.map((r) => r.source)).toEqual([png, png]);
   });
 });
 

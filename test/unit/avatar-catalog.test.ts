@@ -80,4 +80,27 @@ describe("catalog thumbnails", () => {
     expect(await ensureAvatarThumbnail(t, spaceId, res.avatar_id)).toBeUndefined();
     await t.close();
   });
+
+  it("ensureAvatarThumbnail takes the job's signal: an aborted job stops waiting; the picture is made for the next caller", async () => {
+    const t = openTestInstance({ worker: "none" });
+    const spaceId = t.spaceForKey(t.key)!.id;
+    const ctrl = new AbortController();
+    ctrl.abort(new Error("lease lost"));
+    await expect(ensureAvatarThumbnail(t, spaceId, "av_zoe", ctrl.signal)).rejects.toThrow("lease lost");
+    const file = path.join(t.mediaDir, catalogLookRelPath("lk_zoe_beach"));
+    expect(fs.existsSync(file)).toBe(false);
+    expect(await ensureAvatarThumbnail(t, spaceId, "av_zoe", new AbortController().signal)).toBe(file);
+    expect(pngSizeOf(file)).toEqual({ width: 960, height: 540 });
+
+    // Aborted while the shared render runs: this caller is released, the render still lands its file.
+    const running = new AbortController();
+    const waiting = ensureAvatarThumbnail(t, spaceId, "av_priya", running.signal);
+    const other = ensureAvatarThumbnail(t, spaceId, "av_priya");
+    await new Promise((r) => setImmediate(r));
+    running.abort(new Error("stopping"));
+    await expect(waiting).rejects.toThrow("stopping");
+    const made = await other;
+    expect(pngSizeOf(made!)).toEqual({ width: 540, height: 960 });
+    await t.close();
+  });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 import { avatarHandlers } from "../../src/engine/local/rules/avatars.js";
 import type { Handler } from "../../src/engine/local/types.js";
-import { contextFor, expectError, pngSizeOf, rejection, spaceRow, writeImage } from "./avatar-fixtures.js";
+import { contextFor, expectError, insertAvatar, pngSizeOf, rejection, spaceRow, writeImage } from "./avatar-fixtures.js";
 
 const create = avatarHandlers.avatarCreate as Handler<"avatarCreate">;
 
@@ -75,7 +75,7 @@ describe("prompt-based create", () => {
     expect(balance(spaceId)).toBe(before - 4);
     await t.runUntilIdle();
     const look = await t.api.avatarLook(res);
-    expect(look).toMatchObject({ status: "ready", format: "horizontal", place: "podcast", avatar_name: "Host", gender: "female", error_message: null });
+    expect(look).toMatchObject({ status: "ready", format: "horizontal", place: "podcast", avatar_name: "Host", look_name: "Host", gender: "female", error_message: null });
     expect(pngSizeOf(look.thumbnail)).toEqual({ width: 3840, height: 2160 });
   });
 
@@ -142,12 +142,20 @@ describe("prompt-based create", () => {
     expect(refunds.map((e) => [e.kind, e.amount])).toEqual([["debit", -2], ["refund", 2]]);
   });
 
-  it("fail:<CODE> carries that code to the webhook and the status", async () => {
+  it("fail:<CODE> shows that code on the status endpoint; the webhook still says GENERATION_FAILED", async () => {
     const res = await t.api.avatarCreate({ prompt: "doomed", webhook_url: hookUrl }, { simulate: "fail:CUSTOM_CODE" });
     await t.runUntilIdle();
     expect((await t.api.avatarStatus(res)).error?.code).toBe("CUSTOM_CODE");
     const d = t.webhookDeliveries().find((w) => (w.payload as { look_id?: string }).look_id === res.look_id);
-    expect((d!.payload as { error: { code: string } }).error.code).toBe("CUSTOM_CODE");
+    expect((d!.payload as { error: { code: string } }).error.code).toBe("GENERATION_FAILED");
+    expect((await t.api.avatarLook(res)).error_message).toMatch(/simulated/);
+  });
+
+  it("without a name, the avatar and its look are named by the prompt's first clause", async () => {
+    const res = await t.api.avatarCreate({ prompt: "a tall man, in a grey suit" });
+    expect(await t.api.avatarLook(res)).toMatchObject({ avatar_name: "A tall man", look_name: "A tall man" });
+    const named = await t.api.avatarCreate({ prompt: "a tall man, in a grey suit", name: "  Host " });
+    expect(await t.api.avatarLook(named)).toMatchObject({ avatar_name: "Host", look_name: "Host" });
   });
 
   it("an element image that cannot be fetched fails the look at once and refunds", async () => {
@@ -161,6 +169,59 @@ describe("prompt-based create", () => {
     expect(balance(spaceId)).toBe(before);
     const job = t.db.prepare("SELECT attempts, status FROM jobs WHERE kind = 'look' AND ref = ?").get(res.look_id);
     expect(job).toEqual({ attempts: 1, status: "done" });
+  });
+});
+
+describe("X-Local-Simulate on create", () => {
+  it.each([["explode"], ["fail:bad code!"], ["fail:"], ["FAIL"]])("%j → 400 invalid_value on X-Local-Simulate, nothing written or debited", async (simulate) => {
+    const ctx = contextFor(t, "PRO", 10, simulate);
+    const img = await writeImage(path.join(t.home, "in", "sim.png"), 20, 20);
+    for (const body of [{ prompt: "x" }, { images: [img] }]) {
+      const e = await rejection(() => create(ctx, body));
+      expect([e.status, e.code, e.field]).toEqual([400, "invalid_value", "X-Local-Simulate"]);
+    }
+    expect(t.ledger.balance(ctx.space.id)).toBe(10_000);
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM avatars WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
+  });
+
+  it("an image-based create starts no generation: fail is refused with 400, not silently ignored", async () => {
+    const ctx = contextFor(t, "PRO", 10, "fail");
+    const img = await writeImage(path.join(t.home, "in", "sim2.png"), 20, 20);
+    const e = await rejection(() => create(ctx, { images: [img] }));
+    expect([e.status, e.code, e.field]).toEqual([400, "invalid_value", "X-Local-Simulate"]);
+    expect(e.message).toMatch(/image-based/);
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM avatars WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
+    // Without the header it is made as usual.
+    expect((await create({ ...ctx, simulate: undefined }, { images: [img] })).look_id).toMatch(/^lk_/);
+  });
+});
+
+describe("local files over HTTP (dispatch with allowLocalFiles false)", () => {
+  const REFUSED = (field: string) => ({ error: `${field}: local files are not accepted over HTTP; use an http(s) URL`, code: "INVALID_VALUE" });
+
+  async function dispatch(body: Record<string, unknown>, allowLocalFiles: boolean) {
+    return t.service.dispatch(`Bearer ${t.key}`, "avatarCreate", body, { urls: t.fileUrls(), allowLocalFiles });
+  }
+
+  it("images and elementImages that name local files → 400, the same whether the file exists or not", async () => {
+    const img = await writeImage(path.join(t.home, "in", "over-http.png"), 20, 20);
+    const missing = path.join(t.home, "in", "never-made.png");
+    const spaceId = defaultSpaceId();
+    const before = balance(spaceId);
+    const count = t.db.prepare("SELECT COUNT(*) AS n FROM avatars").get();
+    for (const ref of [img, `file://${img}`, missing, `file://${missing}`]) {
+      expect(await dispatch({ images: [ref] }, false)).toMatchObject({ status: 400, body: REFUSED("images[0]") });
+      expect(await dispatch({ prompt: "x", elementImages: [ref] }, false)).toMatchObject({ status: 400, body: REFUSED("elementImages[0]") });
+      expect(await dispatch({ prompt: "x", elements: ["https://cdn.example.com/ok.png", ref] }, false)).toMatchObject({ status: 400, body: REFUSED("elements[1]") });
+    }
+    expect(balance(spaceId)).toBe(before);
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM avatars").get()).toEqual(count);
+  });
+
+  it("in process (allowLocalFiles true) the same request is served", async () => {
+    const img = await writeImage(path.join(t.home, "in", "in-process.png"), 20, 20);
+    const res = await dispatch({ images: [img] }, true);
+    expect(res).toMatchObject({ status: 201, body: { avatar_id: expect.any(String), look_id: expect.any(String) } });
   });
 });
 
@@ -252,16 +313,43 @@ describe("create errors", () => {
   ] as const)("the %s plan holds %i custom avatars, then 403 AVATAR_LIMIT_REACHED", async (plan, cap) => {
     const ctx = contextFor(t, plan, 10);
     const img = await writeImage(path.join(t.home, "in", "cap.png"), 20, 20);
-    const insert = t.db.prepare(
-      "INSERT INTO avatars (id, space_id, name, gender, age, age_range, ethnicity, hair_color, created_at) VALUES (?, ?, 'n', 'male', '30', 'adult', 'x', 'x', 'now')",
-    );
-    for (let i = 0; i < cap - 1; i++) insert.run(`av_cap_${plan}_${i}`, ctx.space.id);
+    for (let i = 0; i < cap - 1; i++) insertAvatar(t, ctx.space.id, `av_cap_${plan}_${i}`, i % 2 ? "pending" : "ready");
     await create(ctx, { images: [img] });
     const e1 = await rejection(() => create(ctx, { images: [img] }));
     expectError(e1, 403, { error: expect.stringContaining(String(cap)), code: "AVATAR_LIMIT_REACHED" });
     const e2 = await rejection(() => create(ctx, { prompt: "one more" }));
     expect(e2.code).toBe("AVATAR_LIMIT_REACHED");
     expect(t.ledger.balance(ctx.space.id)).toBe(10_000);
+  });
+
+  it("an avatar whose only look failed (and was refunded) does not hold a slot; a pending one does", async () => {
+    const ctx = contextFor(t, "free", 10); // a cap of 1
+    const failed = await create({ ...ctx, simulate: "fail" }, { prompt: "doomed" });
+    const capped = { error: expect.any(String), code: "AVATAR_LIMIT_REACHED" };
+    expectError(await rejection(() => create(ctx, { prompt: "while the first is pending" })), 403, capped);
+    await t.runUntilIdle();
+    expect(t.db.prepare("SELECT status FROM looks WHERE id = ?").get(failed.look_id)).toEqual({ status: "error" });
+    expect(t.ledger.balance(ctx.space.id)).toBe(10_000);
+    const second = await create(ctx, { prompt: "takes the freed slot" });
+    expect(second.avatar_id).not.toBe(failed.avatar_id);
+    expectError(await rejection(() => create(ctx, { prompt: "one too many" })), 403, capped);
+  });
+
+  it("a failed avatar with a ready look (an edit succeeded) holds a slot again", async () => {
+    const ctx = contextFor(t, "free", 10);
+    insertAvatar(t, ctx.space.id, `av_mixed_${ctx.space.id}`, "error");
+    const img = await writeImage(path.join(t.home, "in", "mixed.png"), 20, 20);
+    await create(ctx, { images: [img] }); // the failed one holds nothing: this fits the cap of 1
+    const ctx2 = contextFor(t, "free", 10);
+    insertAvatar(t, ctx2.space.id, `av_mixed2_${ctx2.space.id}`, "error");
+    t.db
+      .prepare(
+        `INSERT INTO looks (id, space_id, avatar_id, task, name, place, accessories, action, emotion, selfie, format, model_available,
+           status, cost_milli, created_at, updated_at)
+         VALUES (?, ?, ?, 'avatar_edit', 'n', 'studio', '[]', 'talking', 'neutral', 0, 'vertical', '[]', 'ready', 0, 'now', 'now')`,
+      )
+      .run(`lk_edit_${ctx2.space.id}`, ctx2.space.id, `av_mixed2_${ctx2.space.id}`);
+    expect((await rejection(() => create(ctx2, { images: [img] }))).code).toBe("AVATAR_LIMIT_REACHED");
   });
 
   it("a space that no longer exists → 404 SPACE_NOT_FOUND", async () => {

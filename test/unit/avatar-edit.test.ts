@@ -102,6 +102,38 @@ describe("avatar edit", () => {
   });
 });
 
+describe("avatar edit: X-Local-Simulate and local files", () => {
+  it.each([["explode"], ["fail:bad code!"]])("X-Local-Simulate %j → 400 invalid_value on the header, nothing debited", async (simulate) => {
+    const ctx = contextFor(t, "PRO", 10, simulate);
+    const e = await rejection(() => edit(ctx, { avatar_id: "av_maya", look_id: "lk_maya_office", prompt: "p" }));
+    expect([e.status, e.code, e.field]).toEqual([400, "invalid_value", "X-Local-Simulate"]);
+    expect(t.ledger.balance(ctx.space.id)).toBe(10_000);
+    expect(t.db.prepare("SELECT COUNT(*) AS n FROM looks WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
+  });
+
+  it("fail:<CODE> fails the new look with that code on the status endpoint", async () => {
+    const ctx = contextFor(t, "PRO", 10, "fail:EDIT_DOWN");
+    const res = await edit(ctx, { avatar_id: "av_maya", look_id: "lk_maya_office", prompt: "p" });
+    await t.runUntilIdle();
+    const status = avatarHandlers.avatarStatus as Handler<"avatarStatus">;
+    expect((await status(ctx, res)).error).toEqual({ code: "EDIT_DOWN", message: expect.any(String) });
+    expect(t.ledger.balance(ctx.space.id)).toBe(10_000);
+  });
+
+  it("imageUrls naming local files are refused over HTTP, whether they exist or not; accepted in process", async () => {
+    const extra = await writeImage(path.join(t.home, "in", "edit-extra.png"), 20, 20);
+    const overHttp = contextFor(t, "PRO", 10, undefined, false);
+    for (const ref of [extra, `file://${extra}`, path.join(t.home, "in", "nothing.png")]) {
+      const e = await rejection(() => edit(overHttp, { avatar_id: "av_maya", look_id: "lk_maya_office", prompt: "p", imageUrls: [ref] }));
+      expectError(e, 400, { error: "imageUrls[0]: local files are not accepted over HTTP; use an http(s) URL", code: "INVALID_VALUE" });
+    }
+    expect(t.ledger.balance(overHttp.space.id)).toBe(10_000);
+    const inProcess = contextFor(t, "PRO", 10);
+    const res = await edit(inProcess, { avatar_id: "av_maya", look_id: "lk_maya_office", prompt: "p", imageUrls: [extra] });
+    expect(jobPayload(res.look_id).references).toEqual([extra]);
+  });
+});
+
 describe("avatar edit errors", () => {
   it.each([
     [{}, 400, { error: expect.any(String), code: "MISSING_AVATAR_ID" }],

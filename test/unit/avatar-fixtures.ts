@@ -18,10 +18,30 @@ export function spaceRow(instance: LocalInstance, id: string): SpaceRow {
   return instance.db.prepare("SELECT * FROM spaces WHERE id = ?").get(id) as SpaceRow;
 }
 
-/** A new space of `plan` with `credits`, and a request context on it. */
-export function contextFor(instance: LocalInstance, plan: Plan, credits = 100, simulate?: string): RequestContext {
+/**
+ * A new space of `plan` with `credits`, and a request context on it: in process by default
+ * (`allowLocalFiles` true), or as a request over HTTP sees it with `allowLocalFiles: false`.
+ */
+export function contextFor(instance: LocalInstance, plan: Plan, credits = 100, simulate?: string, allowLocalFiles = true): RequestContext {
   const { space } = instance.createSpace({ plan, credits });
-  return { instance, space: spaceRow(instance, space.id), simulate, urls: instance.fileUrls() };
+  return { instance, space: spaceRow(instance, space.id), simulate, urls: instance.fileUrls(), allowLocalFiles };
+}
+
+/** Inserts a custom avatar with one look in `status` straight into the store (cap tests). */
+export function insertAvatar(instance: LocalInstance, spaceId: string, id: string, status: "ready" | "pending" | "error" = "ready"): void {
+  const now = new Date(0).toISOString();
+  instance.db
+    .prepare(
+      "INSERT INTO avatars (id, space_id, name, gender, age, age_range, ethnicity, hair_color, created_at) VALUES (?, ?, 'n', 'male', '30', 'adult', 'x', 'x', ?)",
+    )
+    .run(id, spaceId, now);
+  instance.db
+    .prepare(
+      `INSERT INTO looks (id, space_id, avatar_id, task, name, place, accessories, action, emotion, selfie, format, model_available,
+         status, error_code, error_message, cost_milli, created_at, updated_at)
+       VALUES (?, ?, ?, 'avatar_create', 'n', 'studio', '[]', 'talking', 'neutral', 0, 'vertical', '[]', ?, NULL, ?, 0, ?, ?)`,
+    )
+    .run(`lk_of_${id}`, spaceId, id, status, status === "error" ? "failed" : null, now, now);
 }
 
 /** The error a call rejects with (ApiError), failing the test if it resolves. */

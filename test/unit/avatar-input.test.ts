@@ -185,3 +185,29 @@ describe("avatar caps per plan", () => {
     expect(AVATAR_LIMITS).toEqual({ free: 1, start: 3, PRO: 25, ENTREPRISE: 100 });
   });
 });
+
+describe("local files over HTTP (allowLocalFiles false)", () => {
+  const http = { allowLocalFiles: false };
+  const LOCAL = ["/tmp/a.png", "rel/b.jpg", "file:///tmp/c.webp", "file://relative.png", "C:\\pics\\d.png"];
+  const cases: [string, (ref: string) => () => unknown][] = [
+    ["images[1]", (ref) => () => parseCreate({ images: ["https://h/ok.png", ref] }, http)],
+    ["elementImages[0]", (ref) => () => parseCreate({ prompt: "p", elementImages: [ref] }, http)],
+    ["elements[0]", (ref) => () => parseCreate({ prompt: "p", elements: [ref] }, http)],
+    ["imageUrls[0]", (ref) => () => parseEdit({ avatar_id: "av_1", look_id: "lk_1", prompt: "p", imageUrls: [ref] }, http)],
+  ];
+
+  it.each(cases)("%s: a local path or file:// URL → 400 INVALID_VALUE, before the image checks", (field, call) => {
+    for (const ref of [...LOCAL, "/tmp/not-even-an-image.txt"]) {
+      const e = errorOf(call(ref));
+      expect(e.status).toBe(400);
+      expect(e.body).toEqual({ error: `${field}: local files are not accepted over HTTP; use an http(s) URL`, code: "INVALID_VALUE" });
+    }
+  });
+
+  it("http(s) image URLs are accepted; in process the local ones are too", () => {
+    expect(parseCreate({ images: ["https://h/a.png", "http://h/b.jpg"] }, http)).toMatchObject({ images: ["https://h/a.png", "http://h/b.jpg"] });
+    const wellFormed = LOCAL.filter((r) => r !== "file://relative.png");
+    expect(parseCreate({ images: wellFormed })).toMatchObject({ kind: "images", images: wellFormed });
+    expect(parseEdit({ avatar_id: "a", look_id: "l", prompt: "p", imageUrls: wellFormed }, { allowLocalFiles: true }).imageUrls).toEqual(wellFormed);
+  });
+});

@@ -101,7 +101,9 @@ describe("reads", () => {
     });
 
     it.each([["av_nobody"], [""]])("%j → 404 NOT_FOUND", async (id) => {
-      expectError(await rejection(t.api.avatarGet({ avatar_id: id })), 404, { error: "Avatar not found", code: "NOT_FOUND" });
+      // The rule itself: engines may refuse an empty path parameter before it is reached.
+      const get = avatarHandlers.avatarGet as Handler<"avatarGet">;
+      expectError(await rejection(() => get(contextFor(t, "PRO"), { avatar_id: id })), 404, { error: "Avatar not found", code: "NOT_FOUND" });
     });
 
     it("another space's avatar → 404 NOT_FOUND", async () => {

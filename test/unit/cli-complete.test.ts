@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Command, Option } from "commander";
 import { buildProgram } from "../../src/cli/program.js";
-import { completeWords } from "../../src/cli/complete.js";
+import { completeWords, typedGlobals } from "../../src/cli/complete.js";
 
 const noop = () => {
   throw new Error("no context in completion tests");
@@ -71,5 +71,18 @@ describe("completeWords", () => {
   it("offers nothing for free text, so the shell falls back to files", () => {
     expect(values(["demo", "start", "--prompt", ""])).toEqual([]);
     expect(values(["folder", "create", "--body", ""])).toEqual([]);
+  });
+});
+
+describe("typedGlobals: the target flags already on the line", () => {
+  it.each([
+    ["none", ["asset", "start", "--model", ""], {}],
+    ["--target and --base-url", ["--target", "hosted", "--base-url", "http://h:1", "asset", "start", "--model", ""], { target: "hosted", baseUrl: "http://h:1" }],
+    ["after the command, = form", ["asset", "start", "--profile=ci", "--target=local", "--model", ""], { profile: "ci", target: "local" }],
+    ["the word being completed is not taken", ["asset", "--target", "hosted", "--profile"], { target: "hosted" }],
+    ["a bad target is ignored", ["--target", "cloud", "asset", ""], {}],
+    ["words after -- are not flags", ["asset", "--", "--target", "hosted", ""], {}],
+  ] as Array<[string, string[], Record<string, string>]>)("%s", (_n, words, expected) => {
+    expect(typedGlobals(words)).toEqual(expected);
   });
 });

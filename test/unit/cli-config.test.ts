@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { mediagenHome } from "../../src/config/paths.js";
 import {
   ConfigError,
+  inspectSettings,
   normalizeBaseUrl,
+  resolveProfile,
   readConfig,
   resolveSettings,
   setProfileValue,
@@ -85,6 +87,32 @@ describe("resolveSettings: flag > env > profile > default", () => {
   });
 });
 
+describe("a bad stored value does not lock the user out", () => {
+  const bad = { profiles: { default: { base_url: "ftp://x" }, broken: { target: "cloud" as never } } };
+
+  it("a bad base_url is ignored by the local target, and fails for the hosted one", () => {
+    expect(resolveSettings({}, {}, bad).baseUrl).toEqual({ value: undefined, source: "profile" });
+    expect(resolveSettings({}, {}, bad).target.value).toBe("local");
+    expect(() => resolveSettings({ target: "hosted" }, {}, bad)).toThrow(/profile default: base URL must be http/);
+    expect(() => resolveSettings({}, { MEDIAGEN_TARGET: "hosted" }, bad)).toThrow(ConfigError);
+  });
+
+  it("a bad --base-url flag fails even for the local target (it was typed just now)", () => {
+    expect(() => resolveSettings({ baseUrl: "ftp://x" }, {}, {})).toThrow(/--base-url/);
+  });
+
+  it("a bad stored target fails resolution but is inspectable, and the profile resolves alone", () => {
+    expect(() => resolveSettings({ profile: "broken" }, {}, bad)).toThrow(/profile broken: target must be/);
+    const seen = inspectSettings({ profile: "broken" }, {}, bad);
+    expect(seen.target).toMatchObject({ value: "cloud", source: "profile", problem: expect.any(ConfigError) });
+    expect(inspectSettings({}, {}, bad).baseUrl).toMatchObject({ value: "ftp://x", source: "profile", problem: expect.any(ConfigError) });
+    expect(inspectSettings({}, {}, { profiles: { default: { base_url: "https://p.example.com" } } }).baseUrl).toEqual({ value: "https://p.example.com/api/public/v1", source: "profile" });
+    expect(resolveProfile({ profile: "broken" }, {})).toEqual({ value: "broken", source: "flag" });
+    expect(resolveProfile({}, { MEDIAGEN_PROFILE: "ci" })).toEqual({ value: "ci", source: "env" });
+    expect(() => resolveProfile({ profile: "../x" }, {})).toThrow(ConfigError);
+  });
+});
+
 describe("config file (conf)", () => {
   it("set/get/unset round-trip through config.json, readable without conf", async () => {
     const home = tmp();
@@ -135,5 +163,48 @@ describe("credentials", () => {
     expect(resolveKey({}, home, "default", "hosted")).toEqual({ key: KEY, origin: "profile" });
     expect(resolveKey({}, home, "default", "local")).toEqual({ origin: "none" });
     expect(resolveKey({}, home, "other", "hosted")).toEqual({ origin: "none" });
+  });
+
+  describe.each([
+    ["not JSON", "{oops"],
+    ["a directory", null],
+  ])("an unreadable credentials file (%s)", (_n, content) => {
+    const broken = () => {
+      const home = tmp();
+      const file = path.join(home, "credentials.json");
+      if (content === null) fs.mkdirSync(file);
+      else fs.writeFileSync(file, content, { mode: 0o600 });
+      return home;
+    };
+
+    it("key resolution warns and goes on as if no key were stored", () => {
+      const r = resolveKey({}, broken(), "default", "hosted");
+      expect(r).toMatchObject({ origin: "none", warning: expect.stringContaining("credentials.json") });
+      expect(r.key).toBeUndefined();
+      expect(resolveKey({ MEDIAGEN_API_KEY: KEY }, broken(), "default", "hosted")).toEqual({ key: KEY, origin: "env" });
+    });
+
+  });
+
+  it("login replaces a corrupt file (0600) and logout resets it, both saying why", () => {
+    const broken = () => {
+      const home = tmp();
+      fs.writeFileSync(path.join(home, "credentials.json"), "{oops", { mode: 0o600 });
+      return home;
+    };
+    {
+      const home = broken();
+      const why: string[] = [];
+      saveKey(home, "ci", KEY, "local", new Date(), (w) => why.push(w));
+      expect(why).toHaveLength(1);
+      expect(storedKey(home, "ci")?.api_key).toBe(KEY);
+      expect(fs.statSync(path.join(home, "credentials.json")).mode & 0o777).toBe(0o600);
+
+      const again = broken();
+      expect(removeKey(again, "default", (w) => why.push(w))).toBe(true);
+      expect(JSON.parse(fs.readFileSync(path.join(again, "credentials.json"), "utf8"))).toEqual({ profiles: {} });
+      expect(fs.statSync(path.join(again, "credentials.json")).mode & 0o777).toBe(0o600);
+      expect(why).toHaveLength(2);
+    }
   });
 });

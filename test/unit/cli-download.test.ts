@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { download } from "../../src/cli/download.js";
+import { download, prepareDir } from "../../src/cli/download.js";
 import { readJsonBody } from "../../src/cli/body.js";
 import { Readable } from "node:stream";
 import { EXIT } from "../../src/cli/types.js";
@@ -17,14 +17,24 @@ const server = http.createServer((req, res) => {
   if (req.url === "/media/a.mp4") res.writeHead(200, { "content-type": "video/mp4" }).end(PAYLOAD);
   else if (req.url === "/redirect") res.writeHead(302, { location: "/media/a.mp4" }).end();
   else if (req.url === "/gone") res.writeHead(404).end("no");
+  else if (req.url === "/slow") {
+    // Sends a first chunk, then never finishes: a download that is still running.
+    res.writeHead(200, { "content-type": "video/mp4" });
+    res.write(PAYLOAD.subarray(0, 50_000));
+    slowStarted?.();
+  }
   else res.writeHead(500).end("boom");
 });
 let base = "";
+let slowStarted: (() => void) | undefined;
 beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((r) => server.close(() => r()));
+});
 
 const leftovers = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith(".part"));
 
@@ -48,8 +58,8 @@ describe("download", () => {
     const src = path.join(tmp(), "src.png");
     fs.writeFileSync(src, "png-bytes");
     const dir = tmp();
-    expect(fs.readFileSync(await download(pathToFileURL(src).href, dir, "x.png"), "utf8")).toBe("png-bytes");
-    expect(fs.readFileSync(await download(src, dir, "y.png"), "utf8")).toBe("png-bytes");
+    expect(fs.readFileSync(await download(pathToFileURL(src).href, dir, "x.png", { allowLocal: true }), "utf8")).toBe("png-bytes");
+    expect(fs.readFileSync(await download(src, dir, "y.png", { allowLocal: true }), "utf8")).toBe("png-bytes");
   });
 
   it("refuses to overwrite without force (exit 2), overwrites with it", async () => {
@@ -74,8 +84,81 @@ describe("download", () => {
 
   it("a missing local source → exit 4; a name with a slash → exit 2", async () => {
     const dir = tmp();
-    await expect(download(pathToFileURL(path.join(dir, "nope.png")).href, dir, "n.png")).rejects.toMatchObject({ exitCode: EXIT.notFound });
+    await expect(download(pathToFileURL(path.join(dir, "nope.png")).href, dir, "n.png", { allowLocal: true })).rejects.toMatchObject({ exitCode: EXIT.notFound });
     await expect(download(`${base}/media/a.mp4`, dir, "../evil.mp4")).rejects.toMatchObject({ exitCode: EXIT.usage });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe("download: what a hosted service may hand out", () => {
+  it.each([
+    ["a file: URL", () => "file:///etc/passwd"],
+    [
+      "a file: URL to a readable file",
+      () => {
+        const f = path.join(tmp(), "s.txt");
+        fs.writeFileSync(f, "secret");
+        return pathToFileURL(f).href;
+      },
+    ],
+    ["a plain path", () => "/etc/passwd"],
+  ])("%s is refused unless local files are allowed (exit 1, nothing written)", async (_n, url) => {
+    const dir = tmp();
+    await expect(download(url(), dir, "x.mp4")).rejects.toMatchObject({ exitCode: EXIT.error, code: "unsafe_url" });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it("http(s) is still fetched when local files are refused", async () => {
+    const dir = tmp();
+    expect(fs.readFileSync(await download(`${base}/media/a.mp4`, dir, "a.mp4", { allowLocal: false })).equals(PAYLOAD)).toBe(true);
+  });
+});
+
+describe("download directory", () => {
+  it("prepareDir creates the directory and returns it absolute", () => {
+    const dir = path.join(tmp(), "a", "b");
+    expect(prepareDir(path.relative(process.cwd(), dir))).toBe(dir);
+    expect(fs.statSync(dir).isDirectory()).toBe(true);
+  });
+
+  it("a directory that cannot be created is a usage error (exit 2), from prepareDir and from download", async () => {
+    const file = path.join(tmp(), "plain.txt");
+    fs.writeFileSync(file, "x");
+    for (const bad of [file, path.join(file, "sub")]) {
+      expect(() => prepareDir(bad)).toThrow(expect.objectContaining({ exitCode: EXIT.usage, field: "--download" }));
+      await expect(download(`${base}/media/a.mp4`, bad, "a.mp4")).rejects.toMatchObject({ exitCode: EXIT.usage, field: "--download" });
+    }
+  });
+});
+
+describe("download: Ctrl-C", () => {
+  it("stops the transfer, removes the temp file, exits 130 with the resume command", async () => {
+    const dir = tmp();
+    let interrupt: (() => void) | undefined;
+    let unregistered = false;
+    slowStarted = () => setTimeout(() => interrupt?.(), 50);
+    const t0 = Date.now();
+    await expect(
+      download(`${base}/slow`, dir, "s.mp4", {
+        resume: "mediagen asset status abc --download out",
+        onInterrupt: (h) => {
+          interrupt = h;
+          return () => {
+            unregistered = true;
+          };
+        },
+      }),
+    ).rejects.toMatchObject({ exitCode: EXIT.interrupted, message: expect.stringContaining("Resume with: mediagen asset status abc --download out") });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(unregistered).toBe(true);
+  });
+
+  it("a surrounding wait's signal stops it the same way", async () => {
+    const dir = tmp();
+    const ac = new AbortController();
+    slowStarted = () => setTimeout(() => ac.abort(), 50);
+    await expect(download(`${base}/slow`, dir, "s.mp4", { signal: ac.signal })).rejects.toMatchObject({ exitCode: EXIT.interrupted });
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
@@ -101,5 +184,14 @@ describe("readJsonBody", () => {
 
   it("refuses a terminal on stdin under --no-input instead of waiting", async () => {
     await expect(readJsonBody("-", { stdin: stdin("{}", true) }, false)).rejects.toMatchObject({ exitCode: EXIT.usage });
+  });
+
+  it("says on stderr that it reads a terminal, so the wait is not silent; a pipe gets no notice", async () => {
+    const said: string[] = [];
+    expect(await readJsonBody("-", { stdin: stdin('{"a":1}', true), warn: (l) => said.push(l) }, true)).toEqual({ a: 1 });
+    expect(said).toEqual(["Reading the JSON body from stdin (end with Ctrl-D)…"]);
+    said.length = 0;
+    await readJsonBody("-", { stdin: stdin('{"a":1}', false), warn: (l) => said.push(l) }, true);
+    expect(said).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { cell, defaultQuietLines, keyValues, table, visibleLength } from "../../src/cli/output.js";
-import { colorEnabled, createIO } from "../../src/cli/io.js";
+import { cell, defaultQuietLines, keyValues, table, visibleLength, widthOf } from "../../src/cli/output.js";
+import { colorEnabled, createIO, terminalWidth } from "../../src/cli/io.js";
+import { resumeCommand, shellQuote, withGlobalFlags } from "../../src/cli/resume.js";
 import { describeError, exitCodeForStatus, renderError } from "../../src/cli/errors.js";
 import { parseCredits, parseDuration, formatDuration } from "../../src/cli/parse.js";
 import { CliError, EXIT } from "../../src/cli/types.js";
@@ -95,6 +96,28 @@ describe("colour and prompting policy", () => {
     expect(io.canPrompt).toBe(false);
   });
 
+  it.each([
+    ["piped, COLUMNS exported: never cut", false, 120, { COLUMNS: "40" }, Infinity],
+    ["piped: never cut", false, undefined, {}, Infinity],
+    ["a terminal: its columns", true, 120, { COLUMNS: "40" }, 120],
+    ["a 0-column pty: COLUMNS", true, 0, { COLUMNS: "100" }, 100],
+    ["a 0-column pty, no COLUMNS: 80", true, 0, {}, 80],
+    ["a terminal without columns: COLUMNS", true, undefined, { COLUMNS: "90" }, 90],
+    ["a bad COLUMNS: 80", true, undefined, { COLUMNS: "wide" }, 80],
+  ] as Array<[string, boolean, number | undefined, Record<string, string>, number]>)("table width: %s", (_n, isTTY, columns, env, expected) => {
+    const stdout = Object.assign(new PassThrough(), { isTTY, columns });
+    const io = createIO({ stdout, stderr: new PassThrough(), stdin: new PassThrough() }, env, { quiet: false, color: true, input: true });
+    expect(io.width).toBe(expected);
+    // widthOf without the frame's width (a module's own IO) agrees on a 0-column terminal.
+    if (isTTY && columns === 0) expect(widthOf({ isStdoutTTY: true, stdout })).toBe(80);
+  });
+
+  it("terminalWidth treats 0 and negative columns as unknown", () => {
+    expect(terminalWidth(0, {})).toBe(80);
+    expect(terminalWidth(-1, { COLUMNS: "0" })).toBe(80);
+    expect(terminalWidth(33, {})).toBe(33);
+  });
+
   it("--quiet silences info but not warn", () => {
     const err = new PassThrough();
     const io = createIO({ stdout: new PassThrough(), stderr: err, stdin: new PassThrough() }, {}, { quiet: true, color: true, input: true });
@@ -121,6 +144,8 @@ describe("error → exit code", () => {
     ["ConfigError", new ConfigError("bad target"), EXIT.usage],
     ["commander usage", Object.assign(new Error("error: unknown option '--x'"), { code: "commander.unknownOption", exitCode: 1 }), EXIT.usage],
     ["commander help", Object.assign(new Error("(outputHelp)"), { code: "commander.helpDisplayed", exitCode: 0 }), EXIT.ok],
+    ["group without subcommand", Object.assign(new Error("(outputHelp)"), { code: "commander.help", exitCode: 1 }), EXIT.usage],
+    ["Ctrl-C at a prompt", Object.assign(new Error("User force closed the prompt with SIGINT"), { name: "ExitPromptError" }), EXIT.interrupted],
     ["unknown", new TypeError("cannot read x of undefined"), EXIT.error],
     ["thrown string", "weird", EXIT.error],
   ];
@@ -136,6 +161,12 @@ describe("error → exit code", () => {
     [409, 1],
     [500, 1],
   ])("status %i → %i", (status, code) => expect(exitCodeForStatus(status)).toBe(code));
+
+  it("a group without its subcommand reports a message, not commander's placeholder", () => {
+    const info = describeError(Object.assign(new Error("(outputHelp)"), { code: "commander.help", exitCode: 1 }));
+    expect(info.message).not.toContain("outputHelp");
+    expect(info.message).toMatch(/subcommand/);
+  });
 
   function render(err: unknown, opts: { json: boolean; debug: boolean }) {
     const stderr = new PassThrough();
@@ -205,5 +236,28 @@ describe("table: optional columns", () => {
     expect(lines[0]).toBe("ID                   NAME");
     expect(lines[1]).toBe("lk_0123456789abcdef  Maya in the kitchen");
     expect(table(rows, cols, 20)[1]).toBe("lk_0123456789abcdef");
+  });
+});
+
+describe("resume commands", () => {
+  it.each([
+    ["abc123", "abc123"],
+    ["--watch", "--watch"],
+    ["/tmp/out", "/tmp/out"],
+    ["https://x.example/api/public/v1", "https://x.example/api/public/v1"],
+    ["my files", "'my files'"],
+    ["it's", "'it'\\''s'"],
+    ["$HOME", "'$HOME'"],
+    ["a;rm -rf", "'a;rm -rf'"],
+    ["", "''"],
+  ])("shellQuote(%j) → %s", (word, quoted) => expect(shellQuote(word)).toBe(quoted));
+
+  it("carries the global flags given on the command line, in front of the command", () => {
+    expect(resumeCommand({ profile: "ci", target: "hosted", baseUrl: "http://h:1" }, ["asset", "status", "a", "b", "--watch", "--download", "/tmp/my out"])).toBe(
+      "mediagen --profile ci --target hosted --base-url http://h:1 asset status a b --watch --download '/tmp/my out'",
+    );
+    expect(resumeCommand({}, ["asset", "status", "a", "--watch"])).toBe("mediagen asset status a --watch");
+    expect(withGlobalFlags({ target: "local" }, "mediagen export status j1 --watch")).toBe("mediagen --target local export status j1 --watch");
+    expect(withGlobalFlags({}, "mediagen export status j1 --watch")).toBe("mediagen export status j1 --watch");
   });
 });

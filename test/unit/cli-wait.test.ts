@@ -1,16 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { runWait, classifyPollError, type WaitDeps, type WaitReporter } from "../../src/cli/wait.js";
-import { lineReporter } from "../../src/cli/wait-report.js";
+import { runWait, runWaitAll, classifyPollError, MIN_POLL_BUDGET_MS, type SingleWaitDeps, type WaitJob, type WaitReporter } from "../../src/cli/wait.js";
+import { createReporter, lineReporter, spinnerReporter } from "../../src/cli/wait-report.js";
 import { CliError, EXIT, type WaitSpec } from "../../src/cli/types.js";
 import { ApiError, NetworkError } from "../../src/engine/errors.js";
 import { assetSchedule, localSchedule } from "../../src/contract/poll.js";
 
 type Job = { id: string; status: "pending" | "processing" | "completed" | "failed"; progress?: number };
 
-/** A fake clock whose sleeps advance time at once, and a poller fed from a script of answers. */
+/**
+ * A fake clock whose sleeps advance time at once, and a poller fed from a script of answers. The
+ * bound on a poll (`timer`) fires on the next macrotask, moving the clock by its length: a poll
+ * that answers (in microtasks) always beats it, a poll that hangs never does.
+ */
 function harness(answers: Array<Job | Error>, opts: { target?: "local" | "hosted"; start?: number } = {}) {
   let now = opts.start ?? 1_700_000_000_000;
   const sleeps: number[] = [];
+  const timers: number[] = [];
   const polls: number[] = [];
   const events: string[] = [];
   const printed: unknown[] = [];
@@ -18,16 +23,28 @@ function harness(answers: Array<Job | Error>, opts: { target?: "local" | "hosted
   let unregistered = false;
   let i = 0;
   const reporter: WaitReporter = {
-    update: (state, text) => events.push(`update ${state} ${text}`),
-    missed: (reason) => events.push(`missed ${reason}`),
-    stop: (outcome) => events.push(`stop ${outcome}`),
+    update: (label, state, text) => events.push(label === "asset a1" ? `update ${state} ${text}` : `update ${label} ${state} ${text}`),
+    missed: (label, reason) => events.push(label === "asset a1" ? `missed ${reason}` : `missed ${label} ${reason}`),
+    stop: (ending, jobs) => events.push(jobs.length === 1 && jobs[0]!.label === "asset a1" ? `stop ${ending === "finished" ? jobs[0]!.state : ending}` : `stop ${ending}`),
   };
-  const deps: WaitDeps = {
+  const deps: SingleWaitDeps = {
     now: () => now,
     sleep: async (ms) => {
       sleeps.push(ms);
       now += ms;
     },
+    timer: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          timers.push(ms);
+          now += ms;
+          resolve();
+        }, 0);
+        signal.addEventListener("abort", () => {
+          clearTimeout(t);
+          resolve();
+        });
+      }),
     onInterrupt: (h) => {
       interrupt = h;
       return () => {
@@ -55,6 +72,7 @@ function harness(answers: Array<Job | Error>, opts: { target?: "local" | "hosted
     deps,
     spec,
     sleeps,
+    timers,
     polls,
     events,
     printed,
@@ -221,13 +239,54 @@ describe("runWait", () => {
     const h = harness([]);
     const spec = {
       ...h.spec,
-      poll: () => {
-        setTimeout(() => h.interrupt(), 0);
+      poll: (signal?: AbortSignal) => {
+        queueMicrotask(() => h.interrupt());
+        seen = signal;
         return new Promise<Job>(() => {});
       },
     };
+    let seen: AbortSignal | undefined;
     const r = await exitOf(runWait(spec, {}, h.deps));
     expect(r.code).toBe(EXIT.interrupted);
+    // The engine call is told to stop.
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it("--timeout holds while a poll hangs: the poll is abandoned at the deadline, its signal aborted, exit 8", async () => {
+    const h = harness([pending(30)]);
+    const start = h.now;
+    let calls = 0;
+    let signal: AbortSignal | undefined;
+    const spec = {
+      ...h.spec,
+      poll: (s?: AbortSignal) => {
+        calls++;
+        if (calls === 1) return Promise.resolve(pending(30));
+        signal = s;
+        // An engine that ignores the abort (e.g. sleeping through a 429 window of 30 s).
+        return new Promise<Job>(() => {});
+      },
+    };
+    const r = await exitOf(runWait(spec, { timeoutMs: 3_000 }, h.deps));
+    expect(r.code).toBe(EXIT.timeout);
+    expect(r.message).toContain("last state: pending 30%");
+    expect(r.message).toContain("Resume with: mediagen asset status a1 --watch");
+    expect(signal?.aborted).toBe(true);
+    // Only the bound of the hanging poll fired: it started at 2 s with 1 s left, and got that second.
+    expect(h.timers).toEqual([1_000]);
+    expect(h.now - start).toBe(3_000);
+    expect(h.printed).toEqual([pending(30)]);
+  });
+
+  it("a poll at the deadline still gets MIN_POLL_BUDGET_MS to answer", async () => {
+    const h = harness([pending()]);
+    let calls = 0;
+    const spec = {
+      ...h.spec,
+      poll: () => (++calls === 1 ? Promise.resolve(pending()) : new Promise<Job>(() => {})),
+    };
+    await exitOf(runWait(spec, { timeoutMs: 2_000 }, h.deps));
+    expect(h.timers).toEqual([MIN_POLL_BUDGET_MS]);
   });
 });
 
@@ -250,13 +309,14 @@ describe("classifyPollError", () => {
 describe("lineReporter", () => {
   it("prints one line per state change, NDJSON with --json, one note per streak of missed polls", () => {
     const lines: string[] = [];
-    const r = lineReporter({ info: (l) => lines.push(l) }, "export j1", true);
-    r.update("pending", "processing 10%", 1000);
-    r.missed("HTTP 502", 2000);
-    r.missed("HTTP 502", 3000);
-    r.update("pending", "processing 50%", 4000);
-    r.missed("network error: reset", 5000);
-    r.update("done", "completed", 6000);
+    const r = lineReporter({ info: (l) => lines.push(l) }, true);
+    const j = "export j1";
+    r.update(j, "pending", "processing 10%", 1000);
+    r.missed(j, "HTTP 502", 2000);
+    r.missed(j, "HTTP 502", 3000);
+    r.update(j, "pending", "processing 50%", 4000);
+    r.missed(j, "network error: reset", 5000);
+    r.update(j, "done", "completed", 6000);
     const parsed = lines.map((l) => JSON.parse(l) as { label: string; state: string; message: string; elapsed_ms: number });
     expect(parsed.map((p) => [p.state, p.message])).toEqual([
       ["pending", "processing 10%"],
@@ -271,10 +331,19 @@ describe("lineReporter", () => {
 
   it("human lines name the job and the state", () => {
     const lines: string[] = [];
-    const r = lineReporter({ info: (l) => lines.push(l) }, "asset a1", false);
-    r.update("pending", "generating", 0);
-    r.update("done", "completed", 65_000);
-    expect(lines).toEqual(["asset a1: generating (0s)", "asset a1: completed (1m5s)"]);
+    const r = lineReporter({ info: (l) => lines.push(l) }, false);
+    r.update("asset a1", "pending", "generating", 0);
+    r.update("asset b2", "pending", "generating", 0);
+    r.missed("asset a1", "HTTP 503", 1000);
+    r.missed("asset b2", "HTTP 503", 1000);
+    r.update("asset a1", "done", "completed", 65_000);
+    expect(lines).toEqual([
+      "asset a1: generating (0s)",
+      "asset b2: generating (0s)",
+      "asset a1: poll missed (HTTP 503); retrying (1s)",
+      "asset b2: poll missed (HTTP 503); retrying (1s)",
+      "asset a1: completed (1m5s)",
+    ]);
   });
 });
 
@@ -341,5 +410,181 @@ describe("CliContext.wait (real timers, in-memory streams)", async () => {
     setTimeout(() => process.emit("SIGINT"), 250);
     await expect(waiting).rejects.toMatchObject({ exitCode: EXIT.interrupted, message: expect.stringContaining("Resume with: mediagen export status j1 --watch") });
     expect(process.listenerCount("SIGINT")).toBe(before);
+  });
+});
+
+describe("runWaitAll: several jobs, one deadline", () => {
+  /** Jobs fed from their own scripts, on the harness's fake clock. */
+  function jobs(h: ReturnType<typeof harness>, scripts: Record<string, Array<Job | Error | "hang">>) {
+    const log: string[] = [];
+    const list: WaitJob<Job>[] = Object.entries(scripts).map(([id, answers]) => {
+      let i = 0;
+      return {
+        id,
+        label: `asset ${id}`,
+        poll: async () => {
+          log.push(`${id}@${h.now}`);
+          const a = answers[Math.min(i++, answers.length - 1)]!;
+          if (a === "hang") return new Promise<Job>(() => {});
+          if (a instanceof Error) throw a;
+          return { ...a, id };
+        },
+      };
+    });
+    const spec = { jobs: list, state: h.spec.state, describe: h.spec.describe, schedule: assetSchedule };
+    return { spec, log };
+  }
+
+  it("waits on all jobs under one timeout, not one timeout each", async () => {
+    const h = harness([]);
+    const start = h.now;
+    const { spec, log } = jobs(h, { a: [pending()], b: [pending()] });
+    const out = await runWaitAll(spec, { timeoutMs: 9_000 }, h.deps);
+    expect(out.ending).toBe("timeout");
+    expect(out.jobs.map((j) => [j.job.id, j.state, j.text])).toEqual([["a", "pending", "pending"], ["b", "pending", "pending"]]);
+    expect(h.now - start).toBe(9_000);
+    // Both are polled every round.
+    expect(log.filter((l) => l.startsWith("a")).length).toBe(log.filter((l) => l.startsWith("b")).length);
+  });
+
+  it("one failed job does not stop the others; every job keeps its last object", async () => {
+    const h = harness([]);
+    const { spec } = jobs(h, { a: [pending(), failed], b: [pending(), pending(), done] });
+    const out = await runWaitAll(spec, {}, h.deps);
+    expect(out.ending).toBe("finished");
+    expect(out.jobs.map((j) => [j.state, j.value?.status])).toEqual([["failed", "failed"], ["done", "completed"]]);
+    expect(h.events.at(-1)).toBe("stop finished");
+  });
+
+  it("a round with several pending jobs takes at least 1 s per job (the rate limit is shared)", async () => {
+    const h = harness([]);
+    const { spec } = jobs(h, { a: [pending(), pending(), done], b: [pending(), pending(), done], c: [pending(), done] });
+    await runWaitAll(spec, {}, h.deps);
+    // 3 pending → 3 s (not the 2 s schedule); then a, b pending → 2 s.
+    expect(h.sleeps).toEqual([3_000, 2_000]);
+  });
+
+  it("a 429 on one job holds the whole round until the reset", async () => {
+    const start = 1_700_000_000_000;
+    const h = harness([], { start });
+    const limited = new ApiError(429, { error: "x" }, { "X-RateLimit-Reset": String(start / 1000 + 20) });
+    const { spec, log } = jobs(h, { a: [limited, done], b: [done] });
+    const out = await runWaitAll(spec, {}, h.deps);
+    expect(out.jobs.map((j) => j.state)).toEqual(["done", "done"]);
+    expect(log).toEqual([`a@${start}`, `a@${start + 20_000}`, `b@${start + 20_000}`]);
+  });
+
+  it("an error that ends one job (404) leaves the others waiting", async () => {
+    const h = harness([]);
+    const { spec } = jobs(h, { a: [ApiError.of("asset_not_found", "Asset not found")], b: [pending(), done] });
+    const out = await runWaitAll(spec, {}, h.deps);
+    expect(out.ending).toBe("finished");
+    expect(out.jobs[0]).toMatchObject({ state: "error", error: { status: 404 } });
+    expect(out.jobs[1]!.state).toBe("done");
+  });
+
+  it("a job whose poll hangs ends the wait at the deadline for all, without an answer for it", async () => {
+    const h = harness([]);
+    const { spec } = jobs(h, { a: [pending(5)], b: ["hang"] });
+    const out = await runWaitAll(spec, { timeoutMs: 5_000 }, h.deps);
+    expect(out.ending).toBe("timeout");
+    expect(out.jobs.map((j) => [j.state, j.value])).toEqual([["pending", { id: "a", status: "pending", progress: 5 }], ["pending", undefined]]);
+  });
+
+  it("Ctrl-C ends the wait for all jobs with their last states", async () => {
+    const h = harness([]);
+    const { spec } = jobs(h, { a: [pending(1)], b: [pending(2)] });
+    // Ctrl-C during the pause after the first round.
+    const deps = { ...h.deps, sleep: async (ms: number, signal: AbortSignal) => { h.interrupt(); return h.deps.sleep(ms, signal); } };
+    const out = await runWaitAll(spec, {}, deps);
+    expect(out.ending).toBe("interrupted");
+    expect(out.jobs.map((j) => j.text)).toEqual(["pending 1%", "pending 2%"]);
+    expect(h.unregistered).toBe(true);
+  });
+});
+
+describe("createReporter / spinnerReporter", async () => {
+  const { Writable } = await import("node:stream");
+  const { createIO } = await import("../../src/cli/io.js");
+  /** A stream that says it is a terminal, collecting what is written. */
+  function tty() {
+    let text = "";
+    const stream = Object.assign(
+      new Writable({
+        write(chunk, _enc, cb) {
+          text += String(chunk);
+          cb();
+        },
+      }),
+      // What ora needs of a terminal stream.
+      { isTTY: true, columns: 100, cursorTo: (_x: number, cb?: () => void) => (cb?.(), true), clearLine: (_d: number, cb?: () => void) => (cb?.(), true), moveCursor: (_x: number, _y: number, cb?: () => void) => (cb?.(), true) },
+    );
+    return { stream, text: () => text };
+  }
+  const SGR = /\u001b\[[0-9;]*m/;
+
+  it("with colour off, the spinner's final marks carry no colour codes", async () => {
+    // Where colour would otherwise be detected (ora's own symbols colour themselves by it).
+    process.env.FORCE_COLOR = "1";
+    const err = tty();
+    const r = await spinnerReporter({ stderr: err.stream, stderrColor: false }, ["asset a", "asset b"]);
+    r.update("asset a", "done", "completed", 10);
+    r.stop("timeout", [
+      { label: "asset a", state: "done", text: "completed" },
+      { label: "asset b", state: "pending", text: "generating" },
+    ]);
+    const out = err.text();
+    expect(out).toContain("✔ asset a: completed\n");
+    expect(out).toContain("⚠ asset b: generating\n");
+    expect(out).not.toMatch(SGR);
+    delete process.env.FORCE_COLOR;
+  });
+
+  it.each([
+    ["TERM=dumb", { TERM: "dumb" }],
+    ["CI", { CI: "true" }],
+  ])("%s on a terminal: state lines, no animation", async (_n, env) => {
+    const err = tty();
+    const io = createIO({ stdout: tty().stream, stderr: err.stream, stdin: process.stdin }, env, { quiet: false, color: true, input: true });
+    expect(io.animate).toBe(false);
+    const r = await createReporter(io, ["asset a"], false);
+    r.update("asset a", "pending", "generating", 0);
+    r.stop("finished", [{ label: "asset a", state: "done", text: "completed" }]);
+    expect(err.text()).toBe("asset a: generating (0s)\n");
+  });
+});
+
+describe("CliContext.wait bounds a hanging poll with real timers", async () => {
+  const { PassThrough } = await import("node:stream");
+  const { CliContext } = await import("../../src/cli/context.js");
+  const { createIO } = await import("../../src/cli/io.js");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+
+  it("a poll that never answers and ignores the abort: exit 8 about a second after the deadline at most", async () => {
+    const opts = { json: false, quiet: true, debug: false, color: false, input: false, profile: "ci", baseUrl: "http://127.0.0.1:1/a b" };
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+    const io = createIO({ stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() }, {}, opts);
+    const ctx = new CliContext(io, opts, { MEDIAGEN_HOME: home }, "0.0.0");
+    const t0 = Date.now();
+    await expect(
+      ctx.wait(
+        {
+          label: "export j1",
+          poll: () => new Promise<Job>(() => {}),
+          state: () => "pending",
+          describe: (j: Job) => j.status,
+          schedule: () => 100,
+          resume: "mediagen export status j1 --watch",
+        },
+        { timeoutMs: 300 },
+      ),
+    ).rejects.toMatchObject({
+      exitCode: EXIT.timeout,
+      // The resume command carries the --profile it ran with, quoted.
+      message: expect.stringContaining("Resume with: mediagen --profile ci --base-url 'http://127.0.0.1:1/a b' export status j1 --watch"),
+    });
+    expect(Date.now() - t0).toBeLessThan(MIN_POLL_BUDGET_MS + 1_000);
   });
 });

@@ -212,9 +212,9 @@ describe("HostedEngine retries", () => {
         ? {
             status: 429,
             body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "Too many requests" }] },
-            headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+            headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset), date: new Date(T0).toUTCString() },
           }
-        : { status: 201, body: { id: "f1" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(reset + 60) } },
+        : { status: 201, body: { id: "f1" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(reset + 60), date: new Date(T0).toUTCString() } },
     );
     const { engine, sleeps } = engineFor(s);
     await expect(engine.folderCreate({ name: "x" })).resolves.toEqual({ id: "f1" });
@@ -228,7 +228,7 @@ describe("HostedEngine retries", () => {
     const s = await serve(() => ({
       status: 429,
       body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "Too many requests" }] },
-      headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+      headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset), date: new Date(T0).toUTCString() },
     }));
     const { engine, sleeps } = engineFor(s, { random: () => 0.5 });
     const err = await engine.folderList().catch((e) => e);
@@ -251,6 +251,159 @@ describe("HostedEngine retries", () => {
     });
     await expect(engine.folderList({}, { signal: ac.signal })).rejects.toThrow("stopped by user");
     expect(s.seen).toHaveLength(1);
+  });
+});
+
+describe("HostedEngine redirects", () => {
+  const cases: { name: string; status: number; headers: Record<string, string>; raw: string; location: string }[] = [
+    { name: "an empty 308 (http → https)", status: 308, headers: { location: "https://api.example.test/api/public/v1/asset/start" }, raw: "", location: "https://api.example.test/api/public/v1/asset/start" },
+    { name: "a 301 with a JSON body", status: 301, headers: { location: "/elsewhere" }, raw: '{"moved":true}', location: "/elsewhere" },
+    { name: "a 302 without Location", status: 302, headers: {}, raw: "", location: "(no Location header)" },
+  ];
+  for (const c of cases) {
+    it(`refuses ${c.name} as unexpected_redirect instead of reading it as success`, async () => {
+      const s = await serve(() => ({ status: c.status, raw: c.raw, headers: { ...c.headers, "x-request-id": "req-3xx" } }));
+      const { engine, sleeps } = engineFor(s);
+      const err = (await engine.assetStart({ model: "m", prompt: "p" } as never).catch((e) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(c.status);
+      expect(err.code).toBe("unexpected_redirect");
+      expect(err.body).toMatchObject({ error: `Unexpected redirect to ${c.location}`, details: [{ code: "unexpected_redirect" }] });
+      expect(err.message).toMatch(/base URL/);
+      expect(err.headers["x-request-id"]).toBe("req-3xx");
+      // Not retried, not followed: one request, to the configured URL only.
+      expect(s.seen).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    });
+  }
+});
+
+describe("HostedEngine path parameters", () => {
+  it.each([
+    ["..", "invalid_value"],
+    [".", "invalid_value"],
+    ["", "missing_field"],
+  ])("refuses assetId %j with 400 %s without sending anything", async (id, code) => {
+    const s = await serve(() => okFolders);
+    const { engine } = engineFor(s);
+    const err = await engine.assetStatus({ assetId: id }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, code, field: "assetId" });
+    expect(s.seen).toHaveLength(0);
+  });
+
+  it("still sends ids that merely contain dots", async () => {
+    const s = await serve(() => ({ status: 200, body: { id: "x" } }));
+    const { engine } = engineFor(s);
+    await engine.assetStatus({ assetId: "...a.b.." });
+    await engine.voiceGet({ id: "a..b" });
+    expect(s.seen.map((r) => r.url)).toEqual(["/api/public/v1/asset/status/...a.b..", "/api/public/v1/voice/a..b"]);
+  });
+});
+
+describe("HostedEngine 429 without X-RateLimit-Reset", () => {
+  const limited = (extra: Record<string, string> = {}) => ({
+    status: 429,
+    body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "Too many requests" }] },
+    headers: { date: new Date(T0).toUTCString(), ...extra },
+  });
+  const rateHeaders = (reset: number, remaining = 50) => ({
+    "x-ratelimit-limit": "100",
+    "x-ratelimit-remaining": String(remaining),
+    "x-ratelimit-reset": String(reset),
+    date: new Date(T0).toUTCString(),
+  });
+
+  it("waits for the reset of the last window it saw", async () => {
+    const reset = Math.floor(T0 / 1000) + 40;
+    const s = await serve((n) => (n === 1 ? limited() : { ...okFolders, headers: rateHeaders(reset) }));
+    const { engine, sleeps } = engineFor(s);
+    await engine.folderList();
+    await expect(engine.folderList()).resolves.toEqual({ folders: [] });
+    expect(sleeps).toEqual([40_000]);
+    expect(s.seen).toHaveLength(3);
+  });
+
+  it("without any window seen, waits 15 s, 30 s, 45 s: longer than the service's 60 s window in all", async () => {
+    const s = await serve(() => limited());
+    const { engine, sleeps } = engineFor(s);
+    const err = await engine.folderCreate({ name: "x" }).catch((e) => e);
+    expect(err).toMatchObject({ status: 429, code: "rate_limit_exceeded" });
+    expect(sleeps).toEqual([15_000, 30_000, 45_000]);
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThan(60_000);
+    expect(s.seen).toHaveLength(4);
+  });
+
+  it("ignores a last-seen reset that has already passed", async () => {
+    const s = await serve((n) => (n === 0 ? { ...okFolders, headers: rateHeaders(Math.floor(T0 / 1000) - 10) } : n === 1 ? limited() : okFolders));
+    const { engine, sleeps } = engineFor(s);
+    await engine.folderList();
+    await engine.folderList();
+    expect(sleeps).toEqual([15_000]);
+  });
+
+  it("measures the reset against the server's Date header, not the local clock (skew)", async () => {
+    const reset = Math.floor(T0 / 1000) + 30;
+    // This machine's clock runs an hour fast; the server's own clock says the window ends in 30 s.
+    const s = await serve((n) => (n === 0 ? limited({ "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) }) : okFolders));
+    const { engine, sleeps } = engineFor(s, { now: () => T0 + 3_600_000 });
+    await engine.folderList();
+    expect(sleeps).toEqual([30_000]);
+  });
+});
+
+describe("HostedEngine abort (CallOptions.signal)", () => {
+  it("aborts a request in flight promptly, without retrying", async () => {
+    const s = await serve(() => "hang");
+    const { engine } = engineFor(s);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const started = Date.now();
+    const err = await engine.folderList({}, { signal: ac.signal }).catch((e) => e);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(err).toMatchObject({ name: "AbortError" });
+    expect(err).not.toBeInstanceOf(NetworkError);
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it("aborts a 429 wait of the default sleep promptly", async () => {
+    const s = await serve(() => ({ status: 429, body: { error: "slow down" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 50) } }));
+    const engine = new HostedEngine({ baseUrl: s.url, apiKey: KEY, env: {} });
+    open.push(engine);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const started = Date.now();
+    const err = await engine.folderCreate({ name: "x" }, { signal: ac.signal }).catch((e) => e);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(err).toMatchObject({ name: "AbortError" });
+    expect(s.seen).toHaveLength(1);
+  });
+});
+
+describe("HostedEngine failed POSTs", () => {
+  it("says a POST that failed after sending may have reached the service, without the key", async () => {
+    const s = await serve(() => "drop");
+    const { engine } = engineFor(s);
+    const err = await engine.assetStart({ model: "m", prompt: KEY } as never).catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).toMatch(/the request may have reached the service; check its status \(or the ledger\) before retrying/);
+    expect(JSON.stringify({ m: err.message, s: err.stack })).not.toContain(KEY);
+  });
+
+  it("does not say so when the connection was refused (nothing was sent)", async () => {
+    const port = await freePort();
+    const { engine } = engineFor({ url: `http://127.0.0.1:${port}/api/public/v1` }, { retries: 0 });
+    const err = await engine.folderCreate({ name: "x" }).catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).not.toMatch(/may have reached/);
+  });
+
+  it("does not say so for a GET (it was retried and is safe to repeat)", async () => {
+    const s = await serve(() => "drop");
+    const { engine } = engineFor(s, { retries: 0 });
+    const err = await engine.folderList().catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).not.toMatch(/may have reached/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, MAX_RATE_WAIT_MS, neverSent, rateLimitWaitMs, shouldRetry } from "../../src/engine/hosted/retry.js";
+import { backoffMs, MAX_RATE_WAIT_MS, neverSent, RATE_FALLBACK_STEP_MS, rateLimitWaitMs, serverNowMs, shouldRetry } from "../../src/engine/hosted/retry.js";
 
 const sysErr = (code: string) => Object.assign(new Error(code), { code });
 const wrapped = (code: string) => Object.assign(new TypeError("fetch failed"), { cause: sysErr(code) });
@@ -55,16 +55,35 @@ describe("backoff", () => {
   });
 
   const now = 1_700_000_000_000;
-  it.each([
-    ["reset 30 s ahead", String(now / 1000 + 30), 0, 30_000],
-    ["reset 30 s ahead, full jitter", String(now / 1000 + 30), 1, 30_250],
-    ["reset far ahead is capped", String(now / 1000 + 3600), 0, MAX_RATE_WAIT_MS],
-  ])("429 with %s", (_n, header, r, ms) => {
-    expect(rateLimitWaitMs(header, now, 0, () => r)).toBe(ms);
+  const sec = now / 1000;
+  const table: { name: string; header?: string; lastReset?: number; attempt?: number; r: number; ms: number }[] = [
+    { name: "reset 30 s ahead", header: String(sec + 30), r: 0, ms: 30_000 },
+    { name: "reset 30 s ahead, full jitter", header: String(sec + 30), r: 1, ms: 30_250 },
+    { name: "reset far ahead is capped", header: String(sec + 3600), r: 0, ms: MAX_RATE_WAIT_MS },
+    { name: "the 429's own reset wins over the last one seen", header: String(sec + 10), lastReset: sec + 50, r: 0, ms: 10_000 },
+    { name: "reset already past (window just turned): short backoff", header: String(sec - 5), r: 0, ms: backoffMs(0, () => 0) },
+    { name: "no header: the last window's reset", lastReset: sec + 40, r: 0, ms: 40_000 },
+    { name: "unparseable header: the last window's reset", header: "soon", lastReset: sec + 40, r: 0, ms: 40_000 },
+    { name: "no header, last reset past, 1st wait", lastReset: sec - 1, r: 0, ms: 15_000 },
+    { name: "no header, nothing seen, 1st wait", r: 0, ms: RATE_FALLBACK_STEP_MS },
+    { name: "no header, nothing seen, 2nd wait", attempt: 1, r: 0, ms: 30_000 },
+    { name: "no header, nothing seen, 3rd wait", attempt: 2, r: 0, ms: 45_000 },
+    { name: "no header, nothing seen, 10th wait is capped", attempt: 9, r: 0, ms: MAX_RATE_WAIT_MS },
+  ];
+  it.each(table)("429 with $name waits $ms ms", (c) => {
+    expect(rateLimitWaitMs({ resetHeader: c.header, lastReset: c.lastReset, nowMs: now, attempt: c.attempt ?? 0, random: () => c.r })).toBe(c.ms);
   });
 
-  it("falls back to backoff when the reset header is missing or already past", () => {
-    expect(rateLimitWaitMs(undefined, now, 0, () => 0)).toBe(backoffMs(2, () => 0));
-    expect(rateLimitWaitMs(String(now / 1000 - 5), now, 0, () => 0)).toBe(backoffMs(0, () => 0));
+  it("the three fallback waits outlast the service's 60 s window", () => {
+    const total = [0, 1, 2].reduce((sum, attempt) => sum + rateLimitWaitMs({ resetHeader: undefined, lastReset: undefined, nowMs: now, attempt, random: () => 0 }), 0);
+    expect(total).toBeGreaterThan(60_000);
+  });
+
+  it.each([
+    ["a valid Date header", "Wed, 01 Jan 2025 12:00:30 GMT", Date.UTC(2025, 0, 1, 12, 0, 30)],
+    ["no Date header", undefined, now],
+    ["a garbled Date header", "yesterday-ish", now],
+  ])("server time from %s", (_n, header, want) => {
+    expect(serverNowMs(header, now)).toBe(want);
   });
 });

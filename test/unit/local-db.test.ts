@@ -69,7 +69,7 @@ describe("instance files", () => {
     fs.writeFileSync(path.join(t.mediaDir, "file.png"), "x");
     const oldKey = t.key;
     await t.api.folderCreate({ name: "gone soon" });
-    t.reset();
+    await t.reset();
     expect(fs.readdirSync(t.mediaDir)).toEqual([]);
     expect(t.listSpaces()).toEqual([]);
     expect(t.spaceForKey(oldKey)).toBeUndefined();

@@ -12,6 +12,7 @@ import { waitOptionsFrom } from "../parse.js";
 import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, ModelListResponse, ReferenceItem } from "../../contract/asset.js";
 import { assetSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
+import type { CliContext } from "../context.js";
 
 // ---- flag values ----------------------------------------------------------------------------------
 
@@ -276,45 +277,26 @@ function extensionOf(a: Asset): string {
   return fromUrl || (a.type === "image" ? "png" : a.type === "audio" ? "mp3" : "mp4");
 }
 
-async function watchAndSave(ctx: Context, engine: Engine, ids: string[], flags: WatchFlags): Promise<void> {
-  const waitOpts = waitOptionsFrom(flags);
-  let firstFailure: unknown;
-  for (const id of ids) {
-    let asset: Asset;
-    try {
-      asset = await ctx.wait(
-        {
-          label: `asset ${id}`,
-          poll: () => engine.assetStatus({ assetId: id }),
-          state: (a: Asset) => (a.status === "completed" ? "done" : a.status === "failed" ? "failed" : "pending"),
-          describe: (a: Asset) => (a.status === "failed" && a.error ? `failed (${a.error.code}: ${a.error.message})` : a.status),
-          schedule: assetSchedule,
-          resume: `mediagen asset status ${id} --watch${flags.download ? ` --download ${flags.download}` : ""}`,
-        },
-        waitOpts,
-      );
-    } catch (e) {
-      // One failed generation does not stop the wait for its siblings; the exit code still says so.
-      if (e instanceof CliError && e.exitCode === EXIT.jobFailed && ids.length > 1) {
-        firstFailure ??= e;
-        continue;
-      }
-      throw e;
-    }
-    if (flags.download !== undefined) {
-      if (!asset.url) throw new CliError(`asset ${id} completed without a url`, EXIT.error, "no_url");
-      const saved = await ctx.download(asset.url, flags.download, `${asset.asset_id}.${extensionOf(asset)}`, { force: flags.force === true });
-      if (ctx.opts.json) {
-        ctx.print(asset, assetLines);
-        ctx.io.info(`saved ${saved}`);
-      } else {
-        ctx.print(saved, (p) => [p], (p) => [p]);
-      }
-    } else {
-      ctx.print(asset, (a) => [`${a.asset_id}  ${a.status}  ${a.url ?? ""}`.trimEnd()], (a) => [a.asset_id]);
-    }
-  }
-  if (firstFailure) throw firstFailure;
+const assetState = (a: Asset) => (a.status === "completed" ? "done" : a.status === "failed" ? "failed" : "pending");
+const assetText = (a: Asset) => (a.status === "failed" && a.error ? `failed (${a.error.code}: ${a.error.message})` : a.status);
+
+/** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
+async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchFlags): Promise<void> {
+  const { watchJobs } = await import("../watch.js");
+  const jobs = ids.map((id) => ({
+    id,
+    label: `asset ${id}`,
+    poll: (signal: AbortSignal) => engine.assetStatus({ assetId: id }, { signal }),
+  }));
+  await watchJobs(ctx as CliContext, jobs, {
+    state: assetState,
+    describe: assetText,
+    schedule: assetSchedule,
+    unknown: (job) => ({ asset_id: job.id, status: "unknown" }),
+    human: (a) => [`${a.asset_id}  ${assetText(a)}  ${a.url ?? ""}`.trimEnd()],
+    file: (a) => (a.url ? { url: a.url, name: `${a.asset_id}.${extensionOf(a)}` } : undefined),
+    resumeArgs: (js) => ["asset", "status", ...js.map((j) => j.id), "--watch"],
+  }, flags);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
@@ -427,7 +409,9 @@ export const command: CommandModule = {
       }
       const simulate = simulateOption(opts.simulate);
       const waitFlags = { ...opts, watch: opts.watch === true || opts.download !== undefined };
-      if (waitFlags.watch) waitOptionsFrom(opts); // bad --timeout/--interval fail before anything is debited
+      // Bad --timeout/--interval/--download fail before anything is debited.
+      if (waitFlags.watch) waitOptionsFrom(opts);
+      if (opts.download !== undefined) (await import("../download.js")).prepareDir(opts.download);
       const engine = await ctx.engine();
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
       // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
@@ -438,7 +422,7 @@ export const command: CommandModule = {
       }
       if (!waitFlags.watch) ctx.print(res, (r: AssetStartResponse) => r.asset_ids, (r) => r.asset_ids);
       else if (!ctx.opts.json) ctx.io.info(res.asset_ids.join("\n"));
-      if (waitFlags.watch) await watchAndSave(ctx, engine, res.asset_ids, waitFlags);
+      if (waitFlags.watch) await watchAssets(ctx, engine, res.asset_ids, waitFlags);
     });
     examples(start, [
       'mediagen asset start --type image --model imgA-4 --prompt "a red fox at dawn" --watch --download out/',
@@ -457,12 +441,19 @@ export const command: CommandModule = {
       const engine = await ctx.engine();
       const watch = opts.watch === true || opts.download !== undefined;
       if (watch) {
-        await watchAndSave(ctx, engine, ids, opts);
+        await watchAssets(ctx, engine, ids, opts);
+        return;
+      }
+      if (ctx.opts.json) {
+        // One JSON document: the object for one id, an array for several.
+        const records: Asset[] = [];
+        for (const id of ids) records.push(await engine.assetStatus({ assetId: id }));
+        ctx.print(records.length === 1 ? records[0]! : records, () => []);
         return;
       }
       for (const [i, id] of ids.entries()) {
         const a = await engine.assetStatus({ assetId: id });
-        if (i > 0 && !ctx.opts.json && !ctx.opts.quiet) ctx.io.out("");
+        if (i > 0 && !ctx.opts.quiet) ctx.io.out("");
         ctx.print(a, assetLines);
       }
     });

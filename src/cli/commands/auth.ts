@@ -3,33 +3,43 @@
  * hidden prompt or stdin, never from a flag (flags show up in `ps`), and is never printed.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
+import { CliError, EXIT, type CommandModule, type ContextGetter, type IO } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 import { keyValues } from "../output.js";
 
 type Getter = (cmd: Command) => CliContext;
 
-async function readKey(ctx: CliContext, withKey: boolean): Promise<string> {
-  if (withKey) {
-    if ((ctx.io.stdin as { isTTY?: boolean }).isTTY && !ctx.opts.input) {
-      throw new CliError("--with-key: stdin is a terminal and --no-input is set; pipe the key in", EXIT.usage, "missing_field", "--with-key");
-    }
+/** Asks for the key without echoing it (inquirer's password prompt on the terminal). */
+export type HiddenPrompt = (io: Pick<IO, "stdin" | "stderr">) => Promise<string>;
+
+const inquirerPrompt: HiddenPrompt = async (io) => {
+  const { password } = await import("@inquirer/prompts");
+  return password({ message: "API key (input hidden):" }, { input: io.stdin, output: io.stderr });
+};
+
+/**
+ * The key, from stdin with --with-key or from a hidden prompt. A terminal on stdin would echo a
+ * typed key, so --with-key on a terminal also prompts hidden, or fails when nobody may be prompted.
+ */
+export async function readKey(io: Pick<IO, "stdin" | "stderr" | "canPrompt">, withKey: boolean, prompt: HiddenPrompt = inquirerPrompt): Promise<string> {
+  const stdinIsTTY = (io.stdin as { isTTY?: boolean }).isTTY === true;
+  if (withKey && !stdinIsTTY) {
     const chunks: Buffer[] = [];
-    for await (const c of ctx.io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
+    for await (const c of io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
     return Buffer.concat(chunks).toString("utf8").trim();
   }
-  if (!ctx.io.canPrompt) {
+  if (!io.canPrompt) {
     throw new CliError(
-      "no terminal to prompt on: pipe the key instead, e.g. `mediagen auth login --with-key < key.txt`",
+      withKey
+        ? "--with-key: stdin is a terminal, where the key would show as typed; pipe the key in, e.g. `mediagen auth login --with-key < key.txt`"
+        : "no terminal to prompt on: pipe the key instead, e.g. `mediagen auth login --with-key < key.txt`",
       EXIT.usage,
       "missing_field",
       "--with-key",
     );
   }
-  const { password } = await import("@inquirer/prompts");
-  const key = await password({ message: "API key (input hidden):" }, { input: ctx.io.stdin, output: ctx.io.stderr });
-  return key.trim();
+  return (await prompt(io)).trim();
 }
 
 interface StatusReport {
@@ -54,26 +64,31 @@ export const command: CommandModule = {
       .option("--with-key", "read the key from stdin")
       .action(async (opts: { withKey?: boolean }, cmd: Command) => {
         const ctx = get(cmd);
-        const { config, settings } = ctx.resolve();
+        const { config: resolved, settings } = ctx.resolve();
+        // A base URL is only for the hosted target: given at login without --target, it means hosted.
+        const target = settings.target.source !== "flag" && settings.baseUrl.source === "flag" ? "hosted" : resolved.target;
+        const config = { ...resolved, target };
         const [{ isValidKeyFormat, saveKey }, { credentialsFile }, { maskKey }] = await Promise.all([
           import("../../config/credentials.js"),
           import("../../config/paths.js"),
           import("../../engine/redact.js"),
         ]);
-        const key = await readKey(ctx, opts.withKey === true);
+        const key = await readKey(ctx.io, opts.withKey === true);
         if (!isValidKeyFormat(key)) {
           throw new CliError("not an API key: expected mg_live_ followed by 64 hexadecimal characters", EXIT.usage, "invalid_format", "api_key");
         }
         // Flags given at login become the profile's settings, so later commands need only --profile.
         if (settings.target.source === "flag" || settings.baseUrl.source === "flag") {
           const { setProfileValue } = await import("../../config/profiles.js");
-          if (settings.target.source === "flag") await setProfileValue(config.home, config.profile, "target", settings.target.value);
+          await setProfileValue(config.home, config.profile, "target", target);
           if (settings.baseUrl.source === "flag" && settings.baseUrl.value) {
             await setProfileValue(config.home, config.profile, "base_url", settings.baseUrl.value);
           }
         }
-        saveKey(config.home, config.profile, key, config.target);
-        const result = { profile: config.profile, target: config.target, base_url: settings.baseUrl.value ?? null, key: maskKey(key) };
+        saveKey(config.home, config.profile, key, target, new Date(), (why) =>
+          ctx.io.warn(`Warning: ${why}. Replacing it with a new file that holds only this key.`),
+        );
+        const result = { profile: config.profile, target, base_url: settings.baseUrl.value ?? null, key: maskKey(key) };
         ctx.print(result, () => [], () => []);
         if (!ctx.opts.json) {
           ctx.io.info(`Logged in: profile ${result.profile}, target ${result.target}${result.base_url ? ` (${result.base_url})` : ""}, key ${result.key}.`);
@@ -95,9 +110,10 @@ export const command: CommandModule = {
       .description("Remove the stored key of a profile")
       .action(async (_opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
-        const { config } = ctx.resolve();
+        const profile = ctx.profileName();
+        const config = { home: ctx.home, profile };
         const { removeKey } = await import("../../config/credentials.js");
-        const removed = removeKey(config.home, config.profile);
+        const removed = removeKey(config.home, config.profile, (why) => ctx.io.warn(`Warning: ${why}. Resetting it: every stored key is removed.`));
         ctx.print({ profile: config.profile, removed }, () => [], () => []);
         if (!ctx.opts.json) {
           ctx.io.info(removed ? `Removed the key of profile ${config.profile}.` : `Profile ${config.profile} had no stored key.`);
@@ -124,6 +140,7 @@ export const command: CommandModule = {
           message: "the key works",
         };
         let exit: number = EXIT.ok;
+        let code = "";
         if (!shownKey) {
           report.status = "missing";
           report.message = "no API key: run `mediagen auth login` or set MEDIAGEN_API_KEY";
@@ -138,6 +155,7 @@ export const command: CommandModule = {
               report.status = "error";
               report.message = e.message;
               exit = e.exitCode;
+              code = e.code;
             } else if (err.name === "ApiError" && (err.status === 401 || err.status === 403)) {
               report.status = err.status === 401 ? "invalid" : "forbidden";
               report.message = err.message ?? "rejected";
@@ -147,7 +165,13 @@ export const command: CommandModule = {
               report.message = err.message ?? "unreachable";
               exit = EXIT.error;
             } else {
-              throw e;
+              // A 5xx, a 429 after retries, anything else: reported like the other outcomes, with its exit code.
+              const { describeError } = await import("../errors.js");
+              const info = describeError(e);
+              report.status = "error";
+              report.message = info.status !== null ? `HTTP ${info.status}: ${info.message}` : info.message;
+              exit = info.exitCode === EXIT.ok ? EXIT.error : info.exitCode;
+              code = info.code;
             }
           }
         }
@@ -164,7 +188,7 @@ export const command: CommandModule = {
             ]),
           (r) => [r.status],
         );
-        if (exit !== EXIT.ok) throw new CliError(`auth status: ${report.message}`, exit, report.status === "error" ? "usage_error" : `key_${report.status}`);
+        if (exit !== EXIT.ok) throw new CliError(`auth status: ${report.message}`, exit, code || `key_${report.status}`);
       });
     examples(status, ["mediagen auth status", "mediagen auth status --profile ci --json"]);
   },

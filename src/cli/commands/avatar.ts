@@ -12,6 +12,7 @@ import { waitOptionsFrom } from "../parse.js";
 import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail } from "../../contract/avatar.js";
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
+import type { CliContext } from "../context.js";
 
 // The spec's style lists, repeated here because the contract module loads zod, which --help must not.
 const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"];
@@ -220,34 +221,26 @@ function thumbnailName(lookId: string, url: string): string {
   return `${lookId}${/^\.[a-z0-9]{1,5}$/i.test(ext) ? ext.toLowerCase() : ".png"}`;
 }
 
-async function saveThumbnail(ctx: Context, lookId: string, url: string, flags: WatchFlags): Promise<string> {
-  if (!url) throw new CliError(`look ${lookId} has no thumbnail yet`, EXIT.error, "no_thumbnail");
-  return ctx.download(url, flags.download!, thumbnailName(lookId, url), { force: flags.force === true });
-}
+const lookState = (x: AvatarStatusResponse) => (x.status === "completed" ? "done" : x.status === "failed" ? "failed" : "pending");
+const lookText = (x: AvatarStatusResponse) => (x.status === "failed" && x.error ? `failed (${x.error.code}: ${x.error.message})` : x.status);
 
+/** Waits for the look and saves its thumbnail when asked (see watch.ts for what is printed). */
 async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchFlags): Promise<void> {
-  const s = await ctx.wait(
-    {
-      label: `look ${ref.look_id}`,
-      poll: () => engine.avatarStatus({ avatar_id: ref.avatar_id, look_id: ref.look_id }),
-      state: (x: AvatarStatusResponse) => (x.status === "completed" ? "done" : x.status === "failed" ? "failed" : "pending"),
-      describe: (x: AvatarStatusResponse) => (x.status === "failed" && x.error ? `failed (${x.error.code}: ${x.error.message})` : x.status),
-      schedule: avatarSchedule,
-      resume: `mediagen avatar status ${ref.avatar_id} ${ref.look_id} --watch${flags.download ? ` --download ${flags.download}` : ""}`,
-    },
-    waitOptionsFrom(flags),
-  );
-  if (flags.download === undefined) {
-    ctx.print(s, statusLines, (x) => [x.look_id]);
-    return;
-  }
-  const saved = await saveThumbnail(ctx, s.look_id, s.result?.thumbnail ?? "", flags);
-  if (ctx.opts.json) {
-    ctx.print(s, statusLines);
-    ctx.io.info(`saved ${saved}`);
-  } else {
-    ctx.print(saved, (p) => [p], (p) => [p]);
-  }
+  const { watchJobs } = await import("../watch.js");
+  const job = {
+    id: ref.look_id,
+    label: `look ${ref.look_id}`,
+    poll: (signal: AbortSignal) => engine.avatarStatus({ avatar_id: ref.avatar_id, look_id: ref.look_id }, { signal }),
+  };
+  await watchJobs(ctx as CliContext, [job], {
+    state: lookState,
+    describe: lookText,
+    schedule: avatarSchedule,
+    unknown: () => ({ avatar_id: ref.avatar_id, look_id: ref.look_id, status: "unknown" }),
+    human: statusLines,
+    file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
+    resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
+  }, flags);
 }
 
 function addWatchOptions(cmd: Command): Command {
@@ -304,7 +297,9 @@ export const command: CommandModule = {
         throw usage("--prompt", "missing required flag --prompt (or give --image)", "missing_field");
       }
       const simulate = simulateOption(opts.simulate);
-      if (opts.watch || opts.download !== undefined) waitOptionsFrom(opts); // bad durations fail before anything is debited
+      // Bad durations and a bad --download fail before anything is debited.
+      if (opts.watch || opts.download !== undefined) waitOptionsFrom(opts);
+      if (opts.download !== undefined) (await import("../download.js")).prepareDir(opts.download);
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
       await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`);
@@ -337,6 +332,7 @@ export const command: CommandModule = {
       }
       const simulate = simulateOption(opts.simulate);
       if (opts.watch || opts.download !== undefined) waitOptionsFrom(opts);
+      if (opts.download !== undefined) (await import("../download.js")).prepareDir(opts.download);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
       await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`);
@@ -385,10 +381,16 @@ export const command: CommandModule = {
           ctx.print(l, lookLines, (x) => [x.id]);
           return;
         }
-        const saved = await saveThumbnail(ctx, l.id, l.thumbnail, opts);
+        if (!l.thumbnail) throw new CliError(`look ${l.id} has no thumbnail yet`, EXIT.error, "no_thumbnail");
+        const { resumeCommand } = await import("../resume.js");
+        const saved = await (ctx as CliContext).save(l.thumbnail, opts.download, thumbnailName(l.id, l.thumbnail), {
+          force: opts.force === true,
+          resume: resumeCommand(ctx.opts, ["avatar", "look", avatarId, lookId, "--download", opts.download, ...(opts.force ? ["--force"] : [])]),
+        });
+        // As with --watch --download: with --json stdout keeps the object and the path goes to stderr as NDJSON.
         if (ctx.opts.json) {
           ctx.print(l, lookLines);
-          ctx.io.info(`saved ${saved}`);
+          ctx.io.info(JSON.stringify({ id: l.id, saved }));
         } else {
           ctx.print(saved, (p) => [p], (p) => [p]);
         }

@@ -17,9 +17,16 @@ export const command: CommandModule = {
       .allowUnknownOption()
       .helpOption(false)
       .action(async (kind: string, words: string[], _opts: unknown, cmd: Command) => {
-        const ctx = get(cmd);
+        const outer = get(cmd);
+        let ctx = outer;
         try {
-          const [{ completeWords }, { dynamicValues }] = await Promise.all([import("../complete.js"), import("../complete-values.js")]);
+          const [{ completeWords, typedGlobals }, { dynamicValues }] = await Promise.all([import("../complete.js"), import("../complete-values.js")]);
+          // `mediagen --target hosted asset start --model <TAB>`: the models of the target on the line.
+          const typed = kind === "words" ? typedGlobals(words) : {};
+          if (Object.keys(typed).length) {
+            const { CliContext } = await import("../context.js");
+            ctx = new CliContext(outer.io, { ...outer.opts, ...typed }, outer.env, outer.version);
+          }
           let lines: string[];
           if (kind === "words") {
             const { loadAllCommands } = await import("../registry.js");
@@ -38,6 +45,8 @@ export const command: CommandModule = {
           if (lines.length) ctx.io.stdout.write(lines.join("\n") + "\n");
         } catch (e) {
           ctx.trace?.(`__complete ${kind}: ${(e as Error).message}`);
+        } finally {
+          if (ctx !== outer) await ctx.close();
         }
       });
   },

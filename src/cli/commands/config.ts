@@ -23,7 +23,7 @@ export const command: CommandModule = {
       .action(async (key: string, _opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
         const { getProfileValue } = await import("../../config/profiles.js");
-        const profile = ctx.resolve().config.profile;
+        const profile = ctx.profileName();
         const value = (await getProfileValue(ctx.home, profile, key)) ?? null;
         ctx.print({ profile, key, value }, (r) => (r.value === null ? [] : [r.value]), (r) => (r.value === null ? [] : [r.value]));
         if (value === null && !ctx.opts.json) ctx.io.info(`${key} is not set in profile ${profile}.`);
@@ -38,7 +38,7 @@ export const command: CommandModule = {
       .action(async (key: string, value: string, _opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
         const { setProfileValue } = await import("../../config/profiles.js");
-        const profile = ctx.resolve().config.profile;
+        const profile = ctx.profileName();
         const stored = await setProfileValue(ctx.home, profile, key, value);
         ctx.print({ profile, key, value: stored }, () => [], (r) => [r.value]);
         if (!ctx.opts.json) ctx.io.info(`Set ${key} = ${stored} in profile ${profile}.`);
@@ -56,7 +56,7 @@ export const command: CommandModule = {
       .action(async (key: string, _opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
         const { unsetProfileValue } = await import("../../config/profiles.js");
-        const profile = ctx.resolve().config.profile;
+        const profile = ctx.profileName();
         const removed = await unsetProfileValue(ctx.home, profile, key);
         ctx.print({ profile, key, removed }, () => [], () => []);
         if (!ctx.opts.json) ctx.io.info(removed ? `Removed ${key} from profile ${profile}.` : `${key} was not set in profile ${profile}.`);
@@ -68,13 +68,20 @@ export const command: CommandModule = {
       .description("Show the effective settings and where each comes from (flag, env, profile, default)")
       .action(async (_opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
-        const { settings } = ctx.resolve();
+        const { inspectSettings, readConfig } = await import("../../config/profiles.js");
+        // Inspected, not resolved: a bad value is shown (with a warning) so that it can be fixed.
+        const settings = inspectSettings(ctx.opts, ctx.env, readConfig(ctx.home));
         const rows = [
           { key: "profile", value: settings.profile.value as string | null, source: settings.profile.source as string },
-          { key: "target", value: settings.target.value, source: settings.target.source },
+          { key: "target", value: settings.target.value ?? "local", source: settings.target.source },
           { key: "base_url", value: settings.baseUrl.value ?? null, source: settings.baseUrl.source },
           { key: "home", value: ctx.home, source: ctx.env.MEDIAGEN_HOME ? "env" : "default" },
         ];
+        for (const [key, s] of [["target", settings.target], ["base_url", settings.baseUrl]] as const) {
+          if (!s.problem) continue;
+          const fix = s.source === "profile" ? ` Fix it with \`mediagen config set ${key} <value>\` or \`mediagen config unset ${key}\`.` : "";
+          ctx.io.warn(`Warning: ${s.problem.message}.${fix}`);
+        }
         ctx.print(
           rows,
           (r) =>

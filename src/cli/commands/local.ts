@@ -82,6 +82,7 @@ function registerKeys(local: Command, get: Getter) {
 
 function registerSpaces(local: Command, get: Getter) {
   const spaces = local.command("spaces").description("Spaces of the local instance");
+  examples(spaces, ["mediagen local spaces list", "mediagen local spaces list -q"]);
   const list = spaces
     .command("list")
     .description("List spaces with plan and credit balance")
@@ -113,6 +114,7 @@ function registerSpaces(local: Command, get: Getter) {
 
 function registerCredits(local: Command, get: Getter) {
   const credits = local.command("credits").description("Credit balances of local spaces");
+  examples(credits, ["mediagen local credits add 65f0c2a1b3e4d5f6a7b8c9d0 250", "mediagen local spaces list --json | jq '.[].credits'"]);
   const add = credits
     .command("add")
     .description("Grant credits to a space (recorded in the ledger)")
@@ -216,6 +218,7 @@ function registerWebhooks(local: Command, get: Getter) {
   examples(webhooks, ["mediagen local webhooks", "mediagen local webhooks --space 65f0c2a1b3e4d5f6a7b8c9d0 --json"]);
 
   const secret = webhooks.command("secret").description("Signing secret for Standard Webhooks headers on deliveries");
+  examples(secret, ["mediagen local webhooks secret set", "mediagen local webhooks secret clear"]);
   const set = secret
     .command("set")
     .description("Set the signing secret (generated when not given) and print it")
@@ -267,7 +270,7 @@ function registerReset(local: Command, get: Getter) {
         if (!ok) throw new CliError("reset cancelled", EXIT.error, "cancelled");
       }
       const instance = await ctx.localInstance();
-      instance.reset();
+      await instance.reset();
       ctx.print({ reset: true }, () => [], () => []);
       if (!ctx.opts.json) ctx.io.info("Local instance reset.");
     });

@@ -10,6 +10,7 @@ interface ServeFlags {
   host: string;
   port: string;
   publicUrl?: string;
+  allowLocalFiles?: boolean;
 }
 
 /** A positive integer from an environment variable (tests and benchmarks tune the rate limit). */
@@ -53,6 +54,10 @@ export const command: CommandModule = {
       .option("--host <host>", "address to bind (non-loopback exposes the instance to the network)", "127.0.0.1")
       .option("--port <port>", "port to listen on; 0 picks a free one", "4010")
       .option("--public-url <url>", "URL clients reach this server at, used in media links (default: the listening address)")
+      .option(
+        "--allow-local-files",
+        "let requests use files on this machine (file:// URLs, plain paths) as media inputs, as in-process calls can; off by default",
+      )
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd);
         const port = parsePort(flags.port);
@@ -74,6 +79,12 @@ export const command: CommandModule = {
             throw new CliError(`--public-url must be an http(s) URL, got "${flags.publicUrl}"`, EXIT.usage, "invalid_value", "public_url");
           }
         }
+        const allowLocalFiles = flags.allowLocalFiles === true;
+        if (allowLocalFiles) {
+          ctx.io.warn(
+            "warning: --allow-local-files lets any client holding a key of this instance read files this process can read, as media inputs.",
+          );
+        }
         if (!isLoopbackAddress(flags.host)) {
           ctx.io.warn(
             `warning: binding ${flags.host} exposes the local instance to the network; anyone who can reach it and holds a key can use it.` +
@@ -91,6 +102,7 @@ export const command: CommandModule = {
             host: flags.host,
             port,
             ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+            allowLocalFiles,
             onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
             ...(trace ? { accessLog: trace } : {}),
           });
@@ -126,6 +138,7 @@ export const command: CommandModule = {
       "mediagen serve --port 0 --json        # prints {\"base_url\": …} once listening",
       "mediagen --target hosted --base-url http://127.0.0.1:4010 folder list",
       "MEDIAGEN_LOCAL_RATE_LIMIT=10000 mediagen serve --port 8080",
+      "mediagen serve --allow-local-files   # requests may name files on this machine",
     ]);
     serve.addHelpText(
       "after",

@@ -5,7 +5,7 @@ import { ApiError, NetworkError } from "../errors.js";
 import { readRateLimit, type RateLimitInfo } from "../../contract/rate-limit.js";
 import { redact } from "../redact.js";
 import { createDispatcher } from "./proxy.js";
-import { backoffMs, errorCode, rateLimitWaitMs, shouldRetry } from "./retry.js";
+import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
 
 export interface HttpClientOptions {
   /** Ends with the API prefix, e.g. `https://api.example.com/api/public/v1`. */
@@ -179,7 +179,7 @@ export class HttpClient {
     if (this.debugFn) this.debugFn(redact(line));
   }
 
-  /** Sends a request, retrying as policy allows. Resolves on 2xx; throws ApiError or NetworkError. */
+  /** Sends a request, retrying as policy allows. Resolves on 2xx only; throws ApiError or NetworkError. */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const url = `${this.origin}${this.prefix}${req.path}${req.method === "GET" ? toQueryString(req.query) : ""}`;
     const headers: Record<string, string> = { ...this.headers, ...req.headers };
@@ -201,7 +201,15 @@ export class HttpClient {
         const code = errorCode(err) ?? "network error";
         this.trace(`✗ ${req.method} ${url} failed after ${this.now() - started} ms: ${code}`);
         const verdict = shouldRetry({ method: req.method, attempt: failures, maxRetries: this.retries, error: err });
-        if (!verdict.retry) throw new NetworkError(`Could not complete ${req.method} ${this.origin}${this.prefix}${req.path}: ${describeNetworkError(err)}`, err);
+        if (!verdict.retry) {
+          // A POST is never repeated here, so say what the user must check before repeating it.
+          const mayHaveLanded = req.method !== "GET" && !neverSent(err);
+          throw new NetworkError(
+            `Could not complete ${req.method} ${this.origin}${this.prefix}${req.path}: ${describeNetworkError(err)}` +
+              (mayHaveLanded ? "; the request may have reached the service; check its status (or the ledger) before retrying" : ""),
+            err,
+          );
+        }
         await this.pause(backoffMs(failures++, this.random), verdict.reason, req);
         continue;
       }
@@ -210,14 +218,24 @@ export class HttpClient {
       this.trace(
         `← ${res.status} in ${this.now() - started} ms` + (rate ? `, rate ${rate.remaining}/${rate.limit} reset ${rate.reset}` : ""),
       );
-      if (res.status < 400) {
+      if (res.status >= 300 && res.status < 400) {
+        // undici does not follow redirects, and following one would resend a POST: report it instead.
+        throw redirectError(res);
+      }
+      if (res.status < 300) {
         if (res.body === undefined) {
           throw new ApiError(res.status, { error: "The service answered with a body that is not JSON", details: [{ code: "invalid_response", message: "Response body is not JSON" }] }, errorHeaders(res.headers));
         }
         return res;
       }
       if (res.status === 429 && rateLimited < this.rateLimitRetries) {
-        const wait = rateLimitWaitMs(res.headers["x-ratelimit-reset"], this.now(), rateLimited++, this.random);
+        const wait = rateLimitWaitMs({
+          resetHeader: res.headers["x-ratelimit-reset"],
+          lastReset: this.rate?.reset,
+          nowMs: serverNowMs(res.headers.date, this.now()),
+          attempt: rateLimited++,
+          random: this.random,
+        });
         await this.pause(wait, "HTTP 429 rate limited", req);
         continue;
       }
@@ -257,6 +275,18 @@ export class HttpClient {
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+function redirectError(res: HttpResponse): ApiError {
+  const location = res.headers.location ? redact(res.headers.location) : "(no Location header)";
+  return new ApiError(
+    res.status,
+    {
+      error: `Unexpected redirect to ${location}`,
+      details: [{ code: "unexpected_redirect", message: `The service answered HTTP ${res.status} with a redirect to ${location}: check the base URL (https?)` }],
+    },
+    errorHeaders(res.headers),
+  );
 }
 
 function describeNetworkError(err: unknown): string {

@@ -6,6 +6,19 @@ import { HttpClient, type HttpClientOptions } from "./client.js";
 export type HostedEngineOptions = HttpClientOptions;
 
 /**
+ * The 400 for a path parameter `fillPath` refused: empty (`missing_field`) or `.`/`..`
+ * (`invalid_value`). Either would turn into another path on the wire, so nothing is sent.
+ */
+function pathParamError(e: unknown): ApiError {
+  const message = e instanceof Error ? e.message : String(e);
+  const name = /parameter (\w+)/.exec(message)?.[1] ?? "id";
+  if (message.startsWith("invalid path parameter")) {
+    return ApiError.of("invalid_value", `${name} cannot be "." or ".."`, { field: name });
+  }
+  return ApiError.of("missing_field", `${name} is required`, { field: name });
+}
+
+/**
  * The service over HTTP: each operation of the contract table becomes one request (GET with a query
  * string, POST with a JSON body). Works against the hosted service and against `mediagen serve`.
  */
@@ -28,9 +41,7 @@ export class HostedEngine extends BaseEngine {
     try {
       filled = fillPath(def.path, (input ?? {}) as Record<string, unknown>);
     } catch (e) {
-      // An empty path parameter would turn into another path on the wire; refuse it here instead.
-      const name = /parameter (\w+)/.exec((e as Error).message)?.[1] ?? "id";
-      throw ApiError.of("missing_field", `${name} is required`, { field: name });
+      throw pathParamError(e);
     }
     const headers: Record<string, string> = {};
     if (opts.simulate) headers["x-local-simulate"] = opts.simulate;

@@ -74,14 +74,49 @@ export function backoffMs(attempt: number, random: () => number, baseMs = 250, c
 export const MAX_RATE_WAIT_MS = 65_000;
 
 /**
- * How long to wait after a 429: until `X-RateLimit-Reset` (unix seconds) plus up to 250 ms of jitter.
- * Without a usable header (or with a reset already past, i.e. clock skew), a short backoff.
+ * Wait after the n-th 429 that says nothing about its window: 15 s, 30 s, 45 s… so that the default
+ * three waits outlast the service's 60 s window instead of giving up within seconds.
  */
-export function rateLimitWaitMs(resetHeader: string | undefined, nowMs: number, attempt: number, random: () => number): number {
-  const jitter = Math.round(random() * 250);
-  const reset = resetHeader === undefined ? NaN : Number(resetHeader);
-  if (!Number.isFinite(reset)) return backoffMs(attempt + 2, random);
-  const until = reset * 1000 - nowMs;
-  if (until <= 0) return backoffMs(attempt, random) + jitter;
-  return Math.min(MAX_RATE_WAIT_MS, until) + jitter;
+export const RATE_FALLBACK_STEP_MS = 15_000;
+
+export interface RateLimitWait {
+  /** `X-RateLimit-Reset` of the 429 (unix seconds), as sent. */
+  resetHeader: string | undefined;
+  /** Reset (unix seconds) of the last window any earlier response reported. */
+  lastReset: number | undefined;
+  /** The server's time (see `serverNowMs`), against which resets are measured. */
+  nowMs: number;
+  /** 429s already waited out for this request. */
+  attempt: number;
+  random: () => number;
+}
+
+/**
+ * How long to wait after a 429, plus up to 250 ms of jitter: until the 429's `X-RateLimit-Reset`;
+ * without one, until the last window seen resets; without that either, 15 s × (attempt + 1).
+ * A reset already past (the window just turned over) gets a short backoff. Capped at a window.
+ */
+export function rateLimitWaitMs(o: RateLimitWait): number {
+  const jitter = Math.round(o.random() * 250);
+  const raw = o.resetHeader?.trim();
+  const reset = raw ? Number(raw) : NaN;
+  if (Number.isFinite(reset)) {
+    const until = reset * 1000 - o.nowMs;
+    if (until <= 0) return backoffMs(o.attempt, o.random) + jitter;
+    return Math.min(MAX_RATE_WAIT_MS, until) + jitter;
+  }
+  if (o.lastReset !== undefined) {
+    const until = o.lastReset * 1000 - o.nowMs;
+    if (until > 0) return Math.min(MAX_RATE_WAIT_MS, until) + jitter;
+  }
+  return Math.min(MAX_RATE_WAIT_MS, RATE_FALLBACK_STEP_MS * (o.attempt + 1)) + jitter;
+}
+
+/**
+ * The server's clock at the time of a response: its `Date` header when it has a valid one (resets
+ * are the server's seconds, and this machine's clock may be off by minutes), else the local clock.
+ */
+export function serverNowMs(dateHeader: string | undefined, localNowMs: number): number {
+  const t = dateHeader ? Date.parse(dateHeader) : NaN;
+  return Number.isFinite(t) ? t : localNowMs;
 }

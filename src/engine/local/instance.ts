@@ -10,15 +10,23 @@ import { jobKinds } from "./kinds/index.js";
 import { findKey, insertKey, isApiKeyFormat } from "./keys.js";
 import { JobQueue, DEFAULT_LEASE_MS } from "./jobs.js";
 import { Ledger } from "./ledger.js";
-import { LocalEngine } from "./local-engine.js";
+import { LocalEngine, type LocalEngineOptions } from "./local-engine.js";
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitConfig } from "./rate-limit.js";
 import { LocalService } from "./service.js";
 import { ensureDetachedWorker } from "./spawn-worker.js";
 import type { Clock, DB, IdGen, LocalInstanceApi, SpaceRow, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 import { Worker } from "./worker.js";
+import { liveWorkers } from "./worker-registry.js";
 
 export type WorkerMode = "inline" | "detached" | "none";
+
+export interface ResetOptions {
+  /** How long to wait for detached workers, and for jobs of this process, to stop (default 10 s). */
+  waitMs?: number;
+  /** How often the workers' rows are looked at while waiting (default 50 ms). */
+  pollMs?: number;
+}
 
 export interface OpenOptions {
   home: string;
@@ -441,6 +449,14 @@ export class LocalInstance implements LocalInstanceApi {
     });
   }
 
+  /** Stores `value` only if `key` has no value yet, and returns what is stored (first writer wins). */
+  ensureSetting(key: string, value: string): string {
+    return this.tx(() => {
+      this._db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING").run(key, value);
+      return (this._db.prepare("SELECT value FROM settings WHERE key = ?").get(key) as { value: string }).value;
+    });
+  }
+
   webhookDeliveries(spaceId?: string): WebhookDeliveryView[] {
     return this.webhooks.list(spaceId);
   }
@@ -450,19 +466,37 @@ export class LocalInstance implements LocalInstanceApi {
     return { media: (relPath: string) => pathToFileURL(path.join(this.mediaDir, relPath)).href };
   }
 
-  /** An Engine speaking to this instance with `apiKey`. With `closeInstance`, closing it closes the instance. */
-  engine(apiKey: string, urls?: UrlBuilder, opts: { closeInstance?: boolean } = {}): LocalEngine {
-    return new LocalEngine(this, apiKey, urls ?? this.fileUrls(), opts.closeInstance ?? false);
+  /**
+   * An Engine speaking to this instance with `apiKey`. With `closeInstance`, closing it closes the
+   * instance; the other options tune its 429 waits (tests inject sleep and clock).
+   */
+  engine(apiKey: string, urls?: UrlBuilder, opts: LocalEngineOptions = {}): LocalEngine {
+    return new LocalEngine(this, apiKey, urls ?? this.fileUrls(), opts);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------------
 
-  /** Deletes the database, the media and the default key, and starts again from an empty instance. */
-  reset(): void {
+  /**
+   * Deletes the database, the media and the default key, and starts again from an empty instance.
+   * Files are only deleted once no other process has them open through a worker: a `serve` (or any
+   * other process running jobs in process) makes it refuse; detached workers are asked to stop
+   * (SIGTERM) and waited for. Jobs running in this process are stopped and settled first, so none
+   * of them writes into the new database.
+   */
+  async reset(opts: ResetOptions = {}): Promise<void> {
     if (this.closed) throw new Error("the local instance is closed");
+    const waitMs = opts.waitMs ?? 10_000;
+    await this.stopOtherWorkers(waitMs, opts.pollMs ?? 50);
     const restart = this.worker?.isRunning ?? false;
-    void this.worker?.releaseAll();
+    const w = this.worker;
     this.worker = undefined;
+    if (w) {
+      const settled = await Promise.race([w.releaseAll().then(() => true), graceTimer(waitMs).then(() => false)]);
+      if (!settled) {
+        if (restart) this.launchWorker();
+        throw new LocalAdminError("invalid", `jobs running in this process did not stop within ${waitMs / 1000} s; nothing was reset, try again`);
+      }
+    }
     this._db.close();
     for (const f of [this.dbPath, `${this.dbPath}-wal`, `${this.dbPath}-shm`, this.defaultKeyPath]) {
       fs.rmSync(f, { force: true });
@@ -472,6 +506,43 @@ export class LocalInstance implements LocalInstanceApi {
     this._db = openDatabase(this.dbPath);
     this.service.forgetAuth();
     if (restart) this.launchWorker();
+  }
+
+  /**
+   * Refuses while another process serves the instance (an inline worker: `mediagen serve`), and
+   * stops detached workers, waiting until their rows are gone. Rows of this process are ours.
+   */
+  private async stopOtherWorkers(waitMs: number, pollMs: number): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    const signalled = new Set<number>();
+    for (;;) {
+      const others = liveWorkers(this._db, this.clock).filter((r) => r.pid !== process.pid);
+      if (others.length === 0) return;
+      const serving = others.find((r) => r.mode === "inline");
+      if (serving) {
+        throw new LocalAdminError(
+          "invalid",
+          `the local instance is in use by another process (pid ${serving.pid}, e.g. \`mediagen serve\`); stop it, then reset`,
+        );
+      }
+      for (const r of others) {
+        // A placeholder without a pid is a worker being spawned right now: signal it once it has one.
+        if (r.pid === null || signalled.has(r.pid)) continue;
+        signalled.add(r.pid);
+        try {
+          process.kill(r.pid, "SIGTERM");
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "ESRCH") {
+            throw new LocalAdminError("invalid", `cannot stop the background worker (pid ${r.pid}): ${(e as Error).message}`);
+          }
+        }
+      }
+      if (Date.now() >= deadline) {
+        const pids = others.map((r) => r.pid ?? "starting").join(", ");
+        throw new LocalAdminError("invalid", `background workers (pid ${pids}) did not stop within ${waitMs / 1000} s; nothing was reset, try again`);
+      }
+      await sleep(pollMs);
+    }
   }
 
   /** Hands running jobs back to the queue and closes the database at once; resolves when runs have settled. */

@@ -15,6 +15,9 @@ export const DEFAULT_RESOLUTION: Record<MediaKind, string> = { image: "1K", vide
 /** Used when a model has no aspect-ratio choice and no source to follow. */
 export const DEFAULT_ASPECT_RATIO = "16:9";
 
+/** Models that follow their source render at most this long (the hosted models cap inputs similarly). */
+export const MAX_FOLLOW_SECONDS = 60;
+
 export interface Size {
   width: number;
   height: number;
@@ -55,4 +58,32 @@ export function upscaleSize(source: Size): Size {
 /** Models that follow their source (edit, motion, extend) keep its size, made even. */
 export function followSize(source: Size): Size {
   return { width: even(source.width), height: even(source.height) };
+}
+
+/** Ratios an output is named by when its size is (within 1 %) one of them; others are reduced w:h. */
+const NAMED_RATIOS = ["21:9", "16:9", "3:2", "4:3", "5:4", "1:1", "4:5", "3:4", "2:3", "9:16"];
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * The aspect ratio of a size, as `generation_params` names it for models that follow their source:
+ * the usual name when the size is that ratio give or take the rounding to even pixels.
+ */
+export function aspectRatioName(size: Size): string {
+  const r = size.width / size.height;
+  for (const name of NAMED_RATIOS) {
+    const { w, h } = parseAspectRatio(name);
+    if (Math.abs(r - w / h) / (w / h) < 0.01) return name;
+  }
+  const g = gcd(size.width, size.height);
+  return `${size.width / g}:${size.height / g}`;
+}
+
+/** A video's resolution name from its short side: the usual names, else `<short>p`. */
+export function videoResolutionName(size: Size): string {
+  const short = Math.min(size.width, size.height);
+  const named = Object.entries(VIDEO_SHORT_SIDE).find(([, px]) => px === short);
+  return named ? named[0] : `${short}p`;
 }

@@ -5,7 +5,7 @@
 import type { AssetPricingResponse } from "../../../contract/asset.js";
 import { fromMilli } from "../../../contract/credits.js";
 import { ApiError } from "../../errors.js";
-import { DEFAULT_RESOLUTION } from "./asset-frames.js";
+import { DEFAULT_RESOLUTION, MAX_FOLLOW_SECONDS } from "./asset-frames.js";
 import { audioOn, defaultSettings, findModel, imageBounds, type ModelDef } from "./models.js";
 
 export const MIN_GENERATIONS = 1;
@@ -87,12 +87,14 @@ export interface PricingRequest {
 
 export type PricingQuote = AssetPricingResponse;
 
-function asNumber(v: unknown, field: string): number | undefined {
+/** A number sent as a number or a numeric string; `invalid` for anything else that was sent. */
+function readNumber(v: unknown): number | "invalid" | undefined {
   if (v === undefined || v === null || v === "") return undefined;
   const n = typeof v === "number" ? v : typeof v === "string" ? Number(v) : Number.NaN;
-  if (!Number.isFinite(n)) throw ApiError.of("invalid_value", `${field} must be a number`, { field });
-  return n;
+  return Number.isFinite(n) ? n : "invalid";
 }
+
+const sent = (v: unknown) => v !== undefined && v !== null;
 
 function matchChoice(v: unknown, options: readonly string[]): string | undefined {
   if (typeof v !== "string") return undefined;
@@ -108,8 +110,10 @@ function coerceSetting(value: unknown, options: readonly string[] | undefined): 
 }
 
 /**
- * Dry-run price. Inputs are coerced to what the model supports (a duration snaps to its set, an
- * unknown resolution falls back to the default …); `normalized` lists only the fields that changed.
+ * Dry-run price. The spec gives pricing no validation errors beyond a missing or unknown model, so
+ * every other input is coerced to what the model supports (a duration snaps to its set, an unknown
+ * resolution or a non-number falls back to the default …) and an input the model does not take is
+ * ignored. `normalized` lists exactly those fields: the value used, or null for an ignored one.
  */
 export function quote(input: PricingRequest): PricingQuote {
   if (input.model === undefined || input.model === null || input.model === "") {
@@ -121,58 +125,83 @@ export function quote(input: PricingRequest): PricingQuote {
 
   const p = defaultPriceParams(model);
   const normalized: Record<string, unknown> = {};
+  const use = (field: string, value: unknown, given: unknown) => {
+    if (value !== given) normalized[field] = value;
+  };
 
-  const duration = asNumber(input.duration, "duration");
+  const duration = readNumber(input.duration);
   if (duration !== undefined) {
     if (model.pricing.kind === "per_source_second") {
-      const secs = Math.max(1, Math.ceil(duration));
+      // Sources longer than the output cap are refused at start, so they are priced at the cap.
+      const secs = duration === "invalid" ? model.pricing.defaultSourceSeconds : Math.min(MAX_FOLLOW_SECONDS, Math.max(1, Math.ceil(duration)));
       p.sourceSeconds = secs;
-      if (secs !== duration) normalized.duration = secs;
+      use("duration", secs, input.duration);
     } else if (model.durations.length > 0) {
-      const snapped = snapDuration(duration, model.durations);
+      const snapped = duration === "invalid" ? model.default_duration! : snapDuration(duration, model.durations);
       p.duration = snapped;
-      if (snapped !== input.duration) normalized.duration = snapped;
+      use("duration", snapped, input.duration);
+    } else {
+      normalized.duration = null;
     }
   }
 
-  if (input.resolution !== undefined && input.resolution !== null && model.resolutions.length > 0) {
-    const r = matchChoice(input.resolution, model.resolutions) ?? model.default_resolution!;
-    p.resolution = r;
-    if (r !== input.resolution) normalized.resolution = r;
-  }
-  if (input.aspect_ratio !== undefined && input.aspect_ratio !== null && model.aspect_ratios.length > 0) {
-    const a = matchChoice(input.aspect_ratio, model.aspect_ratios) ?? model.default_aspect_ratio!;
-    if (a !== input.aspect_ratio) normalized.aspect_ratio = a;
-  }
-
-  if (input.model_settings && typeof input.model_settings === "object" && !Array.isArray(input.model_settings)) {
-    const given = input.model_settings as Record<string, unknown>;
-    const changed: Record<string, unknown> = {};
-    for (const s of model.settings) {
-      if (!(s.key in given)) continue;
-      const v = coerceSetting(given[s.key], s.type === "select" ? s.options : undefined);
-      const used = v === undefined ? s.default_value : v;
-      p.settings[s.key] = used;
-      if (used !== given[s.key]) changed[s.key] = used;
+  if (sent(input.resolution)) {
+    if (model.resolutions.length > 0) {
+      const r = matchChoice(input.resolution, model.resolutions) ?? model.default_resolution!;
+      p.resolution = r;
+      use("resolution", r, input.resolution);
+    } else {
+      normalized.resolution = null;
     }
-    if (Object.keys(changed).length > 0) normalized.model_settings = changed;
+  }
+  if (sent(input.aspect_ratio)) {
+    if (model.aspect_ratios.length > 0) {
+      use("aspect_ratio", matchChoice(input.aspect_ratio, model.aspect_ratios) ?? model.default_aspect_ratio!, input.aspect_ratio);
+    } else {
+      normalized.aspect_ratio = null;
+    }
   }
 
-  const refsGiven =
-    asNumber(input.reference_count, "reference_count") ?? (Array.isArray(input.references) ? input.references.length : undefined);
-  if (refsGiven !== undefined) {
-    const { min, max } = imageBounds(model);
-    const n = Math.min(max, Math.max(min, Math.round(refsGiven)));
+  if (sent(input.model_settings)) {
+    if (typeof input.model_settings === "object" && !Array.isArray(input.model_settings)) {
+      const given = input.model_settings as Record<string, unknown>;
+      const changed: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(given)) {
+        const s = model.settings.find((d) => d.key === key);
+        if (!s) {
+          changed[key] = null;
+          continue;
+        }
+        const v = coerceSetting(value, s.type === "select" ? s.options : undefined);
+        const used = v === undefined ? s.default_value : v;
+        p.settings[key] = used;
+        if (used !== value) changed[key] = used;
+      }
+      if (Object.keys(changed).length > 0) normalized.model_settings = changed;
+    } else {
+      normalized.model_settings = null;
+    }
+  }
+
+  const { min, max } = imageBounds(model);
+  const refCount = readNumber(input.reference_count);
+  if (refCount !== undefined) {
+    const n = refCount === "invalid" ? min : Math.min(max, Math.max(min, Math.round(refCount)));
     p.referenceCount = n;
-    const sent = input.reference_count ?? refsGiven;
-    if (n !== sent) normalized.reference_count = n;
+    use("reference_count", n, input.reference_count);
+  } else if (Array.isArray(input.references)) {
+    const n = Math.min(max, Math.max(min, input.references.length));
+    p.referenceCount = n;
+    use("reference_count", n, input.references.length);
+  } else if (sent(input.references)) {
+    normalized.references = null;
   }
 
   let count = 1;
-  const countGiven = asNumber(input.generation_count, "generation_count");
+  const countGiven = readNumber(input.generation_count);
   if (countGiven !== undefined) {
-    count = Math.min(MAX_GENERATIONS, Math.max(MIN_GENERATIONS, Math.round(countGiven)));
-    if (count !== input.generation_count) normalized.generation_count = count;
+    count = countGiven === "invalid" ? 1 : Math.min(MAX_GENERATIONS, Math.max(MIN_GENERATIONS, Math.round(countGiven)));
+    use("generation_count", count, input.generation_count);
   }
 
   const per = priceMilli(model, p);

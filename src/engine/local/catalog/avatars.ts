@@ -156,15 +156,22 @@ export function catalogLookRelPath(lookId: string): string {
   return path.posix.join("catalog", CATALOG_MEDIA_VERSION, "looks", `${lookId}.png`);
 }
 
-/** Renders the thumbnails of these catalog looks that do not exist yet. */
+/**
+ * Renders the thumbnails of these catalog looks that do not exist yet. A `signal` stops the caller
+ * waiting (and starting more), not a render already under way: that render is shared with every
+ * other caller needing the same picture, and its file is kept for them.
+ */
 export async function ensureCatalogLookImages(
   mediaDir: string,
   items: readonly { avatar: CatalogAvatar; look: CatalogLook }[],
+  signal?: AbortSignal,
 ): Promise<void> {
+  signal?.throwIfAborted();
   const { renderImage } = await import("../media/image.js");
   await eachLimited(items, 2, async ({ avatar, look }) => {
+    signal?.throwIfAborted();
     const abs = path.join(mediaDir, catalogLookRelPath(look.id));
-    await ensureFile(abs, async (tmp) => {
+    const made = ensureFile(abs, async (tmp) => {
       const size = CATALOG_THUMB_SIZE[look.format];
       await renderImage({
         out: tmp,
@@ -175,5 +182,29 @@ export async function ensureCatalogLookImages(
         references: [],
       });
     });
+    await untilAborted(made, signal);
+  });
+}
+
+/** `p`, or the signal's reason as soon as it aborts (`p` goes on; its failure is then nobody's). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      p.catch(() => undefined);
+      reject(signal.reason);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
   });
 }

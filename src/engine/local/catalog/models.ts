@@ -330,7 +330,8 @@ export const MODELS: readonly ModelDef[] = [
     durations: [],
     default_duration: null,
     settings: [],
-    pricing: { kind: "per_source_second", milli: 500, defaultSourceSeconds: 5 },
+    // Priced without a source, it assumes one of 8 s, the catalog's usual clip length (hosted example model).
+    pricing: { kind: "per_source_second", milli: 500, defaultSourceSeconds: 8 },
     render: "upscale",
   },
   {

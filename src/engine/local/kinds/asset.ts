@@ -13,7 +13,7 @@ import { probe, renderImage, renderVideo, resolveMedia, type VideoMode } from ".
 import type { RenderMode } from "../catalog/models.js";
 import type { AssetRow, RenderParams } from "../rules/asset-record.js";
 import type { ResolvedRef } from "../rules/asset-refs.js";
-import { followedSource, planRender, type SourceInfo } from "../rules/asset-render-plan.js";
+import { followedSource, paramsOfOutput, planRender, type SourceInfo } from "../rules/asset-render-plan.js";
 import { simulatedCode } from "../rules/asset-simulate.js";
 import { referenceCacheDir } from "../rules/asset-source.js";
 import { ensureAvatarThumbnail } from "../rules/avatar-lookup.js";
@@ -48,28 +48,43 @@ function webhook(instance: LocalInstanceApi, row: AssetRow, payload: Pick<Webhoo
   instance.webhooks.enqueue(row.space_id, row.webhook_url, { task: "asset_generation", asset_id: row.id, ...payload });
 }
 
-/** Marks the asset failed, refunds its debit (once) and notifies; a finished asset is left alone. */
-export function failAsset(instance: LocalInstanceApi, id: string, failure: Failure): void {
+/**
+ * Marks the asset failed, refunds its debit (once) and notifies; a finished asset is left alone.
+ * Returns whether this call failed it, so only the one that did removes its files.
+ */
+export function failAsset(instance: LocalInstanceApi, id: string, failure: Failure): boolean {
   const row = loadRow(instance, id);
-  if (!row) return;
+  if (!row) return false;
   const r = instance.db
     .prepare("UPDATE assets SET status = 'failed', error_code = ?, error_message = ?, finished_at = ? WHERE id = ? AND status IN ('generating', 'pending')")
     .run(failure.code, failure.message, instance.nowIso(), id);
-  if (r.changes !== 1) return;
+  if (r.changes !== 1) return false;
   instance.ledger.refund(row.space_id, row.cost_milli, row.id, `asset ${row.model} failed`);
   webhook(instance, row, { status: "failed", error: { code: failure.code, message: failure.message } });
+  return true;
+}
+
+/** Fails the asset and, if this call did, removes whatever a render left of it. Call from a commit. */
+function failAndClean(instance: LocalInstanceApi, row: AssetRow, failure: Failure): void {
+  if (failAsset(instance, row.id, failure)) removeOutputs(instance, row);
 }
 
 function completeAsset(instance: LocalInstanceApi, id: string, out: { width: number; height: number; durationSeconds: number | null }): void {
   const row = loadRow(instance, id);
   if (!row) return;
+  const params = JSON.parse(row.params) as RenderParams;
+  // A model that follows its source records the parameters its output actually has.
+  const effective =
+    followedSource(params.render, params) && out.durationSeconds !== null
+      ? paramsOfOutput({ width: out.width, height: out.height, durationSeconds: out.durationSeconds })
+      : { aspectRatio: row.aspect_ratio, resolution: row.resolution, duration: row.duration };
   const r = instance.db
     .prepare(
-      "UPDATE assets SET status = 'completed', width = ?, height = ?, duration_seconds = ?, finished_at = ? WHERE id = ? AND status = 'generating'",
+      `UPDATE assets SET status = 'completed', width = ?, height = ?, duration_seconds = ?, aspect_ratio = ?, resolution = ?,
+         duration = ?, finished_at = ? WHERE id = ? AND status = 'generating'`,
     )
-    .run(out.width, out.height, out.durationSeconds, instance.nowIso(), id);
+    .run(out.width, out.height, out.durationSeconds, effective.aspectRatio, effective.resolution, effective.duration, instance.nowIso(), id);
   if (r.changes !== 1) return;
-  const params = JSON.parse(row.params) as RenderParams;
   const result: Record<string, unknown> = { asset_url: params.urls.media, asset_type: row.type, width: out.width, height: out.height };
   if (row.type === "video") result.duration_seconds = out.durationSeconds;
   webhook(instance, row, { status: "completed", result });
@@ -89,14 +104,14 @@ async function localInputs(instance: LocalInstanceApi, row: AssetRow, params: Re
     signal.throwIfAborted();
     let file: string;
     if (ref.item.avatar_id) {
-      const thumb = await ensureAvatarThumbnail(instance, row.space_id, ref.item.avatar_id);
+      const thumb = await ensureAvatarThumbnail(instance, row.space_id, ref.item.avatar_id, signal);
       if (!thumb) throw new MediaFetchError(`avatar ${ref.item.avatar_id} has no picture any more`, "not_found");
       file = thumb;
     } else if (ref.item.asset_id) {
       if (!fs.existsSync(ref.source)) throw new MediaFetchError(`asset ${ref.item.asset_id} has no file any more`, "not_found");
       file = ref.source;
     } else {
-      file = await resolveMedia(ref.source, { cacheDir });
+      file = await resolveMedia(ref.source, { cacheDir, signal });
     }
     files.set(ref.source, file);
   }
@@ -173,7 +188,7 @@ export const assetKind: JobKind = {
 
     if (row.simulate) {
       const failure = { code: simulatedCode(row.simulate), message: "Simulated failure (X-Local-Simulate)" };
-      return { commit: () => failAsset(instance, row.id, failure) };
+      return { commit: () => failAndClean(instance, row, failure) };
     }
     try {
       const out = await render(instance, row, signal);
@@ -183,14 +198,16 @@ export const assetKind: JobKind = {
       if (signal.aborted) throw e;
       const failure = classify(e);
       if (!failure) throw e;
-      removeOutputs(instance, row);
-      return { commit: () => failAsset(instance, row.id, failure) };
+      // Files are removed in the commit, which runs only while this worker still holds the lease: a
+      // worker whose lease expired must not delete what the job's new holder is writing.
+      return { commit: () => failAndClean(instance, row, failure) };
     }
   },
 
   giveUp(instance, job, error) {
-    if (!job.ref) return;
-    failAsset(instance, job.ref, { code: "generation_failed", message: `Generation failed: ${firstLine(error)}` });
+    const row = loadRow(instance, job.ref);
+    if (!row) return;
+    failAndClean(instance, row, { code: "generation_failed", message: `Generation failed: ${firstLine(error)}` });
   },
 };
 

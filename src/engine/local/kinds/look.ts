@@ -8,6 +8,10 @@ import path from "node:path";
 import type { JobKind, JobRow, LocalInstanceApi } from "../types.js";
 import { findAvatar, toLook } from "../rules/avatar-records.js";
 import { referenceCacheDir } from "../rules/avatar-input.js";
+import { simulatedCustomCode } from "../rules/asset-simulate.js";
+
+/** The spec: "Asynchronous avatar failures are reported as GENERATION_FAILED through the webhook". */
+const WEBHOOK_FAILURE_CODE = "GENERATION_FAILED";
 
 export interface LookJobPayload {
   task: "avatar_create" | "avatar_edit";
@@ -44,7 +48,11 @@ function lookState(instance: LocalInstanceApi, lookId: string): LookState | unde
     .get(lookId) as LookState | undefined;
 }
 
-/** Ends a pending look as `error`: refund once, then the failure webhook. A settled look is left alone. */
+/**
+ * Ends a pending look as `error`: refund once, then the failure webhook. A settled look is left alone.
+ * `code` is what the status endpoint reports (null: LOOK_GENERATION_FAILED); the webhook always says
+ * GENERATION_FAILED, the one code the spec gives asynchronous avatar failures.
+ */
 export function failLook(instance: LocalInstanceApi, lookId: string, code: string | null, message: string): void {
   const look = lookState(instance, lookId);
   if (!look || look.status !== "pending") return;
@@ -58,7 +66,7 @@ export function failLook(instance: LocalInstanceApi, lookId: string, code: strin
       status: "failed",
       avatar_id: look.avatar_id,
       look_id: lookId,
-      error: { code: code ?? "GENERATION_FAILED", message },
+      error: { code: WEBHOOK_FAILURE_CODE, message },
     });
   }
 }
@@ -83,12 +91,6 @@ function completeLook(instance: LocalInstanceApi, lookId: string, p: LookJobPayl
   });
 }
 
-/** `fail` → the default code; `fail:<CODE>` → that code. */
-function simulatedCode(simulate: string | null): string | null | undefined {
-  if (!simulate || !/^fail(:|$)/.test(simulate)) return undefined;
-  return simulate.slice(5) || null;
-}
-
 function message(e: unknown): string {
   return e instanceof Error ? e.message.split("\n")[0]! : String(e);
 }
@@ -97,9 +99,10 @@ const lookKind: JobKind = {
   async run(job: JobRow, { instance, signal }) {
     const lookId = job.ref!;
     const p = JSON.parse(job.payload) as LookJobPayload;
-    const simulated = simulatedCode(p.simulate);
-    if (simulated !== undefined) {
-      return { commit: () => failLook(instance, lookId, simulated, "Look generation failed (simulated with X-Local-Simulate)") };
+    if (p.simulate) {
+      // The request validated the header (parseSimulate); `fail:<CODE>` shows its code on the status endpoint.
+      const code = simulatedCustomCode(p.simulate) ?? null;
+      return { commit: () => failLook(instance, lookId, code, "Look generation failed (simulated with X-Local-Simulate)") };
     }
     const [{ renderImage }, { resolveMedia }] = await Promise.all([import("../media/image.js"), import("../media/fetch.js")]);
     const references: string[] = [];

@@ -29,6 +29,8 @@ export interface StartLookups {
   fileExists(absPath: string): boolean;
   /** Relative local paths resolve against this directory. */
   cwd: string;
+  /** Whether a `url` may name a file on this machine (RequestContext.allowLocalFiles). */
+  allowLocalFiles: boolean;
 }
 
 export interface ResolvedRef {
@@ -46,6 +48,12 @@ export interface ResolvedRef {
 const KEYS = ["url", "asset_id", "avatar_id"] as const;
 const invalid = (field: string, message: string) => ApiError.of("invalid_value", message, { field });
 
+/**
+ * Why a local path or file:// URL is refused when the request came over HTTP. Said before anything
+ * looks at the file, so the answer is the same whether the path exists or not.
+ */
+export const LOCAL_FILES_REFUSED = "local files are not accepted over HTTP";
+
 const EXT_HINT = `images ${IMAGE_EXTENSIONS.join(" ")}; videos ${VIDEO_EXTENSIONS.join(" ")}`;
 
 export function kindOfExtension(ext: string): MediaKind | undefined {
@@ -57,6 +65,13 @@ export function kindOfExtension(ext: string): MediaKind | undefined {
 
 function kindsText(kinds: readonly MediaKind[]): string {
   return kinds.length === 1 ? `an ${kinds[0]}` : kinds.map((k) => `an ${k}`).join(" or ");
+}
+
+/** A value that names a file on this machine (a path or a file:// URL, even a malformed one). */
+export function isLocalRef(value: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value.trim())?.[1]?.toLowerCase();
+  // One letter before ":" is a Windows drive, not a scheme.
+  return !scheme || scheme.length === 1 || scheme === "file";
 }
 
 /** Where a `url` value points: a remote URL, or (local instance only) a file on this machine. */
@@ -109,8 +124,13 @@ export function resolveRef(raw: unknown, field: string, rules: RefRules, lookups
   }
 
   if (key === "url") {
+    if (!lookups.allowLocalFiles && isLocalRef(value)) {
+      throw invalid(`${field}.url`, `${field}.url: ${LOCAL_FILES_REFUSED}; use an http(s) URL or an asset id`);
+    }
     const location = locateUrl(value, lookups.cwd);
-    if (!location) throw invalid(`${field}.url`, `${field}.url must be an http(s) URL or a local file`);
+    if (!location) {
+      throw invalid(`${field}.url`, `${field}.url must be an http(s) URL${lookups.allowLocalFiles ? " or a local file" : " or an asset id"}`);
+    }
     const kind = kindOfExtension(extensionOf(location));
     if (!kind) throw invalid(`${field}.url`, `${field}.url has an unsupported extension (${EXT_HINT})`);
     if (!rules.kinds.includes(kind)) throw invalid(`${field}.url`, `${field}.url must be ${kindsText(rules.kinds)} (${EXT_HINT})`);

@@ -4,12 +4,20 @@
  * files and probes the source, then renders exactly this.
  */
 import { findModel, type RenderMode } from "../catalog/models.js";
-import { followSize, upscaleSize, type Size } from "../catalog/asset-frames.js";
+import {
+  DEFAULT_RESOLUTION,
+  MAX_FOLLOW_SECONDS,
+  aspectRatioName,
+  followSize,
+  frameSize,
+  upscaleSize,
+  videoResolutionName,
+  type Size,
+} from "../catalog/asset-frames.js";
 import type { AssetRow, RenderParams } from "./asset-record.js";
 import type { ResolvedRef } from "./asset-refs.js";
 
-/** Models that follow their source render at most this long (the hosted models cap inputs similarly). */
-export const MAX_FOLLOW_SECONDS = 60;
+export { MAX_FOLLOW_SECONDS };
 
 export interface SourceInfo extends Size {
   durationSeconds: number;
@@ -41,10 +49,58 @@ export interface VideoPlan {
 }
 
 /** The input whose size and length the output follows, if the model follows one. */
-export function followedSource(mode: RenderMode, params: RenderParams): ResolvedRef | undefined {
+export function followedSource(mode: RenderMode, params: Pick<RenderParams, "slots">): ResolvedRef | undefined {
   if (mode === "motion") return params.slots.motion_video;
   if (mode === "edit" || mode === "upscale") return params.slots.source_video;
   return undefined;
+}
+
+/** What a source-following model outputs for this source: its size (doubled for upscale) and length, capped. */
+export function followedOutput(mode: RenderMode, source: SourceInfo): SourceInfo {
+  const size = mode === "upscale" ? upscaleSize(source) : followSize(source);
+  return { ...size, durationSeconds: Math.min(MAX_FOLLOW_SECONDS, Math.round(source.durationSeconds * 1000) / 1000) };
+}
+
+/** The effective `generation_params` of an output that follows its source: named from its size and length. */
+export function paramsOfOutput(out: SourceInfo): { aspectRatio: string; resolution: string; duration: number } {
+  return {
+    aspectRatio: aspectRatioName(out),
+    resolution: videoResolutionName(out),
+    // The column holds whole seconds (as requests give them); duration_seconds keeps the exact length.
+    duration: Math.max(1, Math.round(out.durationSeconds)),
+  };
+}
+
+export interface PlannedOutput {
+  aspectRatio: string;
+  resolution: string;
+  /** Whole seconds; null for images. */
+  duration: number | null;
+  width: number;
+  height: number;
+  durationSeconds: number | null;
+}
+
+/**
+ * What a start will produce, recorded on the row at once: the model's choices with the defaults it
+ * renders and prices at (a model without a resolution choice still renders at one), or, for a model
+ * that follows its source, what that source makes.
+ */
+export function plannedOutput(
+  type: "image" | "video",
+  mode: RenderMode,
+  choice: { aspectRatio: string | null; resolution: string | null; duration: number | null },
+  source?: SourceInfo,
+): PlannedOutput {
+  if (source) {
+    const out = followedOutput(mode, source);
+    return { ...paramsOfOutput(out), width: out.width, height: out.height, durationSeconds: out.durationSeconds };
+  }
+  if (choice.aspectRatio === null) throw new Error(`a ${mode} model without an aspect ratio must follow a source`);
+  const resolution = choice.resolution ?? DEFAULT_RESOLUTION[type];
+  const size = frameSize(type, choice.aspectRatio, resolution);
+  const duration = type === "video" ? choice.duration : null;
+  return { aspectRatio: choice.aspectRatio, resolution, duration, ...size, durationSeconds: duration };
 }
 
 function describe(row: AssetRow, label: string): string {
@@ -117,10 +173,10 @@ export function planRender(
 
   if (followedSource(mode, params)) {
     if (!source) throw new Error(`${row.model} renders from its source, which was not probed`);
-    const size = mode === "upscale" ? upscaleSize(source) : followSize(source);
-    plan.width = size.width;
-    plan.height = size.height;
-    plan.durationSeconds = Math.min(MAX_FOLLOW_SECONDS, Math.round(source.durationSeconds * 1000) / 1000);
+    const out = followedOutput(mode, source);
+    plan.width = out.width;
+    plan.height = out.height;
+    plan.durationSeconds = out.durationSeconds;
   }
   for (const k of ["startImage", "endImage", "sourceVideo", "motionVideo"] as const) if (plan[k] === undefined) delete plan[k];
   return plan;

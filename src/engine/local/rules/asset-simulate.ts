@@ -1,6 +1,7 @@
 /**
  * Deterministic failure on the local instance (`X-Local-Simulate: fail` or `fail:<CODE>`): the
  * generation is accepted and debited like any other, then ends `failed` with that code and is refunded.
+ * One syntax for every request that starts a job (asset start, avatar create and edit).
  */
 import { ApiError } from "../../errors.js";
 
@@ -19,7 +20,12 @@ export function parseSimulate(value: string | undefined): string | undefined {
   return v;
 }
 
-/** The error code a simulated failure ends with. */
+/** The `<CODE>` of `fail:<CODE>`; undefined for a bare `fail`. */
+export function simulatedCustomCode(value: string): string | undefined {
+  return FORMAT.exec(value)?.[1];
+}
+
+/** The error code a simulated asset failure ends with. */
 export function simulatedCode(value: string): string {
-  return FORMAT.exec(value)?.[1] ?? DEFAULT_FAILURE_CODE;
+  return simulatedCustomCode(value) ?? DEFAULT_FAILURE_CODE;
 }

@@ -257,7 +257,8 @@ function resolveElements(model: ModelDef, raw: unknown, prompt: string, lookups:
   const seen = new Set<string>();
   return raw.map((el, i) => {
     const f = `elements[${i}]`;
-    if (!el || typeof el !== "object" || Array.isArray(el)) throw invalid(f, `${f} must be an object with name and images`);
+    // The spec reports element problems on `.name` or `.images` only; a non-element has no name.
+    if (!el || typeof el !== "object" || Array.isArray(el)) throw invalid(`${f}.name`, `${f} must be an object with name and images`);
     const { name, images } = el as Record<string, unknown>;
     if (typeof name !== "string" || !NAME_RE.test(name)) {
       throw invalid(`${f}.name`, `${f}.name must be letters, digits, _ or - (it is written @name in the prompt)`);
@@ -276,7 +277,8 @@ function resolveElements(model: ModelDef, raw: unknown, prompt: string, lookups:
         throw e;
       }
     });
-    const mention = new RegExp(`@${name.replace(/[-]/g, "\\-")}(?![A-Za-z0-9_-])`);
+    // Names are told apart without regard to case (see the duplicate check), so mentions are too.
+    const mention = new RegExp(`@${name.replace(/[-]/g, "\\-")}(?![A-Za-z0-9_-])`, "i");
     if (!mention.test(prompt)) throw invalid(`${f}.name`, `the prompt must reference ${f} as @${name}`);
     return { name, images: resolved };
   });

@@ -8,7 +8,6 @@ import path from "node:path";
 import type { ModelListResponse, ModelSummary } from "../../../contract/asset.js";
 import { fromMilli } from "../../../contract/credits.js";
 import { ApiError } from "../../errors.js";
-import { DEFAULT_RESOLUTION, frameSize } from "../catalog/asset-frames.js";
 import { priceMilli, quote } from "../catalog/asset-pricing.js";
 import { modelDetail, modelSummary } from "../catalog/model-schema.js";
 import { MODELS, findModel } from "../catalog/models.js";
@@ -18,7 +17,8 @@ import { extensionFor } from "./asset-names.js";
 import { readAsset, toAsset, type RenderParams } from "./asset-record.js";
 import type { LibraryAsset, StartLookups } from "./asset-refs.js";
 import { parseSimulate } from "./asset-simulate.js";
-import { measureSource } from "./asset-source.js";
+import { followedSource, plannedOutput, type SourceInfo } from "./asset-render-plan.js";
+import { checkPricedSourceLength, probeSource } from "./asset-source.js";
 import { priceParamsOf, validateStart } from "./asset-validate.js";
 
 /** Signed media URLs in webhooks stay valid as long as export downloads (7 days). */
@@ -85,6 +85,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
       }
     },
     cwd: process.cwd(),
+    allowLocalFiles: ctx.allowLocalFiles,
   };
 }
 
@@ -92,15 +93,19 @@ async function startAssets(ctx: RequestContext, input: Record<string, unknown>) 
   const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
   const v = validateStart(input, space.plan, startLookups(ctx));
-  if (v.model.pricing.kind === "per_source_second" && v.sourceSeconds === null) {
-    // Priced by the source's length: a URL source is measured before anything is debited.
-    v.sourceSeconds = await measureSource(instance, v.slots.source_video!);
+  let source: SourceInfo | undefined;
+  const followed = followedSource(v.model.render, v);
+  if (followed) {
+    const field = v.model.render === "motion" ? "motion_video" : "source_video";
+    source = await probeSource(instance, followed, field);
+    if (v.model.pricing.kind === "per_source_second") {
+      checkPricedSourceLength(source, field);
+      v.sourceSeconds = source.durationSeconds;
+    }
   }
   const perMilli = priceMilli(v.model, priceParamsOf(v));
   const totalMilli = perMilli * v.generationCount;
-  const size = v.aspectRatio
-    ? frameSize(v.type, v.aspectRatio, v.resolution ?? DEFAULT_RESOLUTION[v.type])
-    : null;
+  const out = plannedOutput(v.type, v.model.render, v, source);
   const ext = extensionFor(v.type);
   const refs = v.references.length > 0 ? JSON.stringify(v.references.map((r) => r.item)) : null;
 
@@ -148,9 +153,9 @@ async function startAssets(ctx: RequestContext, input: Record<string, unknown>) 
         type: v.type,
         model: v.model.name,
         prompt: v.prompt,
-        aspect_ratio: v.aspectRatio,
-        resolution: v.resolution,
-        duration: v.duration,
+        aspect_ratio: out.aspectRatio,
+        resolution: out.resolution,
+        duration: out.duration,
         refs,
         params: JSON.stringify(params),
         cost_milli: perMilli,
@@ -161,9 +166,9 @@ async function startAssets(ctx: RequestContext, input: Record<string, unknown>) 
         simulate: simulate ?? null,
         file_path: filePath,
         thumbnail_path: thumbPath,
-        width: size?.width ?? null,
-        height: size?.height ?? null,
-        duration_seconds: v.type === "video" ? v.duration : null,
+        width: out.width,
+        height: out.height,
+        duration_seconds: out.durationSeconds,
         created_at: createdAt,
       });
       if (!instance.ledger.debit(space.id, perMilli, id, `asset ${v.model.name}`)) throw shortage();

@@ -11,6 +11,7 @@ import {
 } from "../../../contract/avatar.js";
 import { ApiError } from "../../errors.js";
 import type { Plan } from "../../../contract/plans.js";
+import { LOCAL_FILES_REFUSED, isLocalRef } from "./asset-refs.js";
 
 export const IMAGE_EXTENSIONS = [".jpg", ".jpeg", ".png", ".webp"] as const;
 
@@ -71,11 +72,20 @@ function nonEmpty(s: string | undefined): string | undefined {
   return s !== undefined && s.trim() !== "" ? s.trim() : undefined;
 }
 
-function urlList(input: Record<string, unknown>, key: string): string[] | undefined {
+export interface InputOptions {
+  /** RequestContext.allowLocalFiles: false over HTTP unless the server allows local files. */
+  allowLocalFiles: boolean;
+}
+
+function urlList(input: Record<string, unknown>, key: string, o: InputOptions): string[] | undefined {
   const v = input[key];
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw invalid(`${key} must be an array of URLs`);
   for (const [i, item] of v.entries()) {
+    // Refused before the image checks, so the answer says nothing about the file.
+    if (!o.allowLocalFiles && typeof item === "string" && item.trim() !== "" && isLocalRef(item)) {
+      throw invalid(`${key}[${i}]: ${LOCAL_FILES_REFUSED}; use an http(s) URL`);
+    }
     if (!isImageRef(item)) {
       throw invalid(`${key}[${i}] must be an image URL (${IMAGE_EXTENSIONS.join(" ")})`);
     }
@@ -120,7 +130,7 @@ export type CreatePlan =
     };
 
 /** Validates an avatar create body in the service's order: webhook, then the chosen mode's fields. */
-export function parseCreate(input: Record<string, unknown>): CreatePlan {
+export function parseCreate(input: Record<string, unknown>, o: InputOptions = { allowLocalFiles: true }): CreatePlan {
   const webhookUrl = webhook(input, "INVALID_VALUE");
   const prompt = nonEmpty(optString(input, "prompt"));
   const style = oneOf(optString(input, "style"), AVATAR_CREATE_STYLES, "style", "iphone");
@@ -129,10 +139,10 @@ export function parseCreate(input: Record<string, unknown>): CreatePlan {
   if (prompt !== undefined) {
     const format = oneOf(optString(input, "format"), ["vertical", "horizontal"] as const, "format", "vertical");
     const resolution = oneOf(optString(input, "resolution"), AVATAR_RESOLUTIONS, "resolution", "2K");
-    const elements = urlList(input, "elementImages") ?? urlList(input, "elements") ?? [];
+    const elements = urlList(input, "elementImages", o) ?? urlList(input, "elements", o) ?? [];
     return { kind: "prompt", prompt, style, format, resolution, name, place, elements, webhookUrl };
   }
-  const images = urlList(input, "images");
+  const images = urlList(input, "images", o);
   if (images && images.length > 0) return { kind: "images", images, style, name, place, webhookUrl };
   throw new ApiError(400, {
     error: "Validation failed",
@@ -152,7 +162,7 @@ export interface EditPlan {
 }
 
 /** Validates an avatar edit body in the order of the spec's error list. */
-export function parseEdit(input: Record<string, unknown>): EditPlan {
+export function parseEdit(input: Record<string, unknown>, o: InputOptions = { allowLocalFiles: true }): EditPlan {
   const avatarId = input.avatar_id;
   if (typeof avatarId !== "string" || avatarId.trim() === "") throw ApiError.of("MISSING_AVATAR_ID", "avatar_id is required");
   const lookId = input.look_id;
@@ -164,7 +174,7 @@ export function parseEdit(input: Record<string, unknown>): EditPlan {
   const styleIn = optString(input, "style");
   const style = styleIn === undefined ? undefined : oneOf(styleIn, AVATAR_EDIT_STYLES, "style", "raw");
   const resolution = oneOf(optString(input, "resolution"), AVATAR_RESOLUTIONS, "resolution", "2K");
-  const imageUrls = urlList(input, "imageUrls") ?? [];
+  const imageUrls = urlList(input, "imageUrls", o) ?? [];
   return { avatarId, lookId, prompt: prompt.trim(), format, style, resolution, imageUrls, webhookUrl };
 }
 

@@ -20,11 +20,12 @@ export async function ensureAvatarThumbnail(
   instance: LocalInstanceApi,
   spaceId: string,
   avatarId: string,
+  signal?: AbortSignal,
 ): Promise<string | undefined> {
   const p = avatarThumbnailPath(instance, spaceId, avatarId);
   if (p === undefined) return undefined;
   const cat = spaceAvatarImage(instance, spaceId, avatarId) === undefined ? catalogAvatar(avatarId) : undefined;
-  if (cat) await ensureCatalogLookImages(instance.mediaDir, [{ avatar: cat, look: cat.looks[0]! }]);
+  if (cat) await ensureCatalogLookImages(instance.mediaDir, [{ avatar: cat, look: cat.looks[0]! }], signal);
   return p;
 }
 

@@ -26,6 +26,7 @@ import {
   type CreatePlan,
 } from "./avatar-input.js";
 import { readImageSize } from "./avatar-image.js";
+import { SIMULATE_HEADER, parseSimulate } from "./asset-simulate.js";
 import {
   allLookViews,
   catalogItems,
@@ -52,8 +53,22 @@ function requireSpace(ctx: RequestContext): SpaceRow {
   return row;
 }
 
+/**
+ * Avatars that hold a slot of the plan's cap: those with at least one look that is not `error`. An
+ * avatar whose only look failed was refunded, and does not keep a slot for ever.
+ */
+function countedAvatars(ctx: RequestContext, spaceId: string): number {
+  const row = ctx.instance.db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM avatars a WHERE a.space_id = ?
+         AND EXISTS (SELECT 1 FROM looks l WHERE l.avatar_id = a.id AND l.space_id = a.space_id AND l.status <> 'error')`,
+    )
+    .get(spaceId) as { n: number };
+  return row.n;
+}
+
 function checkAvatarLimit(ctx: RequestContext, space: SpaceRow): void {
-  const { n } = ctx.instance.db.prepare(`SELECT COUNT(*) AS n FROM avatars WHERE space_id = ?`).get(space.id) as { n: number };
+  const n = countedAvatars(ctx, space.id);
   const cap = AVATAR_LIMITS[space.plan];
   if (n >= cap) {
     throw ApiError.of("AVATAR_LIMIT_REACHED", `Avatar limit reached: the ${space.plan} plan allows ${cap} custom avatar(s)`);
@@ -129,13 +144,25 @@ function enqueueLook(ctx: RequestContext, spaceId: string, lookId: string, paylo
 }
 
 async function avatarCreate(ctx: RequestContext, input: Record<string, unknown>) {
-  const plan = parseCreate(input);
+  const simulate = parseSimulate(ctx.simulate);
+  const plan = parseCreate(input, { allowLocalFiles: ctx.allowLocalFiles });
+  if (plan.kind === "images" && simulate) {
+    // Image-based looks are ready in the request itself: no generation exists that could fail later.
+    throw ApiError.of("invalid_value", `${SIMULATE_HEADER} does not apply to an image-based avatar create (it starts no generation)`, {
+      field: SIMULATE_HEADER,
+    });
+  }
   const space = requireSpace(ctx);
   checkAvatarLimit(ctx, space);
-  return plan.kind === "prompt" ? createFromPrompt(ctx, space, plan) : createFromImages(ctx, space, plan);
+  return plan.kind === "prompt" ? createFromPrompt(ctx, space, plan, simulate) : createFromImages(ctx, space, plan);
 }
 
-function createFromPrompt(ctx: RequestContext, space: SpaceRow, plan: Extract<CreatePlan, { kind: "prompt" }>) {
+function createFromPrompt(
+  ctx: RequestContext,
+  space: SpaceRow,
+  plan: Extract<CreatePlan, { kind: "prompt" }>,
+  simulate: string | undefined,
+) {
   const { instance } = ctx;
   const avatarId = instance.ids.prefixed("av_");
   const lookId = instance.ids.prefixed("lk_");
@@ -143,14 +170,15 @@ function createFromPrompt(ctx: RequestContext, space: SpaceRow, plan: Extract<Cr
   const person = personFromPrompt(plan.prompt);
   const look = lookFromPrompt(plan.prompt, plan.style, plan.place);
   const size = lookSize(plan.format, plan.resolution);
-  const title = titleFrom(plan.prompt);
+  // The avatar and its first look both take `name` when given.
+  const title = plan.name ?? titleFrom(plan.prompt);
   const imageRel = lookImageRel(lookId);
   persist(() =>
     instance.tx(() => {
       requireSpace(ctx);
       checkAvatarLimit(ctx, space);
       debitOrThrow(ctx, space.id, cost, lookId, "avatar create");
-      insertAvatar(ctx, space.id, { id: avatarId, name: plan.name ?? title, ...person });
+      insertAvatar(ctx, space.id, { id: avatarId, name: title, ...person });
       insertLook(ctx, space.id, {
         id: lookId, avatarId, task: "avatar_create", name: title, ...look, format: plan.format, style: plan.style,
         resolution: plan.resolution, prompt: plan.prompt, sourceLookId: null, modelAvailable: CUSTOM_LOOK_MODELS,
@@ -158,7 +186,7 @@ function createFromPrompt(ctx: RequestContext, space: SpaceRow, plan: Extract<Cr
       });
       enqueueLook(ctx, space.id, lookId, {
         task: "avatar_create", prompt: plan.prompt, style: plan.style, label: title, width: size.width, height: size.height,
-        source: null, references: plan.elements, imageRel, thumbnailUrl: ctx.urls.media(imageRel), simulate: ctx.simulate ?? null,
+        source: null, references: plan.elements, imageRel, thumbnailUrl: ctx.urls.media(imageRel), simulate: simulate ?? null,
       });
     }),
   );
@@ -249,7 +277,8 @@ function avatarCount(ctx: RequestContext, spaceId: string): number {
 }
 
 async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
-  const plan = parseEdit(input);
+  const simulate = parseSimulate(ctx.simulate);
+  const plan = parseEdit(input, { allowLocalFiles: ctx.allowLocalFiles });
   const { instance } = ctx;
   const space = requireSpace(ctx);
   const avatar = findAvatar(instance.db, space.id, plan.avatarId);
@@ -280,7 +309,7 @@ async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
       enqueueLook(ctx, space.id, lookId, {
         task: "avatar_edit", prompt: plan.prompt, style: plan.style ?? null, label: title, width: size.width,
         height: size.height, source: source.imageRel, references: plan.imageUrls, imageRel,
-        thumbnailUrl: ctx.urls.media(imageRel), simulate: ctx.simulate ?? null,
+        thumbnailUrl: ctx.urls.media(imageRel), simulate: simulate ?? null,
       });
     }),
   );
