@@ -182,12 +182,6 @@ export class CliContext implements Context {
     });
   }
 
-  /** Ctrl-C for the duration of a command's own work; returns the unregister function. */
-  interrupts(handler: () => void): () => void {
-    process.on("SIGINT", handler);
-    return () => process.off("SIGINT", handler);
-  }
-
   async download(url: string, dir: string, name: string, opts: DownloadOptions = {}): Promise<string> {
     return this.save(url, dir, name, opts);
   }

@@ -72,4 +72,9 @@ process.exitCode = await main(process.argv);
 // The result is out. A poll abandoned at a deadline, by an engine that did not honour the abort, may
 // still hold a socket or a timer: it must not keep the process (and the user) waiting. Unref'd, so a
 // process with nothing left to do exits at once, as usual.
-setTimeout(() => process.exit(), 1_500).unref();
+const exitWhenFlushed = () => {
+  // Output still being written (a slow pipe) is not a lingering handle: let it drain first.
+  if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) setTimeout(exitWhenFlushed, 100).unref();
+  else process.exit();
+};
+setTimeout(exitWhenFlushed, 1_500).unref();

@@ -54,7 +54,8 @@ export interface ResolvedConfig {
 export interface WaitSpec<T> {
   /** What is waited on, for messages: "asset 64f…", "look lk_…". */
   label: string;
-  poll: () => Promise<T>;
+  /** One status read; `signal` aborts it when the wait's deadline passes or the user interrupts. */
+  poll: (signal: AbortSignal) => Promise<T>;
   /** Maps a status object to the wait's states. */
   state: (t: T) => "pending" | "done" | "failed";
   /** One short line describing the current state, e.g. "generating" or "processing 40%". */

@@ -89,6 +89,19 @@ describe("several generations: one deadline, every id reported", () => {
     expect(r.stdout).toMatch(/^pend-5 {2}processing$/m);
   });
 
+  it("Ctrl-C while waiting: exit 130, every id on stdout, and the resume command for the unfinished ones", async () => {
+    const child = start([...hosted(), "asset", "status", "pend-13", "done-13", "--watch", "--json"], opts());
+    for (let i = 0; i < 100 && !stub.requests.includes("GET /asset/status/done-13"); i++) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    const r = await child.result;
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(r.json<AssetJson[]>().map((a) => [a.asset_id, a.status])).toEqual([
+      ["pend-13", "processing"],
+      ["done-13", "completed"],
+    ]);
+    expect(r.errorLine()!.message).toContain(`Resume with: mediagen --target hosted --base-url ${stub.root} asset status pend-13 --watch`);
+  });
+
   it("asset status A B --json without --watch is one array; one id stays an object", async () => {
     const two = await run([...hosted(), "asset", "status", "done-6", "pend-6", "--json"], opts());
     expect(two.exitCode, two.stderr).toBe(0);

@@ -195,3 +195,31 @@ describe("readJsonBody", () => {
     expect(said).toEqual([]);
   });
 });
+
+describe("CliContext.readBody: --body - on a terminal", async () => {
+  const { PassThrough } = await import("node:stream");
+  const { CliContext } = await import("../../src/cli/context.js");
+  const { createIO } = await import("../../src/cli/io.js");
+
+  function context(env: Record<string, string>, input: boolean) {
+    const stdin = Object.assign(Readable.from([Buffer.from('{"name":"x"}')]), { isTTY: true });
+    const stderr = new PassThrough();
+    const opts = { json: false, quiet: false, debug: false, color: false, input };
+    const io = createIO({ stdout: new PassThrough(), stderr, stdin }, env, opts);
+    const ctx = new CliContext(io, opts, { MEDIAGEN_HOME: tmp(), ...env }, "0.0.0");
+    return { ctx, err: () => (stderr.read() as Buffer | null)?.toString() ?? "" };
+  }
+
+  it.each([
+    ["CI set", { CI: "1" }, true],
+    ["--no-input", {}, false],
+  ] as Array<[string, Record<string, string>, boolean]>)("%s: a usage error at once, not a silent wait", async (_n, env, input) => {
+    await expect(context(env, input).ctx.readBody("-")).rejects.toMatchObject({ exitCode: EXIT.usage, field: "--body" });
+  });
+
+  it("otherwise it reads, after saying so on stderr", async () => {
+    const c = context({}, true);
+    expect(await c.ctx.readBody("-")).toEqual({ name: "x" });
+    expect(c.err()).toContain("Reading the JSON body from stdin (end with Ctrl-D)");
+  });
+});

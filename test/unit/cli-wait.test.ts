@@ -587,4 +587,15 @@ describe("CliContext.wait bounds a hanging poll with real timers", async () => {
     });
     expect(Date.now() - t0).toBeLessThan(MIN_POLL_BUDGET_MS + 1_000);
   });
+
+  it("closing does not wait for an engine stuck on an abandoned call", async () => {
+    const opts = { json: false, quiet: true, debug: false, color: false, input: false };
+    const io = createIO({ stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() }, {}, opts);
+    const ctx = new CliContext(io, opts, { MEDIAGEN_HOME: fs.mkdtempSync(path.join(os.tmpdir(), "mg-")) }, "0.0.0");
+    // An engine whose close() waits for a request that never ends (undici's close() does that).
+    (ctx as unknown as { enginePromise: Promise<unknown> }).enginePromise = Promise.resolve({ close: () => new Promise<void>(() => {}) });
+    const t0 = Date.now();
+    await ctx.close();
+    expect(Date.now() - t0).toBeLessThan(2_000);
+  });
 });
