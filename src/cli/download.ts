@@ -2,6 +2,7 @@
  * Saving a result file: written to a temp file beside the target, then moved into place, so a
  * reader never sees half a file and an existing file is never replaced without --force.
  */
+import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import crypto from "node:crypto";
@@ -112,16 +113,23 @@ export async function download(url: string, dir: string, name: string, opts: Sav
   }
 
   const t0 = performance.now();
+  const out = fs.createWriteStream(tmp, { flags: "wx" });
   try {
-    if (remote) await fetchTo(url, tmp, ac.signal, trace);
+    if (remote) await fetchTo(url, out, ac.signal, trace);
     else {
       const source = /^file:/i.test(url) ? fileURLToPath(url) : path.resolve(url);
-      await pipeline(fs.createReadStream(source), fs.createWriteStream(tmp, { flags: "wx" }), { signal: ac.signal });
+      await pipeline(fs.createReadStream(source), out, { signal: ac.signal });
       trace?.(`copy ${source} → ${target} (${Math.round(performance.now() - t0)} ms)`);
     }
     if (ac.signal.aborted) throw ac.signal.reason;
     place(tmp, target, opts.force === true);
   } catch (e) {
+    // The file may still be opening or flushing: remove it only once its stream has closed, or the
+    // late open would leave a partial file behind.
+    if (!out.closed) {
+      out.destroy();
+      await once(out, "close").catch(() => undefined);
+    }
     fs.rmSync(tmp, { force: true });
     if (ac.signal.aborted) {
       throw new CliError(
@@ -140,7 +148,7 @@ export async function download(url: string, dir: string, name: string, opts: Sav
   return target;
 }
 
-async function fetchTo(url: string, tmp: string, signal: AbortSignal, trace?: Trace): Promise<void> {
+async function fetchTo(url: string, out: fs.WriteStream, signal: AbortSignal, trace?: Trace): Promise<void> {
   const { request, Agent, EnvHttpProxyAgent, interceptors } = await import("undici");
   const host = new URL(url).hostname;
   const timeouts = { connectTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 300_000 };
@@ -154,7 +162,7 @@ async function fetchTo(url: string, tmp: string, signal: AbortSignal, trace?: Tr
       await res.body.dump();
       throw new CliError(`download failed: HTTP ${res.statusCode}`, res.statusCode === 404 ? EXIT.notFound : EXIT.error, "download_failed");
     }
-    await pipeline(res.body, fs.createWriteStream(tmp, { flags: "wx" }), { signal });
+    await pipeline(res.body, out, { signal });
   } finally {
     // destroy, not close: an interrupted transfer must not be waited for.
     await (signal.aborted ? base.destroy() : base.close());
