@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
-import { examples } from "../help-text.js";
+import { examples, watchOptions } from "../help-text.js";
 import { keyValues, table, widthOf } from "../output.js";
 import { waitOptionsFrom } from "../parse.js";
 import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, ModelListResponse, ReferenceItem } from "../../contract/asset.js";
@@ -301,14 +301,8 @@ async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: W
 
 // ---- commands -------------------------------------------------------------------------------------
 
-function addWatchOptions(cmd: Command): Command {
-  return cmd
-    .option("--watch", "wait until every generation ends")
-    .option("--download <dir>", "with --watch: save each result into <dir> as <asset_id>.<ext> (implies --watch)")
-    .option("--force", "overwrite existing files when downloading")
-    .option("--timeout <duration>", "give up waiting after this long (default 20m)")
-    .option("--interval <duration>", "poll interval (default: the service's schedule)");
-}
+
+const ASSET_WATCH = { until: "every generation ends", saves: "each result into <dir> as <asset_id>.<ext>" };
 
 export const command: CommandModule = {
   register(program: Command, getContext) {
@@ -401,7 +395,7 @@ export const command: CommandModule = {
       .option("--webhook-url <url>", "notified when each generation ends")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    addWatchOptions(start).action(async (opts: StartFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
       const ctx = getContext(cmd);
       const body = startBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
       for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
@@ -436,7 +430,7 @@ export const command: CommandModule = {
     const status = asset
       .command("status <asset_id...>")
       .description("Status of assets (GET /asset/status/{assetId})");
-    addWatchOptions(status).action(async (ids: string[], opts: WatchFlags, cmd: Command) => {
+    watchOptions(status, ASSET_WATCH).action(async (ids: string[], opts: WatchFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const engine = await ctx.engine();
       const watch = opts.watch === true || opts.download !== undefined;

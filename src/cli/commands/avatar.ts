@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
-import { examples } from "../help-text.js";
+import { examples, watchOptions } from "../help-text.js";
 import { cell, keyValues, table, widthOf, type Column } from "../output.js";
 import { waitOptionsFrom } from "../parse.js";
 import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail } from "../../contract/avatar.js";
@@ -243,14 +243,6 @@ async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags
   }, flags);
 }
 
-function addWatchOptions(cmd: Command): Command {
-  return cmd
-    .option("--watch", "wait until the look is ready (or failed)")
-    .option("--download <dir>", "save the look's thumbnail into <dir> as <look_id>.<ext> (implies --watch)")
-    .option("--force", "overwrite an existing file when downloading")
-    .option("--timeout <duration>", "give up waiting after this long (default 20m)")
-    .option("--interval <duration>", "poll interval (default: the service's schedule)");
-}
 
 /** Prints a create/edit answer, then waits when asked. */
 async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchFlags, line: (r: AvatarLookRef) => string): Promise<void> {
@@ -265,6 +257,8 @@ async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: W
 }
 
 // ---- commands -------------------------------------------------------------------------------------
+
+const LOOK_WATCH = { until: "the look is ready (or failed)", saves: "the look's thumbnail into <dir> as <look_id>.<ext>" };
 
 export const command: CommandModule = {
   register(program: Command, getContext) {
@@ -289,7 +283,7 @@ export const command: CommandModule = {
       .option("--webhook-url <url>", "notified when the look is ready or failed")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    addWatchOptions(create).action(async (opts: CreateFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
       const ctx = getContext(cmd);
       const body = createBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
       const hasImages = Array.isArray(body.images) && body.images.length > 0;
@@ -324,7 +318,7 @@ export const command: CommandModule = {
       .option("--webhook-url <url>", "notified when the look is ready or failed")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    addWatchOptions(edit).action(async (opts: EditFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    watchOptions(edit, LOOK_WATCH).action(async (opts: EditFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
       const ctx = getContext(cmd);
       const body = editBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
       for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
@@ -345,7 +339,7 @@ export const command: CommandModule = {
     const status = avatar
       .command("status <avatar_id> <look_id>")
       .description("Status of a look's generation (GET /avatar/status)");
-    addWatchOptions(status).action(async (avatarId: string, lookId: string, opts: WatchFlags, cmd: Command) => {
+    watchOptions(status, LOOK_WATCH).action(async (avatarId: string, lookId: string, opts: WatchFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const engine = await ctx.engine();
       if (opts.watch || opts.download !== undefined) {
