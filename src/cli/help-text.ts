@@ -5,6 +5,15 @@ export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText("after", "\nExamples:\n" + lines.map((l) => `  $ ${l}`).join("\n"));
 }
 
+/** What commander gives an action for the flags `watchOptions` adds. */
+export interface WatchOptionFlags {
+  watch?: boolean;
+  download?: string;
+  force?: boolean;
+  timeout?: string;
+  interval?: string;
+}
+
 /**
  * The watch flags every start and status command shares (one wait engine, one set of flags):
  * `until` ends "wait until …", `saves` describes what --download writes.

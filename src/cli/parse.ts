@@ -1,5 +1,10 @@
 /** Small parsers for flag values, shared by command modules. Failures are usage errors (exit 2). */
+import fs from "node:fs";
+import path from "node:path";
 import { CliError, EXIT } from "./types.js";
+
+/** Commander's reducer for a repeatable flag: every value, in order. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -41,4 +46,61 @@ export function waitOptionsFrom(opts: { timeout?: string; interval?: string }): 
     if (out.intervalMs < 100) throw new CliError("--interval: at least 100ms", EXIT.usage, "invalid_value", "--interval");
   }
   return out;
+}
+
+/** Whether a start or status command waits: --download implies --watch. */
+export function waits(flags: { watch?: boolean; download?: string }): boolean {
+  return flags.watch === true || flags.download !== undefined;
+}
+
+/** Bad --timeout/--interval/--download of a start command fail before anything is debited. */
+export async function checkWaitFlags(flags: { watch?: boolean; download?: string; timeout?: string; interval?: string }): Promise<void> {
+  if (waits(flags)) waitOptionsFrom(flags);
+  if (flags.download !== undefined) (await import("./download.js")).prepareDir(flags.download);
+}
+
+/** `--simulate fail` / `fail:<CODE>`: local-only deterministic failure (X-Local-Simulate). */
+export function parseSimulate(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^fail(:[A-Za-z0-9_.-]+)?$/.test(value)) {
+    throw new CliError(`--simulate: expected fail or fail:<CODE>, got "${value}"`, EXIT.usage, "invalid_value", "--simulate");
+  }
+  return value;
+}
+
+/**
+ * One flag over one request field. `to` turns the flag's value into the field's and sees the body
+ * built so far, so a flag can merge into what `--body` gave instead of replacing it.
+ */
+export type FlagField<F> = {
+  [K in keyof F]-?: readonly [flag: K, field: string, to?: (value: NonNullable<F[K]>, out: Record<string, unknown>) => unknown];
+}[keyof F];
+
+/**
+ * Flags over a `--body`: each flag given (a repeatable one at least once) sets its field, in table
+ * order, so the first bad flag in that order is the one reported.
+ */
+export function overlayFlags<F extends object>(flags: F, fields: readonly FlagField<F>[], body: Record<string, unknown> = {}): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...body };
+  for (const [flag, field, to] of fields) {
+    const v = flags[flag];
+    if (v === undefined || (Array.isArray(v) && v.length === 0)) continue;
+    out[field] = to ? to(v as NonNullable<F[typeof flag]>, out) : v;
+  }
+  return out;
+}
+
+/**
+ * A URL or a path: an existing local file is made absolute so the instance finds it whatever its
+ * working directory; anything else is passed on for the service to judge.
+ */
+export function absoluteIfFile(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]+:/i.test(value)) {
+    try {
+      if (fs.statSync(value).isFile()) return path.resolve(value);
+    } catch {
+      // not a local file
+    }
+  }
+  return value;
 }

@@ -184,15 +184,17 @@ export function resolveSettings(flags: ResolveFlags, env: Env, data: ConfigData)
   return { profile: s.profile, target, baseUrl };
 }
 
-/** Validates and normalises a value before it is stored in a profile. */
-export function normalizeProfileValue(key: string, value: string): { key: ProfileKey; value: string } {
-  if (key === "target") return { key, value: parseTarget(value, "target") };
-  if (key === "base_url") return { key, value: normalizeBaseUrl(value, "base_url") };
-  throw new ConfigError(`unknown setting "${key}"; settings: ${PROFILE_KEYS.join(", ")}`, "key");
+function profileKey(key: string): ProfileKey {
+  if (!(PROFILE_KEYS as readonly string[]).includes(key)) throw new ConfigError(`unknown setting "${key}"; settings: ${PROFILE_KEYS.join(", ")}`, "key");
+  return key as ProfileKey;
 }
 
-export function isProfileKey(key: string): key is ProfileKey {
-  return (PROFILE_KEYS as readonly string[]).includes(key);
+const NORMALIZE: Record<ProfileKey, (value: string, from: string) => string> = { target: parseTarget, base_url: normalizeBaseUrl };
+
+/** Validates and normalises a value before it is stored in a profile. */
+export function normalizeProfileValue(key: string, value: string): { key: ProfileKey; value: string } {
+  const k = profileKey(key);
+  return { key: k, value: NORMALIZE[k](value, k) };
 }
 
 /** conf store over $MEDIAGEN_HOME/config.json, for commands that write settings. */
@@ -210,18 +212,17 @@ export async function setProfileValue(home: string, profile: string, key: string
 }
 
 export async function unsetProfileValue(home: string, profile: string, key: string): Promise<boolean> {
-  if (!isProfileKey(key)) throw new ConfigError(`unknown setting "${key}"; settings: ${PROFILE_KEYS.join(", ")}`, "key");
+  const path = `profiles.${profile}.${profileKey(key)}`;
   const store = await openConfigStore(home);
-  const path = `profiles.${profile}.${key}`;
   const had = store.has(path);
   store.delete(path);
   return had;
 }
 
 export async function getProfileValue(home: string, profile: string, key: string): Promise<string | undefined> {
-  if (!isProfileKey(key)) throw new ConfigError(`unknown setting "${key}"; settings: ${PROFILE_KEYS.join(", ")}`, "key");
+  const path = `profiles.${profile}.${profileKey(key)}`;
   const store = await openConfigStore(home);
-  const v = store.get(`profiles.${profile}.${key}`);
+  const v = store.get(path);
   return typeof v === "string" ? v : undefined;
 }
 

@@ -2,13 +2,12 @@
  * `mediagen asset …`: models, one model, price, start, status. Every request field has a flag, a
  * whole body can come from `--body`, and `--watch`/`--download` wait for the result and save it.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
-import { examples, watchOptions } from "../help-text.js";
+import { examples, watchOptions, type WatchOptionFlags } from "../help-text.js";
 import { keyValues, table, widthOf } from "../output.js";
-import { waitOptionsFrom } from "../parse.js";
+import { absoluteIfFile, checkWaitFlags, collect, overlayFlags, parseSimulate, waits, type FlagField } from "../parse.js";
 import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, ModelListResponse, ReferenceItem } from "../../contract/asset.js";
 import { assetSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
@@ -18,7 +17,6 @@ import type { CliContext } from "../context.js";
 
 const usage = (flag: string, message: string) => new CliError(`${flag}: ${message}`, EXIT.usage, "invalid_value", flag);
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
  * A reference: `asset:<id>`, `avatar:<id>`, or a URL/path. An existing local file is made absolute
@@ -29,14 +27,7 @@ export function parseRef(value: string, flag = "--ref"): ReferenceItem {
   if (!v) throw usage(flag, "empty reference");
   const m = /^(asset|avatar):(.+)$/i.exec(v);
   if (m) return m[1]!.toLowerCase() === "asset" ? { asset_id: m[2]!.trim() } : { avatar_id: m[2]!.trim() };
-  if (!/^[a-z][a-z0-9+.-]+:/i.test(v)) {
-    try {
-      if (fs.statSync(v).isFile()) return { url: path.resolve(v) };
-    } catch {
-      // not a local file: pass it on, the service says what is wrong with it
-    }
-  }
-  return { url: v };
+  return { url: absoluteIfFile(v) };
 }
 
 /** `--setting key=value`: true/false become booleans, anything else stays a string. */
@@ -73,15 +64,6 @@ function parseNumber(value: string, flag: string, integer: boolean): number {
   return n;
 }
 
-const SLOT_FLAGS = [
-  ["startImage", "start_image", "--start-image"],
-  ["endImage", "end_image", "--end-image"],
-  ["motionVideo", "motion_video", "--motion-video"],
-  ["sourceVideo", "source_video", "--source-video"],
-  ["firstFrame", "first_frame", "--first-frame"],
-  ["lastFrame", "last_frame", "--last-frame"],
-] as const;
-
 export interface StartFlags {
   type?: string;
   model?: string;
@@ -106,32 +88,43 @@ export interface StartFlags {
   lastFrame?: string;
 }
 
+const refs = (values: string[]) => values.map((r) => parseRef(r));
+const slot = (flag: string) => (value: string) => parseRef(value, flag);
+const whole = (flag: string) => (value: string) => parseNumber(value, flag, true);
+
+/** `--setting` merges into the body's model_settings key by key instead of replacing them. */
+function mergeSettings(values: string[], out: Record<string, unknown>): Record<string, unknown> {
+  const prev = out.model_settings && typeof out.model_settings === "object" ? (out.model_settings as object) : {};
+  return { ...prev, ...parseSettings(values) };
+}
+
+const START_FIELDS: readonly FlagField<StartFlags>[] = [
+  ["type", "type"],
+  ["model", "model"],
+  ["prompt", "prompt"],
+  ["ref", "references", refs],
+  ["element", "elements", (values: string[]) => values.map(parseElement)],
+  ["count", "generation_count", whole("--count")],
+  ["aspectRatio", "aspect_ratio"],
+  ["resolution", "resolution"],
+  ["duration", "duration", whole("--duration")],
+  ["setting", "model_settings", mergeSettings],
+  ["parent", "parent_media_id"],
+  ["folder", "folder_id"],
+  ["avatarDescription", "avatar_description"],
+  ["webhookUrl", "webhook_url"],
+  ["fileName", "file_name"],
+  ["startImage", "start_image", slot("--start-image")],
+  ["endImage", "end_image", slot("--end-image")],
+  ["motionVideo", "motion_video", slot("--motion-video")],
+  ["sourceVideo", "source_video", slot("--source-video")],
+  ["firstFrame", "first_frame", slot("--first-frame")],
+  ["lastFrame", "last_frame", slot("--last-frame")],
+];
+
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body };
-  if (flags.type !== undefined) out.type = flags.type;
-  if (flags.model !== undefined) out.model = flags.model;
-  if (flags.prompt !== undefined) out.prompt = flags.prompt;
-  if (flags.ref?.length) out.references = flags.ref.map((r) => parseRef(r));
-  if (flags.element?.length) out.elements = flags.element.map(parseElement);
-  if (flags.count !== undefined) out.generation_count = parseNumber(flags.count, "--count", true);
-  if (flags.aspectRatio !== undefined) out.aspect_ratio = flags.aspectRatio;
-  if (flags.resolution !== undefined) out.resolution = flags.resolution;
-  if (flags.duration !== undefined) out.duration = parseNumber(flags.duration, "--duration", true);
-  if (flags.setting?.length) {
-    const prev = out.model_settings && typeof out.model_settings === "object" ? (out.model_settings as object) : {};
-    out.model_settings = { ...prev, ...parseSettings(flags.setting) };
-  }
-  if (flags.parent !== undefined) out.parent_media_id = flags.parent;
-  if (flags.folder !== undefined) out.folder_id = flags.folder;
-  if (flags.avatarDescription !== undefined) out.avatar_description = flags.avatarDescription;
-  if (flags.webhookUrl !== undefined) out.webhook_url = flags.webhookUrl;
-  if (flags.fileName !== undefined) out.file_name = flags.fileName;
-  for (const [flag, field, name] of SLOT_FLAGS) {
-    const v = flags[flag];
-    if (v !== undefined) out[field] = parseRef(v, name);
-  }
-  return out;
+  return overlayFlags(flags, START_FIELDS, body);
 }
 
 export interface PriceFlags {
@@ -145,28 +138,20 @@ export interface PriceFlags {
   count?: string;
 }
 
-export function priceBody(flags: PriceFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body };
-  if (flags.model !== undefined) out.model = flags.model;
+const PRICE_FIELDS: readonly FlagField<PriceFlags>[] = [
+  ["model", "model"],
   // Pricing coerces durations (an upscale source may be 4.2 s), so decimals are allowed here.
-  if (flags.duration !== undefined) out.duration = parseNumber(flags.duration, "--duration", false);
-  if (flags.resolution !== undefined) out.resolution = flags.resolution;
-  if (flags.aspectRatio !== undefined) out.aspect_ratio = flags.aspectRatio;
-  if (flags.setting?.length) {
-    const prev = out.model_settings && typeof out.model_settings === "object" ? (out.model_settings as object) : {};
-    out.model_settings = { ...prev, ...parseSettings(flags.setting) };
-  }
-  if (flags.referenceCount !== undefined) out.reference_count = parseNumber(flags.referenceCount, "--reference-count", true);
-  if (flags.ref?.length) out.references = flags.ref.map((r) => parseRef(r));
-  if (flags.count !== undefined) out.generation_count = parseNumber(flags.count, "--count", true);
-  return out;
-}
+  ["duration", "duration", (value: string) => parseNumber(value, "--duration", false)],
+  ["resolution", "resolution"],
+  ["aspectRatio", "aspect_ratio"],
+  ["setting", "model_settings", mergeSettings],
+  ["referenceCount", "reference_count", whole("--reference-count")],
+  ["ref", "references", refs],
+  ["count", "generation_count", whole("--count")],
+];
 
-/** `--simulate fail` / `fail:<CODE>`: local-only deterministic failure (X-Local-Simulate). */
-function simulateOption(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!/^fail(:[A-Za-z0-9_.-]+)?$/.test(value)) throw usage("--simulate", `expected fail or fail:<CODE>, got "${value}"`);
-  return value;
+export function priceBody(flags: PriceFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
+  return overlayFlags(flags, PRICE_FIELDS, body);
 }
 
 // ---- human output ---------------------------------------------------------------------------------
@@ -264,14 +249,6 @@ function assetLines(a: Asset): string[] {
 
 // ---- waiting and saving ---------------------------------------------------------------------------
 
-interface WatchFlags {
-  watch?: boolean;
-  download?: string;
-  force?: boolean;
-  timeout?: string;
-  interval?: string;
-}
-
 function extensionOf(a: Asset): string {
   const fromUrl = a.url ? path.posix.extname(new URL(a.url, "file:///").pathname).slice(1) : "";
   return fromUrl || (a.type === "image" ? "png" : a.type === "audio" ? "mp3" : "mp4");
@@ -281,7 +258,7 @@ const assetState = (a: Asset) => (a.status === "completed" ? "done" : a.status =
 const assetText = (a: Asset) => (a.status === "failed" && a.error ? `failed (${a.error.code}: ${a.error.message})` : a.status);
 
 /** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
-async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchFlags): Promise<void> {
+async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
   const { watchJobs } = await import("../watch.js");
   const jobs = ids.map((id) => ({
     id,
@@ -300,7 +277,6 @@ async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: W
 }
 
 // ---- commands -------------------------------------------------------------------------------------
-
 
 const ASSET_WATCH = { until: "every generation ends", saves: "each result into <dir> as <asset_id>.<ext>" };
 
@@ -395,17 +371,15 @@ export const command: CommandModule = {
       .option("--webhook-url <url>", "notified when each generation ends")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchOptionFlags & { body?: string; simulate?: string }, cmd: Command) => {
       const ctx = getContext(cmd);
       const body = startBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
       for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
         if (body[field] === undefined) throw new CliError(`missing required flag ${flag}`, EXIT.usage, "missing_field", field);
       }
-      const simulate = simulateOption(opts.simulate);
-      const waitFlags = { ...opts, watch: opts.watch === true || opts.download !== undefined };
-      // Bad --timeout/--interval/--download fail before anything is debited.
-      if (waitFlags.watch) waitOptionsFrom(opts);
-      if (opts.download !== undefined) (await import("../download.js")).prepareDir(opts.download);
+      const simulate = parseSimulate(opts.simulate);
+      const wait = waits(opts);
+      await checkWaitFlags(opts);
       const engine = await ctx.engine();
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
       // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
@@ -414,9 +388,9 @@ export const command: CommandModule = {
           `Started ${res.count} generation${res.count === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`,
         );
       }
-      if (!waitFlags.watch) ctx.print(res, (r: AssetStartResponse) => r.asset_ids, (r) => r.asset_ids);
+      if (!wait) ctx.print(res, (r: AssetStartResponse) => r.asset_ids, (r) => r.asset_ids);
       else if (!ctx.opts.json) ctx.io.info(res.asset_ids.join("\n"));
-      if (waitFlags.watch) await watchAssets(ctx, engine, res.asset_ids, waitFlags);
+      if (wait) await watchAssets(ctx, engine, res.asset_ids, opts);
     });
     examples(start, [
       'mediagen asset start --type image --model imgA-4 --prompt "a red fox at dawn" --watch --download out/',
@@ -430,11 +404,10 @@ export const command: CommandModule = {
     const status = asset
       .command("status <asset_id...>")
       .description("Status of assets (GET /asset/status/{assetId})");
-    watchOptions(status, ASSET_WATCH).action(async (ids: string[], opts: WatchFlags, cmd: Command) => {
+    watchOptions(status, ASSET_WATCH).action(async (ids: string[], opts: WatchOptionFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const engine = await ctx.engine();
-      const watch = opts.watch === true || opts.download !== undefined;
-      if (watch) {
+      if (waits(opts)) {
         await watchAssets(ctx, engine, ids, opts);
         return;
       }

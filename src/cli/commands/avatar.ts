@@ -2,13 +2,12 @@
  * `mediagen avatar …`: create (prompt or images), edit, status, get, look, list. `--watch` on create
  * and edit waits for the look; `--download` saves the look's thumbnail.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
-import { examples, watchOptions } from "../help-text.js";
-import { cell, keyValues, table, widthOf, type Column } from "../output.js";
-import { waitOptionsFrom } from "../parse.js";
+import { examples, watchOptions, type WatchOptionFlags } from "../help-text.js";
+import { keyValues, table, widthOf } from "../output.js";
+import { absoluteIfFile, checkWaitFlags, collect, overlayFlags, parseSimulate, waits, type FlagField } from "../parse.js";
 import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail } from "../../contract/avatar.js";
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
@@ -19,26 +18,9 @@ const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"];
 const EDIT_STYLES = ["selfie", "podcast", "car", "iphone", "conference", "raw"];
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** An image URL or a local file; an existing file is made absolute so the instance finds it from anywhere. */
-function imageRef(value: string): string {
-  const v = value.trim();
-  if (!/^[a-z][a-z0-9+.-]+:/i.test(v)) {
-    try {
-      if (fs.statSync(v).isFile()) return path.resolve(v);
-    } catch {
-      // not a local file: pass it on, the service says what is wrong with it
-    }
-  }
-  return v;
-}
-
-function simulateOption(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!/^fail(:[A-Za-z0-9_.-]+)?$/.test(value)) throw usage("--simulate", `expected fail or fail:<CODE>, got "${value}"`);
-  return value;
-}
+/** An image URL or a local file (made absolute). */
+const imageRef = (value: string) => absoluteIfFile(value.trim());
 
 export interface CreateFlags {
   prompt?: string;
@@ -52,18 +34,22 @@ export interface CreateFlags {
   webhookUrl?: string;
 }
 
+const images = (values: string[]) => values.map(imageRef);
+
+const CREATE_FIELDS: readonly FlagField<CreateFlags>[] = [
+  ["prompt", "prompt"],
+  ["style", "style"],
+  ["format", "format"],
+  ["name", "name"],
+  ["place", "place"],
+  ["image", "images", images],
+  ["element", "elementImages", images],
+  ["resolution", "resolution"],
+  ["webhookUrl", "webhook_url"],
+];
+
 export function createBody(flags: CreateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body };
-  if (flags.prompt !== undefined) out.prompt = flags.prompt;
-  if (flags.style !== undefined) out.style = flags.style;
-  if (flags.format !== undefined) out.format = flags.format;
-  if (flags.name !== undefined) out.name = flags.name;
-  if (flags.place !== undefined) out.place = flags.place;
-  if (flags.image?.length) out.images = flags.image.map(imageRef);
-  if (flags.element?.length) out.elementImages = flags.element.map(imageRef);
-  if (flags.resolution !== undefined) out.resolution = flags.resolution;
-  if (flags.webhookUrl !== undefined) out.webhook_url = flags.webhookUrl;
-  return out;
+  return overlayFlags(flags, CREATE_FIELDS, body);
 }
 
 export interface EditFlags {
@@ -77,17 +63,19 @@ export interface EditFlags {
   webhookUrl?: string;
 }
 
+const EDIT_FIELDS: readonly FlagField<EditFlags>[] = [
+  ["avatar", "avatar_id"],
+  ["look", "look_id"],
+  ["prompt", "prompt"],
+  ["format", "format"],
+  ["style", "style"],
+  ["image", "imageUrls", images],
+  ["resolution", "resolution"],
+  ["webhookUrl", "webhook_url"],
+];
+
 export function editBody(flags: EditFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body };
-  if (flags.avatar !== undefined) out.avatar_id = flags.avatar;
-  if (flags.look !== undefined) out.look_id = flags.look;
-  if (flags.prompt !== undefined) out.prompt = flags.prompt;
-  if (flags.format !== undefined) out.format = flags.format;
-  if (flags.style !== undefined) out.style = flags.style;
-  if (flags.image?.length) out.imageUrls = flags.image.map(imageRef);
-  if (flags.resolution !== undefined) out.resolution = flags.resolution;
-  if (flags.webhookUrl !== undefined) out.webhook_url = flags.webhookUrl;
-  return out;
+  return overlayFlags(flags, EDIT_FIELDS, body);
 }
 
 export interface ListFlags {
@@ -119,7 +107,6 @@ export function listQuery(f: ListFlags): Record<string, string | boolean> {
 }
 
 // ---- human output ---------------------------------------------------------------------------------
-
 
 function statusLines(s: AvatarStatusResponse): string[] {
   const r = s.result;
@@ -203,14 +190,6 @@ function listTable(ctx: Context, items: AvatarListItem[]): string[] {
 
 // ---- waiting and saving ---------------------------------------------------------------------------
 
-interface WatchFlags {
-  watch?: boolean;
-  download?: string;
-  force?: boolean;
-  timeout?: string;
-  interval?: string;
-}
-
 function thumbnailName(lookId: string, url: string): string {
   let ext = "";
   try {
@@ -225,7 +204,7 @@ const lookState = (x: AvatarStatusResponse) => (x.status === "completed" ? "done
 const lookText = (x: AvatarStatusResponse) => (x.status === "failed" && x.error ? `failed (${x.error.code}: ${x.error.message})` : x.status);
 
 /** Waits for the look and saves its thumbnail when asked (see watch.ts for what is printed). */
-async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchFlags): Promise<void> {
+async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags): Promise<void> {
   const { watchJobs } = await import("../watch.js");
   const job = {
     id: ref.look_id,
@@ -243,11 +222,9 @@ async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags
   }, flags);
 }
 
-
 /** Prints a create/edit answer, then waits when asked. */
-async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchFlags, line: (r: AvatarLookRef) => string): Promise<void> {
-  const watch = flags.watch === true || flags.download !== undefined;
-  if (!watch) {
+async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string): Promise<void> {
+  if (!waits(flags)) {
     ctx.print(res, (r) => [line(r)], (r) => [r.avatar_id, r.look_id]);
     return;
   }
@@ -283,17 +260,15 @@ export const command: CommandModule = {
       .option("--webhook-url <url>", "notified when the look is ready or failed")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchOptionFlags & { body?: string; simulate?: string }, cmd: Command) => {
       const ctx = getContext(cmd);
       const body = createBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
       const hasImages = Array.isArray(body.images) && body.images.length > 0;
       if ((typeof body.prompt !== "string" || body.prompt.trim() === "") && !hasImages) {
         throw usage("--prompt", "missing required flag --prompt (or give --image)", "missing_field");
       }
-      const simulate = simulateOption(opts.simulate);
-      // Bad durations and a bad --download fail before anything is debited.
-      if (opts.watch || opts.download !== undefined) waitOptionsFrom(opts);
-      if (opts.download !== undefined) (await import("../download.js")).prepareDir(opts.download);
+      const simulate = parseSimulate(opts.simulate);
+      await checkWaitFlags(opts);
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
       await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`);
@@ -318,15 +293,14 @@ export const command: CommandModule = {
       .option("--webhook-url <url>", "notified when the look is ready or failed")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    watchOptions(edit, LOOK_WATCH).action(async (opts: EditFlags & WatchFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    watchOptions(edit, LOOK_WATCH).action(async (opts: EditFlags & WatchOptionFlags & { body?: string; simulate?: string }, cmd: Command) => {
       const ctx = getContext(cmd);
       const body = editBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
       for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
         if (body[field] === undefined) throw usage(flag, `missing required flag ${flag}`, "missing_field");
       }
-      const simulate = simulateOption(opts.simulate);
-      if (opts.watch || opts.download !== undefined) waitOptionsFrom(opts);
-      if (opts.download !== undefined) (await import("../download.js")).prepareDir(opts.download);
+      const simulate = parseSimulate(opts.simulate);
+      await checkWaitFlags(opts);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
       await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`);
@@ -339,10 +313,10 @@ export const command: CommandModule = {
     const status = avatar
       .command("status <avatar_id> <look_id>")
       .description("Status of a look's generation (GET /avatar/status)");
-    watchOptions(status, LOOK_WATCH).action(async (avatarId: string, lookId: string, opts: WatchFlags, cmd: Command) => {
+    watchOptions(status, LOOK_WATCH).action(async (avatarId: string, lookId: string, opts: WatchOptionFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const engine = await ctx.engine();
-      if (opts.watch || opts.download !== undefined) {
+      if (waits(opts)) {
         await watchLook(ctx, engine, { avatar_id: avatarId, look_id: lookId }, opts);
         return;
       }

@@ -4,6 +4,7 @@ import { request, type Dispatcher } from "undici";
 import { ApiError, NetworkError } from "../errors.js";
 import { readRateLimit, type RateLimitInfo } from "../../contract/rate-limit.js";
 import { redact } from "../redact.js";
+import { abortableSleep } from "../sleep.js";
 import { createDispatcher } from "./proxy.js";
 import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
 
@@ -63,20 +64,6 @@ export function defaultUserAgent(): string {
   }
   return `mediagen/${version} node/${process.versions.node}`;
 }
-
-const defaultSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 
 /** Serialises a GET's input as a query string: lists comma-separated, as the service reads them. */
 export function toQueryString(query: Record<string, unknown> | undefined): string {
@@ -166,7 +153,7 @@ export class HttpClient {
     this.debugFn = o.debug;
     this.retries = o.retries ?? 3;
     this.rateLimitRetries = o.rateLimitRetries ?? 3;
-    this.sleep = o.sleep ?? defaultSleep;
+    this.sleep = o.sleep ?? abortableSleep;
     this.now = o.now ?? Date.now;
     this.random = o.random ?? Math.random;
   }

@@ -1,22 +1,9 @@
-import { fillPath, operations, type OpName, type OpRequest, type OpResponse } from "../../contract/operations.js";
+import { operations, type OpName, type OpRequest, type OpResponse } from "../../contract/operations.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine.js";
-import { ApiError } from "../errors.js";
+import { fillPathOrRefuse } from "../path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
 
 export type HostedEngineOptions = HttpClientOptions;
-
-/**
- * The 400 for a path parameter `fillPath` refused: empty (`missing_field`) or `.`/`..`
- * (`invalid_value`). Either would turn into another path on the wire, so nothing is sent.
- */
-function pathParamError(e: unknown): ApiError {
-  const message = e instanceof Error ? e.message : String(e);
-  const name = /parameter (\w+)/.exec(message)?.[1] ?? "id";
-  if (message.startsWith("invalid path parameter")) {
-    return ApiError.of("invalid_value", `${name} cannot be "." or ".."`, { field: name });
-  }
-  return ApiError.of("missing_field", `${name} is required`, { field: name });
-}
 
 /**
  * The service over HTTP: each operation of the contract table becomes one request (GET with a query
@@ -37,12 +24,7 @@ export class HostedEngine extends BaseEngine {
 
   async call<K extends OpName>(op: K, input: OpRequest<K>, opts: CallOptions = {}): Promise<OpResponse<K>> {
     const def = operations[op];
-    let filled: { path: string; rest: Record<string, unknown> };
-    try {
-      filled = fillPath(def.path, (input ?? {}) as Record<string, unknown>);
-    } catch (e) {
-      throw pathParamError(e);
-    }
+    const filled = fillPathOrRefuse(def.path, (input ?? {}) as Record<string, unknown>);
     const headers: Record<string, string> = {};
     if (opts.simulate) headers["x-local-simulate"] = opts.simulate;
     const res = await this.http.send({

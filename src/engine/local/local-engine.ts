@@ -1,6 +1,9 @@
-import { fillPath, operations, type OpName, type OpRequest, type OpResponse } from "../../contract/operations.js";
+import { operations, type OpName, type OpRequest, type OpResponse } from "../../contract/operations.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo, type Target } from "../engine.js";
 import { ApiError } from "../errors.js";
+import { MAX_RATE_WAIT_MS } from "../hosted/retry.js";
+import { fillPathOrRefuse } from "../path-params.js";
+import { abortableSleep } from "../sleep.js";
 import { rateLimitHeaders } from "../../contract/rate-limit.js";
 import type { UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
@@ -15,41 +18,6 @@ export interface LocalEngineOptions {
   /** Milliseconds since the epoch; default the instance's clock, the one its windows are counted on. */
   now?: () => number;
   random?: () => number;
-}
-
-/** Longest wait for a window to reset: one default window plus slack. */
-const MAX_RATE_WAIT_MS = 65_000;
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * The 400 the hosted client answers, without sending, for a path parameter that would address
- * another path (empty, `.` or `..`): both targets refuse the same input the same way.
- */
-function checkPathParams(op: OpName, input: Record<string, unknown>): void {
-  try {
-    fillPath(operations[op].path, input);
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const name = /parameter (\w+)/.exec(message)?.[1] ?? "id";
-    if (message.startsWith("invalid path parameter")) {
-      throw ApiError.of("invalid_value", `${name} cannot be "." or ".."`, { field: name });
-    }
-    throw ApiError.of("missing_field", `${name} is required`, { field: name });
-  }
 }
 
 /**
@@ -84,7 +52,8 @@ export class LocalEngine extends BaseEngine {
   async call<K extends OpName>(op: K, input: OpRequest<K>, opts: CallOptions = {}): Promise<OpResponse<K>> {
     opts.signal?.throwIfAborted();
     const wire = JSON.parse(JSON.stringify(input ?? {})) as Record<string, unknown>;
-    checkPathParams(op, wire);
+    // Refused as the hosted client refuses it, so both targets answer the same input the same way.
+    fillPathOrRefuse(operations[op].path, wire);
     for (let waited = 0; ; waited++) {
       const res = await this.instance.service.dispatch(`Bearer ${this.apiKey}`, op, wire, {
         ...(opts.simulate !== undefined ? { simulate: opts.simulate } : {}),

@@ -183,6 +183,19 @@ function thumbnailOf(v: LookView, urls: UrlBuilder): string {
   return v.imageRel ? urls.media(v.imageRel) : "";
 }
 
+/** The person a look belongs to, as the single-look record and the list item both name it. */
+function whoseLook(v: LookView) {
+  return {
+    avatar_id: v.avatar.id,
+    avatar_name: v.avatar.name,
+    look_name: v.name,
+    gender: v.avatar.gender,
+    age_range: v.avatar.age_range,
+    ethnicity: v.avatar.ethnicity,
+    hair_color: v.avatar.hair_color,
+  };
+}
+
 export function toLook(v: LookView, urls: UrlBuilder): Look {
   return {
     id: v.id,
@@ -203,13 +216,7 @@ export function toLook(v: LookView, urls: UrlBuilder): Look {
 export function toLookDetail(v: LookView, urls: UrlBuilder): LookDetail {
   return {
     ...toLook(v, urls),
-    avatar_id: v.avatar.id,
-    avatar_name: v.avatar.name,
-    look_name: v.name,
-    gender: v.avatar.gender,
-    age_range: v.avatar.age_range,
-    ethnicity: v.avatar.ethnicity,
-    hair_color: v.avatar.hair_color,
+    ...whoseLook(v),
     error_message: v.status === "error" ? (v.error_message ?? "Look generation failed") : null,
   };
 }
@@ -217,13 +224,7 @@ export function toLookDetail(v: LookView, urls: UrlBuilder): LookDetail {
 export function toListItem(v: LookView, urls: UrlBuilder): AvatarListItem {
   return {
     id: v.id,
-    avatar_id: v.avatar.id,
-    avatar_name: v.avatar.name,
-    look_name: v.name,
-    gender: v.avatar.gender,
-    age_range: v.avatar.age_range,
-    ethnicity: v.avatar.ethnicity,
-    hair_color: v.avatar.hair_color,
+    ...whoseLook(v),
     place: v.place,
     accessories: v.accessories,
     action: v.action,
