@@ -16,10 +16,12 @@ async function killMidRun(maxAttempts: number) {
   open.push(t);
   const jobId = t.tx(() => t.jobs.enqueue({ kind: "fixture-slow", maxAttempts }));
   const marker = path.join(t.home, "marker.log");
-  const lines = () => (fs.existsSync(marker) ? fs.readFileSync(marker, "utf8").trim().split("\n") : []);
+  // Only whole lines count: the test may read the marker between the fixture's open() and write().
+  const lines = () =>
+    fs.existsSync(marker) ? fs.readFileSync(marker, "utf8").split("\n").filter((l) => l.length > 0) : [];
 
   const doomed = startFixture("job-worker.mjs", [t.home, jobId, LEASE_MS, marker, "hang"]);
-  await waitFor(() => lines().length === 1, 10_000);
+  await waitFor(() => lines().some((l) => l.startsWith("run ")), 10_000);
   expect(t.jobs.get(jobId)).toMatchObject({ status: "running", attempts: 1 });
   doomed.child.kill("SIGKILL");
   expect((await doomed.exited).signal).toBe("SIGKILL");
