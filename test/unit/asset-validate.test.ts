@@ -7,10 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/engine/errors.js";
 import type { LibraryAsset, StartLookups } from "../../src/engine/local/rules/asset-refs.js";
 import { locateUrl } from "../../src/engine/local/rules/asset-refs.js";
 import { priceParamsOf, validateStart } from "../../src/engine/local/rules/asset-validate.js";
+import { apiErrorOf } from "../helpers/errors.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
 const png = path.join(dir, "a.png");
@@ -31,15 +31,6 @@ const lookups: StartLookups = {
 /** The same lookups as a request over HTTP sees them (serve without --allow-local-files). */
 const overHttp: StartLookups = { ...lookups, allowLocalFiles: false };
 
-function err(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError");
-}
 
 describe("validateStart", () => {
   it("applies the model's defaults and settings", () => {
@@ -69,7 +60,7 @@ describe("validateStart", () => {
     const body = { type: "video", model: "vidD-omni", prompt: "x" };
     if (status === undefined) expect(() => validateStart(body, plan, lookups)).not.toThrow();
     else {
-      const e = err(() => validateStart(body, plan, lookups));
+      const e = apiErrorOf(() => validateStart(body, plan, lookups));
       expect([e.status, e.code, e.field]).toEqual([403, "not_eligible", "model"]);
       expect(e.message).toMatch(/PRO or ENTREPRISE/);
     }
@@ -88,7 +79,7 @@ describe("validateStart", () => {
   });
 
   it("refuses an asset that is not completed yet", () => {
-    const e = err(() => validateStart({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0000000000000000000000bb" }] }, "PRO", lookups));
+    const e = apiErrorOf(() => validateStart({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0000000000000000000000bb" }] }, "PRO", lookups));
     expect([e.code, e.field]).toEqual(["invalid_value", "references[0].asset_id"]);
   });
 
@@ -115,13 +106,13 @@ describe("validateStart", () => {
       elements: [{ name: "hero", images: [{ url: png }, { avatar_id: "av_1" }] }],
     });
     expect(validateStart(el("@hero, then rest"), "PRO", lookups).elements[0]!.name).toBe("hero");
-    expect(err(() => validateStart(el("@heroes"), "PRO", lookups)).field).toBe("elements[0].name");
-    expect(err(() => validateStart(el("hero"), "PRO", lookups)).field).toBe("elements[0].name");
+    expect(apiErrorOf(() => validateStart(el("@heroes"), "PRO", lookups)).field).toBe("elements[0].name");
+    expect(apiErrorOf(() => validateStart(el("hero"), "PRO", lookups)).field).toBe("elements[0].name");
   });
 
   it("reports a non-object element on its name (the spec has only .name and .images)", () => {
     for (const el of ["hero", 42, null, [{ url: png }]]) {
-      const e = err(() => validateStart({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [el] }, "PRO", lookups));
+      const e = apiErrorOf(() => validateStart({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [el] }, "PRO", lookups));
       expect([e.code, e.field]).toEqual(["invalid_value", "elements[0].name"]);
     }
   });
@@ -134,7 +125,7 @@ describe("validateStart", () => {
 
   it("rejects a duplicate element name", () => {
     const images = [{ url: png }, { url: png }];
-    const e = err(() =>
+    const e = apiErrorOf(() =>
       validateStart({ type: "video", model: "vidD-omni", prompt: "@a @A", elements: [{ name: "a", images }, { name: "A", images }] }, "PRO", lookups),
     );
     expect(e.field).toBe("elements[1].name");
@@ -161,7 +152,7 @@ describe("local files over HTTP (allowLocalFiles false)", () => {
     ["a relative path", "a.png"],
   ])("%s is refused on its field, the same way whether it exists or not", (_n, p) => {
     for (const [field, body] of inputs(p)) {
-      const e = err(() => validateStart(body, "PRO", overHttp));
+      const e = apiErrorOf(() => validateStart(body, "PRO", overHttp));
       expect([e.status, e.code, e.field]).toEqual([400, "invalid_value", field]);
       expect(e.message).toMatch(REFUSED);
       expect(e.message).not.toMatch(/not found/);

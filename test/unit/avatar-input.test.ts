@@ -9,17 +9,8 @@ import {
   personFromPrompt,
   titleFrom,
 } from "../../src/engine/local/rules/avatar-input.js";
-import { ApiError } from "../../src/engine/errors.js";
+import { apiErrorOf } from "../helpers/errors.js";
 
-function errorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError");
-}
 
 describe("avatar create validation", () => {
   const rejects: [string, Record<string, unknown>, string][] = [
@@ -37,7 +28,7 @@ describe("avatar create validation", () => {
     ["prompt not a string", { prompt: 42 }, "prompt"],
   ];
   it.each(rejects)("%s → 400 INVALID_VALUE {error, code}", (_name, body, mentions) => {
-    const e = errorOf(() => parseCreate(body));
+    const e = apiErrorOf(() => parseCreate(body));
     expect(e.status).toBe(400);
     expect(e.body).toEqual({ error: expect.stringContaining(mentions), code: "INVALID_VALUE" });
   });
@@ -47,7 +38,7 @@ describe("avatar create validation", () => {
     ["blank prompt", { prompt: "   " }],
     ["empty images", { images: [] }],
   ])("%s → 400 validation body with field prompt", (_n, body) => {
-    const e = errorOf(() => parseCreate(body));
+    const e = apiErrorOf(() => parseCreate(body));
     expect(e.status).toBe(400);
     expect(e.body).toEqual({
       error: expect.any(String),
@@ -101,7 +92,7 @@ describe("avatar edit validation, in the spec's order", () => {
     [{ ...ok, imageUrls: ["https://h/x.gif"] }, "INVALID_VALUE", 400],
   ];
   it.each(rejects)("%j → %s", (body, code, status) => {
-    const e = errorOf(() => parseEdit(body));
+    const e = apiErrorOf(() => parseEdit(body));
     expect(e.status).toBe(status);
     expect(e.body).toEqual({ error: expect.any(String), code });
   });
@@ -198,7 +189,7 @@ describe("local files over HTTP (allowLocalFiles false)", () => {
 
   it.each(cases)("%s: a local path or file:// URL → 400 INVALID_VALUE, before the image checks", (field, call) => {
     for (const ref of [...LOCAL, "/tmp/not-even-an-image.txt"]) {
-      const e = errorOf(call(ref));
+      const e = apiErrorOf(call(ref));
       expect(e.status).toBe(400);
       expect(e.body).toEqual({ error: `${field}: local files are not accepted over HTTP; use an http(s) URL`, code: "INVALID_VALUE" });
     }
