@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { openLocalInstance } from "../dist/engine/local/instance.js";
+import { openLocalInstance } from "../dist/features/local.js";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 2000);
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-asset-"));

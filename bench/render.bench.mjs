@@ -6,8 +6,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { getTools, renderImage, renderVideo } from "../dist/engine/local/media/index.js";
-import { escapeFilterValue as esc } from "../dist/engine/local/media/filtergraph.js";
+import { getTools, renderImage, renderVideo } from "../dist/media/index.js";
+import { escapeFilterValue as esc } from "../dist/media/filtergraph.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-"));

@@ -62,7 +62,7 @@ if (!fs.existsSync(path.join(root, "dist/server/server.js"))) {
   console.error("dist/ is missing: run `npx tsc -p .` first");
   process.exit(1);
 }
-const { openLocalInstance } = await import(path.join(root, "dist/engine/local/instance.js"));
+const { openLocalInstance } = await import(path.join(root, "dist/features/local.js"));
 const { startServer } = await import(path.join(root, "dist/server/server.js"));
 
 function load(spec) {

@@ -3,7 +3,7 @@
  * a lazily created engine. Nothing heavy is loaded until a command asks for it.
  */
 import type { Engine } from "../engine/engine.js";
-import type { LocalInstance } from "../engine/local/instance.js";
+import type { LocalInstance } from "../local/instance.js";
 import { mediagenHome, type Env } from "../config/paths.js";
 import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
 import { resolveKey } from "../config/credentials.js";
@@ -93,7 +93,7 @@ export class CliContext implements Context {
   /** The local instance under $MEDIAGEN_HOME (the `local` commands and the local target). */
   localInstance(): Promise<LocalInstance> {
     this.instancePromise ??= (async () => {
-      const { openLocalInstance } = await import("../engine/local/instance.js");
+      const { openLocalInstance } = await import("../features/local.js");
       return openLocalInstance({ home: this.home, worker: "detached" });
     })();
     return this.instancePromise;
@@ -129,7 +129,7 @@ export class CliContext implements Context {
         "base_url",
       );
     }
-    const { HostedEngine } = await import("../engine/hosted/hosted-engine.js");
+    const { HostedEngine } = await import("../hosted/hosted-engine.js");
     return new HostedEngine({
       baseUrl: config.baseUrl,
       apiKey: key,

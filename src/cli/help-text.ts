@@ -1,5 +1,8 @@
 import type { Command } from "commander";
 
+/** The help topics beside commands (`mediagen help <topic>`). */
+export const HELP_TOPICS = ["exit-codes"] as const;
+
 /** Adds an "Examples:" block to a command's --help (every command has one). */
 export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText("after", "\nExamples:\n" + lines.map((l) => `  $ ${l}`).join("\n"));

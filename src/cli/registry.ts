@@ -1,31 +1,21 @@
 /**
- * The command groups, loaded lazily. `mediagen --help` lists every group from this table without
- * importing any group's module, and `mediagen asset …` imports only the asset module: startup stays
- * close to a bare `node` (see bench/startup.mjs). test/unit/cli-registry.test.ts checks that this
- * table matches what the modules register.
+ * The command groups, loaded lazily: the features' commands (src/features/index.ts) and the frame's
+ * own. `mediagen --help` lists every group from this table without importing any group's module, and
+ * `mediagen asset …` imports only the asset module: startup stays close to a bare `node` (see
+ * bench/startup.mjs). The registry creates each group's command with its name and summary and hands
+ * it to the module, so a summary is written once.
  */
 import type { Command } from "commander";
-import type { CommandModule, ContextGetter } from "./types.js";
+import type { ContextGetter } from "./types.js";
+import type { CommandEntry } from "../features/types.js";
+import { FEATURES } from "../features/index.js";
+import { PROFILE_KEYS } from "../config/profiles.js";
+import { HELP_TOPICS } from "./help-text.js";
 
-export interface CommandEntry {
-  name: string;
-  /** The one-line description shown in `mediagen --help` (the module's own description). */
-  summary: string;
-  /** How `mediagen --help` shows the command when it has arguments or options, e.g. `serve [options]`. */
-  term?: string;
-  hidden?: boolean;
-  load(): Promise<{ command: CommandModule }>;
-}
+export type { CommandEntry };
 
-export const COMMANDS: readonly CommandEntry[] = [
-  { name: "folder", summary: "Create and list folders", load: () => import("./commands/folder.js") },
-  { name: "asset", summary: "Generate images and videos (assets) with a model", load: () => import("./commands/asset.js") },
-  { name: "avatar", summary: "Create, edit and browse avatars and their looks", load: () => import("./commands/avatar.js") },
-  {
-    name: "voice",
-    summary: "Browse voices (space voices and the public catalog your plan unlocks)",
-    load: () => import("./commands/voice.js"),
-  },
+/** The frame's commands: the local dashboard, the server, configuration and help. */
+const FRAME_COMMANDS: readonly CommandEntry[] = [
   {
     name: "local",
     summary: "Manage the local instance: spaces, keys, credits, ledger, webhooks",
@@ -38,14 +28,23 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/serve.js"),
   },
   { name: "auth", summary: "Log in and out of a target, and check the key in use", load: () => import("./commands/auth.js") },
-  { name: "config", summary: "Read and write profile settings (settings: target, base_url)", load: () => import("./commands/config.js") },
+  {
+    name: "config",
+    summary: `Read and write profile settings (settings: ${PROFILE_KEYS.join(", ")})`,
+    load: () => import("./commands/config.js"),
+  },
   {
     name: "completion",
     summary: "Print the shell completion script (commands, flags, and model/voice/look/folder ids)",
     term: "completion <shell>",
     load: () => import("./commands/completion.js"),
   },
-  { name: "help", summary: "Show help for a command, or a topic (exit-codes)", term: "help [topic...]", load: () => import("./commands/help.js") },
+  {
+    name: "help",
+    summary: `Show help for a command, or a topic (${HELP_TOPICS.join(", ")})`,
+    term: "help [topic...]",
+    load: () => import("./commands/help.js"),
+  },
   {
     name: "__complete",
     summary: "completion candidates for the shell scripts",
@@ -54,6 +53,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/complete.js"),
   },
 ];
+
+export const COMMANDS: readonly CommandEntry[] = [...FEATURES.flatMap((f): readonly CommandEntry[] => f.commands), ...FRAME_COMMANDS];
 
 interface Registration {
   getContext: ContextGetter;
@@ -96,10 +97,10 @@ export function addStub(program: Command, entry: CommandEntry): void {
 async function register(program: Command, entry: CommandEntry): Promise<void> {
   const reg = registrations.get(program);
   if (!reg) throw new Error("initRegistry(program) first");
-  const before = new Set(program.commands);
   const { command } = await entry.load();
-  command.register(program, reg.getContext);
-  for (const c of program.commands) if (!before.has(c)) reg.settle(c);
+  const cmd = program.command(entry.name, entry.hidden ? { hidden: true } : {}).description(entry.summary);
+  command.register(cmd, reg.getContext);
+  reg.settle(cmd);
 }
 
 /** Replaces a group's stub by the real commands (no-op when already loaded). */

@@ -1,4 +1,4 @@
-import { fillPath } from "../contract/operations.js";
+import { fillPath } from "../features/operations.js";
 import { ApiError } from "./errors.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { LocalInstance } from "../engine/local/instance.js";
+import type { LocalInstance } from "../local/instance.js";
 import type { Precheck } from "./routes.js";
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorResponse } from "../contract/errors.js";
-import { API_PREFIX, matchRoute, type OpName } from "../contract/operations.js";
+import { API_PREFIX, matchRoute, type OpName } from "../features/operations.js";
 import { rateLimitHeaders, type RateLimitInfo } from "../contract/rate-limit.js";
-import type { UrlBuilder } from "../engine/local/types.js";
+import type { UrlBuilder } from "../local/types.js";
 import { MEDIA_PREFIX, serveMedia, type MediaSigner } from "./media.js";
 
 /** What the service answers for one request (the local instance's `dispatch` result). */

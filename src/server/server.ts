@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { API_PREFIX } from "../contract/operations.js";
-import type { LocalInstance } from "../engine/local/instance.js";
-import type { UrlBuilder } from "../engine/local/types.js";
+import { API_PREFIX } from "../features/operations.js";
+import type { LocalInstance } from "../local/instance.js";
+import type { UrlBuilder } from "../local/types.js";
 import { loadMediaSecret, MediaSigner } from "./media.js";
 import { localPrecheck } from "./precheck.js";
 import { createRequestHandler } from "./routes.js";

@@ -6,8 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { probe } from "../../src/engine/local/media/index.js";
-import { pngSize } from "../../src/engine/local/media/inputs.js";
+import { probe } from "../../src/media/index.js";
+import { pngSize } from "../../src/media/inputs.js";
 import { localKey, newHome, run } from "./helpers.js";
 
 interface Started {

@@ -5,8 +5,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openLocalInstance, type LocalInstance, type OpenOptions } from "../../src/engine/local/instance.js";
-import type { LocalEngine } from "../../src/engine/local/local-engine.js";
+import { openLocalInstance, type LocalInstance, type OpenOptions } from "../../src/features/local.js";
+import type { LocalEngine } from "../../src/local/local-engine.js";
 
 const homes: string[] = [];
 const open: LocalInstance[] = [];

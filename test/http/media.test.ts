@@ -4,7 +4,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { openLocalInstance, type LocalInstance } from "../../src/engine/local/instance.js";
+import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { cleanRelPath, loadMediaSecret, MediaSigner, parseRange } from "../../src/server/media.js";
 import { OffsetClock } from "../scenarios/harness.js";

@@ -5,9 +5,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { isLoopbackAddress, normalisePublicUrl, originOf, startServer } from "../../src/server/server.js";
-import { openLocalInstance } from "../../src/engine/local/instance.js";
-import type { DispatchOptions } from "../../src/engine/local/service.js";
-import { ManualClock } from "../../src/engine/local/clock.js";
+import { openLocalInstance } from "../../src/features/local.js";
+import type { DispatchOptions } from "../../src/local/service.js";
+import { ManualClock } from "../../src/local/clock.js";
 import { assertBuilt, childEnv, runCli, startServe } from "./serve-child.js";
 
 const homes: string[] = [];

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openLocalInstance } from "../../src/engine/local/instance.js";
+import { openLocalInstance } from "../../src/features/local.js";
 import { assertBuilt, childEnv, createKey, startServe } from "./serve-child.js";
 
 const homes: string[] = [];

@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { openLocalInstance, type LocalInstance } from "../../src/engine/local/instance.js";
-import { pidAlive, type WorkerRow } from "../../src/engine/local/worker-registry.js";
+import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
+import { pidAlive, type WorkerRow } from "../../src/local/worker-registry.js";
 import { tempHome, waitFor } from "../helpers/local.js";
 import { requireBuilt } from "./fixtures/processes.js";
 

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, expect, test } from "vitest";
-import { openLocalInstance } from "../../src/engine/local/instance.js";
-import { migrations } from "../../src/engine/local/db/migrations/index.js";
+import { openLocalInstance } from "../../src/features/local.js";
+import { localParts } from "../../src/features/local.js";
+const { migrations } = localParts;
 import { tempHome } from "../helpers/local.js";
 import { lastJson, requireBuilt, runTogether, startFixture } from "./fixtures/processes.js";
 

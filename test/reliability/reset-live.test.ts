@@ -3,8 +3,8 @@
  * a running `mediagen serve` (reset refused, the server keeps its data).
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { openLocalInstance, type LocalInstance } from "../../src/engine/local/instance.js";
-import { pidAlive, type WorkerRow } from "../../src/engine/local/worker-registry.js";
+import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
+import { pidAlive, type WorkerRow } from "../../src/local/worker-registry.js";
 import { tempHome, waitFor } from "../helpers/local.js";
 import { requireBuilt } from "./fixtures/processes.js";
 import { assertBuilt, childEnv, createKey, runCli, startServe, type ServeChild } from "../http/serve-child.js";

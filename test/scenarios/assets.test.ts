@@ -10,12 +10,12 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Asset } from "../../src/contract/asset.js";
+import type { Asset } from "../../src/features/asset/contract.js";
 import { toMilli } from "../../src/contract/credits.js";
 import type { Engine } from "../../src/engine/engine.js";
-import { MODELS, type ModelDef } from "../../src/engine/local/catalog/models.js";
-import { pngSize } from "../../src/engine/local/media/inputs.js";
-import { getTools, probe, renderImage, renderVideo } from "../../src/engine/local/media/index.js";
+import { MODELS, type ModelDef } from "../../src/features/asset/catalog/models.js";
+import { pngSize } from "../../src/media/inputs.js";
+import { getTools, probe, renderImage, renderVideo } from "../../src/media/index.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

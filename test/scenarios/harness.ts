@@ -17,10 +17,10 @@ import { afterAll, beforeAll, describe } from "vitest";
 import type { Plan } from "../../src/contract/plans.js";
 import { BaseEngine, type CallOptions, type Engine, type OpName, type OpRequest, type OpResponse, type RateLimitInfo } from "../../src/engine/engine.js";
 import { ApiError } from "../../src/engine/errors.js";
-import { HostedEngine } from "../../src/engine/hosted/hosted-engine.js";
-import { openLocalInstance, type LocalInstance } from "../../src/engine/local/instance.js";
+import { HostedEngine } from "../../src/hosted/hosted-engine.js";
+import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import { rateLimitHeaders } from "../../src/contract/rate-limit.js";
-import type { Clock } from "../../src/engine/local/types.js";
+import type { Clock } from "../../src/local/types.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 
 export type TargetName = "local" | "hosted";

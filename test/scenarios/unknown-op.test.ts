@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
-import { operations, type OpName } from "../../src/contract/operations.js";
-import { handlers } from "../../src/engine/local/rules/index.js";
+import { operations, type OpName } from "../../src/features/operations.js";
+import { localParts } from "../../src/features/local.js";
+const { handlers } = localParts;
 import { apiError, forBothTargets } from "./harness.js";
 
 /** Operations the local instance does not implement yet (the list shrinks as capabilities land). */

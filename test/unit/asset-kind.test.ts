@@ -7,9 +7,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/engine/local/clock.js";
-import { assetKind, failAsset } from "../../src/engine/local/kinds/asset.js";
-import type { JobRow } from "../../src/engine/local/types.js";
+import { ManualClock } from "../../src/local/clock.js";
+import { assetKind, failAsset } from "../../src/features/asset/job.js";
+import type { JobRow } from "../../src/local/types.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 
 let t: TestInstance | undefined;

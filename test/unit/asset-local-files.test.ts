@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderImage } from "../../src/engine/local/media/index.js";
+import { renderImage } from "../../src/media/index.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 
 let t: TestInstance;

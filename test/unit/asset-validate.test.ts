@@ -7,9 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { LibraryAsset, StartLookups } from "../../src/engine/local/rules/asset-refs.js";
-import { locateUrl } from "../../src/engine/local/rules/asset-refs.js";
-import { priceParamsOf, validateStart } from "../../src/engine/local/rules/asset-validate.js";
+import type { LibraryAsset, StartLookups } from "../../src/features/asset/refs.js";
+import { locateUrl } from "../../src/features/asset/refs.js";
+import { priceParamsOf, validateStart } from "../../src/features/asset/validate.js";
 import { apiErrorOf } from "../helpers/errors.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));

@@ -4,8 +4,8 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
-import { avatarHandlers } from "../../src/engine/local/rules/avatars.js";
-import type { Handler } from "../../src/engine/local/types.js";
+import { avatarHandlers } from "../../src/features/avatar/local.js";
+import type { Handler } from "../../src/local/types.js";
 import { contextFor, expectError, insertAvatar, pngSizeOf, rejection, spaceRow, writeImage } from "./avatar-fixtures.js";
 
 const create = avatarHandlers.avatarCreate as Handler<"avatarCreate">;

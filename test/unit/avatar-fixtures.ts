@@ -10,9 +10,9 @@ import path from "node:path";
 import { expect } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
 import type { Plan } from "../../src/contract/plans.js";
-import type { LocalInstance } from "../../src/engine/local/instance.js";
-import type { RequestContext, SpaceRow } from "../../src/engine/local/types.js";
-import { getTools } from "../../src/engine/local/media/tools.js";
+import type { LocalInstance } from "../../src/local/instance.js";
+import type { RequestContext, SpaceRow } from "../../src/local/types.js";
+import { getTools } from "../../src/media/tools.js";
 
 export function spaceRow(instance: LocalInstance, id: string): SpaceRow {
   return instance.db.prepare("SELECT * FROM spaces WHERE id = ?").get(id) as SpaceRow;

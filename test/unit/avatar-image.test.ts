@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readImageSize } from "../../src/engine/local/rules/avatar-image.js";
-import { getTools } from "../../src/engine/local/media/tools.js";
+import { readImageSize } from "../../src/features/avatar/image.js";
+import { getTools } from "../../src/media/tools.js";
 
 let dir: string;
 let ffmpeg: string;

@@ -8,7 +8,7 @@ import {
   parseEdit,
   personFromPrompt,
   titleFrom,
-} from "../../src/engine/local/rules/avatar-input.js";
+} from "../../src/features/avatar/input.js";
 import { apiErrorOf } from "../helpers/errors.js";
 
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
-import { avatarHandlers, statusOf } from "../../src/engine/local/rules/avatars.js";
-import { CATALOG_AVATARS } from "../../src/engine/local/catalog/avatars.js";
-import type { Handler } from "../../src/engine/local/types.js";
+import { avatarHandlers, statusOf } from "../../src/features/avatar/local.js";
+import { CATALOG_AVATARS } from "../../src/features/avatar/catalog.js";
+import type { Handler } from "../../src/local/types.js";
 import { contextFor, expectError, pngSizeOf, rejection, spaceRow } from "./avatar-fixtures.js";
 
 const LOOK_KEYS = ["id", "name", "place", "accessories", "action", "emotion", "selfie", "format", "thumbnail", "preview", "status", "model_available"];

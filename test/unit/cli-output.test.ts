@@ -7,7 +7,7 @@ import { describeError, exitCodeForStatus, renderError } from "../../src/cli/err
 import { parseCredits, parseDuration, formatDuration } from "../../src/cli/parse.js";
 import { CliError, EXIT } from "../../src/cli/types.js";
 import { ApiError, NetworkError } from "../../src/engine/errors.js";
-import { LocalAdminError } from "../../src/engine/local/instance.js";
+import { LocalAdminError } from "../../src/local/instance.js";
 import { ConfigError } from "../../src/config/profiles.js";
 
 describe("table", () => {

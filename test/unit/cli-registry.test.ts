@@ -11,18 +11,18 @@ const noContext = () => {
 };
 
 describe("lazy command registry", () => {
-  it("the table matches what every module registers (name, summary, help term, hidden)", async () => {
+  it("every module fills the command the registry made: same name and summary, the entry's help term", async () => {
     const help = new Help();
     for (const entry of COMMANDS) {
       const program = new Command("mediagen");
+      const cmd = program.command(entry.name).description(entry.summary);
       const { command } = await entry.load();
-      command.register(program, noContext);
+      command.register(cmd, noContext);
       expect(program.commands.map((c) => c.name()), `module of ${entry.name}`).toEqual([entry.name]);
-      const cmd = program.commands[0]!;
       expect(
-        { summary: cmd.description(), term: help.subcommandTerm(cmd), hidden: (cmd as unknown as { _hidden: boolean })._hidden },
-        `registry entry "${entry.name}" is out of date with src/cli/commands/`,
-      ).toEqual({ summary: entry.summary, term: entry.term ?? entry.name, hidden: entry.hidden ?? false });
+        { summary: cmd.description(), term: help.subcommandTerm(cmd) },
+        `registry entry "${entry.name}" is out of date with its module`,
+      ).toEqual({ summary: entry.summary, term: entry.term ?? entry.name });
     }
   });
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { HostedEngine, type HostedEngineOptions } from "../../src/engine/hosted/hosted-engine.js";
-import { defaultUserAgent } from "../../src/engine/hosted/client.js";
+import { HostedEngine, type HostedEngineOptions } from "../../src/hosted/hosted-engine.js";
+import { defaultUserAgent } from "../../src/hosted/client.js";
 import { ApiError, NetworkError } from "../../src/engine/errors.js";
 import { fakeServer, freePort, type FakeServer } from "./hosted-fakes.js";
 

@@ -5,8 +5,8 @@ import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import { HostedEngine } from "../../src/engine/hosted/hosted-engine.js";
-import { isLoopbackHost, proxyFor } from "../../src/engine/hosted/proxy.js";
+import { HostedEngine } from "../../src/hosted/hosted-engine.js";
+import { isLoopbackHost, proxyFor } from "../../src/hosted/proxy.js";
 import { NetworkError } from "../../src/engine/errors.js";
 import { connectProxy, fakeServer } from "./hosted-fakes.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, MAX_RATE_WAIT_MS, neverSent, RATE_FALLBACK_STEP_MS, rateLimitWaitMs, serverNowMs, shouldRetry } from "../../src/engine/hosted/retry.js";
+import { backoffMs, MAX_RATE_WAIT_MS, neverSent, RATE_FALLBACK_STEP_MS, rateLimitWaitMs, serverNowMs, shouldRetry } from "../../src/hosted/retry.js";
 
 const sysErr = (code: string) => Object.assign(new Error(code), { code });
 const wrapped = (code: string) => Object.assign(new TypeError("fetch failed"), { cause: sysErr(code) });

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
-import { LocalAdminError, openLocalInstance } from "../../src/engine/local/instance.js";
-import { generateApiKey, hashApiKey, isApiKeyFormat } from "../../src/engine/local/keys.js";
+import { LocalAdminError, openLocalInstance } from "../../src/features/local.js";
+import { generateApiKey, hashApiKey, isApiKeyFormat } from "../../src/local/keys.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 
 let t: TestInstance;

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { migrate, openDatabase, schemaVersion } from "../../src/engine/local/db/open.js";
-import { migrations } from "../../src/engine/local/db/migrations/index.js";
+import { migrate, openDatabase, schemaVersion } from "../../src/local/db/open.js";
+import { localParts } from "../../src/features/local.js";
+const { migrations } = localParts;
 import { openTestInstance, tempHome, type TestInstance } from "../helpers/local.js";
 
 const open: TestInstance[] = [];
@@ -13,20 +14,20 @@ afterEach(async () => {
 describe("openDatabase", () => {
   test("WAL, a busy timeout of seconds, foreign keys, synchronous NORMAL, schema at the latest version", () => {
     const file = path.join(tempHome(), "x", "db.sqlite");
-    const db = openDatabase(file);
+    const db = openDatabase(file, migrations);
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("busy_timeout", { simple: true })).toBe(10_000);
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
     expect(db.pragma("synchronous", { simple: true })).toBe(1);
     expect(schemaVersion(db)).toBe(migrations.length);
     db.close();
-    const again = openDatabase(file);
+    const again = openDatabase(file, migrations);
     expect(schemaVersion(again)).toBe(migrations.length);
     again.close();
   });
 
   test("every core table is STRICT", () => {
-    const db = openDatabase(path.join(tempHome(), "db.sqlite"));
+    const db = openDatabase(path.join(tempHome(), "db.sqlite"), migrations);
     const tables = db.prepare("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'").all() as {
       name: string;
       strict: number;
@@ -40,7 +41,7 @@ describe("openDatabase", () => {
   });
 
   test("migrations apply in order, once, and a newer schema is refused", () => {
-    const db = openDatabase(":memory:");
+    const db = openDatabase(":memory:", migrations);
     const list = [...migrations, "CREATE TABLE extra (x INTEGER) STRICT;"];
     migrate(db, list);
     migrate(db, list);
@@ -50,7 +51,7 @@ describe("openDatabase", () => {
   });
 
   test("a failing migration leaves the schema version unchanged", () => {
-    const db = openDatabase(":memory:");
+    const db = openDatabase(":memory:", migrations);
     const before = schemaVersion(db);
     expect(() => migrate(db, [...migrations, "CREATE TABLE ok1 (x INTEGER) STRICT;", "THIS IS NOT SQL"])).toThrow();
     expect(schemaVersion(db)).toBe(before);

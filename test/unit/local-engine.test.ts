@@ -1,6 +1,6 @@
 /** LocalEngine as a client: it waits out 429s like the hosted client, and honours CallOptions.signal. */
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/engine/local/clock.js";
+import { ManualClock } from "../../src/local/clock.js";
 import { ApiError } from "../../src/engine/errors.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 

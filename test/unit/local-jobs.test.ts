@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { ManualClock } from "../../src/engine/local/clock.js";
-import { jobKinds } from "../../src/engine/local/kinds/index.js";
-import type { JobKind, JobRow, JobRunContext } from "../../src/engine/local/types.js";
+import { ManualClock } from "../../src/local/clock.js";
+import { localParts } from "../../src/features/local.js";
+const { jobKinds } = localParts;
+import type { JobKind, JobRow, JobRunContext } from "../../src/local/types.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 
 const open: TestInstance[] = [];

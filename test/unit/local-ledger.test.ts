@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { LocalAdminError } from "../../src/engine/local/instance.js";
+import { LocalAdminError } from "../../src/local/instance.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 
 const open: TestInstance[] = [];

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { ManualClock } from "../../src/engine/local/clock.js";
+import { ManualClock } from "../../src/local/clock.js";
 import { ApiError } from "../../src/engine/errors.js";
-import { handlers } from "../../src/engine/local/rules/index.js";
+import { localParts } from "../../src/features/local.js";
+const { handlers } = localParts;
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 
 const open: TestInstance[] = [];

@@ -7,9 +7,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LocalAdminError } from "../../src/engine/local/instance.js";
-import { jobKinds } from "../../src/engine/local/kinds/index.js";
-import { pidAlive } from "../../src/engine/local/worker-registry.js";
+import { LocalAdminError } from "../../src/local/instance.js";
+import { localParts } from "../../src/features/local.js";
+const { jobKinds } = localParts;
+import { pidAlive } from "../../src/local/worker-registry.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 
 const children: ChildProcess[] = [];

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
-import { handlers } from "../../src/engine/local/rules/index.js";
-import type { HandlerTable, RequestContext } from "../../src/engine/local/types.js";
+import { localParts } from "../../src/features/local.js";
+const { handlers } = localParts;
+import type { HandlerTable, RequestContext } from "../../src/local/types.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 
 const open: TestInstance[] = [];

@@ -2,8 +2,8 @@ import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../src/engine/local/clock.js";
-import { webhookTiming } from "../../src/engine/local/kinds/webhook.js";
+import { ManualClock } from "../../src/local/clock.js";
+import { webhookTiming } from "../../src/local/webhook-kind.js";
 import type { WebhookPayload } from "../../src/contract/webhook.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 

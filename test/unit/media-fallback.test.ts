@@ -5,8 +5,8 @@
  */
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { clearToolsCache, getTools, probe, readWavInfo, renderImage, renderVideo, synthesize, type Tools } from "../../src/engine/local/media/index.js";
-import { pngSize } from "../../src/engine/local/media/inputs.js";
+import { clearToolsCache, getTools, probe, readWavInfo, renderImage, renderVideo, synthesize, type Tools } from "../../src/media/index.js";
+import { pngSize } from "../../src/media/inputs.js";
 import { isJpeg, makeImage, tempDir } from "./media-fixtures.js";
 
 let tools: Tools;

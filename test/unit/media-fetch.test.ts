@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaFetchError, resolveMedia } from "../../src/engine/local/media/index.js";
+import { MediaFetchError, resolveMedia } from "../../src/media/index.js";
 import { tempDir } from "./media-fixtures.js";
 
 let dir: string;

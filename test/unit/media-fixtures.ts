@@ -4,7 +4,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Tools } from "../../src/engine/local/media/index.js";
+import type { Tools } from "../../src/media/index.js";
 
 export function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));

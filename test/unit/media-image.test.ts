@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getTools, MediaInputError, RenderError, renderImage, type Tools } from "../../src/engine/local/media/index.js";
-import { pngSize } from "../../src/engine/local/media/inputs.js";
+import { getTools, MediaInputError, RenderError, renderImage, type Tools } from "../../src/media/index.js";
+import { pngSize } from "../../src/media/inputs.js";
 import { leftoverTemps, makeImage, makeVideo, sha, tempDir } from "./media-fixtures.js";
 
 let tools: Tools;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { cardLayout, cleanText, fitLine, tileGrid, wrapText } from "../../src/engine/local/media/layout.js";
-import { escapeFilterValue, even, hslHex, num } from "../../src/engine/local/media/filtergraph.js";
-import { textEm } from "../../src/engine/local/media/textwidth.js";
-import { parseFfmpegVersion, parseFilters } from "../../src/engine/local/media/tools.js";
-import { parseWav, silentWav } from "../../src/engine/local/media/wav.js";
-import { fitSpeech, resolveMode } from "../../src/engine/local/media/video.js";
+import { cardLayout, cleanText, fitLine, tileGrid, wrapText } from "../../src/media/layout.js";
+import { escapeFilterValue, even, hslHex, num } from "../../src/media/filtergraph.js";
+import { textEm } from "../../src/media/textwidth.js";
+import { parseFfmpegVersion, parseFilters } from "../../src/media/tools.js";
+import { parseWav, silentWav } from "../../src/media/wav.js";
+import { fitSpeech, resolveMode } from "../../src/media/video.js";
 
 describe("text wrapping", () => {
   it("keeps every line within the width and loses no word", () => {

@@ -11,8 +11,8 @@ import {
   RenderError,
   synthesize,
   type Tools,
-} from "../../src/engine/local/media/index.js";
-import { whichOnPath } from "../../src/engine/local/media/tools.js";
+} from "../../src/media/index.js";
+import { whichOnPath } from "../../src/media/tools.js";
 import { makeImage, tempDir } from "./media-fixtures.js";
 
 let tools: Tools;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getTools, MediaInputError, readWavInfo, synthesize, type Tools } from "../../src/engine/local/media/index.js";
+import { getTools, MediaInputError, readWavInfo, synthesize, type Tools } from "../../src/media/index.js";
 import { leftoverTemps, tempDir } from "./media-fixtures.js";
 
 let tools: Tools;

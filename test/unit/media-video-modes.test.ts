@@ -1,6 +1,6 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getTools, probe, renderVideo, type Tools, type VideoMode } from "../../src/engine/local/media/index.js";
+import { getTools, probe, renderVideo, type Tools, type VideoMode } from "../../src/media/index.js";
 import { isJpeg, makeImage, makeVideo, sha, tempDir } from "./media-fixtures.js";
 
 let tools: Tools;

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getTools, MediaInputError, probe, RenderError, renderVideo, type Tools } from "../../src/engine/local/media/index.js";
+import { getTools, MediaInputError, probe, RenderError, renderVideo, type Tools } from "../../src/media/index.js";
 import { isJpeg, isPng, leftoverTemps, makeImage, sha, tempDir } from "./media-fixtures.js";
 
 let tools: Tools;

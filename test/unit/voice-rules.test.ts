@@ -2,11 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
-import { voiceHandlers } from "../../src/engine/local/rules/voices.js";
-import { addSpaceVoice, findVoice } from "../../src/engine/local/rules/voice-lookup.js";
-import { CATALOG_VOICES, catalogVoicePreviewRelPath } from "../../src/engine/local/catalog/voices.js";
+import { voiceHandlers } from "../../src/features/voice/local.js";
+import { addSpaceVoice, findVoice } from "../../src/features/voice/lookup.js";
+import { CATALOG_VOICES, catalogVoicePreviewRelPath } from "../../src/features/voice/catalog.js";
 import { VOICE_TIERS, type Plan } from "../../src/contract/plans.js";
-import type { Handler, RequestContext } from "../../src/engine/local/types.js";
+import type { Handler, RequestContext } from "../../src/local/types.js";
 import { contextFor, expectError, rejection, wavDurationMs } from "./avatar-fixtures.js";
 
 const list = voiceHandlers.voiceList as Handler<"voiceList">;

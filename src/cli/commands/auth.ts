@@ -53,9 +53,8 @@ interface StatusReport {
 }
 
 export const command: CommandModule = {
-  register(program: Command, getContext: ContextGetter) {
+  register(auth: Command, getContext: ContextGetter) {
     const get = getContext as Getter;
-    const auth = program.command("auth").description("Log in and out of a target, and check the key in use");
     examples(auth, ["mediagen auth login --target hosted --base-url https://api.example.com", "mediagen auth status"]);
 
     const login = auth

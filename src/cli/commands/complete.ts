@@ -7,11 +7,9 @@ import type { DynamicKind } from "../complete.js";
 const DYNAMIC = ["models", "voices", "looks", "folders"];
 
 export const command: CommandModule = {
-  register(program: Command, getContext: ContextGetter) {
+  register(complete: Command, getContext: ContextGetter) {
     const get = getContext as (cmd: Command) => CliContext;
-    program
-      .command("__complete", { hidden: true })
-      .description("completion candidates for the shell scripts")
+    complete
       .argument("<kind>", `words, or one of ${DYNAMIC.join(", ")}`)
       .argument("[words...]", "the words typed after `mediagen` (after --)")
       .allowUnknownOption()
@@ -30,6 +28,7 @@ export const command: CommandModule = {
           let lines: string[];
           if (kind === "words") {
             const { loadAllCommands } = await import("../registry.js");
+            const program = complete.parent!;
             await loadAllCommands(program);
             const result = completeWords(program, words);
             lines = "lines" in result ? result.lines : await dynamicValues(ctx, result.dynamic);

@@ -10,10 +10,8 @@ export function completionScript(shell: string): string {
 }
 
 export const command: CommandModule = {
-  register(program, getContext) {
-    const completion = program
-      .command("completion")
-      .description("Print the shell completion script (commands, flags, and model/voice/look/folder ids)")
+  register(completion, getContext) {
+    completion
       .addArgument(new Argument("<shell>", "shell").choices(Object.keys(SHELL_FILES)))
       .action((shell: string, _opts: unknown, cmd: Command) => {
         getContext(cmd).io.stdout.write(completionScript(shell));

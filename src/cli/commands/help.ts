@@ -3,7 +3,7 @@ import { CliError, EXIT, type CommandModule } from "../types.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
 
-const TOPICS = ["exit-codes"];
+import { HELP_TOPICS as TOPICS } from "../help-text.js";
 
 /** Finds `a b c` in the command tree (names and aliases). */
 function findCommand(root: Command, path: string[]): Command | undefined {
@@ -16,10 +16,8 @@ function findCommand(root: Command, path: string[]): Command | undefined {
 }
 
 export const command: CommandModule = {
-  register(program, getContext) {
-    const help = program
-      .command("help")
-      .description(`Show help for a command, or a topic (${TOPICS.join(", ")})`)
+  register(help, getContext) {
+    help
       .argument("[topic...]", "a command path (e.g. `folder create`) or a topic")
       .action(async (topic: string[], _opts: unknown, cmd: Command) => {
         if (topic.length === 1 && topic[0] === "exit-codes") {
@@ -38,6 +36,7 @@ export const command: CommandModule = {
           return;
         }
         const { loadAllCommands } = await import("../registry.js");
+        const program = help.parent!;
         await loadAllCommands(program);
         const target = findCommand(program, topic);
         if (!target) {

@@ -278,9 +278,8 @@ function registerReset(local: Command, get: Getter) {
 }
 
 export const command: CommandModule = {
-  register(program: Command, getContext: ContextGetter) {
+  register(local: Command, getContext: ContextGetter) {
     const get = getContext as Getter;
-    const local = program.command("local").description("Manage the local instance: spaces, keys, credits, ledger, webhooks");
     examples(local, [
       "mediagen local keys create --plan PRO --credits 1000 --json",
       "mediagen local spaces list",

@@ -47,10 +47,8 @@ function nextStopSignal(): Promise<NodeJS.Signals> {
 }
 
 export const command: CommandModule = {
-  register(program: Command, getContext) {
-    const serve = program
-      .command("serve")
-      .description("Serve the local instance over HTTP at the service's paths (/api/public/v1), with workers in process")
+  register(serve: Command, getContext) {
+    serve
       .option("--host <host>", "address to bind (non-loopback exposes the instance to the network)", "127.0.0.1")
       .option("--port <port>", "port to listen on; 0 picks a free one", "4010")
       .option("--public-url <url>", "URL clients reach this server at, used in media links (default: the listening address)")
@@ -66,9 +64,9 @@ export const command: CommandModule = {
         const { home } = await ctx.config();
 
         const [{ openLocalInstance }, { startServer, isLoopbackAddress }, { DEFAULT_RATE_LIMIT }, { redact }] = await Promise.all([
-          import("../../engine/local/instance.js"),
+          import("../../features/local.js"),
           import("../../server/server.js"),
-          import("../../engine/local/rate-limit.js"),
+          import("../../local/rate-limit.js"),
           import("../../engine/redact.js"),
         ]);
         if (flags.publicUrl !== undefined) {

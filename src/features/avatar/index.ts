@@ -1,0 +1,11 @@
+import type { LocalPart } from "../types.js";
+
+export const avatar = {
+  name: "avatar",
+  commands: [{ name: "avatar", summary: "Create, edit and browse avatars and their looks", load: () => import("./cli.js") }],
+  contract: () => import("./contract.js"),
+  local: async (): Promise<LocalPart> => {
+    const [{ avatarHandlers }, { lookKinds }, { avatars }] = await Promise.all([import("./local.js"), import("./job.js"), import("./schema.js")]);
+    return { handlers: avatarHandlers, jobKinds: lookKinds, migrations: [{ version: 3, sql: avatars }] };
+  },
+} as const;

@@ -1,0 +1,5 @@
+export const exp = {
+  name: "export",
+  commands: [],
+  contract: () => import("./contract.js"),
+} as const;

@@ -1,0 +1,5 @@
+export const generation = {
+  name: "generation",
+  commands: [],
+  contract: () => import("./contract.js"),
+} as const;

@@ -1,0 +1,5 @@
+export const script = {
+  name: "script",
+  commands: [],
+  contract: () => import("./contract.js"),
+} as const;

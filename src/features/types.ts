@@ -1,0 +1,44 @@
+/**
+ * What a feature (one resource of the service) declares. `src/features/index.ts` lists the features;
+ * the operation table, the server's routes, the local dispatch, the job kinds, the migrations and the
+ * command registry are all derived from that list. A manifest is light: it names the feature's
+ * commands and how to load its contract and its local part, and loads nothing itself (the CLI reads
+ * it on every start).
+ */
+import type { CommandModule } from "../cli/types.js";
+import type { HandlerTable, JobKind } from "../local/types.js";
+import type { OperationDef } from "../contract/operation.js";
+
+/** One top-level CLI command (a group such as `asset`, or a single command such as `serve`). */
+export interface CommandEntry {
+  name: string;
+  /** The one-line description shown in `mediagen --help` and on the command itself. */
+  summary: string;
+  /** How `mediagen --help` shows the command when it has arguments or options, e.g. `serve [options]`. */
+  term?: string;
+  hidden?: boolean;
+  load(): Promise<{ command: CommandModule }>;
+}
+
+/** A schema change of the local instance owned by a feature. */
+export interface Migration {
+  /** Global `PRAGMA user_version` this migration brings the schema to (1 is the local core). */
+  version: number;
+  sql: string;
+}
+
+/** What a feature adds to the local instance. */
+export interface LocalPart {
+  handlers?: HandlerTable;
+  jobKinds?: Record<string, JobKind>;
+  migrations?: Migration[];
+}
+
+export interface FeatureManifest<Ops extends Record<string, OperationDef> = Record<string, OperationDef>> {
+  name: string;
+  commands: readonly CommandEntry[];
+  /** The feature's zod contract; `operations` is its slice of the operation table. */
+  contract(): Promise<{ operations: Ops }>;
+  /** Its local handlers, job kinds and migrations (absent: the local instance answers 501). */
+  local?(): Promise<LocalPart>;
+}

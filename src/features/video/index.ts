@@ -1,0 +1,5 @@
+export const video = {
+  name: "video",
+  commands: [],
+  contract: () => import("./contract.js"),
+} as const;

@@ -1,0 +1,133 @@
+/**
+ * `mediagen voice …`: list (GET /voice/list), resources (GET /resources/voices: accent and a preview
+ * sample), get (GET /voice/{id}). Space voices come first; the catalog is limited by the plan.
+ */
+import { Option, type Command } from "commander";
+import type { CommandModule, Context } from "../../cli/types.js";
+import { examples } from "../../cli/help-text.js";
+import { keyValues, table, widthOf } from "../../cli/output.js";
+import type { ResourceVoice, Voice } from "./contract.js";
+
+interface FilterFlags {
+  language?: string;
+  gender?: string;
+  tags?: string;
+}
+
+export function voiceQuery(f: FilterFlags & { onlyPublic?: boolean }): Record<string, string | boolean> {
+  const q: Record<string, string | boolean> = {};
+  if (f.language !== undefined) q.language = f.language;
+  if (f.gender !== undefined) q.gender = f.gender;
+  if (f.tags !== undefined) q.tags = f.tags;
+  if (f.onlyPublic) q.onlyPublic = true;
+  return q;
+}
+
+function addFilters(cmd: Command): Command {
+  return cmd
+    .option("--language <code>", "language code(s), comma-separated, e.g. en or fr,de")
+    .addOption(new Option("--gender <gender>", "male or female").choices(["male", "female"]))
+    .option("--tags <list>", "voices with any of these tags, comma-separated, e.g. narration,calm");
+}
+
+function voicesTable(ctx: Context, voices: Voice[]): string[] {
+  if (!voices.length) {
+    ctx.io.info("No voices match.");
+    return [];
+  }
+  return table(
+    voices,
+    [
+      { header: "id", get: (v) => v.id },
+      { header: "name", get: (v) => v.name, optional: true },
+      { header: "language", get: (v) => v.language, optional: true },
+      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "source", get: (v) => v.source, optional: true },
+      { header: "tags", get: (v) => v.tags, optional: true },
+    ],
+    widthOf(ctx.io),
+  );
+}
+
+function resourcesTable(ctx: Context, voices: ResourceVoice[]): string[] {
+  if (!voices.length) {
+    ctx.io.info("No voices match.");
+    return [];
+  }
+  return table(
+    voices,
+    [
+      { header: "id", get: (v) => v.id },
+      { header: "preview", get: (v) => v.preview },
+      { header: "name", get: (v) => v.name, optional: true },
+      { header: "language", get: (v) => v.language, optional: true },
+      { header: "accent", get: (v) => v.accent, optional: true },
+      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "tags", get: (v) => v.tags, optional: true },
+    ],
+    widthOf(ctx.io),
+  );
+}
+
+async function resources(ctx: Context, flags: FilterFlags): Promise<void> {
+  const engine = await ctx.engine();
+  const res = await engine.resourceVoices(voiceQuery(flags));
+  ctx.print(res, (r) => resourcesTable(ctx, r), (r) => r.map((v) => v.id));
+}
+
+export const command: CommandModule = {
+  register(voice: Command, getContext) {
+    examples(voice, ["mediagen voice list --language fr", "mediagen voice resources --gender female", "mediagen voice get vc_emma"]);
+
+    const list = addFilters(voice.command("list").description("List voices, space voices first (GET /voice/list)"))
+      .option("--only-public", "leave out the space's own voices")
+      .option("--resources", "list with accent and preview instead (GET /resources/voices), like `voice resources`")
+      .action(async (opts: FilterFlags & { onlyPublic?: boolean; resources?: boolean }, cmd: Command) => {
+        const ctx = getContext(cmd);
+        if (opts.resources) {
+          if (opts.onlyPublic) ctx.io.warn("--only-public does not apply to the resources listing; ignored");
+          await resources(ctx, opts);
+          return;
+        }
+        const engine = await ctx.engine();
+        const res = await engine.voiceList(voiceQuery(opts));
+        ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));
+      });
+    examples(list, [
+      "mediagen voice list",
+      "mediagen voice list --language en --gender female --tags narration,calm",
+      "mediagen voice list --only-public --json",
+      "mediagen voice list --resources --language de",
+    ]);
+
+    const res = addFilters(
+      voice.command("resources").description("Voices with accent and a preview sample URL (GET /resources/voices)"),
+    ).action(async (opts: FilterFlags, cmd: Command) => {
+      await resources(getContext(cmd), opts);
+    });
+    examples(res, ["mediagen voice resources", "mediagen voice resources --language es --json | jq -r '.[].preview'"]);
+
+    const get = voice
+      .command("get <voice_id>")
+      .description("One voice, from the space or the catalog your plan unlocks (GET /voice/{id})")
+      .action(async (id: string, _opts: unknown, cmd: Command) => {
+        const ctx = getContext(cmd);
+        const engine = await ctx.engine();
+        const v = await engine.voiceGet({ id });
+        ctx.print(
+          v,
+          (x) =>
+            keyValues([
+              ["voice", x.id],
+              ["name", x.name],
+              ["language", x.language],
+              ["gender", x.gender],
+              ["tags", x.tags],
+              ["source", x.source === "space" ? "space (custom)" : "public catalog"],
+            ]),
+          (x) => [x.id],
+        );
+      });
+    examples(get, ["mediagen voice get vc_emma", "mediagen voice get vc_emma --json"]);
+  },
+};

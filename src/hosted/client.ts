@@ -1,0 +1,283 @@
+import { createRequire } from "node:module";
+import type { LookupFunction } from "node:net";
+import { request, type Dispatcher } from "undici";
+import { ApiError, NetworkError } from "../engine/errors.js";
+import { readRateLimit, type RateLimitInfo } from "../contract/rate-limit.js";
+import { redact } from "../engine/redact.js";
+import { abortableSleep } from "../engine/sleep.js";
+import { createDispatcher } from "./proxy.js";
+import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
+
+export interface HttpClientOptions {
+  /** Ends with the API prefix, e.g. `https://api.example.com/api/public/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …`; omitted when empty. */
+  apiKey: string | undefined;
+  userAgent?: string;
+  /** Receives one trace line per request, response and retry; keys are redacted. */
+  debug?: (line: string) => void;
+  /** Proxy variables; defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** A dispatcher to use instead of the engine's own pool (not closed by `close`). */
+  dispatcher?: Dispatcher;
+  /** Extra trusted CA for the service's certificate. */
+  ca?: string | Buffer;
+  /** Name resolution for direct connections (tests map a name to 127.0.0.1 without DNS). */
+  lookup?: LookupFunction;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Retries of GETs after network errors and 5xx (default 3). */
+  retries?: number;
+  /** Retries of any request after 429 (default 3). */
+  rateLimitRetries?: number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface HttpRequest {
+  method: "GET" | "POST";
+  /** Path under the base URL, starting with `/`. */
+  path: string;
+  query?: Record<string, unknown>;
+  body?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+const require = createRequire(import.meta.url);
+
+/** `mediagen/<version> node/<version>`, read from the package that ships this file. */
+export function defaultUserAgent(): string {
+  let version = "0.0.0";
+  try {
+    version = (require("../../package.json") as { version: string }).version;
+  } catch {
+    // A bundled copy without package.json still identifies itself.
+  }
+  return `mediagen/${version} node/${process.versions.node}`;
+}
+
+/** Serialises a GET's input as a query string: lists comma-separated, as the service reads them. */
+export function toQueryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) params.append(k, v.map(String).join(","));
+    else if (typeof v === "object") params.append(k, JSON.stringify(v));
+    else params.append(k, String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+
+/** Headers worth keeping on an ApiError: rate limit and request id. */
+function errorHeaders(h: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (k.startsWith("x-ratelimit-") || k === "x-request-id") out[k] = v;
+  return out;
+}
+
+function parseBody(status: number, text: string): unknown {
+  if (text === "") return status >= 400 ? { error: `HTTP ${status}` } : {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    if (status >= 400) return { error: text.slice(0, 200).trim() || `HTTP ${status}` };
+    return undefined;
+  }
+}
+
+/**
+ * The hosted target's HTTP layer: one pool, Bearer auth, JSON in and out, timeouts, retries that
+ * never repeat a POST which may have reached the server, waits on 429, and redacted debug traces.
+ */
+export class HttpClient {
+  readonly baseUrl: string;
+  private readonly origin: string;
+  private readonly prefix: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly headers: Record<string, string>;
+  private readonly debugFn: ((line: string) => void) | undefined;
+  private readonly retries: number;
+  private readonly rateLimitRetries: number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private rate: RateLimitInfo | undefined;
+
+  constructor(o: HttpClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(o.baseUrl);
+    } catch {
+      throw new TypeError(`Invalid base URL: ${redact(o.baseUrl)}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`Base URL must be http(s): ${redact(o.baseUrl)}`);
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/+$/, "");
+    this.baseUrl = this.origin + this.prefix;
+    if (o.dispatcher) {
+      this.dispatcher = o.dispatcher;
+      this.ownsDispatcher = false;
+    } else {
+      this.dispatcher = createDispatcher({
+        baseUrl: url,
+        env: o.env ?? process.env,
+        connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
+        headersTimeoutMs: o.headersTimeoutMs ?? 60_000,
+        bodyTimeoutMs: o.bodyTimeoutMs ?? 60_000,
+        ...(o.ca ? { ca: o.ca } : {}),
+        ...(o.lookup ? { lookup: o.lookup } : {}),
+      }).dispatcher;
+      this.ownsDispatcher = true;
+    }
+    this.headers = { accept: "application/json", "user-agent": o.userAgent ?? defaultUserAgent() };
+    if (o.apiKey) this.headers.authorization = `Bearer ${o.apiKey}`;
+    this.debugFn = o.debug;
+    this.retries = o.retries ?? 3;
+    this.rateLimitRetries = o.rateLimitRetries ?? 3;
+    this.sleep = o.sleep ?? abortableSleep;
+    this.now = o.now ?? Date.now;
+    this.random = o.random ?? Math.random;
+  }
+
+  lastRateLimit(): RateLimitInfo | undefined {
+    return this.rate;
+  }
+
+  private trace(line: string): void {
+    if (this.debugFn) this.debugFn(redact(line));
+  }
+
+  /** Sends a request, retrying as policy allows. Resolves on 2xx only; throws ApiError or NetworkError. */
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const url = `${this.origin}${this.prefix}${req.path}${req.method === "GET" ? toQueryString(req.query) : ""}`;
+    const headers: Record<string, string> = { ...this.headers, ...req.headers };
+    let body: string | undefined;
+    if (req.method === "POST") {
+      body = JSON.stringify(req.body ?? {});
+      headers["content-type"] = "application/json";
+    }
+    let failures = 0;
+    let rateLimited = 0;
+    for (;;) {
+      const started = this.now();
+      this.trace(`→ ${req.method} ${url}`);
+      let res: HttpResponse;
+      try {
+        res = await this.once(url, req.method, headers, body, req.signal);
+      } catch (err) {
+        if (req.signal?.aborted) throw err;
+        const code = errorCode(err) ?? "network error";
+        this.trace(`✗ ${req.method} ${url} failed after ${this.now() - started} ms: ${code}`);
+        const verdict = shouldRetry({ method: req.method, attempt: failures, maxRetries: this.retries, error: err });
+        if (!verdict.retry) {
+          // A POST is never repeated here, so say what the user must check before repeating it.
+          const mayHaveLanded = req.method !== "GET" && !neverSent(err);
+          throw new NetworkError(
+            `Could not complete ${req.method} ${this.origin}${this.prefix}${req.path}: ${describeNetworkError(err)}` +
+              (mayHaveLanded ? "; the request may have reached the service; check its status (or the ledger) before retrying" : ""),
+            err,
+          );
+        }
+        await this.pause(backoffMs(failures++, this.random), verdict.reason, req);
+        continue;
+      }
+      const rate = readRateLimit(res.headers);
+      if (rate) this.rate = rate;
+      this.trace(
+        `← ${res.status} in ${this.now() - started} ms` + (rate ? `, rate ${rate.remaining}/${rate.limit} reset ${rate.reset}` : ""),
+      );
+      if (res.status >= 300 && res.status < 400) {
+        // undici does not follow redirects, and following one would resend a POST: report it instead.
+        throw redirectError(res);
+      }
+      if (res.status < 300) {
+        if (res.body === undefined) {
+          throw new ApiError(res.status, { error: "The service answered with a body that is not JSON", details: [{ code: "invalid_response", message: "Response body is not JSON" }] }, errorHeaders(res.headers));
+        }
+        return res;
+      }
+      if (res.status === 429 && rateLimited < this.rateLimitRetries) {
+        const wait = rateLimitWaitMs({
+          resetHeader: res.headers["x-ratelimit-reset"],
+          lastReset: this.rate?.reset,
+          nowMs: serverNowMs(res.headers.date, this.now()),
+          attempt: rateLimited++,
+          random: this.random,
+        });
+        await this.pause(wait, "HTTP 429 rate limited", req);
+        continue;
+      }
+      const verdict = shouldRetry({ method: req.method, attempt: failures, maxRetries: this.retries, status: res.status });
+      if (verdict.retry) {
+        await this.pause(backoffMs(failures++, this.random), verdict.reason, req);
+        continue;
+      }
+      throw new ApiError(res.status, res.body, errorHeaders(res.headers));
+    }
+  }
+
+  private async pause(ms: number, reason: string, req: HttpRequest): Promise<void> {
+    this.trace(`… ${reason}: retrying ${req.method} ${req.path} in ${ms} ms`);
+    await this.sleep(ms, req.signal);
+  }
+
+  private async once(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpResponse> {
+    const res = await request(url, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      dispatcher: this.dispatcher,
+      ...(signal ? { signal } : {}),
+    });
+    const text = await res.body.text();
+    const h = flatHeaders(res.headers);
+    return { status: res.statusCode, headers: h, body: parseBody(res.statusCode, text) };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+function redirectError(res: HttpResponse): ApiError {
+  const location = res.headers.location ? redact(res.headers.location) : "(no Location header)";
+  return new ApiError(
+    res.status,
+    {
+      error: `Unexpected redirect to ${location}`,
+      details: [{ code: "unexpected_redirect", message: `The service answered HTTP ${res.status} with a redirect to ${location}: check the base URL (https?)` }],
+    },
+    errorHeaders(res.headers),
+  );
+}
+
+function describeNetworkError(err: unknown): string {
+  const code = errorCode(err);
+  const msg = err instanceof Error ? err.message : String(err);
+  return redact(code && !msg.includes(code) ? `${code} ${msg}` : msg);
+}
