@@ -62,6 +62,15 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
+/**
+ * A request body may be declared JSON (`application/json`, `…+json`) or not declared at all; any other
+ * declared type (a form, `text/plain`) is refused with 415 rather than parsed as if it were JSON.
+ */
+export function acceptsAsJson(contentType: string | undefined): boolean {
+  if (contentType === undefined || contentType.trim() === "") return true;
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
+}
 
 type BodyResult =
   | { kind: "ok"; value: Record<string, unknown> }
@@ -175,7 +184,8 @@ export function createRequestHandler(o: ApiHandlerOptions) {
       };
 
       const sub = pathname.slice(API_PREFIX.length) || "/";
-      const method = req.method ?? "GET";
+      // HEAD is GET without a body (node leaves the body out of a HEAD response by itself).
+      const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
       let route: ReturnType<typeof matchRoute>;
       try {
         route = matchRoute(method, sub);
@@ -193,6 +203,11 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
       let input: Record<string, unknown>;
       if (method === "POST") {
+        if (!acceptsAsJson(req.headers["content-type"])) {
+          return await early(415, "unsupported_media_type", `Request bodies must be JSON (Content-Type: application/json), not ${req.headers["content-type"]}`, "Unsupported media type", {
+            connection: "close",
+          });
+        }
         const declared = Number(req.headers["content-length"]);
         if (checkContinue) {
           if (Number.isFinite(declared) && declared > limit) {

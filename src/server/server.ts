@@ -19,6 +19,8 @@ export interface ServerOptions {
   onError?: (err: unknown) => void;
   /** One line per finished request: method, path (no query: media signatures stay out), status, time. */
   accessLog?: (line: string) => void;
+  /** How long a client may take to send a request's headers (default 60 s); past it: 408. */
+  headersTimeoutMs?: number;
   /** Lets requests use files on this machine as media inputs (`serve --allow-local-files`); default false. */
   allowLocalFiles?: boolean;
 }
@@ -56,6 +58,12 @@ export function isLoopbackAddress(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
+/** A whole HTTP/1.1 response for a socket that has no ServerResponse (client errors, CONNECT). */
+function rawJsonResponse(status: number, reason: string, body: unknown): string {
+  const text = JSON.stringify(body);
+  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
+}
+
 /** Starts the HTTP adapter over a local instance. Resolves once listening. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const inst = o.instance;
@@ -88,13 +96,35 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     void handle(req, res, checkContinue);
   };
 
-  const server = http.createServer({ keepAliveTimeout: 5_000 }, (req, res) => track(req, res, false));
+  // HTTP/1.1 asks for a Host header, but nothing here depends on it (media links use the listening
+  // address or --public-url): a request without one is answered like any other, in JSON.
+  const server = http.createServer({
+      keepAliveTimeout: 5_000,
+      requireHostHeader: false,
+      ...(o.headersTimeoutMs
+        ? { headersTimeout: o.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.max(10, Math.floor(o.headersTimeoutMs / 4)) }
+        : {}),
+    }, (req, res) => track(req, res, false));
   server.on("checkContinue", (req, res) => track(req, res, true));
-  // A malformed request line gets a plain 400 rather than a dropped socket.
+  // Errors node finds before a request exists still get the service's JSON envelope, never a dropped socket.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
     if (err.code === "ECONNRESET" || !socket.writable) return socket.destroy();
-    const body = JSON.stringify({ error: "Bad request", details: [{ code: "invalid_value", message: "Malformed HTTP request" }] });
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const [status, reason, code, message] =
+      err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", "request_timeout", "The request's headers or body did not arrive in time"]
+        : err.code === "HPE_HEADER_OVERFLOW"
+          ? [431, "Request Header Fields Too Large", "invalid_value", "The request's headers are too large"]
+          : [400, "Bad Request", "invalid_value", "Malformed HTTP request"];
+    socket.end(rawJsonResponse(status, reason, { error: reason, details: [{ code, message }] }));
+  });
+  // CONNECT (a proxy tunnel) is not something this server does: say so instead of dropping the socket.
+  server.on("connect", (_req, socket) => {
+    socket.end(
+      rawJsonResponse(405, "Method Not Allowed", {
+        error: "Method not allowed",
+        details: [{ code: "method_not_allowed", message: "CONNECT is not supported: this is not a proxy" }],
+      }),
+    );
   });
 
   await new Promise<void>((resolve, reject) => {

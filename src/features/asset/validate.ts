@@ -4,6 +4,7 @@
  * transaction that debits.) Pure apart from the lookups it is given, so it is tested by tables.
  */
 import { SLOT_NAMES, type SlotName } from "./contract.js";
+import { PROMPT_MAX } from "../../contract/limits.js";
 import { meetsRequiredPlans, type Plan } from "../../contract/plans.js";
 import { ApiError } from "../../engine/errors.js";
 import { MAX_GENERATIONS, MIN_GENERATIONS, type PriceParams } from "./catalog/pricing.js";
@@ -96,8 +97,9 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
   const promptRaw = optionalString(input.prompt, "prompt");
   const prompt = promptRaw?.trim() ?? "";
   if (!prompt && !model.promptless) throw missing("prompt");
-  if (model.max_prompt_length !== null && prompt.length > model.max_prompt_length) {
-    throw invalid("prompt", `prompt is longer than ${model.max_prompt_length} characters for ${model.name}`);
+  const promptCap = model.max_prompt_length ?? PROMPT_MAX;
+  if (prompt.length > promptCap) {
+    throw invalid("prompt", `prompt is longer than ${promptCap} characters for ${model.name}`);
   }
   const avatarDescription = optionalString(input.avatar_description, "avatar_description");
   if (avatarDescription !== undefined && !model.avatarDescription) {

@@ -3,6 +3,7 @@
  * what a look generated from a prompt is described as, and its pixel size. No I/O here.
  */
 import path from "node:path";
+import { NAME_MAX, PROMPT_MAX } from "../../contract/limits.js";
 import {
   AVATAR_CREATE_STYLES,
   AVATAR_EDIT_STYLES,
@@ -66,6 +67,13 @@ function optString(input: Record<string, unknown>, key: string): string | undefi
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "string") throw invalid(`${key} must be a string`);
   return v;
+}
+
+/** A text field within `max` characters (INVALID_VALUE naming the field past it). */
+function bounded(input: Record<string, unknown>, key: string, max: number): string | undefined {
+  const s = optString(input, key);
+  if (s !== undefined && s.length > max) throw invalid(`${key} is longer than ${max} characters`);
+  return s;
 }
 
 function nonEmpty(s: string | undefined): string | undefined {
@@ -132,10 +140,10 @@ export type CreatePlan =
 /** Validates an avatar create body in the service's order: webhook, then the chosen mode's fields. */
 export function parseCreate(input: Record<string, unknown>, o: InputOptions = { allowLocalFiles: true }): CreatePlan {
   const webhookUrl = webhook(input, "INVALID_VALUE");
-  const prompt = nonEmpty(optString(input, "prompt"));
+  const prompt = nonEmpty(bounded(input, "prompt", PROMPT_MAX));
   const style = oneOf(optString(input, "style"), AVATAR_CREATE_STYLES, "style", "iphone");
-  const name = nonEmpty(optString(input, "name"));
-  const place = nonEmpty(optString(input, "place"));
+  const name = nonEmpty(bounded(input, "name", NAME_MAX));
+  const place = nonEmpty(bounded(input, "place", NAME_MAX));
   if (prompt !== undefined) {
     const format = oneOf(optString(input, "format"), ["vertical", "horizontal"] as const, "format", "vertical");
     const resolution = oneOf(optString(input, "resolution"), AVATAR_RESOLUTIONS, "resolution", "2K");
@@ -169,6 +177,7 @@ export function parseEdit(input: Record<string, unknown>, o: InputOptions = { al
   if (typeof lookId !== "string" || lookId.trim() === "") throw ApiError.of("MISSING_LOOK_ID", "look_id is required");
   const prompt = input.prompt;
   if (typeof prompt !== "string" || prompt.trim() === "") throw ApiError.of("MISSING_PROMPT", "prompt is required");
+  if (prompt.length > PROMPT_MAX) throw invalid(`prompt is longer than ${PROMPT_MAX} characters`);
   const webhookUrl = webhook(input, "INVALID_WEBHOOK_URL");
   const format = oneOf(optString(input, "format"), ["vertical", "horizontal"] as const, "format", "vertical");
   const styleIn = optString(input, "style");

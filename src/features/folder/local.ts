@@ -1,4 +1,5 @@
 import { ApiError } from "../../engine/errors.js";
+import { NAME_MAX } from "../../contract/limits.js";
 import type { Folder, FolderType } from "./contract.js";
 import type { HandlerTable, RequestContext } from "../../local/types.js";
 
@@ -33,6 +34,7 @@ function createFolder(ctx: RequestContext, input: Record<string, unknown>): Fold
     throw ApiError.of("missing_field", "name is required", { field: "name" });
   }
   if (typeof name !== "string") throw invalid("name", "name must be a string");
+  if (name.length > NAME_MAX) throw invalid("name", `name is longer than ${NAME_MAX} characters`);
   const type = parseType(input.type, false) ?? "assets";
 
   const { instance, space } = ctx;
