@@ -12,6 +12,8 @@ export interface DispatchOptions {
   urls: UrlBuilder;
   /** Default true (in process); the HTTP server passes false unless told otherwise. */
   allowLocalFiles?: boolean;
+  /** Default true (in process); the HTTP server passes false unless told otherwise. */
+  allowPrivateNetwork?: boolean;
 }
 
 export interface DispatchResult {
@@ -112,6 +114,7 @@ export class LocalService {
         simulate: opts.simulate,
         urls: opts.urls,
         allowLocalFiles: opts.allowLocalFiles ?? true,
+        allowPrivateNetwork: opts.allowPrivateNetwork ?? true,
       };
       const queued = this.instance.jobs.enqueued;
       const body: unknown = await handler(ctx, (input ?? {}) as never);

@@ -50,6 +50,11 @@ export interface RequestContext {
    * server's files through a reference.
    */
   allowLocalFiles: boolean;
+  /**
+   * Whether media URLs fetched for this request (now or by its job) may reach loopback, private and
+   * link-local addresses. True in process; false over HTTP unless `serve --allow-private-urls`.
+   */
+  allowPrivateNetwork: boolean;
 }
 
 export type Handler<K extends OpName> = (

@@ -44,7 +44,7 @@ export class RenderError extends Error {
   }
 }
 
-export type MediaFetchReason = "not_found" | "too_large" | "timeout" | "http_error" | "unsupported";
+export type MediaFetchReason = "not_found" | "too_large" | "timeout" | "http_error" | "unsupported" | "unreachable";
 
 /** A reference/media URL or path could not be turned into a local file. */
 export class MediaFetchError extends Error {

@@ -3,9 +3,13 @@
  * the cache under a hash of the URL; file:// URLs and plain paths are checked and returned as is.
  */
 import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeQuietly, sha256, tempPathFor } from "./atomic.js";
+import { isPublicAddress, lookupWithin, RefusedAddressError, type AddressPolicy } from "./address-policy.js";
 import { MediaFetchError } from "./errors.js";
 
 export interface ResolveMediaOptions {
@@ -15,6 +19,14 @@ export interface ResolveMediaOptions {
   /** Whole request, headers and body. Default 30 s. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Whether http(s) URLs may reach loopback, private and link-local addresses. True for the machine's
+   * owner (in process); false on a remote caller's behalf (`mediagen serve` unless
+   * `--allow-private-urls`): then every address a URL resolves to, on every redirect, must be public.
+   */
+  allowPrivateNetwork: boolean;
+  /** The addresses a public-only fetch may reach (default: public unicast ones, `isPublicAddress`). */
+  addressPolicy?: AddressPolicy;
 }
 
 export const DEFAULT_MAX_BYTES = 200 * 1024 * 1024;
@@ -75,9 +87,22 @@ export async function resolveMedia(urlOrPath: string, o: ResolveMediaOptions): P
   return dest;
 }
 
+const MAX_REDIRECTS = 5;
+
+/** One GET through node's http(s) with the policy's lookup; resolves with the response, unread. */
+function get(url: URL, headers: Record<string, string>, policy: AddressPolicy | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const mod = url.protocol === "https:" ? https : http;
+    const req = mod.get(url, { headers, signal, ...(policy ? { lookup: lookupWithin(policy) as never } : {}) }, resolve);
+    req.on("error", reject);
+  });
+}
+
 async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise<void> {
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const publicOnly = !o.allowPrivateNetwork;
+  const policy = publicOnly ? (o.addressPolicy ?? isPublicAddress) : undefined;
   const shown = displayUrl(url);
   const ctrl = new AbortController();
   let timedOut = false;
@@ -89,30 +114,55 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
   o.signal?.addEventListener("abort", onAbort, { once: true });
   const tmp = tempPathFor(dest);
   let out: fs.WriteStream | undefined;
+  let res: http.IncomingMessage | undefined;
   try {
-    // fetch refuses URLs with user:password@; send them as Basic auth like curl does.
-    const headers: Record<string, string> = {};
-    const target = new URL(url.href);
+    let target = new URL(url.href);
+    const headers: Record<string, string> = { "user-agent": "mediagen-local" };
     if (target.username || target.password) {
-      const user = decodeURIComponent(target.username);
-      const pass = decodeURIComponent(target.password);
-      headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+      // On this machine's own behalf (in process) credentials go as Basic auth, like curl; on a
+      // remote caller's behalf they are dropped: this server does not log in anywhere for them.
+      if (!publicOnly) {
+        const user = decodeURIComponent(target.username);
+        const pass = decodeURIComponent(target.password);
+        headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+      }
       target.username = "";
       target.password = "";
     }
-    const res = await fetch(target, { signal: ctrl.signal, redirect: "follow", headers });
-    if (res.status === 404 || res.status === 410) {
-      throw new MediaFetchError(`not found (HTTP ${res.status}): ${shown}`, "not_found", res.status);
+    for (let hop = 0; ; hop++) {
+      // An address written as an IP (in any spelling the URL parser accepts) is never looked up.
+      const host = target.hostname.replace(/^\[|\]$/g, "");
+      if (policy && net.isIP(host) && !policy(host)) throw new RefusedAddressError(`${host} is not an address this fetch may reach`);
+      res = await get(target, headers, policy, ctrl.signal);
+      const location = res.headers.location;
+      if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
+        res.resume();
+        if (hop >= MAX_REDIRECTS) throw new MediaFetchError(`too many redirects fetching ${shown}`, "http_error", res.statusCode);
+        const next = new URL(location, target);
+        if (next.protocol !== "http:" && next.protocol !== "https:") {
+          throw new MediaFetchError(`${shown} redirects to an unsupported URL scheme`, "unsupported");
+        }
+        // Credentials never follow a redirect to another origin.
+        if (next.origin !== target.origin) delete headers.authorization;
+        next.username = "";
+        next.password = "";
+        target = next;
+        continue;
+      }
+      break;
     }
-    if (!res.ok) throw new MediaFetchError(`HTTP ${res.status} fetching ${shown}`, "http_error", res.status);
-    const declared = Number(res.headers.get("content-length") ?? NaN);
+    const status = res.statusCode ?? 0;
+    if (status === 404 || status === 410) {
+      throw new MediaFetchError(`not found (HTTP ${status}): ${shown}`, "not_found", status);
+    }
+    if (status < 200 || status >= 300) throw new MediaFetchError(`HTTP ${status} fetching ${shown}`, "http_error", status);
+    const declared = Number(res.headers["content-length"] ?? NaN);
     if (Number.isFinite(declared) && declared > maxBytes) {
       throw new MediaFetchError(`${shown} is ${declared} bytes, over the ${maxBytes}-byte limit`, "too_large");
     }
-    if (!res.body) throw new MediaFetchError(`empty response from ${shown}`, "http_error", res.status);
     out = fs.createWriteStream(tmp);
     let total = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
       total += chunk.byteLength;
       if (total > maxBytes) {
         throw new MediaFetchError(`${shown} is over the ${maxBytes}-byte limit`, "too_large");
@@ -124,15 +174,20 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
     fs.renameSync(tmp, dest);
   } catch (e) {
     if (out) out.destroy();
+    res?.destroy();
     removeQuietly(tmp);
-    if (e instanceof MediaFetchError) {
-      ctrl.abort();
-      throw e;
+    ctrl.abort();
+    const cancelled = !timedOut && o.signal?.aborted;
+    if (cancelled) throw new MediaFetchError(`cancelled fetching ${shown}`, "timeout");
+    if (publicOnly && !(e instanceof MediaFetchError && (e.reason === "too_large" || e.reason === "unsupported"))) {
+      // For a remote caller every refused or failed fetch reads the same: what an address or port
+      // answered (refused, closed, timed out, not HTTP) must not be learnable from the message.
+      throw new MediaFetchError(`could not fetch ${shown}`, "unreachable");
     }
+    if (e instanceof MediaFetchError) throw e;
     if (timedOut) throw new MediaFetchError(`timed out after ${timeoutMs} ms fetching ${shown}`, "timeout");
-    if (o.signal?.aborted) throw new MediaFetchError(`cancelled fetching ${shown}`, "timeout");
     // Only an error code goes into the message: library messages may quote the full URL.
-    const code = e instanceof Error ? ((e.cause as { code?: string } | undefined)?.code ?? e.name) : "error";
+    const code = (e as { code?: string }).code ?? (e instanceof Error ? e.name : "error");
     throw new MediaFetchError(`could not fetch ${shown}: ${code}`, "http_error");
   } finally {
     clearTimeout(timer);

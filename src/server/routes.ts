@@ -18,7 +18,7 @@ export interface ServiceLike {
     authorization: string | undefined,
     op: OpName,
     input: Record<string, unknown>,
-    opts: { simulate?: string; urls: UrlBuilder; allowLocalFiles?: boolean },
+    opts: { simulate?: string; urls: UrlBuilder; allowLocalFiles?: boolean; allowPrivateNetwork?: boolean },
   ): Promise<DispatchResult>;
 }
 
@@ -49,6 +49,8 @@ export interface ApiHandlerOptions {
    * default: over HTTP the caller is not necessarily the owner of this machine's files.
    */
   allowLocalFiles?: boolean;
+  /** Lets media URLs reach loopback/private/link-local addresses (`serve --allow-private-urls`); default false. */
+  allowPrivateNetwork?: boolean;
   /**
    * The clock of the `Date` header (default the system clock). The instance's clock, so that a
    * client measuring `X-RateLimit-Reset` against `Date` sees the same time the window was counted on.
@@ -136,6 +138,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
   const idPrefix = randomBytes(4).toString("hex");
   const now = o.now ?? Date.now;
   const allowLocalFiles = o.allowLocalFiles ?? false;
+  const allowPrivateNetwork = o.allowPrivateNetwork ?? false;
   let seq = 0;
 
   return async function handle(req: IncomingMessage, res: ServerResponse, checkContinue = false): Promise<void> {
@@ -232,6 +235,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         ...(typeof simulate === "string" && simulate ? { simulate } : {}),
         urls: o.urls(),
         allowLocalFiles,
+        allowPrivateNetwork,
       });
       send(result.status, result.body, rateLimitHeaders(result.rateLimit));
     } catch (err) {

@@ -23,6 +23,8 @@ export interface ServerOptions {
   headersTimeoutMs?: number;
   /** Lets requests use files on this machine as media inputs (`serve --allow-local-files`); default false. */
   allowLocalFiles?: boolean;
+  /** Lets media URLs reach loopback, private and link-local addresses (`serve --allow-private-urls`); default false. */
+  allowPrivateNetwork?: boolean;
 }
 
 export interface RunningServer {
@@ -78,6 +80,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     precheck: localPrecheck(inst),
     ...(o.onError ? { onError: o.onError } : {}),
     allowLocalFiles: o.allowLocalFiles ?? false,
+    allowPrivateNetwork: o.allowPrivateNetwork ?? false,
     now: () => inst.clock.now(),
   });
 

@@ -106,7 +106,9 @@ export class TargetHarness {
       clock: this.clock,
       ...(this.options.rateLimit ? { rateLimit: this.options.rateLimit } : {}),
     });
-    if (this.target === "hosted") this.server = await startServer({ instance: this.inst, host: "127.0.0.1", port: 0 });
+    // The suite's media servers listen on 127.0.0.1: the served instance is told that network is ours
+    // (`serve --allow-private-urls`); test/http/fetch-policy.test.ts covers the default refusal.
+    if (this.target === "hosted") this.server = await startServer({ instance: this.inst, host: "127.0.0.1", port: 0, allowPrivateNetwork: true });
   }
 
   async teardown(): Promise<void> {

@@ -11,6 +11,7 @@ interface ServeFlags {
   port: string;
   publicUrl?: string;
   allowLocalFiles?: boolean;
+  allowPrivateUrls?: boolean;
 }
 
 /** A positive integer from an environment variable (tests and benchmarks tune the rate limit). */
@@ -56,6 +57,10 @@ export const command: CommandModule = {
         "--allow-local-files",
         "let requests use files on this machine (file:// URLs, plain paths) as media inputs, as in-process calls can; off by default",
       )
+      .option(
+        "--allow-private-urls",
+        "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
+      )
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd);
         const port = parsePort(flags.port);
@@ -83,6 +88,12 @@ export const command: CommandModule = {
             "warning: --allow-local-files lets any client holding a key of this instance read files this process can read, as media inputs.",
           );
         }
+        const allowPrivateNetwork = flags.allowPrivateUrls === true;
+        if (allowPrivateNetwork) {
+          ctx.io.warn(
+            "warning: --allow-private-urls lets any client holding a key of this instance make this machine fetch from its own network (loopback, private and link-local addresses).",
+          );
+        }
         if (!isLoopbackAddress(flags.host)) {
           ctx.io.warn(
             `warning: binding ${flags.host} exposes the local instance to the network; anyone who can reach it and holds a key can use it.` +
@@ -101,6 +112,7 @@ export const command: CommandModule = {
             port,
             ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
             allowLocalFiles,
+            allowPrivateNetwork,
             onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
             ...(trace ? { accessLog: trace } : {}),
           });
@@ -137,6 +149,7 @@ export const command: CommandModule = {
       "mediagen --target hosted --base-url http://127.0.0.1:4010 folder list",
       "MEDIAGEN_LOCAL_RATE_LIMIT=10000 mediagen serve --port 8080",
       "mediagen serve --allow-local-files   # requests may name files on this machine",
+      "mediagen serve --allow-private-urls  # media URLs may point into your own network",
     ]);
     serve.addHelpText(
       "after",

@@ -111,7 +111,8 @@ async function localInputs(instance: LocalInstanceApi, row: AssetRow, params: Re
       if (!fs.existsSync(ref.source)) throw new MediaFetchError(`asset ${ref.item.asset_id} has no file any more`, "not_found");
       file = ref.source;
     } else {
-      file = await resolveMedia(ref.source, { cacheDir, signal });
+      // Rows written before the policy existed came from in-process or loopback use: allowed, as then.
+      file = await resolveMedia(ref.source, { cacheDir, signal, allowPrivateNetwork: params.allowPrivateNetwork ?? true });
     }
     files.set(ref.source, file);
   }

@@ -97,7 +97,7 @@ async function startAssets(ctx: RequestContext, input: Record<string, unknown>) 
   const followed = followedSource(v.model.render, v);
   if (followed) {
     const field = v.model.render === "motion" ? "motion_video" : "source_video";
-    source = await probeSource(instance, followed, field);
+    source = await probeSource(instance, followed, field, ctx.allowPrivateNetwork);
     if (v.model.pricing.kind === "per_source_second") {
       checkPricedSourceLength(source, field);
       v.sourceSeconds = source.durationSeconds;
@@ -142,6 +142,7 @@ async function startAssets(ctx: RequestContext, input: Record<string, unknown>) 
         slots: v.slots,
         elements: v.elements,
         avatarDescription: v.avatarDescription,
+        allowPrivateNetwork: ctx.allowPrivateNetwork,
         urls: {
           media: ctx.urls.media(filePath, WEBHOOK_URL_TTL_SECONDS),
           thumbnail: thumbPath ? ctx.urls.media(thumbPath, WEBHOOK_URL_TTL_SECONDS) : null,

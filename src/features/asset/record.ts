@@ -44,6 +44,8 @@ export interface RenderParams {
   slots: Partial<Record<string, ResolvedRef>>;
   elements: { name: string; images: ResolvedRef[] }[];
   avatarDescription: string | null;
+  /** RequestContext.allowPrivateNetwork of the request: the worker fetches URLs under the same policy. */
+  allowPrivateNetwork?: boolean;
   /** URLs for the completion webhook, built when the request came in (the worker has no server). */
   urls: { media: string; thumbnail: string | null };
 }

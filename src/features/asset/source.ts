@@ -15,12 +15,12 @@ export function referenceCacheDir(instance: LocalInstanceApi): string {
   return path.join(instance.home, "local", "cache", "references");
 }
 
-export async function probeSource(instance: LocalInstanceApi, ref: ResolvedRef, field: string): Promise<SourceInfo> {
+export async function probeSource(instance: LocalInstanceApi, ref: ResolvedRef, field: string, allowPrivateNetwork: boolean): Promise<SourceInfo> {
   if (ref.durationSeconds !== undefined && ref.width !== undefined && ref.height !== undefined) {
     return { width: ref.width, height: ref.height, durationSeconds: ref.durationSeconds };
   }
   try {
-    const file = await resolveMedia(ref.source, { cacheDir: referenceCacheDir(instance) });
+    const file = await resolveMedia(ref.source, { cacheDir: referenceCacheDir(instance), allowPrivateNetwork });
     const info = await probe(file);
     if (!info.width || !info.height || !(info.durationSeconds > 0)) throw new Error("no picture or no length");
     return { width: info.width, height: info.height, durationSeconds: info.durationSeconds };

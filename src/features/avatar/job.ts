@@ -25,6 +25,8 @@ export interface LookJobPayload {
   source: string | null;
   /** Extra images (element images or imageUrls): URLs or local paths, fetched when the job runs. */
   references: string[];
+  /** RequestContext.allowPrivateNetwork of the request (absent in jobs queued before it existed: allowed). */
+  allowPrivateNetwork?: boolean;
   /** Where the picture goes, relative to the media dir. */
   imageRel: string;
   /** The picture's URL as the request's caller sees it, for the webhook body. */
@@ -110,7 +112,7 @@ const lookKind: JobKind = {
     // A reference that cannot be fetched will not be fetchable on a retry either: fail at once.
     for (const [i, ref] of p.references.entries()) {
       try {
-        references.push(await resolveMedia(ref, { cacheDir: referenceCacheDir(instance.home), signal }));
+        references.push(await resolveMedia(ref, { cacheDir: referenceCacheDir(instance.home), signal, allowPrivateNetwork: p.allowPrivateNetwork ?? true }));
       } catch (e) {
         const msg = `Look generation failed: reference image ${i + 1} could not be fetched (${message(e)})`;
         return { commit: () => failLook(instance, lookId, null, msg) };

@@ -140,7 +140,7 @@ function insertAvatar(
 }
 
 function enqueueLook(ctx: RequestContext, spaceId: string, lookId: string, payload: LookJobPayload): void {
-  ctx.instance.jobs.enqueue({ kind: "look", spaceId, ref: lookId, payload });
+  ctx.instance.jobs.enqueue({ kind: "look", spaceId, ref: lookId, payload: { ...payload, allowPrivateNetwork: ctx.allowPrivateNetwork } });
 }
 
 async function avatarCreate(ctx: RequestContext, input: Record<string, unknown>) {
@@ -198,7 +198,7 @@ async function adoptImage(ctx: RequestContext, ref: string, index: number, lookI
   const { resolveMedia } = await import("../../media/fetch.js");
   let local: string;
   try {
-    local = await resolveMedia(ref, { cacheDir: referenceCacheDir(ctx.instance.home) });
+    local = await resolveMedia(ref, { cacheDir: referenceCacheDir(ctx.instance.home), allowPrivateNetwork: ctx.allowPrivateNetwork });
   } catch (e) {
     throw ApiError.of("INVALID_VALUE", `images[${index}] could not be fetched: ${e instanceof Error ? e.message : String(e)}`);
   }
