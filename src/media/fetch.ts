@@ -30,6 +30,10 @@ export interface ResolveMediaOptions {
 }
 
 export const DEFAULT_MAX_BYTES = 200 * 1024 * 1024;
+/** The fetch cache is kept under this size and age (oldest out), files used in the last 10 min excepted. */
+export const CACHE_MAX_BYTES = 1024 * 1024 * 1024;
+export const CACHE_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+const CACHE_KEEP_RECENT_MS = 10 * 60 * 1000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The URL without credentials or query, safe to put in messages and logs. */
@@ -55,13 +59,21 @@ function cacheName(u: URL): string {
 }
 
 export async function resolveMedia(urlOrPath: string, o: ResolveMediaOptions): Promise<string> {
+  return (await resolveMediaFile(urlOrPath, o)).path;
+}
+
+/**
+ * resolveMedia, also saying whether this call downloaded the file: a caller that then refuses the
+ * request removes it (`removeQuietly`), so refused requests cannot fill the cache.
+ */
+export async function resolveMediaFile(urlOrPath: string, o: ResolveMediaOptions): Promise<{ path: string; downloaded: boolean }> {
   if (typeof urlOrPath !== "string" || urlOrPath.trim() === "") {
     throw new MediaFetchError("empty media URL or path", "unsupported");
   }
   const s = urlOrPath.trim();
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(s)?.[1]?.toLowerCase();
   // One letter before ":" is a Windows drive, not a scheme.
-  if (!scheme || scheme.length === 1) return existingFile(s, s);
+  if (!scheme || scheme.length === 1) return { path: existingFile(s, s), downloaded: false };
   if (scheme === "file") {
     let p: string;
     try {
@@ -69,7 +81,7 @@ export async function resolveMedia(urlOrPath: string, o: ResolveMediaOptions): P
     } catch {
       throw new MediaFetchError(`invalid file URL: ${s}`, "unsupported");
     }
-    return existingFile(p, s);
+    return { path: existingFile(p, s), downloaded: false };
   }
   if (scheme !== "http" && scheme !== "https") {
     throw new MediaFetchError(`unsupported URL scheme "${scheme}:" (use http(s)://, file:// or a local path)`, "unsupported");
@@ -81,10 +93,53 @@ export async function resolveMedia(urlOrPath: string, o: ResolveMediaOptions): P
     throw new MediaFetchError(`invalid URL: ${s}`, "unsupported");
   }
   const dest = path.join(o.cacheDir, cacheName(url));
-  if (fs.existsSync(dest)) return dest;
+  if (fs.existsSync(dest)) {
+    // A use keeps the file young: pruning goes by last use, not by first download.
+    const now = new Date();
+    try {
+      fs.utimesSync(dest, now, now);
+    } catch {
+      // pruned between the check and now: fetch it again below
+    }
+    if (fs.existsSync(dest)) return { path: dest, downloaded: false };
+  }
   fs.mkdirSync(o.cacheDir, { recursive: true });
   await download(url, dest, o);
-  return dest;
+  pruneCache(o.cacheDir, { keep: dest });
+  return { path: dest, downloaded: true };
+}
+
+/**
+ * Keeps a fetch cache within `maxBytes` and `maxAgeMs`: files unused for longer than the age go, then
+ * the least recently used until the total fits. Files used in the last few minutes stay (a job may be
+ * about to read them), as does `keep`.
+ */
+export function pruneCache(dir: string, o: { maxBytes?: number; maxAgeMs?: number; keep?: string; now?: number } = {}): void {
+  const maxBytes = o.maxBytes ?? CACHE_MAX_BYTES;
+  const maxAgeMs = o.maxAgeMs ?? CACHE_MAX_AGE_MS;
+  const now = o.now ?? Date.now();
+  let entries: { file: string; size: number; used: number }[];
+  try {
+    entries = fs.readdirSync(dir).flatMap((name) => {
+      const file = path.join(dir, name);
+      try {
+        const st = fs.statSync(file);
+        return st.isFile() ? [{ file, size: st.size, used: st.mtimeMs }] : [];
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return;
+  }
+  entries.sort((a, b) => a.used - b.used);
+  let total = entries.reduce((n, e) => n + e.size, 0);
+  for (const e of entries) {
+    if (e.file === o.keep || now - e.used < CACHE_KEEP_RECENT_MS) continue;
+    if (now - e.used <= maxAgeMs && total <= maxBytes) continue;
+    removeQuietly(e.file);
+    total -= e.size;
+  }
 }
 
 const MAX_REDIRECTS = 5;

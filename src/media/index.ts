@@ -12,7 +12,7 @@ export {
 } from "./video.js";
 export { synthesize, DEFAULT_VOICE, type SynthesizeOptions } from "./tts.js";
 export { probe, type ProbeResult } from "./probe.js";
-export { resolveMedia, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, type ResolveMediaOptions } from "./fetch.js";
+export { resolveMedia, resolveMediaFile, pruneCache, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, type ResolveMediaOptions } from "./fetch.js";
 export { readWavInfo, type WavInfo } from "./wav.js";
 export { findFont } from "./font.js";
 export { MediaToolError, MediaInputError, RenderError, MediaFetchError, type MediaFetchReason } from "./errors.js";

@@ -19,6 +19,7 @@ import type { LibraryAsset, StartLookups } from "./refs.js";
 import { parseSimulate } from "./simulate.js";
 import { followedSource, plannedOutput, type SourceInfo } from "./render-plan.js";
 import { checkPricedSourceLength, probeSource } from "./source.js";
+import { removeQuietly } from "../../media/atomic.js";
 import { priceParamsOf, validateStart } from "./validate.js";
 
 /** Signed media URLs in webhooks stay valid as long as export downloads (7 days). */
@@ -90,18 +91,31 @@ export function startLookups(ctx: RequestContext): StartLookups {
 }
 
 async function startAssets(ctx: RequestContext, input: Record<string, unknown>) {
-  const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
-  const v = validateStart(input, space.plan, startLookups(ctx));
-  let source: SourceInfo | undefined;
+  const v = validateStart(input, ctx.space.plan, startLookups(ctx));
   const followed = followedSource(v.model.render, v);
-  if (followed) {
+  const field = v.model.render === "motion" ? "motion_video" : "source_video";
+  const source = followed ? await probeSource(ctx.instance, followed, field, ctx.allowPrivateNetwork) : undefined;
+  try {
+    return createAssets(ctx, v, simulate, source);
+  } catch (e) {
+    // A refused request keeps nothing it fetched (a space without credits must not fill the disk).
+    if (source?.downloaded) removeQuietly(source.downloaded);
+    throw e;
+  }
+}
+
+function createAssets(
+  ctx: RequestContext,
+  v: ReturnType<typeof validateStart>,
+  simulate: ReturnType<typeof parseSimulate>,
+  source: SourceInfo | undefined,
+) {
+  const { instance, space } = ctx;
+  if (source && v.model.pricing.kind === "per_source_second") {
     const field = v.model.render === "motion" ? "motion_video" : "source_video";
-    source = await probeSource(instance, followed, field, ctx.allowPrivateNetwork);
-    if (v.model.pricing.kind === "per_source_second") {
-      checkPricedSourceLength(source, field);
-      v.sourceSeconds = source.durationSeconds;
-    }
+    checkPricedSourceLength(source, field);
+    v.sourceSeconds = source.durationSeconds;
   }
   const perMilli = priceMilli(v.model, priceParamsOf(v));
   const totalMilli = perMilli * v.generationCount;

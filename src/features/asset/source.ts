@@ -4,8 +4,9 @@
  * is fetched (cached, so the worker does not fetch it again) and probed before anything is debited.
  */
 import path from "node:path";
+import { removeQuietly } from "../../media/atomic.js";
 import { ApiError } from "../../engine/errors.js";
-import { probe, resolveMedia } from "../../media/index.js";
+import { MediaFetchError, probe, resolveMediaFile } from "../../media/index.js";
 import type { LocalInstanceApi } from "../../local/types.js";
 import type { ResolvedRef } from "./refs.js";
 import { MAX_FOLLOW_SECONDS, type SourceInfo } from "./render-plan.js";
@@ -15,18 +16,38 @@ export function referenceCacheDir(instance: LocalInstanceApi): string {
   return path.join(instance.home, "local", "cache", "references");
 }
 
-export async function probeSource(instance: LocalInstanceApi, ref: ResolvedRef, field: string, allowPrivateNetwork: boolean): Promise<SourceInfo> {
+/**
+ * The source's size and length. `downloaded` names the file this call fetched into the cache: the
+ * caller removes it if the request is then refused (short of credits, too long), so a space with no
+ * credits cannot fill the disk. The error never carries server paths or the prober's output.
+ */
+export async function probeSource(
+  instance: LocalInstanceApi,
+  ref: ResolvedRef,
+  field: string,
+  allowPrivateNetwork: boolean,
+): Promise<SourceInfo & { downloaded?: string }> {
   if (ref.durationSeconds !== undefined && ref.width !== undefined && ref.height !== undefined) {
     return { width: ref.width, height: ref.height, durationSeconds: ref.durationSeconds };
   }
+  let fetched: { path: string; downloaded: boolean };
   try {
-    const file = await resolveMedia(ref.source, { cacheDir: referenceCacheDir(instance), allowPrivateNetwork });
-    const info = await probe(file);
-    if (!info.width || !info.height || !(info.durationSeconds > 0)) throw new Error("no picture or no length");
-    return { width: info.width, height: info.height, durationSeconds: info.durationSeconds };
+    fetched = await resolveMediaFile(ref.source, { cacheDir: referenceCacheDir(instance), allowPrivateNetwork });
   } catch (e) {
-    throw ApiError.of("invalid_value", `${field}: could not read the source video (${(e as Error).message})`, { field });
+    const why = e instanceof MediaFetchError ? e.message : "it could not be read";
+    throw ApiError.of("invalid_value", `${field}: could not read the source video (${why})`, { field });
   }
+  const info = await probe(fetched.path).catch(() => undefined);
+  if (!info?.width || !info.height || !(info.durationSeconds > 0)) {
+    if (fetched.downloaded) removeQuietly(fetched.path);
+    throw ApiError.of("invalid_value", `${field}: could not read the source video (not a video with a picture and a length)`, { field });
+  }
+  return {
+    width: info.width,
+    height: info.height,
+    durationSeconds: info.durationSeconds,
+    ...(fetched.downloaded ? { downloaded: fetched.path } : {}),
+  };
 }
 
 /**
