@@ -54,6 +54,9 @@ export function describeError(err: unknown): ErrorInfo {
   if (name === "NetworkError") {
     return { exitCode: EXIT.error, status: null, code: "network_error", field: null, message };
   }
+  if (name === "HomeError" || name === "LocalStoreError") {
+    return { exitCode: EXIT.error, status: null, code: name === "HomeError" ? "home_unusable" : "local_store_error", field: null, message };
+  }
   if (name === "ConfigError") {
     return { exitCode: EXIT.usage, status: null, code: "config_error", field: str(e.field) ?? null, message };
   }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { fromMilli, toMilli } from "../contract/credits.js";
+import { ensureHome } from "../config/home.js";
 import { PLANS, parsePlan, type Plan } from "../contract/plans.js";
 import { isoOf, systemClock } from "./clock.js";
 import { openDatabase } from "./db/open.js";
@@ -154,6 +155,7 @@ export class LocalInstance implements LocalInstanceApi {
     this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
     this.parts = opts.parts;
     this.jobKinds = opts.parts.jobKinds;
+    ensureHome(this.home);
     fs.mkdirSync(this.localDir, { recursive: true, mode: 0o700 });
     fs.mkdirSync(this.mediaDir, { recursive: true });
     this._db = openDatabase(this.dbPath, this.parts.migrations);

@@ -6,13 +6,60 @@ import type { DB } from "../types.js";
 /** Long enough that several CLI processes queueing on the write lock never see "database is locked". */
 export const BUSY_TIMEOUT_MS = 10_000;
 
+/** The database file cannot be opened or used: the message names the file, the cause and what to do. */
+export class LocalStoreError extends Error {
+  override readonly name = "LocalStoreError";
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function storeError(file: string, e: unknown): LocalStoreError {
+  const code = (e as { code?: string }).code ?? "";
+  const msg = e instanceof Error ? e.message : String(e);
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT" || /not a database|malformed/i.test(msg)) {
+    return new LocalStoreError(
+      file,
+      `the local instance database ${file} is damaged (${msg}); move it and any -wal/-shm file beside it aside (e.g. \`mv ${file} ${file}.broken\`) and mediagen starts an empty instance`,
+    );
+  }
+  if (code === "SQLITE_READONLY" || code === "EROFS" || /readonly|read-only/i.test(msg)) {
+    return new LocalStoreError(file, `the local instance database ${file} is read-only (${msg}); make it and its directory writable, or set MEDIAGEN_HOME to a writable directory`);
+  }
+  if (code === "SQLITE_FULL" || code === "ENOSPC") {
+    return new LocalStoreError(file, `no space left on device for the local instance database ${file}; free some space and try again`);
+  }
+  if (code === "SQLITE_CANTOPEN" || code === "EACCES" || code === "EPERM") {
+    return new LocalStoreError(file, `cannot open the local instance database ${file} (${msg}); check that it and its directory are readable and writable, or set MEDIAGEN_HOME elsewhere`);
+  }
+  return new LocalStoreError(file, `cannot open the local instance database ${file}: ${msg}`);
+}
+
 /**
  * Opens (creating if needed) the instance database with the pragmas every connection needs, and
  * brings its schema up to date. Safe when several processes open a fresh file at the same time.
  */
 export function openDatabase(file: string, migrations: readonly string[]): DB {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const db = new Database(file);
+  if (file !== ":memory:") {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      // The file holds key hashes and signing secrets: only its owner may read it (SQLite gives the
+      // -wal and -shm files the same mode).
+      fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
+      fs.chmodSync(file, 0o600);
+    } catch (e) {
+      throw storeError(file, e);
+    }
+  }
+  let db: DB;
+  try {
+    db = new Database(file);
+  } catch (e) {
+    throw storeError(file, e);
+  }
   try {
     // busy_timeout first: the journal-mode switch below already needs the lock another process may hold.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -24,7 +71,9 @@ export function openDatabase(file: string, migrations: readonly string[]): DB {
     return db;
   } catch (e) {
     db.close();
-    throw e;
+    // Migration errors of our own (a newer schema) already say what to do.
+    if (e instanceof Error && /newer than this mediagen knows/.test(e.message)) throw e;
+    throw file === ":memory:" ? e : storeError(file, e);
   }
 }
 
