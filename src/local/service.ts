@@ -3,6 +3,7 @@ import { operations, type OpName } from "../features/operations.js";
 import { hasApiAccess } from "../contract/plans.js";
 import type { RateLimitInfo } from "../engine/engine.js";
 import { ApiError } from "../engine/errors.js";
+import { illFormedPath } from "./well-formed.js";
 import { authenticate } from "./keys.js";
 import type { Handler, RequestContext, SpaceRow, UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
@@ -106,6 +107,14 @@ export class LocalService {
           error: "Not implemented by the local instance",
         });
         return { status: 501, body, rateLimit };
+      }
+
+      const illFormed = illFormedPath(input);
+      if (illFormed !== undefined) {
+        const { status, body } = errorResponse("invalid_value", `${illFormed} is not valid Unicode text (it holds an unpaired surrogate)`, {
+          field: illFormed,
+        });
+        return { status, body, rateLimit };
       }
 
       const ctx: RequestContext = {

@@ -44,3 +44,17 @@ forBothTargets("text limits", (t) => {
     expect(credits()).toBe(before);
   });
 });
+
+forBothTargets("ill-formed text", (t) => {
+  it("refuses a lone surrogate anywhere in a request with invalid_value naming where, and stores nothing", async () => {
+    const engine = t.engine();
+    const folder = await apiError(engine.folderCreate({ name: "fox \ud800 den" }));
+    expect([folder.status, folder.code, folder.field]).toEqual([400, "invalid_value", "name"]);
+    const nested = await apiError(engine.assetStart({ type: "image", model: "imgA-4", prompt: "ok", references: [{ url: "https://example.com/a\udc00.png" }] }));
+    expect([nested.status, nested.code, nested.field]).toEqual([400, "invalid_value", "references[0].url"]);
+    expect((await engine.folderList()).folders).toEqual([]);
+    // A well-formed astral character (a surrogate pair) is fine and comes back as sent.
+    const ok = await engine.folderCreate({ name: "fox 🦊" });
+    expect(ok.name).toBe("fox 🦊");
+  });
+});
