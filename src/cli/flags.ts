@@ -16,7 +16,7 @@
  */
 import { Option, type Command } from "commander";
 import { CliError, EXIT } from "./types.js";
-import { parseSimulate } from "./parse.js";
+import { collect, parseSimulate } from "./parse.js";
 
 /** What fills a request field: the flag's value, possibly combined with what the body already has. */
 type Fill<T> = (value: T, body: Record<string, unknown>) => unknown;
@@ -98,9 +98,6 @@ export type RawFlags<D extends FlagDecl> = {
 };
 /** The action's options object for a flag set. */
 export type FlagInput<F> = F extends FlagSet<infer D> ? RawFlags<D> : never;
-
-/** Commander's reducer for a repeatable flag: every value, in order. */
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** The long name of a spelling: `--aspect-ratio <ratio>` → `--aspect-ratio`. */
 export function longName(spelling: string): string {

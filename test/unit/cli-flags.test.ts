@@ -1,4 +1,6 @@
 /** Flags declared once (src/cli/flags.ts): options, checked values and the request from one table. */
+import fs from "node:fs";
+import path from "node:path";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { BODY_FLAG, checkValue, defineFlags, longName, SIMULATE_FLAG, type FlagSpec } from "../../src/cli/flags.js";
@@ -185,5 +187,27 @@ describe("the converted commands", () => {
 
   it("voice list: --resources steers the command and is not a query field", () => {
     expect(VOICE_LIST.request(VOICE_LIST.values({ language: "en", resources: true, onlyPublic: true }))).toEqual({ language: "en", onlyPublic: true });
+  });
+});
+
+/** Modules a source file loads when it is imported (`import type` is erased; dynamic imports wait). */
+function staticImports(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = fs.readFileSync(file, "utf8");
+  for (const m of text.matchAll(/^(?:import|export)\s+(?!type\s)(?:[^;]*?\sfrom\s+)?"([^"]+)";/gms)) {
+    const spec = m[1]!;
+    if (spec.startsWith(".")) staticImports(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")), seen);
+    else seen.add(spec);
+  }
+  return seen;
+}
+
+describe("startup path", () => {
+  it.each(["asset", "avatar", "voice", "folder"])("the %s commands load neither zod nor the contract", (feature) => {
+    const loaded = [...staticImports(path.resolve(`src/features/${feature}/cli.ts`))];
+    expect(loaded).toContain(path.resolve("src/cli/flags.ts"));
+    expect(loaded).toContain("commander");
+    expect(loaded.filter((m) => m === "zod" || m.endsWith("contract.ts") || m.includes("/hosted/"))).toEqual([]);
   });
 });

@@ -80,12 +80,13 @@ export const command: CommandModule = {
     const list = LIST_FLAGS.addTo(voice.command("list").description("List voices, space voices first (GET /voice/list)"))
       .action(async (opts: ListFlags, cmd: Command) => {
         const ctx = getContext(cmd);
-        if (opts.resources) {
-          if (opts.onlyPublic) ctx.io.warn("--only-public does not apply to the resources listing; ignored");
+        const flags = LIST_FLAGS.values(opts);
+        if (flags.resources) {
+          if (flags.onlyPublic) ctx.io.warn("--only-public does not apply to the resources listing; ignored");
           await resources(ctx, opts);
           return;
         }
-        const query = voiceQuery(opts);
+        const query = LIST_FLAGS.request(flags);
         const engine = await ctx.engine();
         const res = await engine.voiceList(query);
         ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));
