@@ -153,6 +153,14 @@ describe("asset", () => {
     expect(r.stdout).toContain("a1  completed  https://cdn.example.com/a1.png");
   });
 
+  it("status --watch: an empty body ends the wait with the unexpected response (exit 1)", async () => {
+    answers = { "GET /asset/status/a1": { status: 200, raw: "" } };
+    const r = await mediagen(["asset", "status", "a1", "--watch", "--interval", "100ms"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("asset a1: status unknown\n");
+    expect(r.stderr).toContain("Error: unexpected response from the service: body is empty");
+  });
+
   it("start: a complete answer prints the ids", async () => {
     answers = { "POST /asset/start": { status: 201, body: { asset_ids: ["a1", "a2"], status: "generating", count: 2, cost_per_generation: 1, total_cost: 2 } } };
     const r = await mediagen(["asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "p"]);
