@@ -51,6 +51,10 @@ export function describeError(err: unknown): ErrorInfo {
       message,
     };
   }
+  // A 2xx body without the contract's shape (hosted/response-check.ts): `field` is where it differs.
+  if (name === "UnexpectedResponseError") {
+    return { exitCode: EXIT.error, status: null, code: "unexpected_response", field: str(e.path) ?? null, message };
+  }
   if (name === "NetworkError") {
     return { exitCode: EXIT.error, status: null, code: "network_error", field: null, message };
   }

@@ -3,7 +3,7 @@ import { EXIT } from "./types.js";
 /** The exit-code table of `mediagen help exit-codes` and docs/exit-codes.md. */
 export const EXIT_CODE_DOCS: ReadonlyArray<{ code: number; meaning: string }> = [
   { code: EXIT.ok, meaning: "success" },
-  { code: EXIT.error, meaning: "error not covered below (internal, network, 5xx after retries, ledger mismatch)" },
+  { code: EXIT.error, meaning: "error not covered below (internal, network, 5xx after retries, unexpected response body, ledger mismatch)" },
   { code: EXIT.usage, meaning: "usage or validation error (bad flags, bad file, missing input, 400 from the service)" },
   { code: EXIT.auth, meaning: "authentication or plan (401, 403, not logged in)" },
   { code: EXIT.notFound, meaning: "not found (404)" },

@@ -69,6 +69,9 @@ export function parseSimulate(value: string | undefined): string | undefined {
 }
 
 /**
+ * @deprecated Declare flags once with `defineFlags` (flags.ts), which gives the options, the checked
+ * values and the request from one table. Kept while commands in other branches move over.
+ *
  * One flag over one request field. `to` turns the flag's value into the field's and sees the body
  * built so far, so a flag can merge into what `--body` gave instead of replacing it.
  */
@@ -77,6 +80,8 @@ export type FlagField<F> = {
 }[keyof F];
 
 /**
+ * @deprecated See `defineFlags` (flags.ts).
+ *
  * Flags over a `--body`: each flag given (a repeatable one at least once) sets its field, in table
  * order, so the first bad flag in that order is the one reported.
  */

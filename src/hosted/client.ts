@@ -6,6 +6,7 @@ import { readRateLimit, type RateLimitInfo } from "../contract/rate-limit.js";
 import { redact } from "../engine/redact.js";
 import { abortableSleep } from "../engine/sleep.js";
 import { createDispatcher } from "./proxy.js";
+import { UnexpectedResponseError } from "./response-check.js";
 import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
 
 export interface HttpClientOptions {
@@ -48,8 +49,11 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
+  /** Parsed JSON; `undefined` when a 2xx body is empty or not JSON (`send` refuses those). */
   body: unknown;
   headers: Record<string, string>;
+  /** The 2xx body was empty. */
+  empty?: boolean;
 }
 
 const require = createRequire(import.meta.url);
@@ -94,7 +98,7 @@ function errorHeaders(h: Record<string, string>): Record<string, string> {
 }
 
 function parseBody(status: number, text: string): unknown {
-  if (text === "") return status >= 400 ? { error: `HTTP ${status}` } : {};
+  if (text === "") return status >= 400 ? { error: `HTTP ${status}` } : undefined;
   try {
     return JSON.parse(text);
   } catch {
@@ -210,9 +214,9 @@ export class HttpClient {
         throw redirectError(res);
       }
       if (res.status < 300) {
-        if (res.body === undefined) {
-          throw new ApiError(res.status, { error: "The service answered with a body that is not JSON", details: [{ code: "invalid_response", message: "Response body is not JSON" }] }, errorHeaders(res.headers));
-        }
+        // A 2xx without JSON cannot be the answer the contract promises: say so, exit 1, no retry
+        // (the request was handled; repeating a POST would debit twice).
+        if (res.body === undefined) throw new UnexpectedResponseError("body", res.empty ? "is empty" : "is not JSON", undefined, res.status);
         return res;
       }
       if (res.status === 429 && rateLimited < this.rateLimitRetries) {
@@ -256,7 +260,7 @@ export class HttpClient {
     });
     const text = await res.body.text();
     const h = flatHeaders(res.headers);
-    return { status: res.statusCode, headers: h, body: parseBody(res.statusCode, text) };
+    return { status: res.statusCode, headers: h, body: parseBody(res.statusCode, text), ...(text.trim() === "" ? { empty: true } : {}) };
   }
 
   async close(): Promise<void> {

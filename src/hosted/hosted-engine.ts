@@ -2,6 +2,7 @@ import { operations, type OpName, type OpRequest, type OpResponse } from "../fea
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engine.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
+import { checkResponse } from "./response-check.js";
 
 export type HostedEngineOptions = HttpClientOptions;
 
@@ -34,7 +35,9 @@ export class HostedEngine extends BaseEngine {
       headers,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    return res.body as OpResponse<K>;
+    // Checked before anyone reads it: a sparse or malformed body is an UnexpectedResponseError naming
+    // the field, never a crash in a renderer. Unknown enum strings pass (the service may add states).
+    return checkResponse<OpResponse<K>>(def.response, res.body, { op, status: res.status, tolerateUnknownValues: true });
   }
 
   override lastRateLimit(): RateLimitInfo | undefined {

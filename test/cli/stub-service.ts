@@ -84,9 +84,10 @@ export async function startStub(): Promise<Stub> {
     if (req.method === "GET" && p === "/asset/models") {
       return json(200, {
         count: 2,
+        // Summary items as the hosted service sends them (the hosted client checks their shape).
         models: [
-          { name: "stubModelA", label: "Stub A" },
-          { name: "stubModelB", label: "Stub B" },
+          { name: "stubModelA", label: "Stub A", type: "image", provider: "stub", tags: [], base_cost: 1, has_audio: false, required_plans: [], capabilities: { min_images: 0, max_images: 1 } },
+          { name: "stubModelB", label: "Stub B", type: "image", provider: "stub", tags: [], base_cost: 1, has_audio: false, required_plans: [], capabilities: { min_images: 0, max_images: 1 } },
         ],
       });
     }

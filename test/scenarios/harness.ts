@@ -9,6 +9,10 @@
  *       expect((await engine.folderCreate({ name: "x" })).type).toBe("assets");
  *     });
  *   });
+ *
+ * Every engine handed out checks each successful response against its operation's response schema
+ * (strictly: a value outside an enum is drift too), so a handler and its schema cannot drift apart
+ * without a test failing.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -22,6 +26,8 @@ import { openLocalInstance, type LocalInstance } from "../../src/features/local.
 import { rateLimitHeaders } from "../../src/contract/rate-limit.js";
 import type { Clock } from "../../src/local/types.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
+import { operations } from "../../src/features/operations.js";
+import { responseProblems } from "../../src/hosted/response-check.js";
 
 export type TargetName = "local" | "hosted";
 export const TARGETS: readonly TargetName[] = ["local", "hosted"];
@@ -72,6 +78,36 @@ class RawDispatchEngine extends BaseEngine {
   }
   override lastRateLimit() {
     return this.rate;
+  }
+}
+
+/** A response that does not match its operation's schema: the handler and the contract disagree. */
+export class ContractDriftError extends Error {
+  override readonly name = "ContractDriftError";
+}
+
+/** Passes every call through and parses each successful response with its operation's schema. */
+export class ContractCheckedEngine extends BaseEngine {
+  constructor(private readonly inner: Engine) {
+    super();
+  }
+  get target() {
+    return this.inner.target;
+  }
+  async call<K extends OpName>(op: K, input: OpRequest<K>, opts?: CallOptions): Promise<OpResponse<K>> {
+    const res = await this.inner.call(op, input, opts);
+    const problems = responseProblems(operations[op].response, res);
+    if (problems.length) {
+      const list = problems.map((p) => `${p.path} ${p.problem}`).join("; ");
+      throw new ContractDriftError(`${op} answered a body its response schema refuses: ${list}\nbody: ${JSON.stringify(res)}`);
+    }
+    return res;
+  }
+  override lastRateLimit() {
+    return this.inner.lastRateLimit();
+  }
+  override close() {
+    return this.inner.close();
   }
 }
 
@@ -159,7 +195,7 @@ export class TargetHarness {
       });
     }
     this.engines.push(engine);
-    return engine;
+    return new ContractCheckedEngine(engine) as unknown as Engine;
   }
 }
 

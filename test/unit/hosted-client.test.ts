@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { HostedEngine, type HostedEngineOptions } from "../../src/hosted/hosted-engine.js";
 import { defaultUserAgent } from "../../src/hosted/client.js";
 import { ApiError, NetworkError } from "../../src/engine/errors.js";
-import { fakeServer, freePort, type FakeServer } from "./hosted-fakes.js";
+import { BODIES, fakeServer, freePort, type FakeServer } from "./hosted-fakes.js";
 
 const KEY = "mg_live_" + "ab12".repeat(16);
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -41,11 +41,11 @@ async function serve(script: Parameters<typeof fakeServer>[0]): Promise<FakeServ
   return s;
 }
 
-const okFolders = { status: 200, body: { folders: [] } };
+const okFolders = { status: 200, body: BODIES.folders };
 
 describe("HostedEngine requests", () => {
   it("sends Bearer auth, a versioned User-Agent, JSON, and the local simulate header", async () => {
-    const s = await serve((n) => (n === 0 ? { status: 201, body: { id: "f1" } } : okFolders));
+    const s = await serve((n) => (n === 0 ? { status: 201, body: BODIES.folder } : okFolders));
     const { engine } = engineFor(s);
     await engine.folderCreate({ name: "Reports", type: "assets" }, { simulate: "fail" });
     await engine.folderList({ type: "videos" });
@@ -63,7 +63,7 @@ describe("HostedEngine requests", () => {
   });
 
   it("fills path parameters and puts the rest of a GET's input in the query string", async () => {
-    const s = await serve(() => ({ status: 200, body: [] }));
+    const s = await serve((n) => ({ status: 200, body: n === 0 ? BODIES.lookDetail : [] }));
     const { engine } = engineFor(s);
     await engine.avatarLook({ avatar_id: "a b", look_id: "l/1" });
     await engine.avatarList({ age_range: ["adult", "senior"], selfie: true, gender: undefined } as never);
@@ -195,12 +195,12 @@ describe("HostedEngine retries", () => {
         // The service comes up during the backoff, as after a restart.
         sleep: async (ms) => {
           sleeps.push(ms);
-          server ??= await fakeServer(() => ({ status: 201, body: { id: "f1" } }), port);
+          server ??= await fakeServer(() => ({ status: 201, body: BODIES.folder }), port);
           open.push(server);
         },
       },
     );
-    await expect(engine.folderCreate({ name: "x" })).resolves.toEqual({ id: "f1" });
+    await expect(engine.folderCreate({ name: "x" })).resolves.toEqual(BODIES.folder);
     expect(sleeps).toHaveLength(1);
     expect(server!.seen).toHaveLength(1);
   });
@@ -214,10 +214,10 @@ describe("HostedEngine retries", () => {
             body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "Too many requests" }] },
             headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset), date: new Date(T0).toUTCString() },
           }
-        : { status: 201, body: { id: "f1" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(reset + 60), date: new Date(T0).toUTCString() } },
+        : { status: 201, body: BODIES.folder, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(reset + 60), date: new Date(T0).toUTCString() } },
     );
     const { engine, sleeps } = engineFor(s);
-    await expect(engine.folderCreate({ name: "x" })).resolves.toEqual({ id: "f1" });
+    await expect(engine.folderCreate({ name: "x" })).resolves.toEqual(BODIES.folder);
     expect(sleeps).toEqual([30_000]);
     expect(s.seen).toHaveLength(2);
     expect(engine.lastRateLimit()).toEqual({ limit: 100, remaining: 99, reset: reset + 60 });
@@ -293,7 +293,7 @@ describe("HostedEngine path parameters", () => {
   });
 
   it("still sends ids that merely contain dots", async () => {
-    const s = await serve(() => ({ status: 200, body: { id: "x" } }));
+    const s = await serve((n) => ({ status: 200, body: n === 0 ? BODIES.asset : BODIES.voice }));
     const { engine } = engineFor(s);
     await engine.assetStatus({ assetId: "...a.b.." });
     await engine.voiceGet({ id: "a..b" });

@@ -93,3 +93,17 @@ export async function connectProxy(targetPort: number): Promise<{ url: string; c
       }),
   };
 }
+
+/** Minimal bodies that satisfy each operation's response schema (the hosted engine checks them). */
+export const BODIES = {
+  folder: { id: "f1", name: "Reports", type: "assets", parent_folder_id: null, created_at: "2025-01-01T12:00:00Z" },
+  folders: { folders: [] },
+  asset: { asset_id: "a1", status: "generating", type: "image", cost: 1, created_at: "2025-01-01T12:00:00Z" },
+  voice: { id: "v1", name: "Emma", language: "en", gender: "female", tags: [], source: "config" },
+  lookDetail: {
+    id: "l1", name: "Office", place: "office", accessories: [], action: "talking", emotion: "calm", selfie: false,
+    format: "vertical", thumbnail: "https://cdn.example.com/l1.png", preview: null, status: "ready", model_available: ["standard"],
+    avatar_id: "av1", avatar_name: "Maya", look_name: "Office", gender: "female", age_range: "adult", ethnicity: "x",
+    hair_color: "brown", error_message: null,
+  },
+} as const;

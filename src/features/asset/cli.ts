@@ -3,11 +3,12 @@
  * whole body can come from `--body`, and `--watch`/`--download` wait for the result and save it.
  */
 import path from "node:path";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
-import { absoluteIfFile, checkWaitFlags, collect, overlayFlags, parseSimulate, waits, type FlagField } from "../../cli/parse.js";
+import { absoluteIfFile, checkWaitFlags, waits } from "../../cli/parse.js";
+import { BODY_FLAG, defineFlags, SIMULATE_FLAG, type FlagInput } from "../../cli/flags.js";
 import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, ModelListResponse, ReferenceItem } from "./contract.js";
 import { assetSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
@@ -16,7 +17,6 @@ import type { CliContext } from "../../cli/context.js";
 // ---- flag values ----------------------------------------------------------------------------------
 
 const usage = (flag: string, message: string) => new CliError(`${flag}: ${message}`, EXIT.usage, "invalid_value", flag);
-
 
 /**
  * A reference: `asset:<id>`, `avatar:<id>`, or a URL/path. An existing local file is made absolute
@@ -56,103 +56,82 @@ export function parseElement(raw: string): { name: string; images: ReferenceItem
   return { name: raw.slice(0, i).trim(), images };
 }
 
-function parseNumber(value: string, flag: string, integer: boolean): number {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
-    throw usage(flag, `expected ${integer ? "a whole number" : "a number"}, got "${value}"`);
-  }
-  return n;
-}
-
-export interface StartFlags {
-  type?: string;
-  model?: string;
-  prompt?: string;
-  ref?: string[];
-  element?: string[];
-  count?: string;
-  aspectRatio?: string;
-  resolution?: string;
-  duration?: string;
-  setting?: string[];
-  parent?: string;
-  folder?: string;
-  avatarDescription?: string;
-  webhookUrl?: string;
-  fileName?: string;
-  startImage?: string;
-  endImage?: string;
-  motionVideo?: string;
-  sourceVideo?: string;
-  firstFrame?: string;
-  lastFrame?: string;
-}
-
-const refs = (values: string[]) => values.map((r) => parseRef(r));
-const slot = (flag: string) => (value: string) => parseRef(value, flag);
-const whole = (flag: string) => (value: string) => parseNumber(value, flag, true);
-
 /** `--setting` merges into the body's model_settings key by key instead of replacing them. */
 function mergeSettings(values: string[], out: Record<string, unknown>): Record<string, unknown> {
   const prev = out.model_settings && typeof out.model_settings === "object" ? (out.model_settings as object) : {};
   return { ...prev, ...parseSettings(values) };
 }
 
-const START_FIELDS: readonly FlagField<StartFlags>[] = [
-  ["type", "type"],
-  ["model", "model"],
-  ["prompt", "prompt"],
-  ["ref", "references", refs],
-  ["element", "elements", (values: string[]) => values.map(parseElement)],
-  ["count", "generation_count", whole("--count")],
-  ["aspectRatio", "aspect_ratio"],
-  ["resolution", "resolution"],
-  ["duration", "duration", whole("--duration")],
-  ["setting", "model_settings", mergeSettings],
-  ["parent", "parent_media_id"],
-  ["folder", "folder_id"],
-  ["avatarDescription", "avatar_description"],
-  ["webhookUrl", "webhook_url"],
-  ["fileName", "file_name"],
-  ["startImage", "start_image", slot("--start-image")],
-  ["endImage", "end_image", slot("--end-image")],
-  ["motionVideo", "motion_video", slot("--motion-video")],
-  ["sourceVideo", "source_video", slot("--source-video")],
-  ["firstFrame", "first_frame", slot("--first-frame")],
-  ["lastFrame", "last_frame", slot("--last-frame")],
-];
+const refItem = (value: string, flag: string) => parseRef(value, flag);
+const slot = (name: string, help: string) => ({ flag: `--${name.replace(/_/g, "-")} <ref>`, type: "string", to: refItem, help, field: name }) as const;
+
+export const START_FLAGS = defineFlags({
+  type: { flag: "--type <type>", type: "choice", choices: ["image", "video"], help: "image or video (required; must match the model)", field: "type" },
+  model: { flag: "--model <name>", type: "string", help: "model (required); see `mediagen asset models`", field: "model" },
+  prompt: { flag: "--prompt <text>", type: "string", help: "prompt (required except for promptless models such as upscale)", field: "prompt" },
+  ref: { flag: "--ref <ref>", type: "list", item: refItem, help: "reference: a URL or file, asset:<id> or avatar:<id> (repeatable, in order)", field: "references" },
+  startImage: slot("start_image", "start_image slot (same syntax as --ref)"),
+  endImage: slot("end_image", "end_image slot (needs --start-image)"),
+  firstFrame: slot("first_frame", "first_frame slot"),
+  lastFrame: slot("last_frame", "last_frame slot"),
+  motionVideo: slot("motion_video", "motion_video slot (motion control)"),
+  sourceVideo: slot("source_video", "source_video slot (edit, extend, upscale)"),
+  element: {
+    flag: "--element <name=ref,ref>",
+    type: "list",
+    item: (value: string) => parseElement(value),
+    help: "element: a name and at least 2 images of it (repeatable); write @name in the prompt",
+    field: "elements",
+  },
+  count: { flag: "--count <n>", type: "integer", help: "generation_count, 1 to 4 (credits are debited per generation)", field: "generation_count" },
+  aspectRatio: { flag: "--aspect-ratio <ratio>", type: "string", help: "one of the model's aspect ratios", field: "aspect_ratio" },
+  resolution: { flag: "--resolution <res>", type: "string", help: "one of the model's resolutions", field: "resolution" },
+  duration: { flag: "--duration <seconds>", type: "integer", help: "one of the model's durations", field: "duration" },
+  setting: {
+    flag: "--setting <key=value>",
+    type: "list",
+    help: "model setting (repeatable), e.g. generateAudio=false, quality=high",
+    field: "model_settings",
+    fill: mergeSettings,
+  },
+  avatarDescription: { flag: "--avatar-description <text>", type: "string", help: "appearance and actions of the subject (UGC models)", field: "avatar_description" },
+  parent: { flag: "--parent <asset_id>", type: "string", help: "parent_media_id: the asset this one derives from (inherits its folder)", field: "parent_media_id" },
+  folder: { flag: "--folder <folder_id>", type: "string", help: "folder_id: an existing assets folder", field: "folder_id" },
+  fileName: { flag: "--file-name <name>", type: "string", help: "base file name (slugified; extension appended)", field: "file_name" },
+  webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when each generation ends", field: "webhook_url" },
+  body: BODY_FLAG,
+  simulate: SIMULATE_FLAG,
+});
+export type StartFlags = FlagInput<typeof START_FLAGS>;
 
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return overlayFlags(flags, START_FIELDS, body);
+  return START_FLAGS.request(START_FLAGS.values(flags), body);
 }
 
-export interface PriceFlags {
-  model?: string;
-  duration?: string;
-  resolution?: string;
-  aspectRatio?: string;
-  setting?: string[];
-  referenceCount?: string;
-  ref?: string[];
-  count?: string;
-}
-
-const PRICE_FIELDS: readonly FlagField<PriceFlags>[] = [
-  ["model", "model"],
+export const PRICE_FLAGS = defineFlags({
+  model: { flag: "--model <name>", type: "string", help: "model (required)", field: "model" },
   // Pricing coerces durations (an upscale source may be 4.2 s), so decimals are allowed here.
-  ["duration", "duration", (value: string) => parseNumber(value, "--duration", false)],
-  ["resolution", "resolution"],
-  ["aspectRatio", "aspect_ratio"],
-  ["setting", "model_settings", mergeSettings],
-  ["referenceCount", "reference_count", whole("--reference-count")],
-  ["ref", "references", refs],
-  ["count", "generation_count", whole("--count")],
-];
+  duration: { flag: "--duration <seconds>", type: "number", help: "seconds; for an upscale model, the source video's length", field: "duration" },
+  resolution: { flag: "--resolution <res>", type: "string", help: "resolution, e.g. 720p or 2K", field: "resolution" },
+  aspectRatio: { flag: "--aspect-ratio <ratio>", type: "string", help: "aspect ratio, e.g. 16:9", field: "aspect_ratio" },
+  setting: { flag: "--setting <key=value>", type: "list", help: "model setting (repeatable), e.g. generateAudio=false", field: "model_settings", fill: mergeSettings },
+  referenceCount: { flag: "--reference-count <n>", type: "integer", help: "number of reference images (models priced per reference)", field: "reference_count" },
+  ref: { flag: "--ref <ref>", type: "list", item: refItem, help: "a reference, counted like --reference-count (repeatable)", field: "references" },
+  count: { flag: "--count <n>", type: "integer", help: "generation_count (1 to 4)", field: "generation_count" },
+  body: BODY_FLAG,
+});
+export type PriceFlags = FlagInput<typeof PRICE_FLAGS>;
 
 export function priceBody(flags: PriceFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return overlayFlags(flags, PRICE_FIELDS, body);
+  return PRICE_FLAGS.request(PRICE_FLAGS.values(flags), body);
 }
+
+export const MODELS_FLAGS = defineFlags({
+  type: { flag: "--type <type>", type: "choice", choices: ["image", "video"], help: "only image or video models", field: "type" },
+  provider: { flag: "--provider <provider>", type: "string", help: "only models of this provider", field: "provider" },
+  tag: { flag: "--tag <tag>", type: "string", help: "only models with this tag (e.g. upscale, extend, motion-control)", field: "tag" },
+});
 
 // ---- human output ---------------------------------------------------------------------------------
 
@@ -183,7 +162,7 @@ function modelsTable(ctx: Context, r: ModelListResponse): string[] {
       { header: "provider", get: (m) => m.provider ?? r.provider },
       { header: "cost", get: (m) => m.base_cost, align: "right" },
       { header: "audio", get: (m) => m.has_audio },
-      { header: "durations", get: (m) => formatDurations(m.capabilities.supported_durations) },
+      { header: "durations", get: (m) => formatDurations(m.capabilities.supported_durations ?? []) },
       { header: "plans", get: (m) => m.required_plans },
       { header: "tags", get: (m) => m.tags },
     ],
@@ -191,9 +170,19 @@ function modelsTable(ctx: Context, r: ModelListResponse): string[] {
   );
 }
 
+/** "a, b (default a)"; without a default just the list; nothing for an empty or absent list. */
+function choicesLine<T>(values: readonly T[] | undefined, dflt: T | null | undefined, show: (v: readonly T[]) => string = (v) => v.join(", ")): string | null {
+  if (!values?.length) return null;
+  return dflt === undefined || dflt === null ? show(values) : `${show(values)} (default ${String(dflt)})`;
+}
+
+// Fields the contract makes optional (capabilities of some model classes, settings, `required`) may
+// be absent: a line is then left out, never a crash.
 function modelLines(m: ModelDetail): string[] {
   const c = m.capabilities;
-  const props = m.input_schema.properties as Record<string, unknown>;
+  const props = (m.input_schema.properties ?? {}) as Record<string, unknown>;
+  const required = m.input_schema.required ?? [];
+
   const lines = keyValues([
     ["name", m.name],
     ["label", m.label],
@@ -203,14 +192,14 @@ function modelLines(m: ModelDetail): string[] {
     ["audio", m.has_audio],
     ["plans", m.required_plans],
     ["references", `${c.min_images} to ${c.max_images}`],
-    ["aspect ratios", c.supported_aspect_ratios.length ? `${c.supported_aspect_ratios.join(", ")} (default ${c.default_aspect_ratio})` : null],
-    ["resolutions", c.supported_resolutions?.length ? `${c.supported_resolutions.join(", ")} (default ${c.default_resolution})` : null],
-    ["durations", c.supported_durations.length ? `${formatDurations(c.supported_durations)} s (default ${c.default_duration})` : null],
+    ["aspect ratios", choicesLine(c.supported_aspect_ratios, c.default_aspect_ratio)],
+    ["resolutions", choicesLine(c.supported_resolutions, c.default_resolution)],
+    ["durations", choicesLine(c.supported_durations, c.default_duration, (v) => `${formatDurations(v)} s`)],
     ["prompt cap", m.max_prompt_length],
-    ["inputs", Object.keys(props).map((k) => (m.input_schema.required.includes(k) ? `${k}*` : k))],
+    ["inputs", Object.keys(props).map((k) => (required.includes(k) ? `${k}*` : k))],
     ["tags", m.tags],
   ]);
-  for (const s of m.settings) {
+  for (const s of m.settings ?? []) {
     const opts = s.type === "select" ? ` [${s.options?.join("|")}]` : "";
     lines.push(`  setting ${s.key}: ${s.type}${opts}, default ${String(s.default_value)}${s.affects_cost ? ", affects cost" : ""}`);
   }
@@ -228,14 +217,15 @@ function priceLines(p: AssetPricingResponse): string[] {
 }
 
 function assetLines(a: Asset): string[] {
+  // generation_params is promised while generating only, and a promptless model has no prompt.
   const g = a.generation_params;
   const pairs: [string, unknown][] = [
     ["asset", a.asset_id],
     ["status", a.status],
     ["type", a.type],
-    ["model", g.model],
-    ["prompt", g.prompt || null],
-    ["size", a.width !== undefined ? `${a.width}×${a.height}` : null],
+    ["model", g?.model ?? null],
+    ["prompt", g?.prompt || null],
+    ["size", a.width !== undefined && a.height !== undefined ? `${a.width}×${a.height}` : null],
     ["duration", a.duration_seconds !== undefined ? `${a.duration_seconds} s` : null],
     ["cost", credits(a.cost)],
     ["url", a.url ?? null],
@@ -250,7 +240,12 @@ function assetLines(a: Asset): string[] {
 // ---- waiting and saving ---------------------------------------------------------------------------
 
 function extensionOf(a: Asset): string {
-  const fromUrl = a.url ? path.posix.extname(new URL(a.url, "file:///").pathname).slice(1) : "";
+  let fromUrl = "";
+  try {
+    fromUrl = a.url ? path.posix.extname(new URL(a.url, "file:///").pathname).slice(1) : "";
+  } catch {
+    // not a URL: the type decides
+  }
   return fromUrl || (a.type === "image" ? "png" : a.type === "audio" ? "mp3" : "mp4");
 }
 
@@ -289,22 +284,16 @@ export const command: CommandModule = {
       "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 --watch",
     ]);
 
-    const models = asset
-      .command("models")
-      .description("List models (GET /asset/models)")
-      .addOption(new Option("--type <type>", "only image or video models").choices(["image", "video"]))
-      .option("--provider <provider>", "only models of this provider")
-      .option("--tag <tag>", "only models with this tag (e.g. upscale, extend, motion-control)")
-      .action(async (opts: { type?: string; provider?: string; tag?: string }, cmd: Command) => {
+    const models = MODELS_FLAGS.addTo(asset.command("models").description("List models (GET /asset/models)")).action(
+      async (opts: FlagInput<typeof MODELS_FLAGS>, cmd: Command) => {
         const ctx = getContext(cmd);
+        // An empty filter is no filter.
+        const q = Object.fromEntries(Object.entries(MODELS_FLAGS.request(MODELS_FLAGS.values(opts))).filter(([, v]) => v !== ""));
         const engine = await ctx.engine();
-        const q: Record<string, string> = {};
-        if (opts.type) q.type = opts.type;
-        if (opts.provider) q.provider = opts.provider;
-        if (opts.tag) q.tag = opts.tag;
         const res = await engine.assetModels(q);
         ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
-      });
+      },
+    );
     examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);
 
     const model = asset
@@ -318,65 +307,32 @@ export const command: CommandModule = {
       });
     examples(model, ["mediagen asset model vidA-3", "mediagen asset model imgA-4 --json | jq .input_schema"]);
 
-    const price = asset
-      .command("price")
-      .description("Dry-run price of a generation; nothing is debited (POST /asset/pricing)")
-      .option("--model <name>", "model (required)")
-      .option("--duration <seconds>", "seconds; for an upscale model, the source video's length")
-      .option("--resolution <res>", "resolution, e.g. 720p or 2K")
-      .option("--aspect-ratio <ratio>", "aspect ratio, e.g. 16:9")
-      .option("--setting <key=value>", "model setting (repeatable), e.g. generateAudio=false", collect)
-      .option("--reference-count <n>", "number of reference images (models priced per reference)")
-      .option("--ref <ref>", "a reference, counted like --reference-count (repeatable)", collect)
-      .option("--count <n>", "generation_count (1 to 4)")
-      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
-      .action(async (opts: PriceFlags & { body?: string }, cmd: Command) => {
-        const ctx = getContext(cmd);
-        const body = priceBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
-        if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
-        const engine = await ctx.engine();
-        const res = await engine.assetPricing(body);
-        ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
-      });
+    const price = PRICE_FLAGS.addTo(
+      asset.command("price").description("Dry-run price of a generation; nothing is debited (POST /asset/pricing)"),
+    ).action(async (opts: PriceFlags, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const flags = PRICE_FLAGS.values(opts);
+      const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+      if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
+      const engine = await ctx.engine();
+      const res = await engine.assetPricing(body);
+      ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
+    });
     examples(price, [
       "mediagen asset price --model vidA-3 --duration 5",
       "mediagen asset price --model vidA-3 --setting generateAudio=false --count 2",
       "mediagen asset price --model vidC-upscale --duration 12 --json",
     ]);
 
-    const start = asset
-      .command("start")
-      .description("Start image or video generation (POST /asset/start)")
-      .addOption(new Option("--type <type>", "image or video (required; must match the model)").choices(["image", "video"]))
-      .option("--model <name>", "model (required); see `mediagen asset models`")
-      .option("--prompt <text>", "prompt (required except for promptless models such as upscale)")
-      .option("--ref <ref>", "reference: a URL or file, asset:<id> or avatar:<id> (repeatable, in order)", collect)
-      .option("--start-image <ref>", "start_image slot (same syntax as --ref)")
-      .option("--end-image <ref>", "end_image slot (needs --start-image)")
-      .option("--first-frame <ref>", "first_frame slot")
-      .option("--last-frame <ref>", "last_frame slot")
-      .option("--motion-video <ref>", "motion_video slot (motion control)")
-      .option("--source-video <ref>", "source_video slot (edit, extend, upscale)")
-      .option("--element <name=ref,ref>", "element: a name and at least 2 images of it (repeatable); write @name in the prompt", collect)
-      .option("--count <n>", "generation_count, 1 to 4 (credits are debited per generation)")
-      .option("--aspect-ratio <ratio>", "one of the model's aspect ratios")
-      .option("--resolution <res>", "one of the model's resolutions")
-      .option("--duration <seconds>", "one of the model's durations")
-      .option("--setting <key=value>", "model setting (repeatable), e.g. generateAudio=false, quality=high", collect)
-      .option("--avatar-description <text>", "appearance and actions of the subject (UGC models)")
-      .option("--parent <asset_id>", "parent_media_id: the asset this one derives from (inherits its folder)")
-      .option("--folder <folder_id>", "folder_id: an existing assets folder")
-      .option("--file-name <name>", "base file name (slugified; extension appended)")
-      .option("--webhook-url <url>", "notified when each generation ends")
-      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
-      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchOptionFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    const start = START_FLAGS.addTo(asset.command("start").description("Start image or video generation (POST /asset/start)"));
+    watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchOptionFlags, cmd: Command) => {
       const ctx = getContext(cmd);
-      const body = startBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
+      const flags = START_FLAGS.values(opts);
+      const body = START_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
       for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
         if (body[field] === undefined) throw new CliError(`missing required flag ${flag}`, EXIT.usage, "missing_field", field);
       }
-      const simulate = parseSimulate(opts.simulate);
+      const simulate = flags.simulate;
       const wait = waits(opts);
       await checkWaitFlags(opts);
       const engine = await ctx.engine();

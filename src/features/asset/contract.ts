@@ -62,9 +62,10 @@ export const AssetStartResponse = z.looseObject({
 });
 export type AssetStartResponse = z.infer<typeof AssetStartResponse>;
 
+/** Spec: model, prompt, aspect_ratio, resolution, duration, references; promptless models have no prompt. */
 export const GenerationParams = z.looseObject({
   model: z.string(),
-  prompt: z.string(),
+  prompt: z.string().optional(),
   aspect_ratio: z.string().optional(),
   resolution: z.string().optional(),
   duration: z.number().optional(),
@@ -87,7 +88,8 @@ export const Asset = z.looseObject({
   duration_seconds: z.number().optional(),
   cost: z.number(),
   created_at: Timestamp,
-  generation_params: GenerationParams,
+  /** The spec promises it while `generating` only. */
+  generation_params: GenerationParams.optional(),
   error: JobError.optional(),
 });
 export type Asset = z.infer<typeof Asset>;
@@ -130,22 +132,26 @@ export const ModelSetting = z.looseObject({
 });
 export type ModelSetting = z.infer<typeof ModelSetting>;
 
+/**
+ * Hosted facts: the catalog shows "—" for the aspect ratios of some video classes and the durations of
+ * every image class, and does not document the resolution keys: all of those may be absent.
+ */
 export const ModelCapabilities = z.looseObject({
   max_images: z.number(),
   min_images: z.number(),
-  supported_aspect_ratios: z.array(z.string()),
-  default_aspect_ratio: z.string().nullable(),
-  supported_durations: z.array(z.number()),
-  default_duration: z.number().nullable(),
+  supported_aspect_ratios: z.array(z.string()).optional(),
+  default_aspect_ratio: z.string().nullable().optional(),
+  supported_durations: z.array(z.number()).optional(),
+  default_duration: z.number().nullable().optional(),
   supported_resolutions: z.array(z.string()).optional(),
   default_resolution: z.string().nullable().optional(),
 });
 export type ModelCapabilities = z.infer<typeof ModelCapabilities>;
 
-/** JSON-Schema shaped description of what a model accepts. */
+/** JSON-Schema shaped description of what a model accepts (`required` may be left out, as in JSON Schema). */
 export const InputSchema = z.looseObject({
   type: z.literal("object"),
-  required: z.array(z.string()),
+  required: z.array(z.string()).optional(),
   properties: z.record(z.string(), z.unknown()),
 });
 export type InputSchema = z.infer<typeof InputSchema>;
@@ -159,7 +165,8 @@ export const ModelSummary = z.looseObject({
   tags: z.array(z.string()),
   base_cost: z.number(),
   has_audio: z.boolean(),
-  max_resolution: z.string().nullable(),
+  /** Absent or null for models without a resolution choice ("—" in the hosted catalog). */
+  max_resolution: z.string().nullable().optional(),
   required_plans: z.array(z.string()),
   capabilities: ModelCapabilities,
 });
@@ -168,8 +175,10 @@ export type ModelSummary = z.infer<typeof ModelSummary>;
 export const ModelDetail = ModelSummary.extend({
   type: z.enum(["image", "video"]),
   provider: z.string(),
-  settings: z.array(ModelSetting),
-  max_prompt_length: z.number().nullable(),
+  /** Only some model classes have settings. */
+  settings: z.array(ModelSetting).optional(),
+  /** Only some models cap the prompt. */
+  max_prompt_length: z.number().nullable().optional(),
   restricted_countries: z.array(z.string()),
   input_schema: InputSchema,
 });

@@ -3,107 +3,83 @@
  * and edit waits for the look; `--download` saves the look's thumbnail.
  */
 import path from "node:path";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
-import { absoluteIfFile, checkWaitFlags, collect, overlayFlags, parseSimulate, waits, type FlagField } from "../../cli/parse.js";
+import { absoluteIfFile, checkWaitFlags, waits } from "../../cli/parse.js";
+import { BODY_FLAG, defineFlags, SIMULATE_FLAG, type FlagInput } from "../../cli/flags.js";
 import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail } from "./contract.js";
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
 
 // The spec's style lists, repeated here because the contract module loads zod, which --help must not.
-const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"];
-const EDIT_STYLES = ["selfie", "podcast", "car", "iphone", "conference", "raw"];
+const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
+const EDIT_STYLES = ["selfie", "podcast", "car", "iphone", "conference", "raw"] as const;
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
 
 /** An image URL or a local file (made absolute). */
 const imageRef = (value: string) => absoluteIfFile(value.trim());
 
-export interface CreateFlags {
-  prompt?: string;
-  style?: string;
-  format?: string;
-  name?: string;
-  place?: string;
-  image?: string[];
-  element?: string[];
-  resolution?: string;
-  webhookUrl?: string;
-}
+const images = { type: "list", item: imageRef } as const;
+const FORMATS = ["vertical", "horizontal"] as const;
+const RESOLUTIONS = ["2K", "4K"] as const;
 
-const images = (values: string[]) => values.map(imageRef);
-
-const CREATE_FIELDS: readonly FlagField<CreateFlags>[] = [
-  ["prompt", "prompt"],
-  ["style", "style"],
-  ["format", "format"],
-  ["name", "name"],
-  ["place", "place"],
-  ["image", "images", images],
-  ["element", "elementImages", images],
-  ["resolution", "resolution"],
-  ["webhookUrl", "webhook_url"],
-];
+export const CREATE_FLAGS = defineFlags({
+  prompt: { flag: "--prompt <text>", type: "string", help: "describe the person and the scene (wins over --image)", field: "prompt" },
+  style: { flag: "--style <style>", type: "choice", choices: CREATE_STYLES, help: "style (default iphone)", field: "style" },
+  format: { flag: "--format <format>", type: "choice", choices: FORMATS, help: "vertical (9:16, default) or horizontal (16:9); prompt only", field: "format" },
+  name: { flag: "--name <name>", type: "string", help: "avatar name", field: "name" },
+  place: { flag: "--place <place>", type: "string", help: "place or context", field: "place" },
+  image: { flag: "--image <url>", ...images, help: "an image used as-is as a look, URL or file (repeatable; only without --prompt)", field: "images" },
+  element: { flag: "--element <url>", ...images, help: "reference element image such as a logo or product (repeatable; prompt only)", field: "elementImages" },
+  resolution: { flag: "--resolution <res>", type: "choice", choices: RESOLUTIONS, help: "2K (default) or 4K", field: "resolution" },
+  webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
+  body: BODY_FLAG,
+  simulate: SIMULATE_FLAG,
+});
+export type CreateFlags = FlagInput<typeof CREATE_FLAGS>;
 
 export function createBody(flags: CreateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return overlayFlags(flags, CREATE_FIELDS, body);
+  return CREATE_FLAGS.request(CREATE_FLAGS.values(flags), body);
 }
 
-export interface EditFlags {
-  avatar?: string;
-  look?: string;
-  prompt?: string;
-  format?: string;
-  style?: string;
-  image?: string[];
-  resolution?: string;
-  webhookUrl?: string;
-}
-
-const EDIT_FIELDS: readonly FlagField<EditFlags>[] = [
-  ["avatar", "avatar_id"],
-  ["look", "look_id"],
-  ["prompt", "prompt"],
-  ["format", "format"],
-  ["style", "style"],
-  ["image", "imageUrls", images],
-  ["resolution", "resolution"],
-  ["webhookUrl", "webhook_url"],
-];
+export const EDIT_FLAGS = defineFlags({
+  avatar: { flag: "--avatar <avatar_id>", type: "string", help: "avatar (required)", field: "avatar_id" },
+  look: { flag: "--look <look_id>", type: "string", help: "source look (required)", field: "look_id" },
+  prompt: { flag: "--prompt <text>", type: "string", help: "what changes (required)", field: "prompt" },
+  format: { flag: "--format <format>", type: "choice", choices: FORMATS, help: "vertical (default) or horizontal", field: "format" },
+  style: { flag: "--style <style>", type: "choice", choices: EDIT_STYLES, help: "style", field: "style" },
+  image: { flag: "--image <url>", ...images, help: "extra image, URL or file (repeatable; the source look's image comes first)", field: "imageUrls" },
+  resolution: { flag: "--resolution <res>", type: "choice", choices: RESOLUTIONS, help: "2K (default) or 4K", field: "resolution" },
+  webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
+  body: BODY_FLAG,
+  simulate: SIMULATE_FLAG,
+});
+export type EditFlags = FlagInput<typeof EDIT_FLAGS>;
 
 export function editBody(flags: EditFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return overlayFlags(flags, EDIT_FIELDS, body);
+  return EDIT_FLAGS.request(EDIT_FLAGS.values(flags), body);
 }
 
-export interface ListFlags {
-  gender?: string;
-  ageRange?: string;
-  ethnicity?: string;
-  hairColor?: string;
-  place?: string;
-  action?: string;
-  emotion?: string;
-  accessories?: string;
-  selfie?: boolean;
-  onlyPublic?: boolean;
-}
+export const LIST_FLAGS = defineFlags({
+  gender: { flag: "--gender <gender>", type: "choice", choices: ["male", "female"], help: "male or female", field: "gender" },
+  ageRange: { flag: "--age-range <list>", type: "string", help: "senior, adult, young_adult, adolescent", field: "age_range" },
+  ethnicity: { flag: "--ethnicity <list>", type: "string", help: "ethnicities", field: "ethnicity" },
+  hairColor: { flag: "--hair-color <list>", type: "string", help: "black, brown, blonde, red, gray, white, bald", field: "hair_color" },
+  place: { flag: "--place <list>", type: "string", help: "e.g. kitchen,office,podcast", field: "place" },
+  action: { flag: "--action <list>", type: "string", help: "e.g. talking,cooking", field: "action" },
+  emotion: { flag: "--emotion <list>", type: "string", help: "e.g. happy,calm,confident", field: "emotion" },
+  accessories: { flag: "--accessories <list>", type: "string", help: "looks with any of these, e.g. glasses,headphones", field: "accessories" },
+  selfie: { flag: "--selfie", type: "boolean", help: "only selfie looks", negate: "only looks that are not selfies", field: "selfie" },
+  onlyPublic: { flag: "--only-public", type: "boolean", help: "only the public catalog", field: "onlyPublic" },
+});
+export type ListFlags = FlagInput<typeof LIST_FLAGS>;
 
-export function listQuery(f: ListFlags): Record<string, string | boolean> {
-  const q: Record<string, string | boolean> = {};
-  const pairs: [keyof ListFlags, string][] = [
-    ["gender", "gender"], ["ageRange", "age_range"], ["ethnicity", "ethnicity"], ["hairColor", "hair_color"],
-    ["place", "place"], ["action", "action"], ["emotion", "emotion"], ["accessories", "accessories"],
-  ];
-  for (const [flag, field] of pairs) {
-    const v = f[flag];
-    if (typeof v === "string") q[field] = v;
-  }
-  if (f.selfie !== undefined) q.selfie = f.selfie;
-  if (f.onlyPublic) q.onlyPublic = true;
-  return q;
+export function listQuery(f: ListFlags): Record<string, unknown> {
+  return LIST_FLAGS.request(LIST_FLAGS.values(f));
 }
 
 // ---- human output ---------------------------------------------------------------------------------
@@ -245,28 +221,20 @@ export const command: CommandModule = {
       "mediagen avatar get av_maya",
     ]);
 
-    const create = avatar
-      .command("create")
-      .description("Create an avatar with its first look (POST /avatar/create): from a prompt (2 credits at 2K, 4 at 4K) or from images (free)")
-      .option("--prompt <text>", "describe the person and the scene (wins over --image)")
-      .addOption(new Option("--style <style>", "style (default iphone)").choices(CREATE_STYLES))
-      .addOption(new Option("--format <format>", "vertical (9:16, default) or horizontal (16:9); prompt only").choices(["vertical", "horizontal"]))
-      .option("--name <name>", "avatar name")
-      .option("--place <place>", "place or context")
-      .option("--image <url>", "an image used as-is as a look, URL or file (repeatable; only without --prompt)", collect)
-      .option("--element <url>", "reference element image such as a logo or product (repeatable; prompt only)", collect)
-      .addOption(new Option("--resolution <res>", "2K (default) or 4K").choices(["2K", "4K"]))
-      .option("--webhook-url <url>", "notified when the look is ready or failed")
-      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
-      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchOptionFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    const create = CREATE_FLAGS.addTo(
+      avatar
+        .command("create")
+        .description("Create an avatar with its first look (POST /avatar/create): from a prompt (2 credits at 2K, 4 at 4K) or from images (free)"),
+    );
+    watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchOptionFlags, cmd: Command) => {
       const ctx = getContext(cmd);
-      const body = createBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
+      const flags = CREATE_FLAGS.values(opts);
+      const body = CREATE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
       const hasImages = Array.isArray(body.images) && body.images.length > 0;
       if ((typeof body.prompt !== "string" || body.prompt.trim() === "") && !hasImages) {
         throw usage("--prompt", "missing required flag --prompt (or give --image)", "missing_field");
       }
-      const simulate = parseSimulate(opts.simulate);
+      const simulate = flags.simulate;
       await checkWaitFlags(opts);
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
@@ -279,26 +247,17 @@ export const command: CommandModule = {
       'mediagen avatar create --prompt "chef with our apron" --element logo.png --json',
     ]);
 
-    const edit = avatar
-      .command("edit")
-      .description("A new look from an existing one; the source is unchanged (POST /avatar/edit, 2 credits at 2K, 4 at 4K)")
-      .option("--avatar <avatar_id>", "avatar (required)")
-      .option("--look <look_id>", "source look (required)")
-      .option("--prompt <text>", "what changes (required)")
-      .addOption(new Option("--format <format>", "vertical (default) or horizontal").choices(["vertical", "horizontal"]))
-      .addOption(new Option("--style <style>", "style").choices(EDIT_STYLES))
-      .option("--image <url>", "extra image, URL or file (repeatable; the source look's image comes first)", collect)
-      .addOption(new Option("--resolution <res>", "2K (default) or 4K").choices(["2K", "4K"]))
-      .option("--webhook-url <url>", "notified when the look is ready or failed")
-      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
-      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)");
-    watchOptions(edit, LOOK_WATCH).action(async (opts: EditFlags & WatchOptionFlags & { body?: string; simulate?: string }, cmd: Command) => {
+    const edit = EDIT_FLAGS.addTo(
+      avatar.command("edit").description("A new look from an existing one; the source is unchanged (POST /avatar/edit, 2 credits at 2K, 4 at 4K)"),
+    );
+    watchOptions(edit, LOOK_WATCH).action(async (opts: EditFlags & WatchOptionFlags, cmd: Command) => {
       const ctx = getContext(cmd);
-      const body = editBody(opts, opts.body ? await ctx.readBody(opts.body) : {});
+      const flags = EDIT_FLAGS.values(opts);
+      const body = EDIT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
       for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
         if (body[field] === undefined) throw usage(flag, `missing required flag ${flag}`, "missing_field");
       }
-      const simulate = parseSimulate(opts.simulate);
+      const simulate = flags.simulate;
       await checkWaitFlags(opts);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
@@ -364,26 +323,17 @@ export const command: CommandModule = {
       });
     examples(look, ["mediagen avatar look av_maya lk_maya_office", "mediagen avatar look av_maya lk_maya_office --download thumbs/"]);
 
-    const list = avatar
-      .command("list")
-      .description("Looks of the space first, then the public catalog (GET /avatar/list); list filters take comma-separated values")
-      .addOption(new Option("--gender <gender>", "male or female").choices(["male", "female"]))
-      .option("--age-range <list>", "senior, adult, young_adult, adolescent")
-      .option("--ethnicity <list>", "ethnicities")
-      .option("--hair-color <list>", "black, brown, blonde, red, gray, white, bald")
-      .option("--place <list>", "e.g. kitchen,office,podcast")
-      .option("--action <list>", "e.g. talking,cooking")
-      .option("--emotion <list>", "e.g. happy,calm,confident")
-      .option("--accessories <list>", "looks with any of these, e.g. glasses,headphones")
-      .option("--selfie", "only selfie looks")
-      .option("--no-selfie", "only looks that are not selfies")
-      .option("--only-public", "only the public catalog")
-      .action(async (opts: ListFlags, cmd: Command) => {
-        const ctx = getContext(cmd);
-        const engine = await ctx.engine();
-        const items = await engine.avatarList(listQuery(opts));
-        ctx.print(items, (r) => listTable(ctx, r), (r) => r.map((i) => i.id));
-      });
+    const list = LIST_FLAGS.addTo(
+      avatar
+        .command("list")
+        .description("Looks of the space first, then the public catalog (GET /avatar/list); list filters take comma-separated values"),
+    ).action(async (opts: ListFlags, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const query = listQuery(opts);
+      const engine = await ctx.engine();
+      const items = await engine.avatarList(query);
+      ctx.print(items, (r) => listTable(ctx, r), (r) => r.map((i) => i.id));
+    });
     examples(list, [
       "mediagen avatar list",
       "mediagen avatar list --gender female --place kitchen,office --selfie",

@@ -1,8 +1,22 @@
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
+import { BODY_FLAG, defineFlags, type FlagInput } from "../../cli/flags.js";
 import type { Folder, FolderListResponse } from "./contract.js";
+
+const FOLDER_TYPES = ["assets", "videos"] as const;
+
+export const CREATE_FLAGS = defineFlags({
+  name: { flag: "--name <name>", type: "string", help: "folder name (required)", field: "name" },
+  type: { flag: "--type <type>", type: "choice", choices: FOLDER_TYPES, help: "folder type (default assets)", field: "type" },
+  parent: { flag: "--parent <folder_id>", type: "string", help: "parent folder id (same type)", field: "parent_folder_id" },
+  body: BODY_FLAG,
+});
+
+export const LIST_FLAGS = defineFlags({
+  type: { flag: "--type <type>", type: "choice", choices: FOLDER_TYPES, help: "only folders of this type", field: "type" },
+});
 
 const folderLines = (f: Folder) =>
   keyValues([
@@ -22,19 +36,11 @@ export const command: CommandModule = {
   register(folder: Command, getContext) {
     examples(folder, ["mediagen folder create --name Clips", "mediagen folder list --type videos --json"]);
 
-    const create = folder
-      .command("create")
-      .description("Create a folder (POST /folder/create)")
-      .option("--name <name>", "folder name (required)")
-      .addOption(new Option("--type <type>", "folder type (default assets)").choices(["assets", "videos"]))
-      .option("--parent <folder_id>", "parent folder id (same type)")
-      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
-      .action(async (opts: { name?: string; type?: string; parent?: string; body?: string }, cmd: Command) => {
+    const create = CREATE_FLAGS.addTo(folder.command("create").description("Create a folder (POST /folder/create)")).action(
+      async (opts: FlagInput<typeof CREATE_FLAGS>, cmd: Command) => {
         const ctx = getContext(cmd);
-        const body: Record<string, unknown> = opts.body ? await ctx.readBody(opts.body) : {};
-        if (opts.name !== undefined) body.name = opts.name;
-        if (opts.type !== undefined) body.type = opts.type;
-        if (opts.parent !== undefined) body.parent_folder_id = opts.parent;
+        const flags = CREATE_FLAGS.values(opts);
+        const body = CREATE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
         if (body.name === undefined) {
           if (!ctx.io.canPrompt) throw new CliError("missing required flag --name", EXIT.usage, "missing_field", "name");
           body.name = await promptName(ctx);
@@ -42,7 +48,8 @@ export const command: CommandModule = {
         const engine = await ctx.engine();
         const created = await engine.folderCreate(body);
         ctx.print(created, folderLines, (f) => [f.id]);
-      });
+      },
+    );
     examples(create, [
       "mediagen folder create --name Clips",
       "mediagen folder create --name Finals --type videos --json",
@@ -50,14 +57,12 @@ export const command: CommandModule = {
       "echo '{\"name\":\"Clips\"}' | mediagen folder create --body -",
     ]);
 
-    const list = folder
-      .command("list")
-      .description("List folders (GET /folder/list)")
-      .addOption(new Option("--type <type>", "only folders of this type").choices(["assets", "videos"]))
-      .action(async (opts: { type?: string }, cmd: Command) => {
+    const list = LIST_FLAGS.addTo(folder.command("list").description("List folders (GET /folder/list)"))
+      .action(async (opts: FlagInput<typeof LIST_FLAGS>, cmd: Command) => {
         const ctx = getContext(cmd);
+        const query = LIST_FLAGS.request(LIST_FLAGS.values(opts));
         const engine = await ctx.engine();
-        const res = await engine.folderList(opts.type ? { type: opts.type } : {});
+        const res = await engine.folderList(query);
         ctx.print(
           res,
           (r: FolderListResponse) => {

@@ -2,32 +2,29 @@
  * `mediagen voice …`: list (GET /voice/list), resources (GET /resources/voices: accent and a preview
  * sample), get (GET /voice/{id}). Space voices come first; the catalog is limited by the plan.
  */
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import type { CommandModule, Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
+import { defineFlags, type FlagInput } from "../../cli/flags.js";
 import type { ResourceVoice, Voice } from "./contract.js";
 
-interface FilterFlags {
-  language?: string;
-  gender?: string;
-  tags?: string;
-}
+/** The filters both listings take. */
+export const FILTER_FLAGS = defineFlags({
+  language: { flag: "--language <code>", type: "string", help: "language code(s), comma-separated, e.g. en or fr,de", field: "language" },
+  gender: { flag: "--gender <gender>", type: "choice", choices: ["male", "female"], help: "male or female", field: "gender" },
+  tags: { flag: "--tags <list>", type: "string", help: "voices with any of these tags, comma-separated, e.g. narration,calm", field: "tags" },
+});
+type FilterFlags = FlagInput<typeof FILTER_FLAGS>;
 
-export function voiceQuery(f: FilterFlags & { onlyPublic?: boolean }): Record<string, string | boolean> {
-  const q: Record<string, string | boolean> = {};
-  if (f.language !== undefined) q.language = f.language;
-  if (f.gender !== undefined) q.gender = f.gender;
-  if (f.tags !== undefined) q.tags = f.tags;
-  if (f.onlyPublic) q.onlyPublic = true;
-  return q;
-}
+export const LIST_FLAGS = FILTER_FLAGS.extend({
+  onlyPublic: { flag: "--only-public", type: "boolean", help: "leave out the space's own voices", field: "onlyPublic" },
+  resources: { flag: "--resources", type: "boolean", help: "list with accent and preview instead (GET /resources/voices), like `voice resources`" },
+});
+type ListFlags = FlagInput<typeof LIST_FLAGS>;
 
-function addFilters(cmd: Command): Command {
-  return cmd
-    .option("--language <code>", "language code(s), comma-separated, e.g. en or fr,de")
-    .addOption(new Option("--gender <gender>", "male or female").choices(["male", "female"]))
-    .option("--tags <list>", "voices with any of these tags, comma-separated, e.g. narration,calm");
+export function voiceQuery(f: ListFlags): Record<string, unknown> {
+  return LIST_FLAGS.request(LIST_FLAGS.values(f));
 }
 
 function voicesTable(ctx: Context, voices: Voice[]): string[] {
@@ -70,8 +67,9 @@ function resourcesTable(ctx: Context, voices: ResourceVoice[]): string[] {
 }
 
 async function resources(ctx: Context, flags: FilterFlags): Promise<void> {
+  const query = FILTER_FLAGS.request(FILTER_FLAGS.values(flags));
   const engine = await ctx.engine();
-  const res = await engine.resourceVoices(voiceQuery(flags));
+  const res = await engine.resourceVoices(query);
   ctx.print(res, (r) => resourcesTable(ctx, r), (r) => r.map((v) => v.id));
 }
 
@@ -79,18 +77,18 @@ export const command: CommandModule = {
   register(voice: Command, getContext) {
     examples(voice, ["mediagen voice list --language fr", "mediagen voice resources --gender female", "mediagen voice get vc_emma"]);
 
-    const list = addFilters(voice.command("list").description("List voices, space voices first (GET /voice/list)"))
-      .option("--only-public", "leave out the space's own voices")
-      .option("--resources", "list with accent and preview instead (GET /resources/voices), like `voice resources`")
-      .action(async (opts: FilterFlags & { onlyPublic?: boolean; resources?: boolean }, cmd: Command) => {
+    const list = LIST_FLAGS.addTo(voice.command("list").description("List voices, space voices first (GET /voice/list)"))
+      .action(async (opts: ListFlags, cmd: Command) => {
         const ctx = getContext(cmd);
-        if (opts.resources) {
-          if (opts.onlyPublic) ctx.io.warn("--only-public does not apply to the resources listing; ignored");
+        const flags = LIST_FLAGS.values(opts);
+        if (flags.resources) {
+          if (flags.onlyPublic) ctx.io.warn("--only-public does not apply to the resources listing; ignored");
           await resources(ctx, opts);
           return;
         }
+        const query = LIST_FLAGS.request(flags);
         const engine = await ctx.engine();
-        const res = await engine.voiceList(voiceQuery(opts));
+        const res = await engine.voiceList(query);
         ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));
       });
     examples(list, [
@@ -100,7 +98,7 @@ export const command: CommandModule = {
       "mediagen voice list --resources --language de",
     ]);
 
-    const res = addFilters(
+    const res = FILTER_FLAGS.addTo(
       voice.command("resources").description("Voices with accent and a preview sample URL (GET /resources/voices)"),
     ).action(async (opts: FilterFlags, cmd: Command) => {
       await resources(getContext(cmd), opts);
