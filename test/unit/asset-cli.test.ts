@@ -45,6 +45,15 @@ describe("settings and elements", () => {
     expect(() => parseSettings(["=x"])).toThrow(CliError);
   });
 
+  it("keeps __proto__ and constructor as keys the service then refuses, never as the object's prototype", () => {
+    const s = parseSettings(["__proto__=x", "constructor=1"]);
+    expect(Object.getPrototypeOf(s)).toBe(Object.prototype);
+    expect(Object.keys(s)).toEqual(["__proto__", "constructor"]);
+    expect(JSON.stringify(startBody({ type: "image", model: "imgA-4", prompt: "p", setting: ["__proto__=x"] }))).toBe(
+      '{"type":"image","model":"imgA-4","prompt":"p","model_settings":{"__proto__":"x"}}',
+    );
+  });
+
   it("reads name=ref,ref", () => {
     expect(parseElement("hero=https://x/a.png, asset:abc ,avatar:av_1")).toEqual({
       name: "hero",

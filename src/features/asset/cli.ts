@@ -38,7 +38,9 @@ export function parseSettings(values: string[]): Record<string, boolean | string
     if (i <= 0) throw usage("--setting", `expected key=value, got "${raw}"`);
     const key = raw.slice(0, i).trim();
     const value = raw.slice(i + 1).trim();
-    out[key] = value === "true" ? true : value === "false" ? false : value;
+    // Defined, not assigned: `__proto__=x` must reach the service as a key (which refuses it before
+    // any debit) instead of silently replacing this object's prototype.
+    Object.defineProperty(out, key, { value: value === "true" ? true : value === "false" ? false : value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
