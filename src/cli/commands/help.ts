@@ -16,7 +16,7 @@ function findCommand(root: Command, path: string[]): Command | undefined {
 }
 
 export const command: CommandModule = {
-  register(help, getContext) {
+  register(help, getContext, tree) {
     help
       .argument("[topic...]", "a command path (e.g. `folder create`) or a topic")
       .action(async (topic: string[], _opts: unknown, cmd: Command) => {
@@ -35,9 +35,8 @@ export const command: CommandModule = {
           );
           return;
         }
-        const { loadAllCommands } = await import("../registry.js");
         const program = help.parent!;
-        await loadAllCommands(program);
+        await tree.loadAll();
         const target = findCommand(program, topic);
         if (!target) {
           throw new CliError(`no help for "${topic.join(" ")}": not a command or topic (topics: ${TOPICS.join(", ")})`, EXIT.usage, "usage_error");
