@@ -54,7 +54,7 @@ function variable<T>(area: EnvArea, description: string, parse: (raw: string | u
 export const ENV_VARS = {
   MEDIAGEN_HOME: variable(
     "cli",
-    "where all state lives (config.json, credentials.json, cache/, local/); default $XDG_DATA_HOME/mediagen, ~/Library/Application Support/mediagen or %APPDATA%\\mediagen",
+    "where all state lives (config.json, credentials.json, cache/, local/); default $XDG_DATA_HOME/mediagen or ~/.local/share/mediagen (Linux), ~/Library/Application Support/mediagen (macOS), %APPDATA%\\mediagen (Windows)",
     text,
   ),
   MEDIAGEN_TARGET: variable("cli", "target to talk to: local or hosted (beats the profile's setting; --target beats it)", text),
