@@ -111,8 +111,9 @@ module.exports = {
     },
   ],
   options: {
-    includeOnly: ["^src/", "^node_modules/"],
     doNotFollow: { path: "^node_modules/" },
+    // node_modules may be a symlink to a shared install: packages keep their node_modules/ paths.
+    preserveSymlinks: true,
     // Type-only imports are seen (and marked) so the rules can tell them from imports that load code.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
