@@ -37,8 +37,11 @@ const nonEmpty = (raw: string | undefined): string | undefined => (raw !== undef
 const asSet = (raw: string | undefined): string | undefined => raw;
 /** Anything but unset, empty, `0` or `false` (any case) turns it on. */
 const flag = (raw: string | undefined): boolean => raw !== undefined && raw !== "" && raw !== "0" && raw.toLowerCase() !== "false";
-/** A positive number of milliseconds; anything else leaves the default. */
-const positiveNumber = (raw: string | undefined): number | undefined => Number(raw) || undefined;
+/** A positive number (of milliseconds); anything else leaves the default. */
+const positiveNumber = (raw: string | undefined): number | undefined => {
+  const n = Number(raw);
+  return n > 0 ? n : undefined;
+};
 
 /** A positive integer; anything else set is an error (the user asked for something we cannot do). */
 function positiveInteger(raw: string | undefined, name: string): number | undefined {
@@ -82,16 +85,8 @@ export const ENV_VARS = {
   MEDIAGEN_DEBUG: variable("local", "any non-empty value: the local instance prints why requests and background jobs failed on stderr", (raw) => !!raw),
   MEDIAGEN_WORKER_IDLE_MS: variable("local", "how long the background worker waits with nothing to do before it exits (default 15000)", positiveNumber),
   MEDIAGEN_WORKER_POLL_MS: variable("local", "how often a worker looks at the job queue when nothing woke it (default 200)", positiveNumber),
-  MEDIAGEN_LOCAL_RATE_LIMIT: variable(
-    "local",
-    "requests per window per space that `mediagen serve` allows (default 100)",
-    positiveInteger,
-  ),
-  MEDIAGEN_LOCAL_RATE_WINDOW_MS: variable(
-    "local",
-    "length of `mediagen serve`'s rate-limit window in milliseconds (default 60000)",
-    positiveInteger,
-  ),
+  MEDIAGEN_LOCAL_RATE_LIMIT: variable("local", "requests per window per space that `mediagen serve` allows (default 100)", positiveInteger),
+  MEDIAGEN_LOCAL_RATE_WINDOW_MS: variable("local", "length of `mediagen serve`'s rate-limit window in milliseconds (default 60000)", positiveInteger),
   MEDIAGEN_FFMPEG: variable("media", "ffmpeg binary to use instead of the one on PATH or the bundled one", nonEmpty),
   MEDIAGEN_FFPROBE: variable("media", "ffprobe binary to use instead of the one on PATH or the bundled one", nonEmpty),
   MEDIAGEN_ESPEAK: variable("media", "espeak-ng binary to use (no fallback to the bundled WASM build when it fails)", nonEmpty),

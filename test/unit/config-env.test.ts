@@ -97,6 +97,7 @@ describe("readEnv", () => {
     ["COLUMNS", "0", undefined],
     ["MEDIAGEN_WORKER_IDLE_MS", "250", 250],
     ["MEDIAGEN_WORKER_IDLE_MS", "soon", undefined],
+    ["MEDIAGEN_WORKER_POLL_MS", "-5", undefined],
     ["MEDIAGEN_MEDIA_FALLBACK", "false", false],
     ["MEDIAGEN_MEDIA_FALLBACK", "yes", true],
     ["MEDIAGEN_MEDIA_TRACE", "1", "times"],
