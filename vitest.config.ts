@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The child-process scripts (detached worker, TTS child) run from dist/, built by `npm test`.
+    setupFiles: ["test/setup/built-entry-points.ts"],
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -3,7 +3,7 @@
  * a lazily created engine. Nothing heavy is loaded until a command asks for it.
  */
 import type { Engine } from "../engine/engine.js";
-import type { LocalInstance } from "../local/instance.js";
+import type { LocalInstance } from "../features/local.js";
 import { mediagenHome, type Env } from "../config/paths.js";
 import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
 import { resolveKey } from "../config/credentials.js";

@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { CliError, EXIT, type DownloadOptions } from "./types.js";
 import type { Trace } from "./debug.js";
-import { processInterrupt } from "./wait.js";
+import { processInterrupt } from "./interrupt.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 
 /** The help topics beside commands (`mediagen help <topic>`). */
-export const HELP_TOPICS = ["exit-codes"] as const;
+export const HELP_TOPICS = ["exit-codes", "environment"] as const;
+export type HelpTopic = (typeof HELP_TOPICS)[number];
 
 /** Adds an "Examples:" block to a command's --help (every command has one). */
 export function examples(cmd: Command, lines: string[]): Command {

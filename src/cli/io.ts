@@ -1,7 +1,8 @@
 import type { Readable, Writable } from "node:stream";
+import { readEnv, type Env } from "../config/env.js";
 import type { GlobalOptions, IO } from "./types.js";
 
-export type Env = Record<string, string | undefined>;
+export type { Env };
 
 export interface Streams {
   stdout: Writable & { isTTY?: boolean; columns?: number };
@@ -20,11 +21,9 @@ export interface FrameIO extends IO {
   animate: boolean;
 }
 
-const truthy = (v: string | undefined) => v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-
 /** CI set to anything but 0/false counts: CI providers use "true", "1" or a provider name. */
 export function isCI(env: Env): boolean {
-  return truthy(env.CI);
+  return readEnv("CI", env);
 }
 
 /**
@@ -33,9 +32,10 @@ export function isCI(env: Env): boolean {
  */
 export function colorEnabled(isTTY: boolean, env: Env, flag: boolean): boolean {
   if (!flag) return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
-  if (env.FORCE_COLOR !== undefined) return truthy(env.FORCE_COLOR) || env.FORCE_COLOR === "";
-  if (env.TERM === "dumb") return false;
+  if (readEnv("NO_COLOR", env)) return false;
+  const forced = readEnv("FORCE_COLOR", env);
+  if (forced !== undefined) return forced;
+  if (readEnv("TERM", env) === "dumb") return false;
   return isTTY;
 }
 
@@ -45,8 +45,7 @@ export function colorEnabled(isTTY: boolean, env: Env, flag: boolean): boolean {
  */
 export function terminalWidth(columns: number | undefined, env: Env): number {
   if (typeof columns === "number" && columns > 0) return columns;
-  const fromEnv = Number(env.COLUMNS);
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
+  return readEnv("COLUMNS", env) ?? 80;
 }
 
 export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "quiet" | "color" | "input">): FrameIO {
@@ -65,7 +64,7 @@ export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "
     stderrColor: colorEnabled(isStderrTTY, env, opts.color),
     quiet: opts.quiet,
     width,
-    animate: isStderrTTY && env.TERM !== "dumb" && !isCI(env),
+    animate: isStderrTTY && readEnv("TERM", env) !== "dumb" && !isCI(env),
     out(line) {
       streams.stdout.write(line + "\n");
     },

@@ -61,7 +61,7 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
   ]);
   program.addHelpText(
     "after",
-    "\nEnvironment: MEDIAGEN_TARGET, MEDIAGEN_BASE_URL, MEDIAGEN_API_KEY, MEDIAGEN_PROFILE, MEDIAGEN_HOME, NO_COLOR, CI",
+    "\nEnvironment: MEDIAGEN_TARGET, MEDIAGEN_BASE_URL, MEDIAGEN_API_KEY, MEDIAGEN_PROFILE, MEDIAGEN_HOME, NO_COLOR, CI (all: mediagen help environment)",
   );
 
   // Applied to every command, including those a module builds with `new Command()`.

@@ -99,7 +99,7 @@ async function register(program: Command, entry: CommandEntry): Promise<void> {
   if (!reg) throw new Error("initRegistry(program) first");
   const { command } = await entry.load();
   const cmd = program.command(entry.name, entry.hidden ? { hidden: true } : {}).description(entry.summary);
-  command.register(cmd, reg.getContext);
+  command.register(cmd, reg.getContext, { loadAll: () => loadAllCommands(program) });
   reg.settle(cmd);
 }
 

@@ -100,9 +100,17 @@ export interface Context {
 
 export type ContextGetter = (cmd: Command) => Context;
 
+/**
+ * What the registry hands a command beside the context: loading every command group (help and
+ * completion walk the whole tree). Handed in, so no command imports the registry that lists it.
+ */
+export interface CommandTree {
+  loadAll(): Promise<void>;
+}
+
 /** A command group: registers its commands on the program. */
 export interface CommandModule {
-  register(program: Command, getContext: ContextGetter): void;
+  register(program: Command, getContext: ContextGetter, tree: CommandTree): void;
 }
 
 /** Exit codes (CLI-CONVENTIONS.md). */

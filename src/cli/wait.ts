@@ -275,7 +275,5 @@ export function realSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export function processInterrupt(handler: () => void): () => void {
-  process.on("SIGINT", handler);
-  return () => process.off("SIGINT", handler);
-}
+// Kept importable from here: the context and watch take it with the wait engine.
+export { processInterrupt } from "./interrupt.js";

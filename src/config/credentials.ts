@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { readEnv } from "./env.js";
 import { credentialsFile, type Env } from "./paths.js";
 import { ConfigError, type TargetName } from "./profiles.js";
 
@@ -102,7 +103,7 @@ export type KeyOrigin = "env" | "profile" | "none";
  * credentials file counts as no stored key, with a `warning` saying why.
  */
 export function resolveKey(env: Env, home: string, profile: string, target: TargetName): { key?: string; origin: KeyOrigin; warning?: string } {
-  const fromEnv = env.MEDIAGEN_API_KEY?.trim();
+  const fromEnv = readEnv("MEDIAGEN_API_KEY", env);
   if (fromEnv) return { key: fromEnv, origin: "env" };
   let stored: StoredKey | undefined;
   try {

@@ -1,21 +1,24 @@
 import path from "node:path";
 import os from "node:os";
+import { readEnv, type Env } from "./env.js";
 
-export type Env = Record<string, string | undefined>;
+export type { Env };
 
 /**
  * Where all state lives (config, credentials, the local instance). MEDIAGEN_HOME moves everything,
  * which is what tests and side-by-side installs rely on.
  */
-export function mediagenHome(env: Env = process.env, platform: NodeJS.Platform = process.platform, homedir = os.homedir()): string {
-  const explicit = env.MEDIAGEN_HOME;
-  if (explicit && explicit.trim() !== "") return path.resolve(explicit);
+export function mediagenHome(env?: Env, platform: NodeJS.Platform = process.platform, homedir = os.homedir()): string {
+  const explicit = readEnv("MEDIAGEN_HOME", env);
+  if (explicit) return path.resolve(explicit);
   if (platform === "darwin") return path.join(homedir, "Library", "Application Support", "mediagen");
   if (platform === "win32") {
-    const appData = env.APPDATA && env.APPDATA !== "" ? env.APPDATA : path.join(homedir, "AppData", "Roaming");
+    const appData = readEnv("APPDATA", env) ?? path.join(homedir, "AppData", "Roaming");
     return path.join(appData, "mediagen");
   }
-  const xdg = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(homedir, ".local", "share");
+  const fromEnv = readEnv("XDG_DATA_HOME", env);
+  // The XDG base directory spec says a relative value is invalid and must be ignored.
+  const xdg = fromEnv && path.isAbsolute(fromEnv) ? fromEnv : path.join(homedir, ".local", "share");
   return path.join(xdg, "mediagen");
 }
 

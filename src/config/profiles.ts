@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { readEnv } from "./env.js";
 import { configFile, type Env } from "./paths.js";
 
 export type TargetName = "local" | "hosted";
@@ -109,11 +110,10 @@ const nonEmpty = (s: string | undefined): s is string => s !== undefined && s.tr
 
 /** The profile in use: --profile > MEDIAGEN_PROFILE > "default". Needs nothing else to be valid. */
 export function resolveProfile(flags: Pick<ResolveFlags, "profile">, env: Env): Resolved<string> {
-  return nonEmpty(flags.profile)
-    ? { value: validateProfileName(flags.profile, "--profile"), source: "flag" }
-    : nonEmpty(env.MEDIAGEN_PROFILE)
-      ? { value: validateProfileName(env.MEDIAGEN_PROFILE, "MEDIAGEN_PROFILE"), source: "env" }
-      : { value: DEFAULT_PROFILE, source: "default" };
+  if (nonEmpty(flags.profile)) return { value: validateProfileName(flags.profile, "--profile"), source: "flag" };
+  const fromEnv = readEnv("MEDIAGEN_PROFILE", env);
+  if (fromEnv !== undefined) return { value: validateProfileName(fromEnv, "MEDIAGEN_PROFILE"), source: "env" };
+  return { value: DEFAULT_PROFILE, source: "default" };
 }
 
 /** A setting as found: normalised when valid; as written, with the reason, when not. */
@@ -137,10 +137,16 @@ interface Found {
   from: string;
 }
 
-function pick(names: { flag: string; env: string }, flag: string | undefined, env: Env, stored: string | undefined, profile: string): Found | undefined {
+function pick(
+  names: { flag: string; env: "MEDIAGEN_TARGET" | "MEDIAGEN_BASE_URL" },
+  flag: string | undefined,
+  env: Env,
+  stored: string | undefined,
+  profile: string,
+): Found | undefined {
   if (nonEmpty(flag)) return { raw: flag, source: "flag", from: names.flag };
-  const fromEnv = env[names.env];
-  if (nonEmpty(fromEnv)) return { raw: fromEnv, source: "env", from: names.env };
+  const fromEnv = readEnv(names.env, env);
+  if (fromEnv !== undefined) return { raw: fromEnv, source: "env", from: names.env };
   if (nonEmpty(stored)) return { raw: stored, source: "profile", from: `profile ${profile}` };
   return undefined;
 }

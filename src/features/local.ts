@@ -1,20 +1,22 @@
 /**
  * The local target composed: the local core (src/local/) with every feature's handlers, job kinds and
- * migrations. Callers open the instance through here; the core never imports a feature.
+ * migrations, and the operation table. Callers open the instance through here; the core never
+ * imports a feature.
  */
-import fs from "node:fs";
-import { fileURLToPath } from "node:url";
 import { core } from "../local/db/core-schema.js";
 import { webhookKinds } from "../local/webhook-kind.js";
 import { openLocalInstance as openCore, type LocalInstance, type OpenOptions } from "../local/instance.js";
 import type { HandlerTable, JobKind, LocalParts } from "../local/types.js";
 import { FEATURES } from "./index.js";
+import { operations, type Operations } from "./operations.js";
 import type { LocalPart, Migration } from "./types.js";
+import { workerEntry } from "./worker-entry.js";
 
 export * from "../local/instance.js";
+export { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "../local/rate-limit.js";
 
 /** Joins the core's parts and the features'; migrations must number 2, 3, … without gaps or repeats. */
-export function composeParts(parts: readonly LocalPart[], workerEntry: string): LocalParts {
+export function composeParts(parts: readonly LocalPart[], table: { operations: Operations; workerEntry: string }): LocalParts {
   const handlers: HandlerTable = {};
   const jobKinds: Record<string, JobKind> = { ...webhookKinds };
   const migrations: Migration[] = [{ version: 1, sql: core }];
@@ -33,23 +35,12 @@ export function composeParts(parts: readonly LocalPart[], workerEntry: string): 
   migrations.forEach((m, i) => {
     if (m.version !== i + 1) throw new Error(`migration versions must run 1..${migrations.length} without gaps; found ${m.version} at ${i + 1}`);
   });
-  return { handlers, jobKinds, migrations: migrations.map((m) => m.sql), workerEntry };
-}
-
-/**
- * The detached worker's entry point. From dist it sits beside this module; when this module runs
- * from the TypeScript sources (tests), the built copy under dist/ is used.
- */
-function workerEntry(): string {
-  const beside = fileURLToPath(new URL("./worker-main.js", import.meta.url));
-  if (fs.existsSync(beside)) return beside;
-  const built = beside.replace(/([\\/])src([\\/]features[\\/]worker-main\.js)$/, "$1dist$2");
-  return built !== beside && fs.existsSync(built) ? built : beside;
+  return { operations: table.operations, handlers, jobKinds, migrations: migrations.map((m) => m.sql), workerEntry: table.workerEntry };
 }
 
 export const localParts: LocalParts = composeParts(
   (await Promise.all(FEATURES.map((f) => ("local" in f ? f.local() : undefined)))).filter((p): p is LocalPart => p !== undefined),
-  workerEntry(),
+  { operations, workerEntry: workerEntry() },
 );
 
 /** Opens the local instance under `opts.home` with every feature. */

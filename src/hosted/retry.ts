@@ -3,6 +3,7 @@
  * policy is tested without a network: a POST that may have reached the server is never repeated,
  * because the service debits credits up front and a second POST could debit them twice.
  */
+import { MAX_RATE_WAIT_MS } from "../engine/rate-wait.js";
 
 /** Errors raised before any byte of the request could reach the server. */
 const NOT_SENT_CODES = new Set([
@@ -70,8 +71,7 @@ export function backoffMs(attempt: number, random: () => number, baseMs = 250, c
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** Longest wait for a rate-limit reset: a window of the service plus slack for clock skew. */
-export const MAX_RATE_WAIT_MS = 65_000;
+export { MAX_RATE_WAIT_MS };
 
 /**
  * Wait after the n-th 429 that says nothing about its window: 15 s, 30 s, 45 s… so that the default

@@ -1,3 +1,4 @@
+import { localDebug } from "./debug.js";
 import type { EnqueueJob, JobKind, JobRow, JobsApi, LocalInstanceApi } from "./types.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -26,10 +27,6 @@ export type Outcome = "done" | "requeued" | "failed" | "lost";
 function message(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   return m.length > 2000 ? m.slice(0, 2000) + "…" : m;
-}
-
-function debug(text: string): void {
-  if (process.env.MEDIAGEN_DEBUG) process.stderr.write(`mediagen-local: ${text}\n`);
 }
 
 /**
@@ -171,7 +168,7 @@ export class JobQueue implements JobsApi {
     try {
       this.db.transaction(() => kind.giveUp(this.instance, job, error))();
     } catch (e) {
-      debug(`giveUp of job ${job.id} (${job.kind}) threw: ${message(e)}`);
+      localDebug(`giveUp of job ${job.id} (${job.kind}) threw: ${message(e)}`);
       final = `${error}; giving up also failed: ${message(e)}`;
     }
     this.finish(job.id, "failed", final);

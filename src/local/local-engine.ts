@@ -1,7 +1,7 @@
-import { operations, type OpName, type OpRequest, type OpResponse } from "../features/operations.js";
+import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo, type Target } from "../engine/engine.js";
 import { ApiError } from "../engine/errors.js";
-import { MAX_RATE_WAIT_MS } from "../hosted/retry.js";
+import { MAX_RATE_WAIT_MS } from "../engine/rate-wait.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { abortableSleep } from "../engine/sleep.js";
 import { rateLimitHeaders } from "../contract/rate-limit.js";
@@ -53,7 +53,7 @@ export class LocalEngine extends BaseEngine {
     opts.signal?.throwIfAborted();
     const wire = JSON.parse(JSON.stringify(input ?? {})) as Record<string, unknown>;
     // Refused as the hosted client refuses it, so both targets answer the same input the same way.
-    fillPathOrRefuse(operations[op].path, wire);
+    fillPathOrRefuse(this.instance.parts.operations[op].path, wire);
     for (let waited = 0; ; waited++) {
       const res = await this.instance.service.dispatch(`Bearer ${this.apiKey}`, op, wire, {
         ...(opts.simulate !== undefined ? { simulate: opts.simulate } : {}),

@@ -1,9 +1,10 @@
 import { errorResponse } from "../contract/errors.js";
-import { operations, type OpName } from "../features/operations.js";
+import type { OpName } from "../features/operations.js";
 import { hasApiAccess } from "../contract/plans.js";
 import type { RateLimitInfo } from "../engine/engine.js";
 import { ApiError } from "../engine/errors.js";
 import { illFormedPath } from "./well-formed.js";
+import { localDebug } from "./debug.js";
 import { authenticate } from "./keys.js";
 import type { Handler, RequestContext, SpaceRow, UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
@@ -128,12 +129,10 @@ export class LocalService {
       const queued = this.instance.jobs.enqueued;
       const body: unknown = await handler(ctx, (input ?? {}) as never);
       if (this.instance.jobs.enqueued !== queued) this.instance.kick();
-      return { status: operations[op].status, body, rateLimit };
+      return { status: this.instance.parts.operations[op].status, body, rateLimit };
     } catch (e) {
       if (e instanceof ApiError) return { status: e.status, body: e.body, rateLimit };
-      if (process.env.MEDIAGEN_DEBUG) {
-        process.stderr.write(`mediagen-local: ${op} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-      }
+      localDebug(`${op} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       const { status, body } = errorResponse("internal_error", "The local instance failed to handle this request", {
         error: "Internal server error",
       });

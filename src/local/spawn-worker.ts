@@ -45,7 +45,6 @@ export function ensureDetachedWorker(db: DB, clock: Clock, home: string, entry: 
   const child = spawn(process.execPath, [main, "--home", home, "--worker-id", id], {
     detached: true,
     stdio: "ignore",
-    env: process.env,
   });
   child.on("error", forget);
   child.unref();

@@ -4,7 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import type { Plan } from "../contract/plans.js";
-import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
+import type { OpName, OpRequest, OpResponse, Operations } from "../features/operations.js";
 import type { WebhookPayload } from "../contract/webhook.js";
 
 export type DB = Database.Database;
@@ -131,10 +131,13 @@ export interface WebhooksApi {
 }
 
 /**
- * What the features add to the local core (composed in src/features/local.ts): the handlers of the
- * endpoints, the job kinds, the schema migrations and the detached worker's entry point.
+ * What the features add to the local core (composed in src/features/local.ts): the operation table,
+ * the handlers of the endpoints, the job kinds, the schema migrations and the detached worker's entry
+ * point. The core takes them from here, never from the features, so it does not depend on them.
  */
 export interface LocalParts {
+  /** Method, path and success status of every operation: the dispatch answers with these statuses. */
+  operations: Operations;
   handlers: HandlerTable;
   /** Every job kind by name, the core's webhook deliveries included. */
   jobKinds: Record<string, JobKind>;

@@ -7,7 +7,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { instancePaths, type LocalInstance, type OpenOptions } from "./instance.js";
+import { readEnv } from "../config/env.js";
+import type { LocalInstance, OpenOptions } from "./instance.js";
+import { instancePaths } from "./storage.js";
 import { Worker } from "./worker.js";
 
 export const DEFAULT_IDLE_MS = 15_000;
@@ -40,7 +42,7 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
     process.stderr.write("usage: worker-main --home <home> [--worker-id <id>]\n");
     return 2;
   }
-  const idleMs = Number(process.env.MEDIAGEN_WORKER_IDLE_MS) || DEFAULT_IDLE_MS;
+  const idleMs = readEnv("MEDIAGEN_WORKER_IDLE_MS") ?? DEFAULT_IDLE_MS;
   const instance = open({ home, worker: "none" });
   const worker = new Worker(instance, instance.jobs, instance.jobKinds, {
     ...(values["worker-id"] ? { id: values["worker-id"] } : {}),

@@ -1,4 +1,6 @@
 import crypto from "node:crypto";
+import { readEnv } from "../config/env.js";
+import { localDebug } from "./debug.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "./types.js";
 import type { JobQueue, Lane } from "./jobs.js";
 import { registerWorker, renewWorker, unregisterWorker } from "./worker-registry.js";
@@ -31,9 +33,7 @@ interface Active {
   done: Promise<void>;
 }
 
-function debug(text: string): void {
-  if (process.env.MEDIAGEN_DEBUG) process.stderr.write(`mediagen-local worker: ${text}\n`);
-}
+const debug = (text: string): void => localDebug(text, "mediagen-local worker");
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
@@ -64,7 +64,7 @@ export class Worker {
   ) {
     this.id = opts.id ?? `w_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
     this.laneMax = { work: Math.max(1, opts.concurrency), webhook: Math.max(1, opts.webhookConcurrency ?? 4) };
-    this.pollMs = opts.pollMs ?? (Number(process.env.MEDIAGEN_WORKER_POLL_MS) || DEFAULT_POLL_MS);
+    this.pollMs = opts.pollMs ?? readEnv("MEDIAGEN_WORKER_POLL_MS") ?? DEFAULT_POLL_MS;
   }
 
   get isRunning(): boolean {

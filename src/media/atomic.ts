@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readEnv } from "../config/env.js";
 
 /** A temp path in the same directory as `out` (so rename is atomic); creates the directory. */
 export function tempPathFor(out: string): string {
@@ -29,7 +30,7 @@ export async function withWorkDir<T>(fn: (dir: string) => Promise<T>): Promise<T
   try {
     return await fn(dir);
   } finally {
-    if (process.env.MEDIAGEN_MEDIA_KEEP === "1") process.stderr.write(`[media] kept work dir ${dir}\n`);
+    if (readEnv("MEDIAGEN_MEDIA_KEEP")) process.stderr.write(`[media] kept work dir ${dir}\n`);
     else removeQuietly(dir);
   }
 }

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { readEnv, type Env } from "../config/env.js";
 
 const SYSTEM_FONTS = [
   "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -26,9 +27,10 @@ function bundledFont(): string | undefined {
 }
 
 /** Candidate font files in order of preference: MEDIAGEN_FONT, the bundled font, system copies. */
-export function fontCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+export function fontCandidates(env?: Env): string[] {
   const list: string[] = [];
-  if (env.MEDIAGEN_FONT) list.push(env.MEDIAGEN_FONT);
+  const chosen = readEnv("MEDIAGEN_FONT", env);
+  if (chosen) list.push(chosen);
   const bundled = bundledFont();
   if (bundled) list.push(bundled);
   list.push(...SYSTEM_FONTS);
@@ -36,7 +38,7 @@ export function fontCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 /** The first candidate that exists, or undefined (then renders carry no text). */
-export function findFont(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function findFont(env?: Env): string | undefined {
   for (const f of fontCandidates(env)) {
     try {
       if (fs.statSync(f).isFile()) return path.resolve(f);

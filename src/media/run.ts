@@ -3,6 +3,7 @@
  * so cancelling kills everything it spawned, and keeps only the tail of stderr for error messages.
  */
 import { spawn } from "node:child_process";
+import { readEnv } from "../config/env.js";
 import { RenderError } from "./errors.js";
 
 const STDERR_KEEP = 16 * 1024;
@@ -64,7 +65,7 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
   const started = Date.now();
   // MEDIAGEN_MEDIA_TRACE=1 prints each tool's run time to stderr; =args also its arguments (paths
   // and graph files only: nothing secret goes to these tools).
-  const traceMode = process.env.MEDIAGEN_MEDIA_TRACE;
+  const traceMode = readEnv("MEDIAGEN_MEDIA_TRACE");
   if (traceMode === "args") process.stderr.write(`[media] ${JSON.stringify([command, ...args])}\n`);
   const trace = traceMode
     ? (ok: boolean) => process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`)
@@ -72,7 +73,8 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
   return new Promise<RunResult>((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: o.cwd,
-      env: o.env ?? process.env,
+      // Unset, the child inherits this process's environment.
+      env: o.env,
       stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
       windowsHide: true,

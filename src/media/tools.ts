@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { readEnv, type Env } from "../config/env.js";
 import { MediaToolError } from "./errors.js";
 import { findFont } from "./font.js";
 import { runTool } from "./run.js";
@@ -41,7 +42,7 @@ let cached: Promise<Tools> | undefined;
 /** Cached once per process. */
 export function getTools(): Promise<Tools> {
   if (!cached) {
-    cached = detectTools(process.env);
+    cached = detectTools();
     // A failure is not cached: the user may install the tool and retry in a long-running server.
     cached.catch(() => {
       cached = undefined;
@@ -55,14 +56,10 @@ export function clearToolsCache(): void {
   cached = undefined;
 }
 
-function fallbackForced(env: NodeJS.ProcessEnv): boolean {
-  const v = env.MEDIAGEN_MEDIA_FALLBACK;
-  return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
-}
-
-export function whichOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const dirs = (env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  const exts = process.platform === "win32" ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""];
+/** `env` defaults to this process's environment. */
+export function whichOnPath(name: string, env?: Env): string | undefined {
+  const dirs = readEnv("PATH", env).split(path.delimiter).filter(Boolean);
+  const exts = process.platform === "win32" ? readEnv("PATHEXT", env) : [""];
   for (const dir of dirs) {
     for (const ext of exts) {
       const candidate = path.join(dir, name + ext.toLowerCase());
@@ -95,13 +92,14 @@ interface Candidate {
 
 function candidates(
   name: "ffmpeg" | "ffprobe",
-  envVar: string,
+  envVar: "MEDIAGEN_FFMPEG" | "MEDIAGEN_FFPROBE",
   npmPkg: string,
-  env: NodeJS.ProcessEnv,
+  env: Env | undefined,
 ): Candidate[] {
   const list: Candidate[] = [];
-  if (env[envVar]) return [{ path: env[envVar]!, source: "env" }];
-  if (!fallbackForced(env)) {
+  const chosen = readEnv(envVar, env);
+  if (chosen) return [{ path: chosen, source: "env" }];
+  if (!readEnv("MEDIAGEN_MEDIA_FALLBACK", env)) {
     const p = whichOnPath(name, env);
     if (p) list.push({ path: p, source: "path" });
   }
@@ -138,10 +136,11 @@ export function parseFfmpegVersion(text: string): string {
   return m ? m[1]! : "unknown";
 }
 
-async function detectTts(env: NodeJS.ProcessEnv): Promise<Tools["tts"] | undefined> {
+async function detectTts(env: Env | undefined): Promise<Tools["tts"] | undefined> {
   const natives: string[] = [];
-  if (env.MEDIAGEN_ESPEAK) natives.push(env.MEDIAGEN_ESPEAK);
-  else if (!fallbackForced(env)) {
+  const chosen = readEnv("MEDIAGEN_ESPEAK", env);
+  if (chosen) natives.push(chosen);
+  else if (!readEnv("MEDIAGEN_MEDIA_FALLBACK", env)) {
     const p = whichOnPath("espeak-ng", env);
     if (p) natives.push(p);
   }
@@ -154,7 +153,7 @@ async function detectTts(env: NodeJS.ProcessEnv): Promise<Tools["tts"] | undefin
       // fall through to the WASM build
     }
   }
-  if (env.MEDIAGEN_ESPEAK) return undefined;
+  if (chosen) return undefined;
   const child = wasmChildPath();
   const version = wasmPackageVersion();
   if (child && version) return { kind: "wasm", command: child, version: `espeak-ng-wasm ${version}` };
@@ -171,7 +170,8 @@ function wasmPackageVersion(): string | undefined {
   }
 }
 
-async function detectTools(env: NodeJS.ProcessEnv): Promise<Tools> {
+/** `env` defaults to this process's environment. */
+async function detectTools(env?: Env): Promise<Tools> {
   const missing: string[] = [];
   const ff = await firstWorking(candidates("ffmpeg", "MEDIAGEN_FFMPEG", "@ffmpeg-installer/ffmpeg", env));
   if (!ff) missing.push("ffmpeg");
@@ -180,7 +180,7 @@ async function detectTools(env: NodeJS.ProcessEnv): Promise<Tools> {
   const tts = await detectTts(env);
   if (!tts) missing.push("espeak-ng");
   if (!ff || !fp || !tts) {
-    const overrides = ["MEDIAGEN_FFMPEG", "MEDIAGEN_FFPROBE", "MEDIAGEN_ESPEAK"].filter((k) => env[k]);
+    const overrides = (["MEDIAGEN_FFMPEG", "MEDIAGEN_FFPROBE", "MEDIAGEN_ESPEAK"] as const).filter((k) => readEnv(k, env));
     const note = overrides.length ? ` (${overrides.join(", ")} set: check ${overrides.length > 1 ? "they point" : "it points"} at a working binary)` : "";
     throw new MediaToolError(`media tools missing: ${missing.join(", ")}${note}. ${INSTALL_HINT}`, missing);
   }

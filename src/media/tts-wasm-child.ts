@@ -2,7 +2,7 @@
  * Child-process entry that runs the npm WASM build of espeak-ng. That build is GPL-3, so it is never
  * imported into mediagen's own process: the parent spawns `node tts-wasm-child.js <espeak module URL>`
  * and sends one JSON request on stdin: { args, text, out }. The WAV is written to `out`.
- * This file imports only node built-ins so it also runs when transpiled alone (see tts-child-path.ts).
+ * It imports only node built-ins: the child must start fast and load nothing of mediagen.
  */
 import fs from "node:fs";
 

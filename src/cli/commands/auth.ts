@@ -3,6 +3,7 @@
  * hidden prompt or stdin, never from a flag (flags show up in `ps`), and is never printed.
  */
 import type { Command } from "commander";
+import { readEnv } from "../../config/env.js";
 import { CliError, EXIT, type CommandModule, type ContextGetter, type IO } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
@@ -96,7 +97,7 @@ export const command: CommandModule = {
         if (config.target === "hosted" && !settings.baseUrl.value) {
           ctx.io.warn("No base URL for the hosted target yet: run `mediagen config set base_url <url>`.");
         }
-        if (ctx.env.MEDIAGEN_API_KEY) ctx.io.warn("MEDIAGEN_API_KEY is set and takes precedence over the stored key.");
+        if (readEnv("MEDIAGEN_API_KEY", ctx.env)) ctx.io.warn("MEDIAGEN_API_KEY is set and takes precedence over the stored key.");
       });
     examples(login, [
       "mediagen auth login --target hosted --base-url https://api.example.com",

@@ -1,13 +1,13 @@
 /** Hidden `mediagen __complete …`: what the completion scripts call. Prints nothing on any error. */
 import type { Command } from "commander";
-import type { CommandModule, ContextGetter } from "../types.js";
+import type { CommandModule, CommandTree, ContextGetter } from "../types.js";
 import type { CliContext } from "../context.js";
 import type { DynamicKind } from "../complete.js";
 
 const DYNAMIC = ["models", "voices", "looks", "folders"];
 
 export const command: CommandModule = {
-  register(complete: Command, getContext: ContextGetter) {
+  register(complete: Command, getContext: ContextGetter, tree: CommandTree) {
     const get = getContext as (cmd: Command) => CliContext;
     complete
       .argument("<kind>", `words, or one of ${DYNAMIC.join(", ")}`)
@@ -27,9 +27,8 @@ export const command: CommandModule = {
           }
           let lines: string[];
           if (kind === "words") {
-            const { loadAllCommands } = await import("../registry.js");
             const program = complete.parent!;
-            await loadAllCommands(program);
+            await tree.loadAll();
             const result = completeWords(program, words);
             lines = "lines" in result ? result.lines : await dynamicValues(ctx, result.dynamic);
             if ("dynamic" in result) {

@@ -4,6 +4,7 @@ import type { CommandModule, ContextGetter } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
+import { readEnv } from "../../config/env.js";
 import { PROFILE_KEYS } from "../../config/profiles.js";
 
 type Getter = (cmd: Command) => CliContext;
@@ -74,7 +75,7 @@ export const command: CommandModule = {
           { key: "profile", value: settings.profile.value as string | null, source: settings.profile.source as string },
           { key: "target", value: settings.target.value ?? "local", source: settings.target.source },
           { key: "base_url", value: settings.baseUrl.value ?? null, source: settings.baseUrl.source },
-          { key: "home", value: ctx.home, source: ctx.env.MEDIAGEN_HOME ? "env" : "default" },
+          { key: "home", value: ctx.home, source: readEnv("MEDIAGEN_HOME", ctx.env) ? "env" : "default" },
         ];
         for (const [key, s] of [["target", settings.target], ["base_url", settings.baseUrl]] as const) {
           if (!s.problem) continue;

@@ -1,9 +1,7 @@
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule } from "../types.js";
-import { examples } from "../help-text.js";
+import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
+import { examples, HELP_TOPICS, type HelpTopic } from "../help-text.js";
 import { table, widthOf } from "../output.js";
-
-import { HELP_TOPICS as TOPICS } from "../help-text.js";
 
 /** Finds `a b c` in the command tree (names and aliases). */
 function findCommand(root: Command, path: string[]): Command | undefined {
@@ -15,35 +13,59 @@ function findCommand(root: Command, path: string[]): Command | undefined {
   return cmd;
 }
 
+/** Each topic prints a table people read and `--json` rows scripts read (docs/cli.md lists the same). */
+const TOPICS: Record<HelpTopic, (ctx: Context) => Promise<void>> = {
+  "exit-codes": async (ctx) => {
+    const { EXIT_CODE_DOCS } = await import("../exit-codes.js");
+    ctx.print(
+      EXIT_CODE_DOCS,
+      (rows) => [
+        ...table(rows, [{ header: "code", get: (r) => r.code, align: "right" }, { header: "meaning", get: (r) => r.meaning }], widthOf(ctx.io)),
+        "",
+        "With --json, errors are also printed to stderr as one line:",
+        '  {"error":{"status":…,"code":…,"field":…,"message":…}}',
+      ],
+      (rows) => rows.map((r) => String(r.code)),
+    );
+  },
+  environment: async (ctx) => {
+    const { describeEnv } = await import("../../config/env.js");
+    ctx.print(
+      describeEnv(),
+      (rows) => [
+        ...table(
+          rows,
+          [
+            { header: "variable", get: (r) => r.name },
+            { header: "read by", get: (r) => r.area, optional: true },
+            { header: "meaning", get: (r) => r.description },
+          ],
+          widthOf(ctx.io),
+        ),
+        "",
+        "Flags beat variables; variables beat the profile's settings (see `mediagen config list`).",
+      ],
+      (rows) => rows.map((r) => r.name),
+    );
+  },
+};
+
+const isTopic = (words: string[]): words is [HelpTopic] => words.length === 1 && (HELP_TOPICS as readonly string[]).includes(words[0]!);
+
 export const command: CommandModule = {
-  register(help, getContext) {
+  register(help, getContext, tree) {
     help
       .argument("[topic...]", "a command path (e.g. `folder create`) or a topic")
       .action(async (topic: string[], _opts: unknown, cmd: Command) => {
-        if (topic.length === 1 && topic[0] === "exit-codes") {
-          const ctx = getContext(cmd);
-          const { EXIT_CODE_DOCS } = await import("../exit-codes.js");
-          ctx.print(
-            EXIT_CODE_DOCS,
-            (rows) => [
-              ...table(rows, [{ header: "code", get: (r) => r.code, align: "right" }, { header: "meaning", get: (r) => r.meaning }], widthOf(ctx.io)),
-              "",
-              "With --json, errors are also printed to stderr as one line:",
-              '  {"error":{"status":…,"code":…,"field":…,"message":…}}',
-            ],
-            (rows) => rows.map((r) => String(r.code)),
-          );
-          return;
-        }
-        const { loadAllCommands } = await import("../registry.js");
+        if (isTopic(topic)) return TOPICS[topic[0]](getContext(cmd));
         const program = help.parent!;
-        await loadAllCommands(program);
+        await tree.loadAll();
         const target = findCommand(program, topic);
         if (!target) {
-          throw new CliError(`no help for "${topic.join(" ")}": not a command or topic (topics: ${TOPICS.join(", ")})`, EXIT.usage, "usage_error");
+          throw new CliError(`no help for "${topic.join(" ")}": not a command or topic (topics: ${HELP_TOPICS.join(", ")})`, EXIT.usage, "usage_error");
         }
         target.outputHelp();
       });
-    examples(help, ["mediagen help exit-codes", "mediagen help folder create", "mediagen help exit-codes --json"]);
+    examples(help, ["mediagen help exit-codes", "mediagen help environment", "mediagen help folder create", "mediagen help exit-codes --json"]);
   },
 };

@@ -3,6 +3,7 @@
  * this process. Heavy modules (SQLite, the server) load only when the command runs.
  */
 import type { Command } from "commander";
+import { InvalidEnvError, readEnv } from "../../config/env.js";
 import { CliError, EXIT, type CommandModule } from "../types.js";
 import { examples } from "../help-text.js";
 
@@ -14,14 +15,14 @@ interface ServeFlags {
   allowPrivateUrls?: boolean;
 }
 
-/** A positive integer from an environment variable (tests and benchmarks tune the rate limit). */
-function envInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return undefined;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
-    throw new CliError(`${name} must be a positive integer, got "${raw}"`, EXIT.usage, "invalid_value", name);
+/** A rate-limit setting from the environment (tests and benchmarks tune it); a bad value is a usage error. */
+function rateLimitSetting(name: "MEDIAGEN_LOCAL_RATE_LIMIT" | "MEDIAGEN_LOCAL_RATE_WINDOW_MS"): number | undefined {
+  try {
+    return readEnv(name);
+  } catch (e) {
+    if (e instanceof InvalidEnvError) throw new CliError(e.message, EXIT.usage, "invalid_value", name);
+    throw e;
   }
-  return Number(raw);
 }
 
 export function parsePort(value: string): number {
@@ -64,14 +65,13 @@ export const command: CommandModule = {
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd);
         const port = parsePort(flags.port);
-        const limit = envInt(process.env, "MEDIAGEN_LOCAL_RATE_LIMIT");
-        const windowMs = envInt(process.env, "MEDIAGEN_LOCAL_RATE_WINDOW_MS");
+        const limit = rateLimitSetting("MEDIAGEN_LOCAL_RATE_LIMIT");
+        const windowMs = rateLimitSetting("MEDIAGEN_LOCAL_RATE_WINDOW_MS");
         const { home } = await ctx.config();
 
-        const [{ openLocalInstance }, { startServer, isLoopbackAddress }, { DEFAULT_RATE_LIMIT }, { redact }] = await Promise.all([
+        const [{ openLocalInstance, DEFAULT_RATE_LIMIT }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
           import("../../features/local.js"),
           import("../../server/server.js"),
-          import("../../local/rate-limit.js"),
           import("../../engine/redact.js"),
         ]);
         if (flags.publicUrl !== undefined) {

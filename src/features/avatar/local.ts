@@ -40,6 +40,7 @@ import {
   type LookRow,
   type LookView,
 } from "./records.js";
+import { localDebug } from "../../local/debug.js";
 import { matchesAny, matchesOne, parseBoolParam, parseGender, parseList } from "../../local/list-filters.js";
 
 /** Where space looks' pictures live, relative to the media dir. */
@@ -87,7 +88,7 @@ function persist<T>(fn: () => T): T {
     return fn();
   } catch (e) {
     if (e instanceof ApiError) throw e;
-    if (process.env.MEDIAGEN_DEBUG) process.stderr.write(`mediagen-local: avatar persist failed: ${String(e)}\n`);
+    localDebug(`avatar persist failed: ${String(e)}`);
     throw ApiError.of("FAILED_TO_PERSIST", "Failed to persist the avatar");
   }
 }

@@ -1,0 +1,123 @@
+/**
+ * The layer rules of docs/architecture.md, checked by `npm run lint:layers` (part of `npm test`).
+ * Paths are relative to the directory depcruise runs in, so the same file checks the repository
+ * and the fixture trees of test/unit/layers.test.ts.
+ */
+
+/** What a feature keeps for the local target only: handlers, job kinds, migrations. */
+const FEATURE_LOCAL_ONLY = "^src/features/[^/]+/(local|job|schema)\\.ts$";
+/** The CLI side: the frame and every feature's commands. */
+const CLI = ["^src/cli/", "^src/features/[^/]+/cli\\.ts$"];
+/** The modules allowed to open the local target, lazily: the one door from the CLI into it. */
+const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local)\\.ts$"];
+const DOOR = "^src/features/local\\.ts$";
+const CONTRACT = ["^src/contract/", "^src/features/[^/]+/contract\\.ts$"];
+/** Read by every layer, media included: it imports nothing, so it drags no layer along. */
+const ENV_TABLE = "^src/config/env\\.ts$";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "contract-only-zod",
+      comment: "Contracts are data: zod and other contract files only, so both targets and the CLI can load them cheaply.",
+      severity: "error",
+      from: { path: CONTRACT },
+      to: { pathNot: [...CONTRACT, "^node_modules/zod/"] },
+    },
+    {
+      name: "cli-not-local",
+      comment:
+        "A CLI module never loads the local target (its core, a feature's handlers, job kinds or migrations, SQLite, the media layer, the server): " +
+        "it talks to an Engine. The local target is opened only through src/features/local.ts (rule cli-local-door).",
+      severity: "error",
+      from: { path: CLI },
+      to: {
+        path: ["^src/local/", FEATURE_LOCAL_ONLY, "^src/features/worker-main\\.ts$", "^src/media/", "^node_modules/better-sqlite3/"],
+      },
+    },
+    {
+      name: "cli-local-door",
+      comment:
+        "Only the context and the `serve`/`local` commands open the local target, and only by a dynamic import() of src/features/local.ts " +
+        "(or a type-only import), so every other command starts without SQLite.",
+      severity: "error",
+      from: { path: CLI, pathNot: DOOR_KEEPERS },
+      to: { path: DOOR },
+    },
+    {
+      name: "cli-local-door-lazy",
+      comment: "Even the door keepers load src/features/local.ts lazily: a static import would load SQLite for every command.",
+      severity: "error",
+      from: { path: DOOR_KEEPERS },
+      to: { path: DOOR, dynamic: false, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "cli-server-only-serve",
+      comment: "The HTTP server belongs to `mediagen serve`, which loads it lazily.",
+      severity: "error",
+      from: { path: CLI, pathNot: "^src/cli/commands/serve\\.ts$" },
+      to: { path: "^src/server/" },
+    },
+    {
+      name: "cli-server-lazy",
+      comment: "`mediagen serve` loads the server lazily, so `--help` and other commands never do.",
+      severity: "error",
+      from: { path: "^src/cli/commands/serve\\.ts$" },
+      to: { path: "^src/server/", dynamic: false, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "local-core-not-above",
+      comment:
+        "The local core never knows the features, the hosted client or the CLI: the features plug into it (src/features/local.ts). " +
+        "Type-only imports of the operation table and the feature contracts type its dispatch.",
+      severity: "error",
+      from: { path: "^src/local/" },
+      to: { path: ["^src/features/", "^src/hosted/", "^src/cli/"], pathNot: "^src/features/(operations|[^/]+/contract)\\.ts$" },
+    },
+    {
+      name: "local-core-types-only-from-features",
+      comment: "What the local core takes from the features is types only.",
+      severity: "error",
+      from: { path: "^src/local/" },
+      to: { path: "^src/features/(operations|[^/]+/contract)\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "media-node-only",
+      comment: "The media layer runs ffmpeg and a TTS: node built-ins, its own files and the environment table, nothing of the service.",
+      severity: "error",
+      from: { path: "^src/media/" },
+      to: { pathNot: ["^src/media/", ENV_TABLE], dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "env-table-leaf",
+      comment: "Every layer reads the environment through src/config/env.ts, so it imports nothing.",
+      severity: "error",
+      from: { path: ENV_TABLE },
+      to: {},
+    },
+    {
+      name: "no-circular",
+      comment: "Import cycles make load order matter; a cycle through a type-only import is erased at build time and allowed.",
+      severity: "error",
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+    {
+      name: "not-to-unresolvable",
+      comment: "An import that does not resolve fails at run time.",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "^node_modules/" },
+    // node_modules may be a symlink to a shared install: packages keep their node_modules/ paths.
+    preserveSymlinks: true,
+    // Type-only imports are seen (and marked) so the rules can tell them from imports that load code.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

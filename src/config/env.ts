@@ -1,0 +1,114 @@
+/**
+ * Every environment variable mediagen reads, with what it does and how its text is read. Code reads
+ * a variable only through `readEnv` (or from an injected environment record, by a name declared
+ * here), so `mediagen help environment`, docs/cli.md and the code cannot drift apart: the test in
+ * test/unit/config-env.test.ts holds all three to this table. This module imports nothing, so every
+ * layer (the media layer included) may read through it without pulling anything else in.
+ */
+
+export type Env = Record<string, string | undefined>;
+
+/** Who reads the variable: the command-line frame, the hosted client, the local instance, the media layer. */
+export type EnvArea = "cli" | "hosted" | "local" | "media";
+
+interface Variable<T> {
+  readonly description: string;
+  readonly area: EnvArea;
+  /** `raw` is undefined when the variable is not set; the result is what the code acts on. */
+  readonly parse: (raw: string | undefined, name: string) => T;
+}
+
+/** A variable that holds a value that is not valid (e.g. a port that is not a number). */
+export class InvalidEnvError extends Error {
+  override readonly name = "InvalidEnvError";
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable} ${message}`);
+  }
+}
+
+/** Set and not blank: blank counts as unset, so `VAR= mediagen …` undoes an exported value. */
+const text = (raw: string | undefined): string | undefined => (raw !== undefined && raw.trim() !== "" ? raw : undefined);
+/** Set and not empty (blank but not empty is a value, as a path may be). */
+const nonEmpty = (raw: string | undefined): string | undefined => (raw !== undefined && raw !== "" ? raw : undefined);
+/** As set, even empty: for variables whose mere presence matters (proxies, FORCE_COLOR). */
+const asSet = (raw: string | undefined): string | undefined => raw;
+/** Anything but unset, empty, `0` or `false` (any case) turns it on. */
+const flag = (raw: string | undefined): boolean => raw !== undefined && raw !== "" && raw !== "0" && raw.toLowerCase() !== "false";
+/** A positive number (of milliseconds); anything else leaves the default. */
+const positiveNumber = (raw: string | undefined): number | undefined => {
+  const n = Number(raw);
+  return n > 0 ? n : undefined;
+};
+
+/** A positive integer; anything else set is an error (the user asked for something we cannot do). */
+function positiveInteger(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new InvalidEnvError(name, `must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function variable<T>(area: EnvArea, description: string, parse: (raw: string | undefined, name: string) => T): Variable<T> {
+  return { area, description, parse };
+}
+
+export const ENV_VARS = {
+  MEDIAGEN_HOME: variable(
+    "cli",
+    "where all state lives (config.json, credentials.json, cache/, local/); default $XDG_DATA_HOME/mediagen or ~/.local/share/mediagen (Linux), ~/Library/Application Support/mediagen (macOS), %APPDATA%\\mediagen (Windows)",
+    text,
+  ),
+  MEDIAGEN_TARGET: variable("cli", "target to talk to: local or hosted (beats the profile's setting; --target beats it)", text),
+  MEDIAGEN_BASE_URL: variable("cli", "base URL of the hosted target (beats the profile's setting; --base-url beats it)", text),
+  MEDIAGEN_API_KEY: variable("cli", "API key to use; beats the key stored for the profile", (raw) => raw?.trim() || undefined),
+  MEDIAGEN_PROFILE: variable("cli", "profile to use (default: default; --profile beats it)", text),
+  XDG_DATA_HOME: variable("cli", "base of the default MEDIAGEN_HOME on Linux and other Unixes, when it is an absolute path", text),
+  APPDATA: variable("cli", "base of the default MEDIAGEN_HOME on Windows", nonEmpty),
+  NO_COLOR: variable("cli", "any non-empty value turns colour off (no-color.org); beats FORCE_COLOR", (raw) => raw !== undefined && raw !== ""),
+  FORCE_COLOR: variable("cli", "turns colour on even off a terminal (empty or 1/true: on; 0/false: off)", (raw) =>
+    raw === undefined ? undefined : flag(raw) || raw === "",
+  ),
+  TERM: variable("cli", "dumb: no colour, no spinner", asSet),
+  COLUMNS: variable("cli", "width of human tables when the terminal does not report one", (raw) => {
+    const n = Number(raw);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  }),
+  CI: variable("cli", "set (not 0/false): never prompt, no spinner", flag),
+  HTTPS_PROXY: variable("hosted", "proxy for an https:// base URL (https_proxy, in lower case, is looked at first)", asSet),
+  https_proxy: variable("hosted", "as HTTPS_PROXY, and looked at first", asSet),
+  HTTP_PROXY: variable("hosted", "proxy for an http:// base URL (http_proxy, in lower case, is looked at first)", asSet),
+  http_proxy: variable("hosted", "as HTTP_PROXY, and looked at first", asSet),
+  NO_PROXY: variable("hosted", "hosts reached without a proxy (comma or space separated; * for all); this machine always is", asSet),
+  no_proxy: variable("hosted", "as NO_PROXY, and looked at first", asSet),
+  MEDIAGEN_DEBUG: variable("local", "any non-empty value: the local instance prints why requests and background jobs failed on stderr", (raw) => !!raw),
+  MEDIAGEN_WORKER_IDLE_MS: variable("local", "how long the background worker waits with nothing to do before it exits (default 15000)", positiveNumber),
+  MEDIAGEN_WORKER_POLL_MS: variable("local", "how often a worker looks at the job queue when nothing woke it (default 200)", positiveNumber),
+  MEDIAGEN_LOCAL_RATE_LIMIT: variable("local", "requests per window per space that `mediagen serve` allows (default 100)", positiveInteger),
+  MEDIAGEN_LOCAL_RATE_WINDOW_MS: variable("local", "length of `mediagen serve`'s rate-limit window in milliseconds (default 60000)", positiveInteger),
+  MEDIAGEN_FFMPEG: variable("media", "ffmpeg binary to use instead of the one on PATH or the bundled one", nonEmpty),
+  MEDIAGEN_FFPROBE: variable("media", "ffprobe binary to use instead of the one on PATH or the bundled one", nonEmpty),
+  MEDIAGEN_ESPEAK: variable("media", "espeak-ng binary to use (no fallback to the bundled WASM build when it fails)", nonEmpty),
+  MEDIAGEN_FONT: variable("media", "font file for text in renders, tried before the bundled DejaVu Sans", nonEmpty),
+  MEDIAGEN_MEDIA_FALLBACK: variable("media", "set (not 0/false): skip the tools on PATH and use the bundled ones", flag),
+  MEDIAGEN_MEDIA_KEEP: variable("media", "1: keep each render's work dir (graph scripts, speech) and print where it is", (raw) => raw === "1"),
+  MEDIAGEN_MEDIA_TRACE: variable("media", "any value: print each tool's run time on stderr; args: also its arguments", (raw) =>
+    raw ? (raw === "args" ? ("args" as const) : ("times" as const)) : undefined,
+  ),
+  PATH: variable("media", "where ffmpeg, ffprobe and espeak-ng are looked for", (raw) => raw ?? ""),
+  PATHEXT: variable("media", "executable extensions tried on PATH (Windows)", (raw) => (raw ?? ".EXE;.CMD;.BAT").split(";")),
+} satisfies Record<string, Variable<unknown>>;
+
+export type EnvName = keyof typeof ENV_VARS;
+export type EnvValue<N extends EnvName> = ReturnType<(typeof ENV_VARS)[N]["parse"]>;
+
+/** The variable `name` as the code acts on it, from `env` (default: this process's environment). */
+export function readEnv<N extends EnvName>(name: N, env: Env = process.env): EnvValue<N> {
+  return ENV_VARS[name].parse(env[name], name) as EnvValue<N>;
+}
+
+/** The table `mediagen help environment` prints, in declaration order. */
+export function describeEnv(): Array<{ name: EnvName; area: EnvArea; description: string }> {
+  return (Object.keys(ENV_VARS) as EnvName[]).map((name) => ({ name, area: ENV_VARS[name].area, description: ENV_VARS[name].description }));
+}

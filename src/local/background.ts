@@ -1,0 +1,121 @@
+import { localDebug } from "./debug.js";
+import type { JobQueue } from "./jobs.js";
+import { ensureDetachedWorker } from "./spawn-worker.js";
+import type { JobKind, LocalInstanceApi } from "./types.js";
+import { Worker } from "./worker.js";
+
+export type WorkerMode = "inline" | "detached" | "none";
+
+export interface BackgroundOptions {
+  mode: WorkerMode;
+  leaseMs: number;
+  concurrency: number;
+  jobKinds: Record<string, JobKind>;
+  /** Script the detached worker process runs (`--home <home> --worker-id <id>`). */
+  workerEntry: string;
+}
+
+/** The instance as background work sees it; `db` is read on every use, since a reset replaces it. */
+type Host = LocalInstanceApi & { readonly jobs: JobQueue };
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A bound on waiting that never keeps the process alive by itself. */
+function graceTimer(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/**
+ * Who runs the queued jobs of an instance: a worker in this process (`inline`: serve, tests), or one
+ * detached worker process per instance started on demand (`detached`: CLI commands), or nobody.
+ */
+export class Background {
+  private worker: Worker | undefined;
+
+  constructor(
+    private readonly instance: Host,
+    private readonly o: BackgroundOptions,
+  ) {}
+
+  /** Puts a worker on duty in this process (no-op while one is). */
+  launch(): void {
+    if (this.worker?.isRunning) return;
+    this.worker = new Worker(this.instance, this.instance.jobs, this.o.jobKinds, {
+      mode: "inline",
+      leaseMs: this.o.leaseMs,
+      concurrency: this.o.concurrency,
+      register: true,
+    });
+    this.worker.start();
+  }
+
+  /** Jobs were queued: wakes this process's worker, or makes sure a detached one runs. */
+  kick(): void {
+    if (this.worker?.isRunning) {
+      this.worker.wake();
+      return;
+    }
+    if (this.o.mode !== "detached") return;
+    try {
+      ensureDetachedWorker(this.instance.db, this.instance.clock, this.instance.home, this.o.workerEntry);
+    } catch (e) {
+      // The request that queued the work succeeded; the next kick (or `mediagen serve`) runs it.
+      localDebug(`could not start a background worker: ${(e as Error).message}`);
+    }
+  }
+
+  /** Lets running jobs finish for up to `graceMs`, then hands the rest back to the queue. */
+  async stop(graceMs = 1000): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    await w?.stop(graceMs);
+  }
+
+  /** Runs due jobs in this process until none is due and none is running here (tests). */
+  async runUntilIdle(timeoutMs = 10_000): Promise<void> {
+    let w = this.worker;
+    let temp: Worker | undefined;
+    if (!w?.isRunning) {
+      temp = new Worker(this.instance, this.instance.jobs, this.o.jobKinds, {
+        mode: "inline",
+        leaseMs: this.o.leaseMs,
+        concurrency: this.o.concurrency,
+      });
+      temp.start();
+      w = temp;
+    } else {
+      w.wake();
+    }
+    const deadline = Date.now() + timeoutMs;
+    try {
+      for (;;) {
+        await sleep(5);
+        if (w.isIdle()) return;
+        if (Date.now() > deadline) throw new Error(`the local instance still had work after ${timeoutMs} ms`);
+      }
+    } finally {
+      if (temp) await temp.stop(0);
+    }
+  }
+
+  /**
+   * Takes this process's worker off duty and hands its running jobs back to the queue, waiting up to
+   * `waitMs` for their runs to settle (a reset must not have them write into the new database).
+   * `resume()` puts a worker back on duty if one was.
+   */
+  async pause(waitMs: number): Promise<{ settled: boolean; resume: () => void }> {
+    const wasRunning = this.worker?.isRunning ?? false;
+    const settled = await this.release(waitMs);
+    return { settled, resume: () => (wasRunning ? this.launch() : undefined) };
+  }
+
+  /** Hands running jobs back to the queue at once; true when their runs settled within `waitMs`. */
+  release(waitMs: number): Promise<boolean> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (!w) return Promise.resolve(true);
+    return Promise.race([w.releaseAll().then(() => true), graceTimer(waitMs).then(() => false)]);
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The layer check (`npm run lint:layers`: dependency-cruiser with .dependency-cruiser.cjs) run on a
+ * small tree laid out like src/: what the rules allow passes, and each planted violation fails,
+ * reported under its rule's name. The real tree is checked by `npm test` itself.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const DEPCRUISE = path.join(ROOT, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
+const CONFIG = path.join(ROOT, ".dependency-cruiser.cjs");
+
+/** A tree that goes through every door the rules leave open. */
+const ALLOWED: Record<string, string> = {
+  "src/contract/errors.ts": `import { z } from "zod";\nexport const Err = z.object({ code: z.string() });\n`,
+  "src/features/folder/contract.ts":
+    `import { z } from "zod";\nimport { Err } from "../../contract/errors.js";\n` +
+    `export const Folder = z.object({ id: z.string(), error: Err.optional() });\n`,
+  "src/features/folder/local.ts": `import { core } from "../../local/core.js";\nexport const handlers = { core };\n`,
+  "src/features/folder/cli.ts":
+    `import { Folder } from "./contract.js";\nimport { readEnv } from "../../config/env.js";\nexport const command = { Folder, readEnv };\n`,
+  "src/features/local.ts": `export * from "./folder/local.js";\n`,
+  "src/config/env.ts": `export function readEnv(name: string): string | undefined {\n  return process.env[name];\n}\n`,
+  "src/cli/context.ts":
+    `import type { handlers } from "../features/local.js";\n` +
+    `export async function open(): Promise<typeof handlers> {\n  return (await import("../features/local.js")).handlers;\n}\n`,
+  "src/cli/commands/serve.ts":
+    `export async function serve() {\n` +
+    `  const [{ handlers }, { start }] = await Promise.all([import("../../features/local.js"), import("../../server/server.js")]);\n` +
+    `  return start(handlers);\n}\n`,
+  "src/server/server.ts": `import { core } from "../local/core.js";\nexport function start(h: unknown) {\n  return [core, h];\n}\n`,
+  "src/hosted/client.ts": `export const client = "hosted";\n`,
+  "src/local/core.ts": `import type { Folder } from "../features/folder/contract.js";\nexport const core = "core";\nexport type FolderShape = typeof Folder;\n`,
+  "src/media/render.ts":
+    `import fs from "node:fs";\nimport { readEnv } from "../config/env.js";\n` + `export const render = () => fs.existsSync(readEnv("MEDIAGEN_FFMPEG") ?? "");\n`,
+  // A cycle through a type-only import is erased by the build: allowed.
+  "src/engine/a.ts": `import type { B } from "./b.js";\nexport type A = { b?: B };\nexport const a = 1;\n`,
+  "src/engine/b.ts": `import { a } from "./a.js";\nexport type B = { a: typeof a };\n`,
+};
+
+interface Planted {
+  rule: string;
+  files: Record<string, string>;
+  /** The start of the report line: `<from> → <to>`. */
+  reported: string;
+}
+
+/** Each breaks one rule, added to (or replacing files of) the allowed tree. */
+const PLANTED: Planted[] = [
+  { rule: "contract-only-zod", files: { "src/contract/paths.ts": `import path from "node:path";\nexport const sep = path.sep;\n` }, reported: "src/contract/paths.ts → path" },
+  {
+    rule: "contract-only-zod",
+    files: { "src/features/asset/contract.ts": `import { core } from "../../local/core.js";\nexport const x = core;\n` },
+    reported: "src/features/asset/contract.ts → src/local/core.ts",
+  },
+  {
+    rule: "cli-not-local",
+    files: { "src/features/asset/cli.ts": `import { handlers } from "./local.js";\nexport const c = handlers;\n`, "src/features/asset/local.ts": `export const handlers = {};\n` },
+    reported: "src/features/asset/cli.ts → src/features/asset/local.ts",
+  },
+  { rule: "cli-not-local", files: { "src/cli/preview.ts": `import { render } from "../media/render.js";\nexport const p = render;\n` }, reported: "src/cli/preview.ts → src/media/render.ts" },
+  {
+    rule: "cli-not-local",
+    files: { "src/cli/sql.ts": `import Database from "better-sqlite3";\nexport const D = Database;\n` },
+    reported: "src/cli/sql.ts → node_modules/better-sqlite3/",
+  },
+  {
+    rule: "cli-local-door",
+    files: { "src/cli/commands/auth.ts": `export const open = () => import("../../features/local.js");\n` },
+    reported: "src/cli/commands/auth.ts → src/features/local.ts",
+  },
+  {
+    rule: "cli-local-door-lazy",
+    files: { "src/cli/commands/local.ts": `import { handlers } from "../../features/local.js";\nexport const h = handlers;\n` },
+    reported: "src/cli/commands/local.ts → src/features/local.ts",
+  },
+  {
+    rule: "cli-server-only-serve",
+    files: { "src/cli/commands/config.ts": `export const s = () => import("../../server/server.js");\n` },
+    reported: "src/cli/commands/config.ts → src/server/server.ts",
+  },
+  {
+    rule: "cli-server-lazy",
+    files: {
+      "src/cli/commands/serve.ts":
+        `import { start } from "../../server/server.js";\n` +
+        `export async function serve() {\n  return start((await import("../../features/local.js")).handlers);\n}\n`,
+    },
+    reported: "src/cli/commands/serve.ts → src/server/server.ts",
+  },
+  { rule: "local-core-not-above", files: { "src/local/peek.ts": `import { client } from "../hosted/client.js";\nexport const c = client;\n` }, reported: "src/local/peek.ts → src/hosted/client.ts" },
+  {
+    rule: "local-core-types-only-from-features",
+    files: { "src/local/schemas.ts": `import { Folder } from "../features/folder/contract.js";\nexport const f = Folder;\n` },
+    reported: "src/local/schemas.ts → src/features/folder/contract.ts",
+  },
+  { rule: "media-node-only", files: { "src/media/store.ts": `import { core } from "../local/core.js";\nexport const s = core;\n` }, reported: "src/media/store.ts → src/local/core.ts" },
+  {
+    rule: "env-table-leaf",
+    files: { "src/config/env.ts": `import path from "node:path";\nexport function readEnv(name: string): string | undefined {\n  return process.env[name] ?? path.sep;\n}\n` },
+    reported: "src/config/env.ts → path",
+  },
+  {
+    rule: "no-circular",
+    files: { "src/engine/c.ts": `import { d } from "./d.js";\nexport const c = () => d;\n`, "src/engine/d.ts": `import { c } from "./c.js";\nexport const d = () => c;\n` },
+    reported: "src/engine/c.ts → ",
+  },
+  { rule: "not-to-unresolvable", files: { "src/engine/e.ts": `import { gone } from "./missing.js";\nexport const e = gone;\n` }, reported: "src/engine/e.ts → ./missing.js" },
+];
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tree(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-layers-"));
+  dirs.push(dir);
+  fs.copyFileSync(path.join(ROOT, "tsconfig.json"), path.join(dir, "tsconfig.json"));
+  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+/** `npm run lint:layers`, run in `dir`. */
+function lintLayers(dir: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [DEPCRUISE, "src", "--config", CONFIG, "--output-type", "err"], { cwd: dir, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : 1) : 0;
+      resolve({ code, output: stdout + stderr });
+    });
+  });
+}
+
+/** `error <rule>: <from> → <to>` lines of the report (a cycle's first line names its first module). */
+function reportedRules(output: string): string[] {
+  return [...output.matchAll(/^\s*error ([\w-]+): (\S+) →/gm)].map((m) => `${m[1]}: ${m[2]}`);
+}
+
+describe("the layer check", () => {
+  it("passes a tree that only uses the allowed doors", async () => {
+    const r = await lintLayers(tree(ALLOWED));
+    expect(r.output).toContain("no dependency violations found");
+    expect(r.code).toBe(0);
+  });
+
+  it("fails on each planted violation, naming its rule, and on nothing else", async () => {
+    const planted = Object.assign({}, ALLOWED, ...PLANTED.map((p) => p.files)) as Record<string, string>;
+    const r = await lintLayers(tree(planted));
+    expect(r.code).not.toBe(0);
+    for (const p of PLANTED) expect(r.output, `${p.rule} on ${p.reported}`).toContain(`error ${p.rule}: ${p.reported}`);
+    const expected = new Set(PLANTED.map((p) => `${p.rule}: ${p.reported.split(" ")[0]}`));
+    expect(new Set(reportedRules(r.output))).toEqual(expected);
+  });
+
+  it("no CLI module loads the local target at start-up, even through a module in between", async () => {
+    // The rules look at direct imports; a chain of static imports (cli.ts → catalog → media) would
+    // load the same code at start-up, so the real tree is walked along static, non-type imports.
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [DEPCRUISE, "src", "--config", CONFIG, "--output-type", "json"],
+        { cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+        (err, out) => (err ? reject(err) : resolve({ stdout: out })),
+      ),
+    );
+    const { modules } = JSON.parse(stdout) as {
+      modules: Array<{ source: string; dependencies: Array<{ resolved: string; dynamic: boolean; dependencyTypes: string[] }> }>;
+    };
+    const loads = new Map(
+      modules.map((m) => [m.source, m.dependencies.filter((d) => !d.dynamic && !d.dependencyTypes.includes("type-only")).map((d) => d.resolved)]),
+    );
+    const cli = modules.map((m) => m.source).filter((s) => /^src\/cli\/|^src\/features\/[^/]+\/cli\.ts$/.test(s));
+    expect(cli.length).toBeGreaterThan(20);
+    const localTarget = /^src\/local\/|^src\/features\/[^/]+\/(local|job|schema)\.ts$|^src\/features\/local\.ts$|^src\/media\/|^src\/server\/|better-sqlite3/;
+    const chains: string[] = [];
+    for (const start of cli) {
+      const seen = new Set([start]);
+      const queue: string[][] = [[start]];
+      while (queue.length) {
+        const chain = queue.shift()!;
+        for (const next of loads.get(chain[chain.length - 1]!) ?? []) {
+          if (seen.has(next)) continue;
+          seen.add(next);
+          if (localTarget.test(next)) chains.push([...chain, next].join(" → "));
+          else queue.push([...chain, next]);
+        }
+      }
+    }
+    expect(chains).toEqual([]);
+  });
+
+  it("is part of npm test", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(pkg.scripts["lint:layers"]).toContain("depcruise src --config .dependency-cruiser.cjs");
+    expect(pkg.scripts.test).toMatch(/npm run lint:layers && vitest run/);
+  });
+});
