@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newHome, run, start, type RunOptions } from "./helpers.js";
+import { newHome, run, startBin, type RunOptions } from "./helpers.js";
 import { startStub, type Stub } from "./stub-service.js";
 
 const KEY = "mg_live_" + "5a".repeat(32);
@@ -90,7 +90,7 @@ describe("several generations: one deadline, every id reported", () => {
   });
 
   it("Ctrl-C while waiting: exit 130, every id on stdout, and the resume command for the unfinished ones", async () => {
-    const child = start([...hosted(), "asset", "status", "pend-13", "done-13", "--watch", "--json"], opts());
+    const child = startBin([...hosted(), "asset", "status", "pend-13", "done-13", "--watch", "--json"], opts());
     for (let i = 0; i < 100 && !stub.requests.includes("GET /asset/status/done-13"); i++) await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGINT");
     const r = await child.result;
@@ -160,7 +160,7 @@ describe("--download", () => {
 
   it("Ctrl-C during a download: exit 130, no partial file, and how to resume", async () => {
     const dir = path.join(newHome(), "out");
-    const child = start([...hosted(), "asset", "status", "slow-1", "--download", dir], opts());
+    const child = startBin([...hosted(), "asset", "status", "slow-1", "--download", dir], opts());
     await stub.slowStarted();
     child.kill("SIGINT");
     const r = await child.result;

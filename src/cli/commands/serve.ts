@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule } from "../types.js";
+import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 
 interface ServeFlags {
@@ -14,7 +15,7 @@ interface ServeFlags {
 }
 
 /** A positive integer from an environment variable (tests and benchmarks tune the rate limit). */
-function envInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
+function envInt(env: Record<string, string | undefined>, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
@@ -30,22 +31,6 @@ export function parsePort(value: string): number {
   return Number(value);
 }
 
-/** Resolves on the first SIGINT/SIGTERM; a second one while stopping ends the process at once. */
-function nextStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const first = (sig: NodeJS.Signals) => {
-      process.off("SIGINT", first);
-      process.off("SIGTERM", first);
-      const again = () => process.exit(EXIT.interrupted);
-      process.once("SIGINT", again);
-      process.once("SIGTERM", again);
-      resolve(sig);
-    };
-    process.on("SIGINT", first);
-    process.on("SIGTERM", first);
-  });
-}
-
 export const command: CommandModule = {
   register(serve: Command, getContext) {
     serve
@@ -57,10 +42,10 @@ export const command: CommandModule = {
         "let requests use files on this machine (file:// URLs, plain paths) as media inputs, as in-process calls can; off by default",
       )
       .action(async (flags: ServeFlags, cmd: Command) => {
-        const ctx = getContext(cmd);
+        const ctx = getContext(cmd) as CliContext;
         const port = parsePort(flags.port);
-        const limit = envInt(process.env, "MEDIAGEN_LOCAL_RATE_LIMIT");
-        const windowMs = envInt(process.env, "MEDIAGEN_LOCAL_RATE_WINDOW_MS");
+        const limit = envInt(ctx.env, "MEDIAGEN_LOCAL_RATE_LIMIT");
+        const windowMs = envInt(ctx.env, "MEDIAGEN_LOCAL_RATE_WINDOW_MS");
         const { home } = await ctx.config();
 
         const [{ openLocalInstance }, { startServer, isLoopbackAddress }, { DEFAULT_RATE_LIMIT }, { redact }] = await Promise.all([
@@ -116,7 +101,8 @@ export const command: CommandModule = {
           throw e;
         }
 
-        const stopped = nextStopSignal();
+        // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.
+        const stopped = ctx.runtime.signals.nextStop();
         if (ctx.opts.json) ctx.io.out(JSON.stringify({ base_url: running.baseUrl }));
         else ctx.io.out(running.baseUrl);
         ctx.io.info(
