@@ -25,10 +25,22 @@ if (!fs.existsSync(path.join(ROOT, "dist", "cli", "main.js"))) {
 /** `mediagen <args>` in this process. */
 export const run = runInProcess;
 
-function launch(args: string[], opts: RunOptions) {
+/** Options of a real process: those of `run`, and the working directory. */
+export interface BinOptions extends Omit<RunOptions, "tty" | "interrupt" | "clock" | "engine"> {
+  /** Working directory (default: the test process's). */
+  cwd?: string;
+}
+
+/** The result of a real process: also the signal that ended it, if one did. */
+export interface BinResult extends RunResult {
+  signal: string | undefined;
+}
+
+function launch(args: string[], opts: BinOptions) {
   const home = opts.home ?? sharedHome();
   const child = execa(process.execPath, [BIN, ...args], {
     env: runEnv(home, opts.env),
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
     extendEnv: false,
     reject: false,
     timeout: opts.timeoutMs ?? 20_000,
@@ -39,23 +51,23 @@ function launch(args: string[], opts: RunOptions) {
 }
 
 /** Starts the built CLI without waiting for it: for tests that signal it (Ctrl-C) while it runs. */
-export function startBin(args: string[], opts: RunOptions = {}): { kill(signal: NodeJS.Signals): void; result: Promise<RunResult> } {
+export function startBin(args: string[], opts: BinOptions = {}): { kill(signal: NodeJS.Signals): void; result: Promise<BinResult> } {
   const { child, home } = launch(args, opts);
   return { kill: (signal) => child.kill(signal), result: settle(args, child, home) };
 }
 
 /** `mediagen <args>` as a real process of the built binary. */
-export async function runBin(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+export async function runBin(args: string[], opts: BinOptions = {}): Promise<BinResult> {
   const { child, home } = launch(args, opts);
   return settle(args, child, home);
 }
 
-async function settle(args: string[], child: ReturnType<typeof execa>, home: string): Promise<RunResult> {
+async function settle(args: string[], child: ReturnType<typeof execa>, home: string): Promise<BinResult> {
   const r = await child;
   const stdout = String(r.stdout ?? "");
   const stderr = String(r.stderr ?? "");
   if (r.timedOut) throw new Error(`mediagen ${args.join(" ")} timed out\nstderr: ${stderr}`);
-  return result(r.exitCode ?? -1, stdout, stderr, home);
+  return { ...result(r.exitCode ?? -1, stdout, stderr, home), signal: r.signal ?? undefined };
 }
 
 /** Creates a space and key on the local instance of `home`; returns them. */
