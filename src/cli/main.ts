@@ -1,7 +1,8 @@
 /**
  * Entry point of the real process (bin/mediagen.js): runs the CLI (src/cli/run.ts) on this
- * process's argv, environment, streams and signals, sets the exit code, and makes sure the process
- * ends once the output is out. The only module of the frame that touches `process`.
+ * process's argv, environment, streams and signals (src/cli/process-signals.ts), sets the exit code,
+ * and makes sure the process ends once the output is out. The rest of the frame only sees what it is
+ * handed here.
  */
 import { runCli } from "./run.js";
 import { processSignals } from "./process-signals.js";

@@ -56,6 +56,9 @@ export function startBin(args: string[], opts: BinOptions = {}): { kill(signal: 
   return { kill: (signal) => child.kill(signal), result: settle(args, child, home) };
 }
 
+/** The name startBin had when every CLI test spawned the binary (kept for branches written against it). */
+export const start = startBin;
+
 /** `mediagen <args>` as a real process of the built binary. */
 export async function runBin(args: string[], opts: BinOptions = {}): Promise<BinResult> {
   const { child, home } = launch(args, opts);

@@ -60,14 +60,21 @@ describe("runCli", () => {
     let now = 1_700_000_000_000;
     const clock = {
       now: () => now,
-      sleep: async (ms: number) => {
-        now += ms;
+      // Time moves once the work already under way (the poll) has had its turn, unless the sleep was
+      // called off (the bound on a poll that answered).
+      sleep: async (ms: number, signal: AbortSignal) => {
+        await new Promise((r) => setImmediate(r));
+        if (!signal.aborted) now += ms;
       },
     };
+    const engine = new FakeEngine();
     const t0 = Date.now();
-    const r = await runInProcess(["asset", "status", "a1", "--watch", "--timeout", "10m", "--json"], { home: home(), engine: async () => new FakeEngine(), clock });
+    const r = await runInProcess(["asset", "status", "a1", "--watch", "--timeout", "10m", "--json"], { home: home(), engine: async () => engine, clock });
     expect(r.exitCode, r.stderr).toBe(8);
-    expect(r.errorLine()).toMatchObject({ code: "timeout" });
+    expect(r.errorLine()!.message).toMatch(/^Timed out after 10m/);
+    // Polled on the hosted schedule (every 2 s, then 5 s) in fake time, not given up at the first poll.
+    expect(engine.calls.length, r.stderr).toBeGreaterThan(100);
+    expect(r.json()).toMatchObject({ asset_id: "a1", status: "processing" });
     expect(Date.now() - t0).toBeLessThan(5_000);
   });
 
