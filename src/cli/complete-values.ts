@@ -29,7 +29,7 @@ async function fetchLines(engine: Engine, kind: DynamicKind): Promise<string[]> 
 }
 
 /** Values of a kind for the current target, from a 10-minute cache or the engine. */
-export async function dynamicValues(ctx: CliContext, kind: DynamicKind, now = Date.now()): Promise<string[]> {
+export async function dynamicValues(ctx: CliContext, kind: DynamicKind, now = ctx.runtime.clock.now()): Promise<string[]> {
   const { config } = ctx.resolve();
   const crypto = await import("node:crypto");
   const scope = crypto
@@ -55,7 +55,7 @@ export async function dynamicValues(ctx: CliContext, kind: DynamicKind, now = Da
     }),
   ]).finally(() => clearTimeout(timer));
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify({ at: now, lines } satisfies CacheFile));
   fs.renameSync(tmp, file);
   return lines;

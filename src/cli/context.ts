@@ -2,7 +2,7 @@
  * The context a command receives (the `gh` Factory pattern): IO policy, resolved configuration and
  * a lazily created engine. Nothing heavy is loaded until a command asks for it.
  */
-import type { Engine } from "../engine/engine.js";
+import type { Engine, Target } from "../engine/engine.js";
 import type { LocalInstance } from "../features/local.js";
 import { mediagenHome, type Env } from "../config/paths.js";
 import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
@@ -23,6 +23,7 @@ import { createTracer, type Trace } from "./debug.js";
 import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
 import type { SaveOptions } from "./download.js";
 import { withGlobalFlags } from "./resume.js";
+import { defaultRuntime, type Runtime } from "./runtime.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
 const CLOSE_LIMIT_MS = 1_000;
@@ -45,6 +46,8 @@ export class CliContext implements Context {
     readonly opts: GlobalOptions,
     readonly env: Env,
     readonly version: string,
+    /** Ctrl-C, the clock and an injected engine (src/cli/runtime.ts); by default never interrupted, real timers. */
+    readonly runtime: Runtime = defaultRuntime(),
   ) {
     this.trace = createTracer(io.stderr, opts.debug);
   }
@@ -104,7 +107,23 @@ export class CliContext implements Context {
     return this.enginePromise;
   }
 
+  /** The target that answers: the injected engine's, else the resolved configuration's. */
+  private async target(): Promise<Target> {
+    return this.runtime.engine ? (await this.engine()).target : this.resolve().config.target;
+  }
+
+  /** Registers a Ctrl-C handler for as long as it can act; returns its removal. */
+  onInterrupt(handler: () => void): () => void {
+    return this.runtime.signals.onInterrupt(handler);
+  }
+
   private async createEngine(): Promise<Engine> {
+    if (this.runtime.engine) {
+      const engine = await this.runtime.engine();
+      if (!this.trace) return engine;
+      const { TracedEngine } = await import("./traced-engine.js");
+      return new TracedEngine(engine, this.trace);
+    }
     const { config, key } = this.resolve();
     if (config.target === "local") {
       const instance = await this.localInstance();
@@ -134,6 +153,7 @@ export class CliContext implements Context {
       baseUrl: config.baseUrl,
       apiKey: key,
       userAgent: `mediagen/${this.version} (node ${process.versions.node}; ${process.platform})`,
+      env: this.env,
       ...(this.trace ? { debug: this.trace } : {}),
     });
   }
@@ -148,36 +168,35 @@ export class CliContext implements Context {
   }
 
   async wait<T>(spec: WaitSpec<T>, opts: WaitOptions = {}): Promise<T> {
-    const [{ runWait, realSleep, processInterrupt }, { createReporter }] = await Promise.all([
-      import("./wait.js"),
-      import("./wait-report.js"),
-    ]);
+    const [{ runWait }, { createReporter }] = await Promise.all([import("./wait.js"), import("./wait-report.js")]);
+    const { clock } = this.runtime;
     return runWait({ ...spec, resume: withGlobalFlags(this.opts, spec.resume) }, opts, {
-      now: Date.now,
-      sleep: realSleep,
-      timer: realSleep,
-      onInterrupt: processInterrupt,
+      now: () => clock.now(),
+      sleep: (ms, signal) => clock.sleep(ms, signal),
+      timer: (ms, signal) => clock.sleep(ms, signal),
+      onInterrupt: (handler) => this.onInterrupt(handler),
       reporter: await createReporter(this.io, [spec.label], this.opts.json),
       printFinal: (last, text) => this.print(last, () => [`${spec.label}: ${text}`]),
-      target: this.resolve().config.target,
+      target: await this.target(),
       ...(this.trace ? { trace: this.trace } : {}),
     });
   }
 
   /** Several jobs under one deadline; `interrupt` aborting is Ctrl-C. Endings are returned, not thrown. */
   async waitAll<T>(spec: MultiWaitSpec<T>, opts: WaitOptions, interrupt: AbortSignal): Promise<WaitOutcome<T>> {
-    const [{ runWaitAll, realSleep }, { createReporter }] = await Promise.all([import("./wait.js"), import("./wait-report.js")]);
+    const [{ runWaitAll }, { createReporter }] = await Promise.all([import("./wait.js"), import("./wait-report.js")]);
+    const { clock } = this.runtime;
     return runWaitAll(spec, opts, {
-      now: Date.now,
-      sleep: realSleep,
-      timer: realSleep,
+      now: () => clock.now(),
+      sleep: (ms, signal) => clock.sleep(ms, signal),
+      timer: (ms, signal) => clock.sleep(ms, signal),
       onInterrupt: (handler) => {
         if (interrupt.aborted) handler();
         interrupt.addEventListener("abort", handler, { once: true });
         return () => interrupt.removeEventListener("abort", handler);
       },
       reporter: await createReporter(this.io, spec.jobs.map((j) => j.label), this.opts.json),
-      target: this.resolve().config.target,
+      target: await this.target(),
       ...(this.trace ? { trace: this.trace } : {}),
     });
   }
@@ -189,7 +208,13 @@ export class CliContext implements Context {
   /** ctx.download with the frame's options: file: links only from the local engine, Ctrl-C, a resume hint. */
   async save(url: string, dir: string, name: string, opts: SaveOptions = {}): Promise<string> {
     const { download } = await import("./download.js");
-    return download(url, dir, name, { ...opts, allowLocal: this.resolve().config.target === "local" }, this.trace);
+    return download(
+      url,
+      dir,
+      name,
+      { onInterrupt: (handler) => this.onInterrupt(handler), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
+      this.trace,
+    );
   }
 
   async readBody(pathOrDash: string): Promise<Record<string, unknown>> {
@@ -202,7 +227,8 @@ export class CliContext implements Context {
    * a poll abandoned at a deadline may still hold a connection the engine would wait for.
    */
   async close(): Promise<void> {
-    const engine = this.enginePromise ? await this.enginePromise.catch(() => undefined) : undefined;
+    // An injected engine belongs to whoever injected it.
+    const engine = this.enginePromise && !this.runtime.engine ? await this.enginePromise.catch(() => undefined) : undefined;
     if (engine) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { CliError, EXIT, type DownloadOptions } from "./types.js";
 import type { Trace } from "./debug.js";
-import { processInterrupt } from "./interrupt.js";
+import type { Env } from "./io.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -20,12 +20,14 @@ export interface SaveOptions extends DownloadOptions {
    * from a hosted service they would copy any file of this machine, so they are refused.
    */
   allowLocal?: boolean;
-  /** Stops the download (Ctrl-C of a surrounding wait). Without it, download() listens for SIGINT itself. */
+  /** Stops the download (Ctrl-C of a surrounding wait). Without it, `onInterrupt` is listened to. */
   signal?: AbortSignal;
   /** The command that starts the download again, printed when it is interrupted. */
   resume?: string;
-  /** How SIGINT is heard when no signal is given (tests inject it). */
+  /** How Ctrl-C is heard when no signal is given (the frame passes its runtime's; none: not interruptible). */
   onInterrupt?: (handler: () => void) => () => void;
+  /** Proxy variables (HTTP(S)_PROXY, NO_PROXY) for http(s) links; default: this process's environment. */
+  env?: Env;
 }
 
 function exists(p: string): boolean {
@@ -109,13 +111,13 @@ export async function download(url: string, dir: string, name: string, opts: Sav
     opts.signal.addEventListener("abort", stop, { once: true });
     off = () => opts.signal!.removeEventListener("abort", stop);
   } else {
-    off = (opts.onInterrupt ?? processInterrupt)(stop);
+    off = opts.onInterrupt ? opts.onInterrupt(stop) : () => {};
   }
 
   const t0 = performance.now();
   const out = fs.createWriteStream(tmp, { flags: "wx" });
   try {
-    if (remote) await fetchTo(url, out, ac.signal, trace);
+    if (remote) await fetchTo(url, out, ac.signal, trace, opts.env);
     else {
       const source = /^file:/i.test(url) ? fileURLToPath(url) : path.resolve(url);
       await pipeline(fs.createReadStream(source), out, { signal: ac.signal });
@@ -148,11 +150,21 @@ export async function download(url: string, dir: string, name: string, opts: Sav
   return target;
 }
 
-async function fetchTo(url: string, out: fs.WriteStream, signal: AbortSignal, trace?: Trace): Promise<void> {
+/** undici's EnvHttpProxyAgent reads process.env for what is not given: "" means none is set. */
+function proxyOptions(env: Env | undefined) {
+  if (!env) return {};
+  return {
+    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? "",
+    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? "",
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? "",
+  };
+}
+
+async function fetchTo(url: string, out: fs.WriteStream, signal: AbortSignal, trace?: Trace, env?: Env): Promise<void> {
   const { request, Agent, EnvHttpProxyAgent, interceptors } = await import("undici");
   const host = new URL(url).hostname;
   const timeouts = { connectTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 300_000 };
-  const base = LOOPBACK.has(host) ? new Agent(timeouts) : new EnvHttpProxyAgent(timeouts);
+  const base = LOOPBACK.has(host) ? new Agent(timeouts) : new EnvHttpProxyAgent({ ...timeouts, ...proxyOptions(env) });
   const dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
   const t0 = performance.now();
   try {

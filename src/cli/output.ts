@@ -21,7 +21,12 @@ export const style: Styles = plainStyles();
 /** Styles for stderr (errors, warnings). */
 export const errStyle: Styles = plainStyles();
 
+/**
+ * Sets the styles for one run. They are module state, so every run sets both (a run in process after
+ * a coloured one must not inherit its colour); runs in one process at once share one colour setting.
+ */
 export async function loadStyles(stdoutColor: boolean, stderrColor: boolean): Promise<void> {
+  resetStyles();
   if (!stdoutColor && !stderrColor) return;
   const { Chalk } = await import("chalk");
   const c = new Chalk({ level: 1 });
@@ -35,6 +40,12 @@ export async function loadStyles(stdoutColor: boolean, stderrColor: boolean): Pr
   };
   if (stdoutColor) fill(style);
   if (stderrColor) fill(errStyle);
+}
+
+/** No colour anywhere: what a process starts with. */
+export function resetStyles(): void {
+  Object.assign(style, plainStyles());
+  Object.assign(errStyle, plainStyles());
 }
 
 // eslint-disable-next-line no-control-regex

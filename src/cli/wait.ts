@@ -261,19 +261,4 @@ export async function runWait<T>(spec: WaitSpec<T>, opts: WaitOptions, deps: Sin
   return r.value as T;
 }
 
-/** Real timers: a sleep that ends early when `signal` aborts. */
-export function realSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
-// Kept importable from here: the context and watch take it with the wait engine.
-export { processInterrupt } from "./interrupt.js";
+export { realSleep } from "./runtime.js";

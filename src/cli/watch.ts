@@ -13,7 +13,7 @@
 import type { PollSchedule } from "../contract/poll.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./types.js";
-import { DEFAULT_TIMEOUT_MS, processInterrupt, type JobResult, type WaitJob, type WaitState } from "./wait.js";
+import { DEFAULT_TIMEOUT_MS, type JobResult, type WaitJob, type WaitState } from "./wait.js";
 import { waitOptionsFrom, formatDuration } from "./parse.js";
 import { prepareDir } from "./download.js";
 import { resumeCommand } from "./resume.js";
@@ -55,7 +55,7 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
   const dir = flags.download !== undefined ? prepareDir(flags.download) : undefined;
   // One Ctrl-C handler for the wait and the downloads after it: no moment where SIGINT kills silently.
   const ac = new AbortController();
-  const off = processInterrupt(() => ac.abort(new Error("interrupted")));
+  const off = ctx.onInterrupt(() => ac.abort(new Error("interrupted")));
   try {
     const outcome = await ctx.waitAll({ jobs, state: kind.state, describe: kind.describe, schedule: kind.schedule }, waitOpts, ac.signal);
     let interrupted = outcome.ending === "interrupted";

@@ -1,5 +1,5 @@
 /**
- * `mediagen asset …` through the built binary on a fresh local instance: the flags build the
+ * `mediagen asset …` in process (helpers.ts `run`) on a fresh local instance: the flags build the
  * request, --watch/--download wait and save, --json prints the service's objects, and every
  * failure maps to its exit code.
  */

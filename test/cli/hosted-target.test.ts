@@ -1,19 +1,42 @@
 /**
  * The same CLI commands against the local target and, through `--target hosted --base-url`, against
- * `mediagen serve`: their `--json` output must be the same (ids and timestamps aside).
+ * `mediagen serve`: their `--json` output must be the same (ids and timestamps aside). The commands
+ * run in process (test/helpers/cli.ts); `serve` is the built binary, a real process.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertBuilt, childEnv, createKey, runCli, startServe, type CliResult, type ServeChild } from "../http/serve-child.js";
+import { assertBuilt, childEnv, startServe, type CliResult, type ServeChild } from "../http/serve-child.js";
+import { runInProcess } from "../helpers/cli.js";
 
+type Env = Record<string, string | undefined>;
 let localHome: string;
 let servedHome: string;
 let serve: ServeChild;
 let key: string;
-let localEnv: NodeJS.ProcessEnv;
-let hostedEnv: NodeJS.ProcessEnv;
+let localEnv: Env;
+let hostedEnv: Env;
+
+/** What a command sees besides the runner's defaults: its home, no colour, no proxy, nothing that picks a target. */
+function cliEnv(home: string, extra: Record<string, string> = {}): Env {
+  const env: Env = { MEDIAGEN_HOME: home, NO_COLOR: "1", ...extra };
+  for (const k of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) if (!(k in extra)) env[k] = undefined;
+  return env;
+}
+
+/** `mediagen <args>` in process with exactly `env` on top of the runner's clean environment. */
+async function runCli(args: string[], env: Env, input?: string): Promise<CliResult> {
+  const r = await runInProcess(args, { home: env.MEDIAGEN_HOME!, env, ...(input !== undefined ? { input } : {}) });
+  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `mediagen local keys create --plan … --credits … --json` → the new key. */
+async function createKey(env: Env, plan: string, credits: number): Promise<string> {
+  const r = await runCli(["local", "keys", "create", "--plan", plan, "--credits", String(credits), "--json"], env);
+  if (r.code !== 0) throw new Error(`local keys create failed (${r.code}): ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { api_key: string }).api_key;
+}
 
 /** Replaces ids (in order of first appearance) and timestamps, so two targets' outputs compare. */
 function normalise(text: string): string {
@@ -54,12 +77,11 @@ beforeAll(async () => {
   assertBuilt();
   localHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
   servedHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
-  localEnv = childEnv(localHome);
-  const servedEnv = childEnv(servedHome);
-  serve = await startServe(servedEnv);
-  key = await createKey(servedEnv, "PRO", 100);
+  localEnv = cliEnv(localHome);
+  serve = await startServe(childEnv(servedHome));
+  key = await createKey(cliEnv(servedHome), "PRO", 100);
   // The hosted commands run from their own home: only the key and the base URL tie them to serve.
-  hostedEnv = childEnv(fs.mkdtempSync(path.join(os.tmpdir(), "mg-")), { MEDIAGEN_API_KEY: key });
+  hostedEnv = cliEnv(fs.mkdtempSync(path.join(os.tmpdir(), "mg-")), { MEDIAGEN_API_KEY: key });
 });
 
 afterAll(async () => {
@@ -145,26 +167,18 @@ describe("the same commands on both targets", () => {
     expect(bad.code).toBe(3);
     expect(JSON.parse(bad.stdout)).toMatchObject({ status: "invalid" });
 
-    const free = await createKey(childEnv(servedHome), "free", 5);
+    const free = await createKey(cliEnv(servedHome), "free", 5);
     const forbidden = await runCli(["--target", "hosted", "--base-url", serve.baseUrl, "auth", "status", "--json"], { ...hostedEnv, MEDIAGEN_API_KEY: free });
     expect(forbidden.code).toBe(3);
     expect(JSON.parse(forbidden.stdout)).toMatchObject({ status: "forbidden" });
   });
 
   it("works with a key stored in a profile by auth login, instead of MEDIAGEN_API_KEY", async () => {
-    const { spawn } = await import("node:child_process");
-    const { BIN } = await import("../http/serve-child.js");
-    const profileEnv = childEnv(fs.mkdtempSync(path.join(os.tmpdir(), "mg-")));
+    const profileEnv = cliEnv(fs.mkdtempSync(path.join(os.tmpdir(), "mg-")));
     try {
-      const login = spawn(process.execPath, [BIN, "--profile", "served", "--target", "hosted", "--base-url", serve.baseUrl, "auth", "login", "--with-key", "--json"], {
-        env: profileEnv,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      login.stdin!.end(key + "\n");
-      let out = "";
-      login.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-      expect(await new Promise((r) => login.once("exit", r))).toBe(0);
-      expect(out).not.toContain(key);
+      const login = await runCli(["--profile", "served", "--target", "hosted", "--base-url", serve.baseUrl, "auth", "login", "--with-key", "--json"], profileEnv, key + "\n");
+      expect(login.code).toBe(0);
+      expect(login.stdout).not.toContain(key);
 
       const status = await runCli(["--profile", "served", "auth", "status", "--json"], profileEnv);
       expect(status.code).toBe(0);

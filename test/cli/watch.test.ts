@@ -1,12 +1,13 @@
 /**
- * `--watch`/`--download` against a stub of the hosted service (see stub-service.ts), through the
- * built binary: the timeout holds whatever the service does, every id of a multi-generation start
- * is reported whatever the ending, and downloads are safe and interruptible.
+ * `--watch`/`--download` against a stub of the hosted service (see stub-service.ts): the timeout
+ * holds whatever the service does, every id of a multi-generation start is reported whatever the
+ * ending, and downloads are safe and interruptible. In process, except what needs a real process
+ * (the built binary): that it exits once a poll is abandoned, and how it takes SIGINT and SIGTERM.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newHome, run, start, type RunOptions } from "./helpers.js";
+import { newHome, run, runBin, startBin, type RunOptions } from "./helpers.js";
 import { startStub, type Stub } from "./stub-service.js";
 
 const KEY = "mg_live_" + "5a".repeat(32);
@@ -39,6 +40,46 @@ describe("--timeout holds while a poll is in flight", () => {
     expect(took).toBeLessThan(6_000);
     // The resume command runs as pasted: it keeps the flags that chose the target.
     expect(r.stderr).toContain(`Resume with: mediagen --target hosted --base-url ${stub.root} asset status ${id} --watch`);
+  });
+
+  it("the process itself exits about the timeout, though the abandoned poll still holds a connection", async () => {
+    const t0 = Date.now();
+    const r = await runBin([...hosted(), "asset", "status", "hang-2", "--watch", "--timeout", "2s"], opts());
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(Date.now() - t0).toBeLessThan(6_000);
+    expect(r.stderr).toContain(`Resume with: mediagen --target hosted --base-url ${stub.root} asset status hang-2 --watch`);
+  });
+});
+
+describe("signals to the process", () => {
+  /** Resolves once the stub has seen `request` (since `from`): the process is busy with it. */
+  const until = async (request: string, from: number) => {
+    const seen = () => stub.requests.slice(from).includes(request);
+    for (let i = 0; i < 200 && !seen(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seen()).toBe(true);
+  };
+
+  it("SIGTERM while waiting ends the process at once: it is not a Ctrl-C", async () => {
+    const from = stub.requests.length;
+    const child = startBin([...hosted(), "asset", "status", "pend-14", "--watch", "--json"], opts());
+    await until("GET /asset/status/pend-14", from);
+    const t0 = Date.now();
+    child.kill("SIGTERM");
+    const r = await child.result;
+    expect(r.signal).toBe("SIGTERM");
+    expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+
+  it("Ctrl-C outside a wait ends the process at once: no handler is left listening", async () => {
+    // folder list against the stub: 503s, retried with backoff; no wait or download is running.
+    const from = stub.requests.length;
+    const child = startBin([...hosted(), "folder", "list", "--json"], opts());
+    await until("GET /folder/list", from);
+    const t0 = Date.now();
+    child.kill("SIGINT");
+    const r = await child.result;
+    expect(r.signal).toBe("SIGINT");
+    expect(Date.now() - t0).toBeLessThan(3_000);
   });
 });
 
@@ -90,7 +131,7 @@ describe("several generations: one deadline, every id reported", () => {
   });
 
   it("Ctrl-C while waiting: exit 130, every id on stdout, and the resume command for the unfinished ones", async () => {
-    const child = start([...hosted(), "asset", "status", "pend-13", "done-13", "--watch", "--json"], opts());
+    const child = startBin([...hosted(), "asset", "status", "pend-13", "done-13", "--watch", "--json"], opts());
     for (let i = 0; i < 100 && !stub.requests.includes("GET /asset/status/done-13"); i++) await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGINT");
     const r = await child.result;
@@ -160,7 +201,7 @@ describe("--download", () => {
 
   it("Ctrl-C during a download: exit 130, no partial file, and how to resume", async () => {
     const dir = path.join(newHome(), "out");
-    const child = start([...hosted(), "asset", "status", "slow-1", "--download", dir], opts());
+    const child = startBin([...hosted(), "asset", "status", "slow-1", "--download", dir], opts());
     await stub.slowStarted();
     child.kill("SIGINT");
     const r = await child.result;

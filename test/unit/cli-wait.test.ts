@@ -355,13 +355,17 @@ describe("CliContext.wait (real timers, in-memory streams)", async () => {
   const os = await import("node:os");
   const path = await import("node:path");
 
+  const { processSignals } = await import("../../src/cli/process-signals.js");
+  const { realClock } = await import("../../src/cli/runtime.js");
+
+  /** A context as bin/ builds it: the real process's SIGINT, real timers. */
   function context(json: boolean) {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     const opts = { json, quiet: false, debug: false, color: false, input: false };
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
     const io = createIO({ stdout, stderr, stdin: new PassThrough() }, {}, opts);
-    const ctx = new CliContext(io, opts, { MEDIAGEN_HOME: home }, "0.0.0");
+    const ctx = new CliContext(io, opts, { MEDIAGEN_HOME: home }, "0.0.0", { signals: processSignals, clock: realClock });
     const text = (s: InstanceType<typeof PassThrough>) => (s.read() as Buffer | null)?.toString() ?? "";
     return { ctx, out: () => text(stdout), err: () => text(stderr) };
   }

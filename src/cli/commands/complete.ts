@@ -23,7 +23,7 @@ export const command: CommandModule = {
           const typed = kind === "words" ? typedGlobals(words) : {};
           if (Object.keys(typed).length) {
             const { CliContext } = await import("../context.js");
-            ctx = new CliContext(outer.io, { ...outer.opts, ...typed }, outer.env, outer.version);
+            ctx = new CliContext(outer.io, { ...outer.opts, ...typed }, outer.env, outer.version, outer.runtime);
           }
           let lines: string[];
           if (kind === "words") {

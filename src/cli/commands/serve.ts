@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { InvalidEnvError, readEnv } from "../../config/env.js";
 import { CliError, EXIT, type CommandModule } from "../types.js";
+import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 
 interface ServeFlags {
@@ -16,9 +17,9 @@ interface ServeFlags {
 }
 
 /** A rate-limit setting from the environment (tests and benchmarks tune it); a bad value is a usage error. */
-function rateLimitSetting(name: "MEDIAGEN_LOCAL_RATE_LIMIT" | "MEDIAGEN_LOCAL_RATE_WINDOW_MS"): number | undefined {
+function rateLimitSetting(name: "MEDIAGEN_LOCAL_RATE_LIMIT" | "MEDIAGEN_LOCAL_RATE_WINDOW_MS", env: Record<string, string | undefined>): number | undefined {
   try {
-    return readEnv(name);
+    return readEnv(name, env);
   } catch (e) {
     if (e instanceof InvalidEnvError) throw new CliError(e.message, EXIT.usage, "invalid_value", name);
     throw e;
@@ -30,22 +31,6 @@ export function parsePort(value: string): number {
     throw new CliError(`--port must be a number from 0 to 65535, got "${value}"`, EXIT.usage, "invalid_value", "port");
   }
   return Number(value);
-}
-
-/** Resolves on the first SIGINT/SIGTERM; a second one while stopping ends the process at once. */
-function nextStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const first = (sig: NodeJS.Signals) => {
-      process.off("SIGINT", first);
-      process.off("SIGTERM", first);
-      const again = () => process.exit(EXIT.interrupted);
-      process.once("SIGINT", again);
-      process.once("SIGTERM", again);
-      resolve(sig);
-    };
-    process.on("SIGINT", first);
-    process.on("SIGTERM", first);
-  });
 }
 
 export const command: CommandModule = {
@@ -63,10 +48,10 @@ export const command: CommandModule = {
         "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
       )
       .action(async (flags: ServeFlags, cmd: Command) => {
-        const ctx = getContext(cmd);
+        const ctx = getContext(cmd) as CliContext;
         const port = parsePort(flags.port);
-        const limit = rateLimitSetting("MEDIAGEN_LOCAL_RATE_LIMIT");
-        const windowMs = rateLimitSetting("MEDIAGEN_LOCAL_RATE_WINDOW_MS");
+        const limit = rateLimitSetting("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env);
+        const windowMs = rateLimitSetting("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env);
         const { home } = await ctx.config();
 
         const [{ openLocalInstance, DEFAULT_RATE_LIMIT }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
@@ -128,7 +113,8 @@ export const command: CommandModule = {
           throw e;
         }
 
-        const stopped = nextStopSignal();
+        // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.
+        const stopped = ctx.runtime.signals.nextStop();
         if (ctx.opts.json) ctx.io.out(JSON.stringify({ base_url: running.baseUrl }));
         else ctx.io.out(running.baseUrl);
         ctx.io.info(

@@ -1,0 +1,100 @@
+/**
+ * The whole CLI as a function (gh's Factory/runF): parse the words, run one command, render any
+ * failure, return the exit code. Everything it reads from the outside is handed in (streams, TTY
+ * flags, environment, Ctrl-C, clock, optionally the engine), so tests and embedders run it in
+ * process; src/cli/main.ts hands it the real process.
+ */
+import fs from "node:fs";
+import { redact } from "../engine/redact.js";
+import type { Engine } from "../engine/engine.js";
+import { buildProgram, globalOptions } from "./program.js";
+import type { CliContext } from "./context.js";
+import type { Env, Streams } from "./io.js";
+import { realClock, signalsFrom, type Clock, type Runtime, type Signals } from "./runtime.js";
+
+export type { Env, Streams };
+
+export interface RunCliOptions extends Streams {
+  /** The environment the command sees (MEDIAGEN_*, NO_COLOR, CI, proxies…): never process.env unless handed in. */
+  env: Env;
+  /** Ctrl-C: aborting it interrupts a wait or a download (exit 130) and stops `serve`. Default: never. */
+  interrupt?: AbortSignal;
+  /** Ctrl-C and stop requests as the real process hears them (src/cli/main.ts); beats `interrupt`. */
+  signals?: Signals;
+  /** Time for waits and caches. Default: real timers. */
+  clock?: Clock;
+  /** The engine every command uses instead of the target's; not closed by the CLI. */
+  engine?: () => Promise<Engine>;
+  /** For --version and the User-Agent. Default: package.json's. */
+  version?: string;
+}
+
+let packageVersion: string | undefined;
+/** Reads package.json once for --version and the User-Agent. */
+function readVersion(): string {
+  if (packageVersion !== undefined) return packageVersion;
+  try {
+    const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+    packageVersion = pkg.version ?? "0.0.0";
+  } catch {
+    packageVersion = "0.0.0";
+  }
+  return packageVersion;
+}
+
+/** Runs `mediagen <args…>` (args without node and the script) and resolves with the exit code. */
+export async function runCli(args: readonly string[], options: RunCliOptions): Promise<number> {
+  const { env } = options;
+  const streams: Streams = { stdout: options.stdout, stderr: options.stderr, stdin: options.stdin };
+  const version = options.version ?? readVersion();
+  const runtime: Runtime = {
+    signals: options.signals ?? signalsFrom(options.interrupt),
+    clock: options.clock ?? realClock,
+    ...(options.engine ? { engine: options.engine } : {}),
+  };
+  const argv = [...args];
+  let ctx: CliContext | undefined;
+  // The context is built in the preAction hook, so `--help` never loads it (startup time).
+  const getContext = (): CliContext => {
+    if (!ctx) throw new Error("the command context is only available inside an action");
+    return ctx;
+  };
+
+  const program = await buildProgram(
+    version,
+    getContext,
+    { writeOut: (s) => void streams.stdout.write(s), writeErr: (s) => void streams.stderr.write(redact(s)) },
+    { args: argv },
+  );
+  program.hook("preAction", async (_root, action) => {
+    const [{ CliContext }, { createIO }, { loadStyles }] = await Promise.all([
+      import("./context.js"),
+      import("./io.js"),
+      import("./output.js"),
+    ]);
+    const opts = globalOptions(action);
+    ctx ??= new CliContext(createIO(streams, env, opts), opts, env, version, runtime);
+    await loadStyles(ctx.io.color, ctx.io.stderrColor);
+  });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "commander.helpDisplayed" || code === "commander.version") return 0;
+    const [{ renderError }, { resetStyles }] = await Promise.all([import("./errors.js"), import("./output.js")]);
+    // Usage errors happen before any context exists: read the flags that shape the report from argv,
+    // and report without colour, as a fresh process would (an earlier run in process may have set it).
+    if (!ctx) resetStyles();
+    const flags = ctx?.opts ?? {
+      json: argv.includes("--json"),
+      debug: argv.includes("--debug"),
+      quiet: argv.includes("-q") || argv.includes("--quiet"),
+    };
+    const io = ctx?.io ?? { stderr: streams.stderr, quiet: flags.quiet };
+    return renderError(err, io, flags).exitCode;
+  } finally {
+    await ctx?.close();
+  }
+}
