@@ -153,11 +153,58 @@ function get(url: URL, headers: Record<string, string>, policy: AddressPolicy | 
   });
 }
 
+export interface OpenUrlOptions {
+  /** See ResolveMediaOptions.allowPrivateNetwork. */
+  allowPrivateNetwork: boolean;
+  addressPolicy?: AddressPolicy;
+  signal: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A GET of an http(s) URL on someone's behalf, redirects followed (at most 5) under the address policy:
+ * on a remote caller's behalf every hop must reach an allowed address and URL credentials are dropped;
+ * on this machine's own behalf credentials go as Basic auth (never to another origin). Resolves with
+ * the final response, unread, and the URL it came from. Refusals throw RefusedAddressError.
+ */
+export async function openUrl(url: URL, o: OpenUrlOptions): Promise<{ res: http.IncomingMessage; url: URL }> {
+  const policy = o.allowPrivateNetwork ? undefined : (o.addressPolicy ?? isPublicAddress);
+  let target = new URL(url.href);
+  const headers: Record<string, string> = { "user-agent": "mediagen-local", ...o.headers };
+  if (target.username || target.password) {
+    if (!policy) {
+      const user = decodeURIComponent(target.username);
+      const pass = decodeURIComponent(target.password);
+      headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+    }
+    target.username = "";
+    target.password = "";
+  }
+  for (let hop = 0; ; hop++) {
+    // An address written as an IP (in any spelling the URL parser accepts) is never looked up.
+    const host = target.hostname.replace(/^\[|\]$/g, "");
+    if (policy && net.isIP(host) && !policy(host)) throw new RefusedAddressError(`${host} is not an address this fetch may reach`);
+    const res = await get(target, headers, policy, o.signal);
+    const location = res.headers.location;
+    if (!(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location)) return { res, url: target };
+    res.resume();
+    if (hop >= MAX_REDIRECTS) throw new MediaFetchError(`too many redirects fetching ${displayUrl(url)}`, "http_error", res.statusCode);
+    const next = new URL(location, target);
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      throw new MediaFetchError(`${displayUrl(url)} redirects to an unsupported URL scheme`, "unsupported");
+    }
+    // Credentials never follow a redirect to another origin.
+    if (next.origin !== target.origin) delete headers.authorization;
+    next.username = "";
+    next.password = "";
+    target = next;
+  }
+}
+
 async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise<void> {
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const publicOnly = !o.allowPrivateNetwork;
-  const policy = publicOnly ? (o.addressPolicy ?? isPublicAddress) : undefined;
   const shown = displayUrl(url);
   const ctrl = new AbortController();
   let timedOut = false;
@@ -171,41 +218,11 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
   let out: fs.WriteStream | undefined;
   let res: http.IncomingMessage | undefined;
   try {
-    let target = new URL(url.href);
-    const headers: Record<string, string> = { "user-agent": "mediagen-local" };
-    if (target.username || target.password) {
-      // On this machine's own behalf (in process) credentials go as Basic auth, like curl; on a
-      // remote caller's behalf they are dropped: this server does not log in anywhere for them.
-      if (!publicOnly) {
-        const user = decodeURIComponent(target.username);
-        const pass = decodeURIComponent(target.password);
-        headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
-      }
-      target.username = "";
-      target.password = "";
-    }
-    for (let hop = 0; ; hop++) {
-      // An address written as an IP (in any spelling the URL parser accepts) is never looked up.
-      const host = target.hostname.replace(/^\[|\]$/g, "");
-      if (policy && net.isIP(host) && !policy(host)) throw new RefusedAddressError(`${host} is not an address this fetch may reach`);
-      res = await get(target, headers, policy, ctrl.signal);
-      const location = res.headers.location;
-      if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
-        res.resume();
-        if (hop >= MAX_REDIRECTS) throw new MediaFetchError(`too many redirects fetching ${shown}`, "http_error", res.statusCode);
-        const next = new URL(location, target);
-        if (next.protocol !== "http:" && next.protocol !== "https:") {
-          throw new MediaFetchError(`${shown} redirects to an unsupported URL scheme`, "unsupported");
-        }
-        // Credentials never follow a redirect to another origin.
-        if (next.origin !== target.origin) delete headers.authorization;
-        next.username = "";
-        next.password = "";
-        target = next;
-        continue;
-      }
-      break;
-    }
+    ({ res } = await openUrl(url, {
+      allowPrivateNetwork: o.allowPrivateNetwork,
+      ...(o.addressPolicy ? { addressPolicy: o.addressPolicy } : {}),
+      signal: ctrl.signal,
+    }));
     const status = res.statusCode ?? 0;
     if (status === 404 || status === 410) {
       throw new MediaFetchError(`not found (HTTP ${status}): ${shown}`, "not_found", status);
