@@ -285,8 +285,9 @@ export function validateStart(input: Record<string, unknown>, lookups: StartLook
 
   const size = sizeOf(input);
 
+  // duration belongs to prompt-based requests; with a script, media or a plan it is not used, nor judged.
   let duration: number | null = null;
-  if (!absent(input.duration)) {
+  if (method === "prompt") {
     const d = input.duration;
     if (typeof d !== "number" || !Number.isFinite(d) || d < MIN_DURATION_SECONDS || d > MAX_DURATION_SECONDS) {
       throw invalid("duration", `must be a number of seconds from ${MIN_DURATION_SECONDS} to ${MAX_DURATION_SECONDS}`);
