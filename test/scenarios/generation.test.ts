@@ -14,7 +14,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { toMilli } from "../../src/contract/credits.js";
 import type { Engine } from "../../src/engine/engine.js";
-import type { GenerationStatusResponse } from "../../src/features/generation/contract.js";
+import { GENERATION_STEPS, GenerationStartResponse, GenerationStatusResponse } from "../../src/features/generation/contract.js";
+import { VideoDuplicateResponse } from "../../src/features/video/contract.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
 import { readVideo, timelineOf } from "../../src/features/video/record.js";
 import { sequencesOf, spokenMs, type VideoTimeline } from "../../src/features/video/timeline.js";
@@ -37,6 +38,7 @@ beforeAll(async () => {
     renderImage({ out: file("a.png"), width: 320, height: 240, prompt: "fixture A" }),
     renderVideo({ out: file("b.mp4"), width: 320, height: 180, durationSeconds: 2, prompt: "fixture clip", audio: false }),
     synthesize({ text: "This is a supplied voice track, read by a person.", out: file("voice.wav") }),
+    renderVideo({ out: file("talk.mp4"), width: 180, height: 320, durationSeconds: 3, prompt: "talking head", audio: true, speechText: "Hi, I am the avatar." }),
   ]);
   const { ffmpeg } = await getTools();
   execFileSync(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-i", file("a.png"), file("c.jpg")]);
@@ -81,13 +83,14 @@ function space(t: TargetHarness, opts: { plan?: string; credits?: number } = {})
   return { engine: t.engineFor(key), id, balance: () => t.instance.ledger.balance(id) };
 }
 
-const STEP_ORDER = ["QUEUE", "MEDIA_UPLOAD", "SCRIPT_GENERATION", "VOICE_GENERATION", "TRANSCRIPTION", "SEARCH_MEDIA", "PLACE_BROLL", "ANIMATE_IMAGES", "DISPLAY_BROLL", "ASSEMBLY"];
+const STEP_ORDER: readonly string[] = GENERATION_STEPS;
 
 /** Polls until the job ends; every status read is kept in `seen`. */
 async function finish(engine: Engine, jobId: string, seen: GenerationStatusResponse[] = [], timeoutMs = 30_000): Promise<GenerationStatusResponse> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const s = await engine.generationStatus({ job_id: jobId });
+    // Every answer has the contract's shape.
+    const s = GenerationStatusResponse.parse(await engine.generationStatus({ job_id: jobId }));
     seen.push(s);
     if (s.status === "completed" || s.status === "failed") return s;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${s.status} ${s.current_step} after ${timeoutMs} ms`);
@@ -95,8 +98,12 @@ async function finish(engine: Engine, jobId: string, seen: GenerationStatusRespo
   }
 }
 
+async function duplicate(engine: Engine, body: Record<string, unknown>) {
+  return VideoDuplicateResponse.parse(await engine.videoDuplicate(body));
+}
+
 async function generate(sp: Space, body: Record<string, unknown>, simulate?: string) {
-  const started = await sp.engine.generationStart(body, simulate ? { simulate } : {});
+  const started = GenerationStartResponse.parse(await sp.engine.generationStart(body, simulate ? { simulate } : {}));
   const seen: GenerationStatusResponse[] = [];
   const done = await finish(sp.engine, started.job_id, seen);
   return { started, done, seen };
@@ -334,6 +341,64 @@ forBothTargets("video generation", (t) => {
     expect([missing.status, missing.code, missing.field]).toEqual([400, "INVALID_VALUE", "voice_url"]);
   });
 
+  it("a plan block with audio_url skips voice generation: timed by characters over its audio; a new voice speaks it again", async () => {
+    const sp = space(t);
+    const plan = [
+      { audio_url: src("voice.wav"), look_id: "lk_marco_car", sequences: [{ text: "This is a supplied voice track." }, { text: "Read by a person." }] },
+      { sequences: [{ text: null, duration_ms: 500 }] },
+    ];
+    const { done } = await generate(sp, { sequence_plan: plan });
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const tl = timelineOfVideo(t, done.result!.video_id);
+    const len = readWavInfo(file("voice.wav"))!.durationMs;
+    const b = tl.blocks[0]!;
+    expect(b).toMatchObject({ voice_id: null, tts_voice: null, audio_path: expect.stringMatching(/^fetched\/audio-/) });
+    expect(Math.abs(b.end_ms - len)).toBeLessThanOrEqual(17);
+    const sentences = b.sequences.flatMap((x) => x.sentences);
+    expect(sentences.map((x) => x.audio_path)).toEqual([null, null]);
+    // "This is a supplied voice track." has 31 characters, "Read by a person." 17: the first gets 31/48 of the audio.
+    expect(Math.abs(sentences[0]!.end_ms - (len * 31) / 48)).toBeLessThanOrEqual(17);
+    expect(tl.blocks[1]!.end_ms - tl.blocks[1]!.start_ms).toBe(500);
+
+    const voiced = await duplicate(sp.engine, { video_id: done.result!.video_id, voice_id: "vc_noah" });
+    expect(voiced.changes_applied.voice_changed).toBe(true);
+    const v = timelineOfVideo(t, voiced.video_id);
+    expect(v.blocks[0]).toMatchObject({ voice_id: "vc_noah", tts_voice: "en-us+m3" });
+    expect(v.blocks[0]!.audio_path).toBeUndefined();
+    expect(v.blocks[0]!.sequences.flatMap((x) => x.sentences).every((x) => x.audio_path?.startsWith("speech/"))).toBe(true);
+    expect(v.blocks[1]!.end_ms - v.blocks[1]!.start_ms).toBe(500);
+  });
+
+  it("an avatar_url video speaks with its own sound; one without sound is refused on avatar_url", async () => {
+    const sp = space(t);
+    const { done } = await generate(sp, { avatar_url: src("talk.mp4") });
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const tl = timelineOfVideo(t, done.result!.video_id);
+    expect(tl.blocks[0]!.sequences[0]).toMatchObject({ look_id: null, look_image_path: null, avatar_video_path: expect.stringMatching(/^fetched\/.*\.mp4$/) });
+    expect(Math.abs(tl.duration_ms - 3000)).toBeLessThanOrEqual(100);
+    expect(fs.existsSync(path.join(t.instance.mediaDir, tl.thumbnail_path))).toBe(true);
+    // Its words are not known: a new voice cannot speak them, so the copy keeps the sound.
+    const kept = await duplicate(sp.engine, { video_id: done.result!.video_id, voice_id: "vc_noah" });
+    expect(kept.changes_applied).toEqual({ voice_changed: false, avatar_changed: false });
+    expect(kept.message).toMatch(/voice was kept/);
+
+    const silent = await apiError(sp.engine.generationStart({ avatar_url: src("b.mp4") }));
+    expect([silent.status, silent.code, silent.field]).toEqual([400, "INVALID_VALUE", "avatar_url"]);
+    expect(silent.message).toMatch(/no sound/);
+  });
+
+  it("native avatar: recorded on the timeline with its model; a new voice is recorded and its sound left to the export", async () => {
+    const sp = space(t);
+    const { done } = await generate(sp, { script: "Native avatars speak at export.", voice_id: "vc_emma", avatar_id: "lk_zoe_podcast", use_native_avatar: true, native_avatar_model: "premium" });
+    const tl = timelineOfVideo(t, done.result!.video_id);
+    expect(tl).toMatchObject({ native_avatar: true, native_avatar_model: "premium" });
+    const voiced = await duplicate(sp.engine, { video_id: done.result!.video_id, voice_id: "vc_noah" });
+    expect(voiced.changes_applied.voice_changed).toBe(true);
+    const v = timelineOfVideo(t, voiced.video_id);
+    expect(v.blocks[0]).toMatchObject({ voice_id: "vc_noah", tts_voice: "en-us+m3" });
+    expect(v.duration_ms).toBe(tl.duration_ms);
+  });
+
   it("a simulated failure ends failed with its code, refunded once, with a failure webhook", async () => {
     const sp = space(t, { credits: 50 });
     const { started, done } = await generate(sp, { prompt: "cats", duration: 30, webhook_url: `${origin}/hook/${t.target}/sim` }, "fail");
@@ -378,7 +443,7 @@ forBothTargets("video generation", (t) => {
     const id = done.result!.video_id;
     const orig = timelineOfVideo(t, id);
 
-    const copy = await sp.engine.videoDuplicate({ video_id: id });
+    const copy = await duplicate(sp.engine, { video_id: id });
     expect(copy).toEqual({
       video_id: expect.stringMatching(/^[0-9a-f]{24}$/),
       status: "done",
@@ -391,7 +456,7 @@ forBothTargets("video generation", (t) => {
     expect(fs.existsSync(path.join(t.instance.mediaDir, c.thumbnail_path))).toBe(true);
     expect(readVideo(t.instance.db, copy.video_id)).toMatchObject({ origin: "duplicate", parent_video_id: id });
 
-    const voiced = await sp.engine.videoDuplicate({ video_id: id, voice_id: "vc_noah" });
+    const voiced = await duplicate(sp.engine, { video_id: id, voice_id: "vc_noah" });
     expect(voiced.changes_applied).toEqual({ voice_changed: true, avatar_changed: false });
     const v = timelineOfVideo(t, voiced.video_id);
     expect(v.blocks[0]).toMatchObject({ voice_id: "vc_noah", tts_voice: "en-us+m3", look_id: "lk_maya_kitchen" });
@@ -401,13 +466,13 @@ forBothTargets("video generation", (t) => {
     expect(v.duration_ms).not.toBe(orig.duration_ms);
     expect(readWavInfo(path.join(t.instance.mediaDir, v.voice_path))!.durationMs).toBeCloseTo(v.duration_ms, 0);
 
-    const looked = await sp.engine.videoDuplicate({ video_id: id, avatar_look_id: "lk_aisha_office" });
+    const looked = await duplicate(sp.engine, { video_id: id, avatar_look_id: "lk_aisha_office" });
     expect(looked.changes_applied).toEqual({ voice_changed: false, avatar_changed: true });
     const l = timelineOfVideo(t, looked.video_id);
     expect(sequencesOf(l).every((s) => s.sequence.look_id === "lk_aisha_office" && s.sequence.look_image_path === "catalog/v1/looks/lk_aisha_office.png")).toBe(true);
     expect(l.duration_ms).toBe(orig.duration_ms);
 
-    const both = await sp.engine.videoDuplicate({ video_id: copy.video_id, voice_id: "vc_camille", avatar_look_id: "lk_diego_gym" });
+    const both = await duplicate(sp.engine, { video_id: copy.video_id, voice_id: "vc_camille", avatar_look_id: "lk_diego_gym" });
     expect(both.changes_applied).toEqual({ voice_changed: true, avatar_changed: true });
     expect(timelineOfVideo(t, both.video_id).blocks[0]).toMatchObject({ voice_id: "vc_camille", look_id: "lk_diego_gym" });
   });

@@ -30,20 +30,13 @@ import { videoDir } from "../video/record.js";
 import { lookImages } from "./looks.js";
 import { adopt, probeVisual, supplyAudio } from "./media.js";
 import { extensionOf, kindOfExtension, planHasMedia } from "./plan.js";
+import type { GENERATION_STEPS } from "./contract.js";
 import type { GenerationSpec, ResolvedMedia } from "./request.js";
 import { scriptSequences, splitSentences } from "./text.js";
 import { writeScript } from "./writer.js";
 
-export type StepName =
-  | "MEDIA_UPLOAD"
-  | "SCRIPT_GENERATION"
-  | "VOICE_GENERATION"
-  | "TRANSCRIPTION"
-  | "SEARCH_MEDIA"
-  | "PLACE_BROLL"
-  | "ANIMATE_IMAGES"
-  | "DISPLAY_BROLL"
-  | "ASSEMBLY";
+/** The steps a worker reports (GENERATION_STEPS without QUEUE, which is the status of a job not taken yet). */
+export type StepName = Exclude<(typeof GENERATION_STEPS)[number], "QUEUE">;
 
 /** The job error code of a step that cannot be done (hosted-facts' codes). */
 export const STEP_FAILURE: Record<StepName, string> = {
