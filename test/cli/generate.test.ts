@@ -101,8 +101,8 @@ describe("the issue's done-when", () => {
 
   it("each broken variant gets its code and field path (exit 2); the plan rules stop it before sending", async () => {
     const variants: [string, (p: ReturnType<typeof goodPlan>) => void, string, string][] = [
-      ["silent-with-voice", (p) => void ((p[1] as Record<string, unknown>).voice_id = "vc_emma"), "INVALID_PLAN", "sequence_plan[1].voice_id"],
-      ["silent-no-duration", (p) => void delete (p[1]!.sequences[0] as Record<string, unknown>).duration_ms, "INVALID_PLAN", "sequence_plan[1].sequences[0].duration_ms"],
+      ["silent-with-voice", (p) => void (p[1]!.voice_id = "vc_emma"), "INVALID_PLAN", "sequence_plan[1].voice_id"],
+      ["silent-no-duration", (p) => void delete p[1]!.sequences[0]!.duration_ms, "INVALID_PLAN", "sequence_plan[1].sequences[0].duration_ms"],
       ["media-no-id-no-url", (p) => void (p[0]!.sequences[0]!.media = { show: "full" } as never), "INVALID_PLAN", "sequence_plan[0].sequences[0].media"],
       ["unknown-look", (p) => void (p[0]!.sequences[0]!.look_id = "lk_nobody"), "PLAN_RESOLUTION_FAILED", "sequence_plan[0].sequences[0].look_id"],
     ];

@@ -158,10 +158,10 @@ describe("mediagen generate --plan", () => {
 
   it("refuses each broken variant with its JSON path, before sending; every problem is listed", async () => {
     const variants: [string, (p: ReturnType<typeof goodPlan>) => void, string][] = [
-      ["silent sequence with a voice", (p) => void ((p[1] as Record<string, unknown>).voice_id = "vc_emma"), "sequence_plan[1].voice_id"],
-      ["silent sequence without duration_ms", (p) => void delete (p[1]!.sequences[0] as Record<string, unknown>).duration_ms, "sequence_plan[1].sequences[0].duration_ms"],
+      ["silent sequence with a voice", (p) => void (p[1]!.voice_id = "vc_emma"), "sequence_plan[1].voice_id"],
+      ["silent sequence without duration_ms", (p) => void delete p[1]!.sequences[0]!.duration_ms, "sequence_plan[1].sequences[0].duration_ms"],
       ["media with neither asset_id nor url", (p) => void (p[0]!.sequences[1]!.media = { show: "half" } as never), "sequence_plan[0].sequences[1].media"],
-      ["spoken sequence with duration_ms", (p) => void ((p[2]!.sequences[0] as Record<string, unknown>).duration_ms = 900), "sequence_plan[2].sequences[0].duration_ms"],
+      ["spoken sequence with duration_ms", (p) => void (p[2]!.sequences[0]!.duration_ms = 900), "sequence_plan[2].sequences[0].duration_ms"],
     ];
     for (const [name, breakIt, field] of variants) {
       const p = goodPlan();
@@ -173,7 +173,7 @@ describe("mediagen generate --plan", () => {
       expect(r.calls).toEqual([]);
     }
     const p = goodPlan();
-    (p[1] as Record<string, unknown>).voice_id = "vc_emma";
+    p[1]!.voice_id = "vc_emma";
     p[0]!.sequences[1]!.media = { show: "half" } as never;
     const e = (await generate(["--plan", write("two.json", JSON.stringify(p))])).error as CliError;
     expect(e.message).toBe(

@@ -1,7 +1,29 @@
 /** Fixtures shared by the generation tests (unit, scenarios, CLI). */
 
+/** A plan as a caller writes it (loose: tests break it on purpose). */
+export interface FixtureMedia {
+  asset_id?: string;
+  url?: string;
+  show?: string;
+  trim_start?: number;
+}
+export interface FixtureSequence {
+  text: string | null;
+  duration_ms?: number;
+  look_id?: string;
+  action?: string;
+  media?: FixtureMedia;
+}
+export interface FixtureBlock {
+  voice_id?: string;
+  look_id?: string;
+  audio_url?: string;
+  parent_avatar_id?: string;
+  sequences: FixtureSequence[];
+}
+
 /** The example of the issue: two speech blocks, a silent 1500 ms sequence alone in its block, looks per sequence, media in all four show modes. */
-export const GOOD_PLAN = [
+export const GOOD_PLAN: readonly FixtureBlock[] = [
   {
     voice_id: "vc_emma",
     look_id: "lk_maya_kitchen",
@@ -18,6 +40,6 @@ export const GOOD_PLAN = [
 ];
 
 /** A deep copy of GOOD_PLAN to break. */
-export function goodPlan(): typeof GOOD_PLAN {
-  return JSON.parse(JSON.stringify(GOOD_PLAN)) as typeof GOOD_PLAN;
+export function goodPlan(): FixtureBlock[] {
+  return JSON.parse(JSON.stringify(GOOD_PLAN)) as FixtureBlock[];
 }

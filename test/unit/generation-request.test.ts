@@ -198,7 +198,7 @@ describe("every code with its field", () => {
       [(p) => void (p[2]!.voice_id = "vc_george"), "sequence_plan[2].voice_id"],
       [(p) => void (p[0]!.look_id = "lk_nope"), "sequence_plan[0].look_id"],
       [(p) => void (p[0]!.sequences[0]!.look_id = "lk_nope"), "sequence_plan[0].sequences[0].look_id"],
-      [(p) => void ((p[0] as Record<string, unknown>).parent_avatar_id = "av_nope"), "sequence_plan[0].parent_avatar_id"],
+      [(p) => void (p[0]!.parent_avatar_id = "av_nope"), "sequence_plan[0].parent_avatar_id"],
       [(p) => void (p[2]!.sequences[0]!.media = { asset_id: "nope", show: "hide" }), "sequence_plan[2].sequences[0].media.asset_id"],
       [(p) => void (p[2]!.sequences[0]!.media = { asset_id: "gen1", show: "hide" }), "sequence_plan[2].sequences[0].media.asset_id"],
       [(p) => void (p[2]!.sequences[0]!.media = { asset_id: "aud1", show: "hide" }), "sequence_plan[2].sequences[0].media.asset_id"],
@@ -209,7 +209,7 @@ describe("every code with its field", () => {
       expect(verdict({ sequence_plan: p }), field).toEqual({ code: "PLAN_RESOLUTION_FAILED", field, status: 400 });
     }
     const p = goodPlan();
-    (p[0] as Record<string, unknown>).parent_avatar_id = "av_maya";
+    p[0]!.parent_avatar_id = "av_maya";
     expect(start({ sequence_plan: p }).plan![0]!.parent_avatar_id).toBe("av_maya");
   });
 
