@@ -251,6 +251,58 @@ function registerWebhooks(local: Command, get: Getter) {
   examples(clear, ["mediagen local webhooks secret clear"]);
 }
 
+function registerVideos(local: Command, get: Getter) {
+  const videos = local.command("videos").description("Videos of the local instance and their timelines (what generation made, what export renders)");
+  examples(videos, ["mediagen local videos list", "mediagen local videos show 65f0c2a1b3e4d5f6a7b8c9d0"]);
+  const list = videos
+    .command("list")
+    .description("List videos: status, origin, duration")
+    .option("--space <space_id>", "only videos of this space")
+    .action(async (opts: { space?: string }, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const [{ listVideos }, { videoView }] = await Promise.all([import("../../features/video/record.js"), import("../../features/video/show.js")]);
+      const rows = listVideos(instance.db, opts.space).map((r) => {
+        const { timeline: _t, ...rest } = videoView(r);
+        return rest;
+      });
+      ctx.print(
+        rows,
+        (r) =>
+          r.length
+            ? table(
+                r,
+                [
+                  { header: "video", get: (v) => v.video_id },
+                  { header: "status", get: (v) => v.status },
+                  { header: "seconds", get: (v) => (v.duration_ms === null ? null : v.duration_ms / 1000), align: "right" },
+                  { header: "origin", get: (v) => (v.origin === "duplicate" ? `copy of ${v.parent_video_id}` : v.generation_id) },
+                  { header: "space", get: (v) => v.space_id },
+                  { header: "created", get: (v) => v.created_at },
+                ],
+                widthOf(ctx.io),
+              )
+            : (ctx.io.info("No videos."), []),
+        (r) => r.map((v) => v.video_id),
+      );
+    });
+  examples(list, ["mediagen local videos list", "mediagen local videos list --json | jq '.[].status'"]);
+
+  const show = videos
+    .command("show")
+    .description("One video with its timeline: blocks, sequences, sentences with times, looks, media")
+    .argument("<video_id>", "video id")
+    .action(async (videoId: string, _opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const [{ readVideo }, { videoView, videoLines }] = await Promise.all([import("../../features/video/record.js"), import("../../features/video/show.js")]);
+      const row = readVideo(instance.db, videoId);
+      if (!row) throw new CliError(`No video with id ${videoId}`, EXIT.notFound, "not_found", "video_id");
+      ctx.print(videoView(row), videoLines, (v) => [v.video_id]);
+    });
+  examples(show, ["mediagen local videos show 65f0c2a1b3e4d5f6a7b8c9d0", "mediagen local videos show 65f0c2a1b3e4d5f6a7b8c9d0 --json | jq .timeline.duration_ms"]);
+}
+
 function registerReset(local: Command, get: Getter) {
   const reset = local
     .command("reset")
@@ -291,6 +343,7 @@ export const command: CommandModule = {
     registerCredits(local, get);
     registerLedger(local, get);
     registerWebhooks(local, get);
+    registerVideos(local, get);
     registerReset(local, get);
   },
 };

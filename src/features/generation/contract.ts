@@ -86,6 +86,11 @@ export const JOB_STATUSES = ["pending", "processing", "completed", "failed"] as 
 export const JobStatus = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof JobStatus>;
 
+/**
+ * `current_step` values, in the order a job goes through them (hosted-facts names them "for example";
+ * `ASSEMBLY`, the last step, is the local instance's name for the step whose failure code is
+ * ASSEMBLY_FAILED). Steps a request does not need are skipped.
+ */
 export const GENERATION_STEPS = [
   "QUEUE",
   "MEDIA_UPLOAD",
@@ -96,6 +101,7 @@ export const GENERATION_STEPS = [
   "PLACE_BROLL",
   "ANIMATE_IMAGES",
   "DISPLAY_BROLL",
+  "ASSEMBLY",
 ] as const;
 
 export const GenerationStatusRequest = z.looseObject({ job_id: z.string() });

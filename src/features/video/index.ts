@@ -1,5 +1,18 @@
+import type { LocalPart } from "../types.js";
+
 export const video = {
   name: "video",
-  commands: [],
+  commands: [
+    {
+      name: "duplicate",
+      summary: "Copy a done video, optionally with a new voice and/or look (POST /video/duplicate)",
+      term: "duplicate [options] [video_id]",
+      load: () => import("./cli.js"),
+    },
+  ],
   contract: () => import("./contract.js"),
+  local: async (): Promise<LocalPart> => {
+    const [{ videoHandlers }, { videos }] = await Promise.all([import("./local.js"), import("./schema.js")]);
+    return { handlers: videoHandlers, migrations: [{ version: 5, sql: videos }] };
+  },
 } as const;

@@ -1,0 +1,378 @@
+/**
+ * The work of a generation job, step by step, each visible in GET /generation/status:
+ *
+ *   MEDIA_UPLOAD       supplied media fetched (or copied) into the media dir and probed; supplied
+ *                      speech decoded; look pictures resolved (catalog ones rendered on first need)
+ *   SCRIPT_GENERATION  prompt-based only: the local writer (writer.ts)
+ *   VOICE_GENERATION   one TTS run per sentence, cached by text and voice
+ *   TRANSCRIPTION      sentence timings from the WAV durations on the 30 fps grid (supplied speech:
+ *                      by characters), and the voice track
+ *   SEARCH_MEDIA       automatic b-roll only: candidates (media_urls, then the library)
+ *   PLACE_BROLL        automatic b-roll only: candidates placed on the sequences
+ *   ANIMATE_IMAGES     animate_image only: the stills to animate
+ *   DISPLAY_BROLL      every media fitted to its sequence (trim within the source)
+ *   ASSEMBLY           music, thumbnail, the timeline
+ *
+ * A step that cannot be done fails the job with its code (StepFailure); anything else is a crash
+ * the queue retries.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { ensureFile } from "../../local/media-cache.js";
+import { MediaFetchError, MediaInputError, MediaToolError, RenderError } from "../../media/errors.js";
+import { runTool } from "../../media/run.js";
+import { getTools } from "../../media/tools.js";
+import type { DB } from "../../local/types.js";
+import { layoutBlocks, speakDraft, writeVoiceTrack, type DraftBlock, type DraftSequence } from "../video/speech.js";
+import { makeThumbnail } from "../video/thumbnail.js";
+import { TIMELINE_FPS, TIMELINE_VERSION, sequencesOf, type TimelineMedia, type TimelineSequence, type VideoTimeline } from "../video/timeline.js";
+import { videoDir } from "../video/record.js";
+import { lookImages } from "./looks.js";
+import { adopt, probeVisual, supplyAudio } from "./media.js";
+import { extensionOf, kindOfExtension, planHasMedia } from "./plan.js";
+import type { GENERATION_STEPS } from "./contract.js";
+import type { GenerationSpec, ResolvedMedia } from "./request.js";
+import { scriptSequences, splitSentences } from "./text.js";
+import { writeScript } from "./writer.js";
+
+/** The steps a worker reports (GENERATION_STEPS without QUEUE, which is the status of a job not taken yet). */
+export type StepName = Exclude<(typeof GENERATION_STEPS)[number], "QUEUE">;
+
+/** The job error code of a step that cannot be done (hosted-facts' codes). */
+export const STEP_FAILURE: Record<StepName, string> = {
+  MEDIA_UPLOAD: "MEDIA_PROCESSING_FAILED",
+  SCRIPT_GENERATION: "SCRIPT_GENERATION_FAILED",
+  VOICE_GENERATION: "VOICE_GENERATION_FAILED",
+  TRANSCRIPTION: "VOICE_GENERATION_FAILED",
+  SEARCH_MEDIA: "MEDIA_PROCESSING_FAILED",
+  PLACE_BROLL: "MEDIA_PROCESSING_FAILED",
+  ANIMATE_IMAGES: "MEDIA_PROCESSING_FAILED",
+  DISPLAY_BROLL: "MEDIA_PROCESSING_FAILED",
+  ASSEMBLY: "ASSEMBLY_FAILED",
+};
+
+/** A step that cannot be done: the job fails with `code` (no retry). */
+export class StepFailure extends Error {
+  override readonly name = "StepFailure";
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function firstLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  const line = m.split("\n")[0] ?? m;
+  return line.length > 300 ? line.slice(0, 300) + "…" : line;
+}
+
+/** Errors of the media layer mean "this input cannot be made into a video", not a crash. */
+function cannotBeDone(e: unknown): boolean {
+  if (e instanceof RenderError) return !e.aborted;
+  return e instanceof MediaFetchError || e instanceof MediaInputError || e instanceof MediaToolError;
+}
+
+export interface BuildContext {
+  db: DB;
+  mediaDir: string;
+  spaceId: string;
+  videoId: string;
+  spec: GenerationSpec;
+  signal: AbortSignal;
+  /** Reports the step and the progress within it (0..100). */
+  progress(step: StepName, pct: number): void;
+}
+
+interface LibraryItem {
+  id: string;
+  type: "image" | "video";
+  file_path: string;
+  width: number | null;
+  height: number | null;
+  duration_seconds: number | null;
+}
+
+/** Completed images and videos of the space's library, oldest first: the automatic b-roll candidates. */
+function libraryMedia(db: DB, spaceId: string): LibraryItem[] {
+  return db
+    .prepare(
+      `SELECT id, type, file_path, width, height, duration_seconds FROM assets
+       WHERE space_id = ? AND status = 'completed' AND type IN ('image', 'video') ORDER BY created_at, rowid`,
+    )
+    .all(spaceId) as LibraryItem[];
+}
+
+const MUSIC_REL = "music/default-v1.wav";
+
+/** The local default music: an 8 s chord with a slow swell that loops without a click (whole cycles). */
+async function defaultMusic(mediaDir: string, signal?: AbortSignal): Promise<string> {
+  const abs = path.join(mediaDir, MUSIC_REL);
+  await ensureFile(abs, async (tmp) => {
+    const tools = await getTools();
+    const expr = "(0.5+0.5*sin(2*PI*0.25*t))*(0.08*sin(2*PI*220*t)+0.06*sin(2*PI*277.125*t)+0.06*sin(2*PI*329.625*t))";
+    await runTool(
+      tools.ffmpeg,
+      ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i", `aevalsrc=${expr}:s=44100:d=8`, "-c:a", "pcm_s16le", "-f", "wav", `file:${tmp}`],
+      signal ? { signal } : {},
+    );
+  });
+  return MUSIC_REL;
+}
+
+export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
+  const { spec, mediaDir, signal } = b;
+  const step = async <T>(name: StepName, fn: () => Promise<T> | T, code = STEP_FAILURE[name]): Promise<T> => {
+    b.progress(name, 0);
+    try {
+      const out = await fn();
+      b.progress(name, 100);
+      return out;
+    } catch (e) {
+      if (signal.aborted || !cannotBeDone(e)) throw e;
+      throw new StepFailure(code, `${name.toLowerCase().replace(/_/g, " ")}: ${firstLine(e)}`);
+    }
+  };
+
+  const brollApplies = spec.options.broll && !(spec.plan && planHasMedia(spec.plan));
+
+  // ---- MEDIA_UPLOAD: supplied media and speech in, probed; then the looks' pictures.
+  const supplied = await step("MEDIA_UPLOAD", async () => {
+    const tasks: (() => Promise<void>)[] = [];
+    const out = {
+      voice: undefined as { audio_path: string; ms: number } | undefined,
+      blockAudio: new Map<number, { audio_path: string; ms: number }>(),
+      avatar: undefined as { kind: "image" | "video"; path: string } | undefined,
+      planMedia: new Map<string, TimelineMedia>(),
+      mediaUrls: [] as TimelineMedia[],
+      music: undefined as string | undefined,
+      looks: new Map<string, string>(),
+    };
+    const voiceFromUrl = spec.voice_url !== null && (spec.method === "script" || spec.method === "media");
+    if (voiceFromUrl) tasks.push(async () => void (out.voice = await supplyAudio(mediaDir, spec.voice_url!, "voice_url", signal)));
+    if (spec.avatar_url) {
+      const av = spec.avatar_url;
+      tasks.push(async () => {
+        const rel = await adopt(mediaDir, av.url, signal);
+        await probeVisual(mediaDir, rel, av.kind, "avatar_url", signal);
+        out.avatar = { kind: av.kind, path: rel };
+        // A video avatar with nothing else to say speaks with its own sound.
+        if (spec.method === "media" && !voiceFromUrl) out.voice = await supplyAudio(mediaDir, av.url, "avatar_url", signal);
+      });
+    }
+    spec.plan?.forEach((block, i) => {
+      if (block.audio_url) {
+        const url = block.audio_url;
+        tasks.push(async () => void out.blockAudio.set(i, await supplyAudio(mediaDir, url, `sequence_plan[${i}].audio_url`, signal)));
+      }
+      block.sequences.forEach((s, j) => {
+        const m = s.media;
+        if (!m) return;
+        const field = `sequence_plan[${i}].sequences[${j}].media`;
+        tasks.push(async () => void out.planMedia.set(`${i}.${j}`, await planMediaOf(mediaDir, m, field, signal)));
+      });
+    });
+    if (brollApplies) {
+      spec.media_urls.forEach((url, i) => {
+        tasks.push(async () => {
+          const kind = kindOfExtension(extensionOf(url)) as "image" | "video";
+          const rel = await adopt(mediaDir, url, signal);
+          const p = await probeVisual(mediaDir, rel, kind, `media_urls[${i}]`, signal);
+          out.mediaUrls[i] = { kind, source: { url }, path: rel, show: "full", ...p };
+        });
+      });
+    }
+    if (spec.options.music) {
+      tasks.push(async () => void (out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, signal) : await defaultMusic(mediaDir, signal)));
+    }
+    let done = 0;
+    for (const t of tasks) {
+      signal.throwIfAborted();
+      await t();
+      b.progress("MEDIA_UPLOAD", Math.round((++done / (tasks.length + 1)) * 100));
+    }
+    // The looks' pictures: one that cannot be made is the avatar's failure, not the media's.
+    const lookIds = new Set<string>();
+    if (spec.avatar_id) lookIds.add(spec.avatar_id);
+    for (const block of spec.plan ?? []) {
+      if (block.look_id) lookIds.add(block.look_id);
+      for (const s of block.sequences) if (s.look_id) lookIds.add(s.look_id);
+    }
+    try {
+      out.looks = await lookImages(b.db, mediaDir, b.spaceId, [...lookIds], signal);
+    } catch (e) {
+      if (signal.aborted || !cannotBeDone(e)) throw e;
+      throw new StepFailure("AVATAR_PROCESSING_FAILED", `media upload: a look's picture could not be made: ${firstLine(e)}`);
+    }
+    for (const id of lookIds) {
+      if (!out.looks.has(id)) throw new StepFailure("AVATAR_PROCESSING_FAILED", `media upload: look ${id} is not ready any more`);
+    }
+    return out;
+  });
+  const looks = supplied.looks;
+
+  // ---- SCRIPT_GENERATION (prompt-based)
+  let script = spec.script;
+  if (spec.method === "prompt") script = await step("SCRIPT_GENERATION", () => writeScript(spec.prompt!, spec.duration!));
+
+  // ---- the draft: blocks and sequences with their looks and media, speech still to make.
+  const lookOf = (...ids: (string | null)[]): Pick<TimelineSequence, "look_id" | "look_image_path" | "avatar_video_path"> => {
+    const id = ids.find((x) => x !== null) ?? null;
+    if (id !== null) return { look_id: id, look_image_path: looks.get(id)! };
+    if (supplied.avatar?.kind === "image") return { look_id: null, look_image_path: supplied.avatar.path };
+    if (supplied.avatar?.kind === "video") return { look_id: null, look_image_path: null, avatar_video_path: supplied.avatar.path };
+    return { look_id: null, look_image_path: null };
+  };
+  const spoken = (text: string): DraftSequence["sentences"] => splitSentences(text).map((t) => ({ text: t, audio_path: null, ms: 0 }));
+
+  let drafts: DraftBlock[];
+  if (spec.plan) {
+    drafts = spec.plan.map((block, i): DraftBlock => {
+      const audio = supplied.blockAudio.get(i);
+      return {
+        voice_id: block.voice?.voice_id ?? null,
+        tts_voice: audio ? null : (block.voice?.tts ?? null),
+        look_id: block.look_id,
+        ...(audio ? { audio_path: audio.audio_path, audio_ms: audio.ms } : {}),
+        ...(block.parent_avatar_id ? { parent_avatar_id: block.parent_avatar_id } : {}),
+        sequences: block.sequences.map((s, j): DraftSequence => {
+          const media = supplied.planMedia.get(`${i}.${j}`);
+          return {
+            text: s.text,
+            ...lookOf(s.look_id, block.look_id, spec.avatar_id),
+            ...(s.action !== null ? { action: s.action } : {}),
+            ...(media ? { media } : {}),
+            sentences: s.text === null ? [] : spoken(s.text),
+            ...(s.text === null ? { silent_ms: s.duration_ms! } : {}),
+          };
+        }),
+      };
+    });
+  } else {
+    const audio = supplied.voice;
+    const texts = script !== null ? scriptSequences(script) : [""];
+    drafts = [
+      {
+        voice_id: spec.voice?.voice_id ?? null,
+        tts_voice: audio ? null : (spec.voice?.tts ?? null),
+        look_id: spec.avatar_id,
+        ...(audio ? { audio_path: audio.audio_path, audio_ms: audio.ms } : {}),
+        sequences: texts.map((t): DraftSequence => ({ text: t, ...lookOf(spec.avatar_id), sentences: t ? spoken(t) : [] })),
+      },
+    ];
+  }
+
+  // ---- VOICE_GENERATION
+  await step("VOICE_GENERATION", () =>
+    speakDraft(mediaDir, drafts, { signal, onProgress: (done, total) => b.progress("VOICE_GENERATION", Math.floor((done / total) * 100)) }),
+  );
+
+  // ---- TRANSCRIPTION: timing on the frame grid, and the voice track.
+  const dir = videoDir(b.videoId);
+  const voicePath = `${dir}/voice.wav`;
+  const laid = await step("TRANSCRIPTION", async () => {
+    const l = layoutBlocks(drafts);
+    b.progress("TRANSCRIPTION", 50);
+    await writeVoiceTrack(mediaDir, voicePath, l.blocks, l.duration_ms, signal);
+    return l;
+  });
+
+  const sequences = sequencesOf(laid).map((x) => x.sequence);
+
+  // ---- SEARCH_MEDIA, PLACE_BROLL: automatic b-roll when no sequence of the plan has media.
+  if (brollApplies) {
+    const candidates = await step("SEARCH_MEDIA", () => {
+      const found: TimelineMedia[] = supplied.mediaUrls.filter(Boolean);
+      if (spec.use_library_media) {
+        for (const a of libraryMedia(b.db, b.spaceId)) {
+          if (!a.width || !a.height || !fs.existsSync(path.join(mediaDir, a.file_path))) continue;
+          found.push({
+            kind: a.type,
+            source: { broll_asset_id: a.id },
+            path: a.file_path,
+            show: "full",
+            width: a.width,
+            height: a.height,
+            ...(a.type === "video" && a.duration_seconds ? { duration_ms: Math.round(a.duration_seconds * 1000) } : {}),
+          });
+        }
+      }
+      return found;
+    });
+    await step("PLACE_BROLL", () => {
+      // Every other sequence, from the second, shows b-roll full screen; a video with no avatar at
+      // all shows b-roll on every sequence. Candidates are used in order, then again from the first.
+      const faceless = sequences.every((s) => !s.look_image_path && !s.avatar_video_path);
+      const slots = sequences.filter((_s, i) => faceless || i % 2 === 1);
+      if (!candidates.length) return;
+      slots.forEach((s, k) => {
+        s.media = { ...candidates[k % candidates.length]! };
+      });
+    });
+  }
+
+  // ---- ANIMATE_IMAGES: supplied stills (plan media, media_urls), at most max_animated_images of them.
+  if (spec.animate_image) {
+    await step("ANIMATE_IMAGES", () => {
+      const chosen = new Set<string>();
+      const cap = spec.max_animated_images ?? Infinity;
+      for (const s of sequences) {
+        const m = s.media;
+        if (!m || m.kind !== "image" || "broll_asset_id" in m.source) continue;
+        const key = "asset_id" in m.source ? m.source.asset_id : m.source.url;
+        if (!chosen.has(key) && chosen.size >= cap) continue;
+        chosen.add(key);
+        m.animate = true;
+      }
+    });
+  }
+
+  // ---- DISPLAY_BROLL: each media fitted to its sequence.
+  if (sequences.some((s) => s.media)) {
+    await step("DISPLAY_BROLL", () => {
+      for (const s of sequences) {
+        const m = s.media;
+        if (!m || m.kind !== "video" || m.trim_start === undefined || m.duration_ms === undefined) continue;
+        // A trim past the end of the source starts it from the beginning instead of showing nothing.
+        if (m.trim_start * 1000 >= m.duration_ms) m.trim_start = 0;
+      }
+    });
+  }
+
+  // ---- ASSEMBLY: thumbnail and the record.
+  const thumbnailPath = `${dir}/thumbnail.jpg`;
+  return step("ASSEMBLY", async () => {
+    const timeline: VideoTimeline = {
+      version: TIMELINE_VERSION,
+      format: spec.format,
+      width: spec.width,
+      height: spec.height,
+      fps: TIMELINE_FPS,
+      duration_ms: laid.duration_ms,
+      options: { ...spec.options },
+      ...(supplied.music ? { music_path: supplied.music } : {}),
+      native_avatar: spec.use_native_avatar,
+      ...(spec.use_native_avatar ? { native_avatar_model: spec.native_avatar_model } : {}),
+      enhance_emotions: spec.enhance_emotions,
+      save_to_library: spec.save_to_library,
+      voice_path: voicePath,
+      thumbnail_path: thumbnailPath,
+      blocks: laid.blocks,
+    };
+    await makeThumbnail(mediaDir, timeline, thumbnailPath, signal);
+    return timeline;
+  });
+}
+
+async function planMediaOf(mediaDir: string, m: ResolvedMedia, field: string, signal: AbortSignal): Promise<TimelineMedia> {
+  const base = { show: m.show, ...(m.trim_start !== undefined && m.kind === "video" ? { trim_start: m.trim_start } : {}) };
+  if (m.asset) {
+    if (!fs.existsSync(path.join(mediaDir, m.asset.path))) throw new MediaFetchError(`${field}.asset_id: asset ${m.asset.asset_id} has no file any more`, "not_found");
+    const { width, height, duration_ms } = m.asset;
+    return { kind: m.asset.kind, source: { asset_id: m.asset.asset_id }, path: m.asset.path, ...base, width, height, ...(duration_ms !== undefined ? { duration_ms } : {}) };
+  }
+  const rel = await adopt(mediaDir, m.url!, signal);
+  const p = await probeVisual(mediaDir, rel, m.kind, `${field}.url`, signal);
+  return { kind: m.kind, source: { url: m.url! }, path: rel, ...base, ...p };
+}

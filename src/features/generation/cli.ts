@@ -1,0 +1,362 @@
+/**
+ * `mediagen generate` (POST /generation/start) and `mediagen generation status` (GET
+ * /generation/status/{job_id}). Every request field has a flag; `--body` gives a whole request;
+ * `--plan` reads a sequence plan and checks it with the service's own plan rules (plan.ts) before
+ * anything is sent, printing the JSON path of every problem (exit 2). `--watch` waits on the
+ * generation schedule of the spec (the local target polls faster).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { Option, type Command } from "commander";
+import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
+import { examples } from "../../cli/help-text.js";
+import { keyValues } from "../../cli/output.js";
+import { absoluteIfFile, collect, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
+import { generationSchedule } from "../../contract/poll.js";
+import type { Engine } from "../../engine/engine.js";
+import type { CliContext } from "../../cli/context.js";
+import type { GenerationStartResponse, GenerationStatusResponse } from "./contract.js";
+
+// The spec's lists, repeated here because contract.ts loads zod, which --help must not.
+const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"];
+
+const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
+
+function whole(flag: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isInteger(n) || n < min) throw usage(flag, `expected a whole number${min > 0 ? ` of at least ${min}` : ""}, got "${value}"`);
+    return n;
+  };
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw usage("--duration", `expected a number of seconds, got "${value}"`);
+  return n;
+}
+
+export interface GenerateFlags {
+  prompt?: string;
+  duration?: string;
+  script?: string;
+  voice?: string;
+  voiceUrl?: string;
+  avatar?: string;
+  avatarUrl?: string;
+  format?: string;
+  width?: string;
+  height?: string;
+  subtitles?: boolean;
+  music?: boolean;
+  broll?: boolean;
+  transitions?: boolean;
+  webSearchScript?: boolean;
+  webSearchImages?: boolean;
+  animateImage?: boolean;
+  maxAnimatedImages?: string;
+  nativeAvatar?: boolean;
+  nativeAvatarModel?: string;
+  enhanceEmotions?: boolean;
+  libraryMedia?: boolean;
+  saveToLibrary?: boolean;
+  mediaUrl?: string[];
+  webUrl?: string[];
+  musicUrl?: string;
+  webhook?: string;
+  webhookUrl?: string;
+}
+
+/** Merges one key into an object field of the body (`enable`, `web_search`), keeping what `--body` set. */
+const into = (field: string, key: string) => (value: boolean, out: Record<string, unknown>) => {
+  const prev = out[field] && typeof out[field] === "object" && !Array.isArray(out[field]) ? (out[field] as object) : {};
+  return { ...prev, [key]: value };
+};
+const media = (values: string[]) => values.map((v) => absoluteIfFile(v.trim()));
+
+const FIELDS: readonly FlagField<GenerateFlags>[] = [
+  ["prompt", "prompt"],
+  ["duration", "duration", seconds],
+  ["script", "script"],
+  ["voice", "voice_id"],
+  ["voiceUrl", "voice_url", (v: string) => absoluteIfFile(v.trim())],
+  ["avatar", "avatar_id"],
+  ["avatarUrl", "avatar_url", (v: string) => absoluteIfFile(v.trim())],
+  ["format", "format"],
+  ["width", "width", whole("--width", 1)],
+  ["height", "height", whole("--height", 1)],
+  ["webSearchScript", "web_search", into("web_search", "script")],
+  ["webSearchImages", "web_search", into("web_search", "images")],
+  ["animateImage", "animate_image"],
+  ["nativeAvatar", "use_native_avatar"],
+  ["webhookUrl", "webhook_url"],
+  ["webhook", "webhook_url"],
+  ["subtitles", "enable", into("enable", "subtitles")],
+  ["broll", "enable", into("enable", "broll")],
+  ["music", "enable", into("enable", "music")],
+  ["transitions", "enable", into("enable", "transitions")],
+  ["mediaUrl", "media_urls", media],
+  ["webUrl", "web_urls", (v: string[]) => v.map((u) => u.trim())],
+  ["maxAnimatedImages", "max_animated_images", whole("--max-animated-images", 0)],
+  ["enhanceEmotions", "enhance_emotions"],
+  ["nativeAvatarModel", "native_avatar_model"],
+  ["libraryMedia", "use_library_media"],
+  ["saveToLibrary", "save_to_library"],
+  ["musicUrl", "music_url", (v: string) => absoluteIfFile(v.trim())],
+];
+
+export function generateBody(flags: GenerateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
+  return overlayFlags(flags, FIELDS, body);
+}
+
+async function readStdin(ctx: Context): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of ctx.io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** `--script`: `-` reads stdin, an existing file is read, anything else is the script itself. */
+export async function scriptText(ctx: Context, value: string): Promise<string> {
+  if (value === "-") {
+    if ((ctx.io.stdin as { isTTY?: boolean }).isTTY) {
+      if (!ctx.io.canPrompt) throw usage("--script", "stdin is a terminal and input is off (--no-input or CI); pipe the script in", "usage_error");
+      ctx.io.warn("Reading the script from stdin (end with Ctrl-D)…");
+    }
+    return readStdin(ctx);
+  }
+  try {
+    if (fs.statSync(value).isFile()) return fs.readFileSync(value, "utf8");
+  } catch {
+    // not a file: the text itself
+  }
+  return value;
+}
+
+/** Local paths in a plan read from a file are relative to that file; existing ones are made absolute. */
+function absolutePlanPaths(plan: unknown, baseDir: string): unknown {
+  if (!Array.isArray(plan)) return plan;
+  const fix = (v: unknown) => {
+    if (typeof v !== "string" || /^[a-z][a-z0-9+.-]+:/i.test(v) || path.isAbsolute(v)) return v;
+    const abs = path.resolve(baseDir, v);
+    return fs.existsSync(abs) ? abs : v;
+  };
+  return plan.map((block: unknown) => {
+    if (!block || typeof block !== "object" || Array.isArray(block)) return block;
+    const b = { ...(block as Record<string, unknown>) };
+    if ("audio_url" in b) b.audio_url = fix(b.audio_url);
+    if (Array.isArray(b.sequences)) {
+      b.sequences = b.sequences.map((seq: unknown) => {
+        if (!seq || typeof seq !== "object" || Array.isArray(seq)) return seq;
+        const s = { ...(seq as Record<string, unknown>) };
+        if (s.media && typeof s.media === "object" && !Array.isArray(s.media)) {
+          const m = { ...(s.media as Record<string, unknown>) };
+          if ("url" in m) m.url = fix(m.url);
+          s.media = m;
+        }
+        return s;
+      });
+    }
+    return b;
+  });
+}
+
+/**
+ * `--plan file|-`: a JSON array of speech blocks (or an object with `sequence_plan`), checked with
+ * the service's plan rules. Every problem is printed with its JSON path; any problem is exit 2.
+ */
+export async function readPlan(ctx: Context, value: string): Promise<unknown[]> {
+  let textIn: string;
+  let from: string;
+  let baseDir = process.cwd();
+  if (value === "-") {
+    from = "stdin";
+    if ((ctx.io.stdin as { isTTY?: boolean }).isTTY && !ctx.io.canPrompt) {
+      throw usage("--plan", "stdin is a terminal and input is off (--no-input or CI); pipe the plan in", "usage_error");
+    }
+    textIn = await readStdin(ctx);
+  } else {
+    from = value;
+    try {
+      textIn = fs.readFileSync(value, "utf8");
+    } catch (e) {
+      throw usage("--plan", `cannot read ${value}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "usage_error");
+    }
+    baseDir = path.dirname(path.resolve(value));
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(textIn);
+  } catch (e) {
+    throw usage("--plan", `${from} is not valid JSON (${(e as Error).message})`, "invalid_json");
+  }
+  if (data && typeof data === "object" && !Array.isArray(data) && "sequence_plan" in data) data = (data as { sequence_plan: unknown }).sequence_plan;
+  const plan = absolutePlanPaths(data, baseDir);
+  const { checkPlan } = await import("./plan.js");
+  const { problems } = checkPlan(plan, { allowLocalFiles: true });
+  if (problems.length) {
+    const first = problems[0]!;
+    const list = problems.map((p) => `  ${p.message}`).join("\n");
+    throw new CliError(
+      `--plan: ${from} has ${problems.length} problem${problems.length === 1 ? "" : "s"} (nothing was sent):\n${list}`,
+      EXIT.usage,
+      "INVALID_PLAN",
+      first.field,
+    );
+  }
+  return plan as unknown[];
+}
+
+// ---- output -------------------------------------------------------------------------------------------
+
+const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
+
+function statusText(s: GenerationStatusResponse): string {
+  if (s.status === "failed" && s.error) return `failed (${s.error.code}: ${s.error.message})`;
+  if (s.status === "completed") return `completed: video ${s.result?.video_id ?? "?"}`;
+  return s.current_step ? `${s.status} ${s.current_step} ${s.progress_step}%` : s.status;
+}
+
+export function statusLines(s: GenerationStatusResponse): string[] {
+  const r = s.result;
+  return keyValues([
+    ["job", s.job_id],
+    ["status", s.status],
+    ["step", s.current_step ? `${s.current_step} (${s.progress_step}%)` : null],
+    ["video", r?.video_id ?? null],
+    ["duration", r ? `${r.duration} s` : null],
+    ["cost", r ? credits(r.cost) : null],
+    ["thumbnail", r?.thumbnail_url ?? null],
+    ["created", r?.created_at ?? null],
+    ["error", s.error ? `${s.error.code}: ${s.error.message}` : null],
+  ].filter(([, v]) => v !== null) as [string, unknown][]);
+}
+
+const jobState = (s: GenerationStatusResponse) => (s.status === "completed" ? "done" : s.status === "failed" ? "failed" : "pending");
+
+interface WaitFlags {
+  timeout?: string;
+  interval?: string;
+}
+
+async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags): Promise<void> {
+  const { watchJobs } = await import("../../cli/watch.js");
+  await watchJobs(
+    ctx as CliContext,
+    [{ id: jobId, label: `generation ${jobId}`, poll: (signal: AbortSignal) => engine.generationStatus({ job_id: jobId }, { signal }) }],
+    {
+      state: jobState,
+      describe: statusText,
+      schedule: generationSchedule,
+      unknown: (job) => ({ job_id: job.id, status: "unknown" }),
+      human: statusLines,
+      resumeArgs: (js) => ["generation", "status", ...js.map((j) => j.id), "--watch"],
+    },
+    { ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}), ...(flags.interval !== undefined ? { interval: flags.interval } : {}) },
+  );
+}
+
+function waitFlags(cmd: Command, until: string): Command {
+  return cmd
+    .option("--watch", `wait until ${until}`)
+    .option("--timeout <duration>", "give up waiting after this long (default 20m)")
+    .option("--interval <duration>", "poll interval (default: the spec's generation schedule; faster on the local target)");
+}
+
+// ---- commands -----------------------------------------------------------------------------------------
+
+type GenerateOptions = GenerateFlags & WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string };
+
+export const generateCommand: CommandModule = {
+  register(generate: Command, getContext) {
+    generate
+      .option("--prompt <text>", "prompt-based: what the video is about (needs --duration)")
+      .option("--duration <seconds>", "seconds, 10 to 600 (with --prompt)")
+      .option("--script <file|-|text>", "script-based: a file, - for stdin, or the text (needs --voice or --voice-url)")
+      .option("--voice <voice_id>", "voice_id (see `mediagen voice list`)")
+      .option("--voice-url <url>", "voice_url: speech as mp3, wav or m4a (URL or file)")
+      .option("--avatar <look_id>", "avatar_id: a look id (see `mediagen avatar list`)")
+      .option("--avatar-url <url>", "avatar_url: an image or a video (URL or file)")
+      .addOption(new Option("--format <format>", "vertical (9:16, default), square, ads (4:5), horizontal (16:9) or custom").choices(FORMATS))
+      .option("--width <px>", "width with --format custom (1 to 5000, default 1080)")
+      .option("--height <px>", "height with --format custom (1 to 5000, default 1920)")
+      .option("--subtitles", "enable.subtitles (default on)")
+      .option("--no-subtitles", "no subtitles")
+      .option("--music", "enable.music: background music (default off)")
+      .option("--no-music", "no music")
+      .option("--broll", "enable.broll: automatic b-roll when no sequence has media (default on)")
+      .option("--no-broll", "no automatic b-roll")
+      .option("--transitions", "enable.transitions (default on)")
+      .option("--no-transitions", "no transitions")
+      .option("--web-search-script", "web_search.script: research the script on the web")
+      .option("--web-search-images", "web_search.images: search the web for images")
+      .option("--animate-image", "animate_image: animate still images (5 credits each)")
+      .option("--max-animated-images <n>", "max_animated_images: at most this many animated images")
+      .option("--native-avatar", "use_native_avatar: audio and video made together (sound comes at export)")
+      .option("--native-avatar-model <model>", "native_avatar_model (default omni-flash)")
+      .option("--enhance-emotions", "enhance_emotions")
+      .option("--library-media", "use_library_media: b-roll may come from the library (default on)")
+      .option("--no-library-media", "no b-roll from the library")
+      .option("--save-to-library", "save_to_library (default on)")
+      .option("--no-save-to-library", "do not save the video to the library")
+      .option("--media-url <url>", "media_urls: an image or video for b-roll (repeatable, in order)", collect)
+      .option("--web-url <url>", "web_urls: a page to research (repeatable, at most 10)", collect)
+      .option("--music-url <url>", "music_url: the music for --music (mp3, wav, m4a)")
+      .option("--webhook <url>", "webhook_url: notified when the video is done or failed")
+      .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
+      .option("--plan <file|->", "sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script")
+      .option("--body <file|->", "request body as JSON from a file or - (stdin); flags override its fields")
+      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)");
+    waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
+      if (fromStdin.length > 1) throw usage(fromStdin[1]![0]!, `only one of --script, --plan and --body can read stdin`, "usage_error");
+      const base = opts.body ? await ctx.readBody(opts.body) : {};
+      const flags: GenerateFlags = { ...opts };
+      if (opts.script !== undefined) flags.script = await scriptText(ctx, opts.script);
+      const body = generateBody(flags, base);
+      if (opts.plan !== undefined) body.sequence_plan = await readPlan(ctx, opts.plan);
+      const content = ["sequence_plan", "script", "prompt", "voice_url", "avatar_url"].some((k) => body[k] !== undefined && body[k] !== "");
+      if (!content) {
+        throw usage("--prompt", "nothing to make a video from: give --prompt with --duration, --script with --voice, --plan, --voice-url or --avatar-url", "missing_field");
+      }
+      const simulate = parseSimulate(opts.simulate);
+      if (opts.watch) waitOptionsFrom(opts);
+      const engine = await ctx.engine();
+      const res = await engine.generationStart(body, simulate ? { simulate } : {});
+      // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
+      if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
+      if (!opts.watch) {
+        ctx.print(res, (r: GenerationStartResponse) => [r.job_id], (r) => [r.job_id]);
+        return;
+      }
+      await watchGeneration(ctx, engine, res.job_id, opts);
+    });
+    examples(generate, [
+      'mediagen generate --prompt "why cats purr" --duration 30 --voice vc_emma --avatar lk_maya_kitchen --watch',
+      "mediagen generate --script script.txt --voice vc_noah --avatar lk_james_podcast --format horizontal --json",
+      'mediagen script --prompt "our app" | mediagen generate --script - --voice vc_emma --avatar lk_lena_studio --watch --json',
+      "mediagen generate --plan plan.json --voice vc_emma --music --watch",
+      "mediagen generate --voice-url speech.mp3 --avatar lk_zoe_podcast -q",
+      "mediagen generate --body request.json --format custom --width 1280 --height 720",
+    ]);
+  },
+};
+
+export const generationCommand: CommandModule = {
+  register(group: Command, getContext) {
+    examples(group, ["mediagen generation status run_0123456789abcdef01234567", "mediagen generation status run_0123456789abcdef01234567 --watch --json"]);
+    const status = group.command("status <job_id>").description("Status of a generation job: step, progress, and the video when completed (GET /generation/status/{job_id})");
+    waitFlags(status, "the video is done (or the job failed)").action(async (jobId: string, opts: WaitFlags & { watch?: boolean }, cmd: Command) => {
+      const ctx = getContext(cmd);
+      if (opts.watch) waitOptionsFrom(opts);
+      const engine = await ctx.engine();
+      if (opts.watch) {
+        await watchGeneration(ctx, engine, jobId, opts);
+        return;
+      }
+      const s = await engine.generationStatus({ job_id: jobId });
+      ctx.print(s, statusLines, (x) => [x.job_id]);
+    });
+    examples(status, ["mediagen generation status run_0123456789abcdef01234567", "mediagen generation status run_0123456789abcdef01234567 --watch"]);
+  },
+};

@@ -1,0 +1,75 @@
+/**
+ * A video's thumbnail: one frame in the video's aspect, at most 640 px on its long side, JPEG. It
+ * shows the first look's picture (scaled to cover, centre crop), else the first media (its first
+ * frame), else a title card of the first words. No video is rendered at generation; the export
+ * makes the real thing.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { renderImage } from "../../media/image.js";
+import { runTool } from "../../media/run.js";
+import { getTools } from "../../media/tools.js";
+import { sequencesOf, type VideoTimeline } from "./timeline.js";
+
+export const THUMBNAIL_MAX_SIDE = 640;
+
+/** The thumbnail's size: the video's aspect, long side 640, both sides even. */
+export function thumbnailSize(width: number, height: number): { width: number; height: number } {
+  const scale = THUMBNAIL_MAX_SIDE / Math.max(width, height);
+  const even = (n: number) => Math.max(2, 2 * Math.round((n * scale) / 2));
+  return { width: even(width), height: even(height) };
+}
+
+/** What the thumbnail is made from: a media-dir-relative picture or video, or the text of a card. */
+export function thumbnailSource(t: Pick<VideoTimeline, "blocks">): { file: string } | { text: string } {
+  const seqs = sequencesOf(t).map((x) => x.sequence);
+  const look = seqs.find((s) => s.look_image_path)?.look_image_path ?? seqs.find((s) => s.avatar_video_path)?.avatar_video_path;
+  if (look) return { file: look };
+  const media = seqs.find((s) => s.media)?.media;
+  if (media) return { file: media.path };
+  return { text: seqs.find((s) => s.text)?.text ?? "" };
+}
+
+export async function makeThumbnail(
+  mediaDir: string,
+  t: Pick<VideoTimeline, "blocks" | "width" | "height">,
+  outRel: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const tools = await getTools();
+  const size = thumbnailSize(t.width, t.height);
+  const src = thumbnailSource(t);
+  const out = path.join(mediaDir, outRel);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const tmp = `${out}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp.jpg`;
+  let card: string | undefined;
+  try {
+    let input: string;
+    if ("file" in src) input = path.join(mediaDir, src.file);
+    else {
+      card = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mg-thumb-")), "card.png");
+      await renderImage({ out: card, width: size.width, height: size.height, prompt: src.text || "Untitled video", label: "video", ...(signal ? { signal } : {}) });
+      input = card;
+    }
+    const { width: w, height: h } = size;
+    await runTool(
+      tools.ffmpeg,
+      [
+        "-hide_banner", "-nostdin", "-y", "-loglevel", "error",
+        "-i", `file:${input}`,
+        "-frames:v", "1",
+        "-vf", `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1`,
+        "-pix_fmt", "yuvj420p",
+        "-q:v", "3",
+        "-f", "image2", "-c:v", "mjpeg",
+        `file:${tmp}`,
+      ],
+      signal ? { signal } : {},
+    );
+    fs.renameSync(tmp, out);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+    if (card) fs.rmSync(path.dirname(card), { recursive: true, force: true });
+  }
+}
