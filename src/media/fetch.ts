@@ -25,6 +25,11 @@ export interface ResolveMediaOptions {
    * `--allow-private-urls`): then every address a URL resolves to, on every redirect, must be public.
    */
   allowPrivateNetwork: boolean;
+  /**
+   * The cache holds transient copies (references read once by a render): keep it within its size and
+   * age after each download (`pruneCache`). Off for caches whose files records keep naming.
+   */
+  prune?: boolean;
   /** The addresses a public-only fetch may reach (default: public unicast ones, `isPublicAddress`). */
   addressPolicy?: AddressPolicy;
 }
@@ -105,7 +110,7 @@ export async function resolveMediaFile(urlOrPath: string, o: ResolveMediaOptions
   }
   fs.mkdirSync(o.cacheDir, { recursive: true });
   await download(url, dest, o);
-  pruneCache(o.cacheDir, { keep: dest });
+  if (o.prune) pruneCache(o.cacheDir, { keep: dest });
   return { path: dest, downloaded: true };
 }
 

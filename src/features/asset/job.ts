@@ -112,7 +112,7 @@ async function localInputs(instance: LocalInstanceApi, row: AssetRow, params: Re
       file = ref.source;
     } else {
       // Rows written before the policy existed came from in-process or loopback use: allowed, as then.
-      file = await resolveMedia(ref.source, { cacheDir, signal, allowPrivateNetwork: params.allowPrivateNetwork ?? true });
+      file = await resolveMedia(ref.source, { cacheDir, signal, allowPrivateNetwork: params.allowPrivateNetwork ?? true, prune: true });
     }
     files.set(ref.source, file);
   }

@@ -32,7 +32,7 @@ export async function probeSource(
   }
   let fetched: { path: string; downloaded: boolean };
   try {
-    fetched = await resolveMediaFile(ref.source, { cacheDir: referenceCacheDir(instance), allowPrivateNetwork });
+    fetched = await resolveMediaFile(ref.source, { cacheDir: referenceCacheDir(instance), allowPrivateNetwork, prune: true });
   } catch (e) {
     const why = e instanceof MediaFetchError ? e.message : "it could not be read";
     throw ApiError.of("invalid_value", `${field}: could not read the source video (${why})`, { field });

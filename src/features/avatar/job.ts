@@ -112,7 +112,7 @@ const lookKind: JobKind = {
     // A reference that cannot be fetched will not be fetchable on a retry either: fail at once.
     for (const [i, ref] of p.references.entries()) {
       try {
-        references.push(await resolveMedia(ref, { cacheDir: referenceCacheDir(instance.home), signal, allowPrivateNetwork: p.allowPrivateNetwork ?? true }));
+        references.push(await resolveMedia(ref, { cacheDir: referenceCacheDir(instance.home), signal, allowPrivateNetwork: p.allowPrivateNetwork ?? true, prune: true }));
       } catch (e) {
         const msg = `Look generation failed: reference image ${i + 1} could not be fetched (${message(e)})`;
         return { commit: () => failLook(instance, lookId, null, msg) };

@@ -199,7 +199,7 @@ async function adoptImage(ctx: RequestContext, ref: string, index: number, lookI
   const { resolveMedia } = await import("../../media/fetch.js");
   let local: string;
   try {
-    local = await resolveMedia(ref, { cacheDir: referenceCacheDir(ctx.instance.home), allowPrivateNetwork: ctx.allowPrivateNetwork });
+    local = await resolveMedia(ref, { cacheDir: referenceCacheDir(ctx.instance.home), allowPrivateNetwork: ctx.allowPrivateNetwork, prune: true });
   } catch (e) {
     throw ApiError.of("INVALID_VALUE", `images[${index}] could not be fetched: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -28,7 +28,7 @@ import { makeThumbnail } from "../video/thumbnail.js";
 import { TIMELINE_FPS, TIMELINE_VERSION, sequencesOf, type TimelineMedia, type TimelineSequence, type VideoTimeline } from "../video/timeline.js";
 import { videoDir } from "../video/record.js";
 import { lookImages } from "./looks.js";
-import { adopt, probeVisual, supplyAudio } from "./media.js";
+import { adopt, probeVisual, supplyAudio, type FetchPolicy } from "./media.js";
 import { extensionOf, kindOfExtension, planHasMedia } from "./plan.js";
 import type { GENERATION_STEPS } from "./contract.js";
 import type { GenerationSpec, ResolvedMedia } from "./request.js";
@@ -123,6 +123,8 @@ async function defaultMusic(mediaDir: string, signal?: AbortSignal): Promise<str
 
 export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
   const { spec, mediaDir, signal } = b;
+  // Rows written before the policy existed came from in-process or loopback use: allowed, as then.
+  const net = { signal, allowPrivateNetwork: spec.allow_private_network ?? true };
   const step = async <T>(name: StepName, fn: () => Promise<T> | T, code = STEP_FAILURE[name]): Promise<T> => {
     b.progress(name, 0);
     try {
@@ -150,41 +152,41 @@ export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
       looks: new Map<string, string>(),
     };
     const voiceFromUrl = spec.voice_url !== null && (spec.method === "script" || spec.method === "media");
-    if (voiceFromUrl) tasks.push(async () => void (out.voice = await supplyAudio(mediaDir, spec.voice_url!, "voice_url", signal)));
+    if (voiceFromUrl) tasks.push(async () => void (out.voice = await supplyAudio(mediaDir, spec.voice_url!, "voice_url", net)));
     if (spec.avatar_url) {
       const av = spec.avatar_url;
       tasks.push(async () => {
-        const rel = await adopt(mediaDir, av.url, signal);
+        const rel = await adopt(mediaDir, av.url, net);
         await probeVisual(mediaDir, rel, av.kind, "avatar_url", signal);
         out.avatar = { kind: av.kind, path: rel };
         // A video avatar with nothing else to say speaks with its own sound.
-        if (spec.method === "media" && !voiceFromUrl) out.voice = await supplyAudio(mediaDir, av.url, "avatar_url", signal);
+        if (spec.method === "media" && !voiceFromUrl) out.voice = await supplyAudio(mediaDir, av.url, "avatar_url", net);
       });
     }
     spec.plan?.forEach((block, i) => {
       if (block.audio_url) {
         const url = block.audio_url;
-        tasks.push(async () => void out.blockAudio.set(i, await supplyAudio(mediaDir, url, `sequence_plan[${i}].audio_url`, signal)));
+        tasks.push(async () => void out.blockAudio.set(i, await supplyAudio(mediaDir, url, `sequence_plan[${i}].audio_url`, net)));
       }
       block.sequences.forEach((s, j) => {
         const m = s.media;
         if (!m) return;
         const field = `sequence_plan[${i}].sequences[${j}].media`;
-        tasks.push(async () => void out.planMedia.set(`${i}.${j}`, await planMediaOf(mediaDir, m, field, signal)));
+        tasks.push(async () => void out.planMedia.set(`${i}.${j}`, await planMediaOf(mediaDir, m, field, net)));
       });
     });
     if (brollApplies) {
       spec.media_urls.forEach((url, i) => {
         tasks.push(async () => {
           const kind = kindOfExtension(extensionOf(url)) as "image" | "video";
-          const rel = await adopt(mediaDir, url, signal);
+          const rel = await adopt(mediaDir, url, net);
           const p = await probeVisual(mediaDir, rel, kind, `media_urls[${i}]`, signal);
           out.mediaUrls[i] = { kind, source: { url }, path: rel, show: "full", ...p };
         });
       });
     }
     if (spec.options.music) {
-      tasks.push(async () => void (out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, signal) : await defaultMusic(mediaDir, signal)));
+      tasks.push(async () => void (out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, net) : await defaultMusic(mediaDir, signal)));
     }
     let done = 0;
     for (const t of tasks) {
@@ -365,14 +367,15 @@ export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
   });
 }
 
-async function planMediaOf(mediaDir: string, m: ResolvedMedia, field: string, signal: AbortSignal): Promise<TimelineMedia> {
+async function planMediaOf(mediaDir: string, m: ResolvedMedia, field: string, net: FetchPolicy & { signal: AbortSignal }): Promise<TimelineMedia> {
+  const { signal } = net;
   const base = { show: m.show, ...(m.trim_start !== undefined && m.kind === "video" ? { trim_start: m.trim_start } : {}) };
   if (m.asset) {
     if (!fs.existsSync(path.join(mediaDir, m.asset.path))) throw new MediaFetchError(`${field}.asset_id: asset ${m.asset.asset_id} has no file any more`, "not_found");
     const { width, height, duration_ms } = m.asset;
     return { kind: m.asset.kind, source: { asset_id: m.asset.asset_id }, path: m.asset.path, ...base, width, height, ...(duration_ms !== undefined ? { duration_ms } : {}) };
   }
-  const rel = await adopt(mediaDir, m.url!, signal);
+  const rel = await adopt(mediaDir, m.url!, net);
   const p = await probeVisual(mediaDir, rel, m.kind, `${field}.url`, signal);
   return { kind: m.kind, source: { url: m.url! }, path: rel, ...base, ...p };
 }

@@ -65,7 +65,7 @@ async function measureSuppliedSpeech(ctx: RequestContext, spec: GenerationSpec):
   const url = spec.voice_url ?? spec.avatar_url!.url;
   let ms: number;
   try {
-    ms = (await supplyAudio(ctx.instance.mediaDir, url, field)).ms;
+    ms = (await supplyAudio(ctx.instance.mediaDir, url, field, { allowPrivateNetwork: ctx.allowPrivateNetwork })).ms;
   } catch (e) {
     if (e instanceof MediaFetchError) throw codeError("INVALID_VALUE", `${field}: could not be fetched (${e.message})`, field);
     if (e instanceof MediaInputError) throw codeError("INVALID_VALUE", e.message, field);
@@ -82,6 +82,7 @@ async function generationStart(ctx: RequestContext, input: Record<string, unknow
   const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
   const spec = validateStart(input, startLookups(ctx));
+  spec.allow_private_network = ctx.allowPrivateNetwork;
   if (spec.method === "media") await measureSuppliedSpeech(ctx, spec);
   const credits = estimateCredits(spec);
   const milli = toMilli(credits);

@@ -16,10 +16,16 @@ import { extensionOf, isLocalRef } from "./plan.js";
 
 export const FETCHED_DIR = "fetched";
 
+/** How a fetch for this request may reach the network (RequestContext.allowPrivateNetwork) and be cancelled. */
+export interface FetchPolicy {
+  allowPrivateNetwork: boolean;
+  signal?: AbortSignal;
+}
+
 /** The reference as a media-dir-relative file (fetched or copied on first need). */
-export async function adopt(mediaDir: string, ref: string, signal?: AbortSignal): Promise<string> {
+export async function adopt(mediaDir: string, ref: string, o: FetchPolicy): Promise<string> {
   const cacheDir = path.join(mediaDir, FETCHED_DIR);
-  const abs = await resolveMedia(ref, { cacheDir, ...(signal ? { signal } : {}) });
+  const abs = await resolveMedia(ref, { cacheDir, allowPrivateNetwork: o.allowPrivateNetwork, ...(o.signal ? { signal: o.signal } : {}) });
   if (!isLocalRef(ref)) return path.relative(mediaDir, abs).split(path.sep).join("/");
   const st = fs.statSync(abs);
   const name = derivedName("file", `${abs}|${st.size}|${st.mtimeMs}`, extensionOf(abs));
@@ -53,8 +59,9 @@ export async function probeVisual(mediaDir: string, rel: string, kind: "image" |
  * Supplied speech (an audio file, or a video's sound): adopted, then decoded to the voice track's
  * format once (`fetched/audio-….wav`). Returns that WAV and its exact length.
  */
-export async function supplyAudio(mediaDir: string, ref: string, field: string, signal?: AbortSignal): Promise<{ audio_path: string; ms: number }> {
-  const rel = await adopt(mediaDir, ref, signal);
+export async function supplyAudio(mediaDir: string, ref: string, field: string, o: FetchPolicy): Promise<{ audio_path: string; ms: number }> {
+  const rel = await adopt(mediaDir, ref, o);
+  const signal = o.signal;
   const out = path.posix.join(FETCHED_DIR, derivedName("audio", rel, ".wav"));
   const abs = path.join(mediaDir, out);
   let info = fs.existsSync(abs) ? readWavInfo(abs) : undefined;

@@ -102,6 +102,8 @@ export interface ResolvedBlock {
 /** The normalised request, stored with the job: everything the worker needs, ids resolved. */
 export interface GenerationSpec {
   method: InputMethod;
+  /** RequestContext.allowPrivateNetwork of the request: the job fetches its media under the same policy. */
+  allow_private_network?: boolean;
   prompt: string | null;
   /** Prompt-based: the requested seconds. */
   duration: number | null;
