@@ -61,7 +61,6 @@ const credits = (n: number) => `${formatCredits(n)} credit${n === 1 ? "" : "s"}`
 export const command: CommandModule = {
   register(script: Command, getContext) {
     script
-      .description("Generate a video script (POST /script/generate); prints the script text on stdout")
       .option("--prompt <text>", "what the script is about (required; up to 10,000 characters); - reads it from stdin")
       .option("--duration <seconds>", "length of the script when spoken, 10 to 600 seconds (default 60)")
       .option("--url <url>", "a web page to draw on (repeatable, up to 10; +0.1 credit each)", collect)
@@ -92,7 +91,7 @@ export const command: CommandModule = {
       });
     examples(script, [
       'mediagen script --prompt "Write a script about the benefits of green tea" --duration 45',
-      "mediagen script --prompt \"Summarise our launch\" --url https://example.com/launch --json | jq -r .extractedImages[]",
+      "mediagen script --prompt \"Summarise our launch\" --url https://example.com/launch --json | jq -r '.extractedImages[]'",
       "cat brief.txt | mediagen script --prompt - --duration 90 > script.txt",
       'mediagen script --prompt "Three tips for better sleep" | mediagen generate --script -',
       "mediagen script --body request.json --web-search",

@@ -92,7 +92,7 @@ export function pageImages(html: string, pageUrl: string): string[] {
   return [...new Set([...og, ...imgs])];
 }
 
-const DROP_WITH_CONTENT = /<(script|style|noscript|template|svg|math|iframe|object|canvas|select|button|head)\b[\s\S]*?<\/\1\s*>/gi;
+const DROP_WITH_CONTENT = /<(script|style|noscript|template|svg|math|iframe|object|canvas|select|button|head|title)\b[\s\S]*?<\/\1\s*>/gi;
 const DROP_CHROME = /<(nav|header|footer|aside|form|menu|dialog)\b[\s\S]*?<\/\1\s*>/gi;
 const BLOCK = /<\/?(p|div|br|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|section|article|main|blockquote|pre|dd|dt|dl|figcaption|figure|hr|address|details|summary|caption)\b[^>]*>/gi;
 

@@ -107,9 +107,12 @@ export function cleanLlmScript(text: string, target: number): string {
           .replace(/^\s*\*{0,2}(?:narrator|voice-?over|vo|speaker|host)\s*(?:\d+)?\*{0,2}\s*:\s*/i, "") // speaker labels
           .replace(/\[[^\]]*\]|\((?:music|pause|sfx|sound|beat|cut|scene|b-roll)[^)]*\)/gi, "") // directions
           .replace(/[*_]{1,3}([^*_]+)[*_]{1,3}/g, "$1") // emphasis
-          .replace(/[*_#>`]/g, ""),
+          .replace(/[*_#>`]/g, "")
+          .trim(),
       )
-      .filter((l) => l.trim() !== "");
+      .filter((l) => /[\p{L}\p{N}]/u.test(l))
+      // A line is a unit (a list item, a line of dialogue): it ends a sentence.
+      .map((l) => ensureTerminal(l));
     const sentences = splitSentences(lines.join(" ")).map((s) => ensureTerminal(collapse(s))).filter((s) => countWords(s) > 0);
     if (sentences.length) paragraphs.push(sentences);
   }

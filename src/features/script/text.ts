@@ -190,6 +190,9 @@ export function phrases(sources: readonly { text: string; weight: number }[], li
             // A word followed by a determiner or "to" is a verb ("our bakery opens a shop"); "-ly" is an adverb.
             const after = ws[j + 1]?.toLowerCase();
             if (head.length && ((after !== undefined && (DETERMINERS.has(after) || after === "to")) || /ly$/i.test(ws[j]!))) break;
+            // "the shop sells bread": a word in -s after a singular noun, before another word, is a verb.
+            const prev = head[head.length - 1]!;
+            if (head.length && /[^s]s$/i.test(ws[j]!) && !/s$/i.test(prev) && after !== undefined && isContent(after)) break;
             head.push(ws[j++]!);
           }
           if (!head.length || (head.length === 1 && NOT_HEADS.has(head[0]!.toLowerCase()))) continue;

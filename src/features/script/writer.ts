@@ -30,8 +30,13 @@ const MIN_PAGE_SENTENCE_WORDS = 5;
 const BOILERPLATE = /\b(cookies?|javascript|all rights reserved|privacy policy|terms of (use|service)|sign (up|in)|log ?in|subscribe|newsletter|click here|skip to|copyright)\b|©/i;
 
 /** Writing instructions at the start of a prompt: what follows them is the topic. */
-const INSTRUCTION =
-  /^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:write|create|make|generate|draft|produce|prepare|compose|give\s+me|i\s+(?:need|want)|we\s+(?:need|want))\b[^.!?]*?\b(?:script|video|voice-?over|narration|story|ad|advert(?:isement)?|explainer|post|reel|short|clip|presentation|pitch|commercial|promo)s?\b(?:\s+(?:about|on|for|of|explaining|describing|introducing|presenting|showing|covering|that\s+explains|that\s+shows|to\s+explain|to\s+present|to\s+introduce|to\s+promote|promoting|advertising))?\s*[:,-]?\s*/i;
+const SCRIPT_NOUNS = "script|video|voice-?over|narration|story|ad|advert(?:isement)?|explainer|post|reel|short|clip|presentation|pitch|commercial|promo";
+const INSTRUCTION = new RegExp(
+  String.raw`^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:write|create|make|generate|draft|produce|prepare|compose|give\s+me|i\s+(?:need|want)|we\s+(?:need|want))\b` +
+    String.raw`[^.!?]*?\b(?:${SCRIPT_NOUNS})s?(?:\s+(?:${SCRIPT_NOUNS})s?)*\b` +
+    String.raw`(?:\s+(?:about|on|for|of|explaining|describing|introducing|presenting|showing|covering|that\s+explains|that\s+shows|to\s+explain|to\s+present|to\s+introduce|to\s+promote|promoting|advertising))?\s*[:,-]?\s*`,
+  "i",
+);
 const TALK = /^(?:please\s+)?(?:write|talk|tell\s+(?:me|us|people|viewers)|speak)\s+(?:about|on)\s+/i;
 const NOUN_FIRST = /^(?:an?\s+)?(?:(?:short|quick|brief|fun|funny|\d+[\s-]*(?:s|sec|second|minute)s?)\s+)*(?:video|script|explainer|ad|story)\s+(?:about|on|for)\s+/i;
 /** Prompt sentences that tell the writer how to write are not read out. */
@@ -158,16 +163,17 @@ const fill = (template: string, subject: Subject): string => template.replace("{
  * The n-th spoken point. Templates turn fastest and subjects step so that every pair comes once
  * (23, one more than the number of templates, is prime); then everything again behind a lead-in.
  */
-function point(n: number, seed: number, subjects: readonly Subject[]): string {
+function point(n: number, seed: number, subjects: readonly Subject[]): { text: string; key: string } {
   const cycle = POINTS.length * subjects.length;
   const k = n % cycle;
-  const template = POINTS[(seed + k) % POINTS.length]!;
+  const t = (seed + k) % POINTS.length;
   const subject = subjects[(k + Math.floor(k / POINTS.length)) % subjects.length]!;
-  const text = fill(template, subject);
+  const text = fill(POINTS[t]!, subject);
   const pass = Math.floor(n / cycle);
-  if (pass === 0) return text;
+  const key = `${pass}:${t}:${subject.text}`;
+  if (pass === 0) return { text, key };
   const lead = LEAD_INS[(seed + pass - 1) % LEAD_INS.length]!;
-  return `${lead} ${text[0]!.toLowerCase()}${text.slice(1)}`;
+  return { text: `${lead} ${text[0]!.toLowerCase()}${text.slice(1)}`, key };
 }
 
 // ---- the writer ---------------------------------------------------------------------------------------
@@ -274,29 +280,35 @@ export function writeExtractive(input: WriterInput): string {
   // Points about the topic fill what the sources did not; near the end, the one that fits best.
   const points: string[] = [];
   {
+    // A point is a template said of a subject; each pair is said once per pass.
     const used = new Set<string>();
+    const said = (p: { key: string }) => used.has(p.key) || used.has(p.key.replace(/^\d+:/, "0:"));
     let n = 0;
     const limit = target * 4;
     while (total < budget - tolerance && n < limit) {
       const gap = budget - total;
       let pick = point(n, m.seed, m.subjects);
-      if (countWords(pick) > gap + tolerance || gap < 16) {
-        // Look ahead for the point whose length is closest to the gap.
-        let best: { text: string; diff: number } | undefined;
-        for (let k = n; k < n + POINTS.length * m.subjects.length; k++) {
-          const t = point(k, m.seed, m.subjects);
-          if (used.has(t)) continue;
-          const diff = Math.abs(gap - countWords(t));
-          if (!best || diff < best.diff) best = { text: t, diff };
-        }
-        if (!best || countWords(best.text) > gap + tolerance) break;
-        pick = best.text;
+      if (countWords(pick.text) > gap + tolerance || gap < 16) {
+        // Near the end, the point whose length is closest to the gap, preferably one not said yet.
+        const closest = (skip: (p: { key: string }) => boolean) => {
+          let best: { p: { text: string; key: string }; diff: number } | undefined;
+          for (let k = n; k < n + POINTS.length * m.subjects.length; k++) {
+            const p = point(k, m.seed, m.subjects);
+            if (skip(p)) continue;
+            const diff = Math.abs(gap - countWords(p.text));
+            if (!best || diff < best.diff) best = { p, diff };
+          }
+          return best && countWords(best.p.text) <= gap + tolerance ? best.p : undefined;
+        };
+        const best = closest(said) ?? closest((p) => used.has(p.key));
+        if (!best) break;
+        pick = best;
       }
       n++;
-      if (used.has(pick)) continue;
-      used.add(pick);
-      points.push(pick);
-      total += countWords(pick);
+      if (used.has(pick.key)) continue;
+      used.add(pick.key);
+      points.push(pick.text);
+      total += countWords(pick.text);
     }
   }
 
