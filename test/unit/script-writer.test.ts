@@ -93,6 +93,16 @@ describe("content", () => {
     expect(script).toMatch(/Thanks for watching\.$/);
   });
 
+  it("drops a leading direction before a colon, and reads out a topic too long to name", () => {
+    const notes = writeExtractive({ prompt: "Summarise this: Remote work changed how teams meet.", duration: 20, pages: [] });
+    expect(notes.startsWith("Remote work changed how teams meet.")).toBe(true);
+    expect(notes).not.toMatch(/Summarise/);
+    const words30 = Array.from({ length: 30 }, (_, i) => `topic${i}`).join(" ");
+    const long = writeExtractive({ prompt: `Write a script about ${words30}`, duration: 60, pages: [] });
+    expect(long).not.toMatch(/^(Let's talk about|Here is a quick look at|Today)/);
+    expect(long).toMatch(/^Topic0 topic1 /);
+  });
+
   it("reads out a descriptive prompt's own sentences first", () => {
     const script = writeExtractive({ prompt: "Our bakery opens a second shop in Lyon on May 3. We bake sourdough every morning.", duration: 30, pages: [] });
     expect(script.startsWith("Our bakery opens a second shop in Lyon on May 3. We bake sourdough every morning.")).toBe(true);

@@ -6,8 +6,8 @@
  */
 import { displayUrl } from "../../media/fetch.js";
 import { mediagenVersion } from "../../local/version.js";
-import { collapse, countWords, ensureTerminal, splitSentences } from "./text.js";
-import { WORDS_PER_SECOND, type WriterMaterial } from "./writer.js";
+import { collapse, countWords, ensureTerminal, splitLong, splitSentences } from "./text.js";
+import { MAX_SENTENCE_WORDS, WORDS_PER_SECOND, type WriterMaterial } from "./writer.js";
 
 export const LLM_TIMEOUT_MS = 30_000;
 /** Source text sent along with the prompt, at most (a local model's context is small). */
@@ -87,7 +87,7 @@ export function llmMessages(b: LlmBrief): { role: "system" | "user"; content: st
 
 /**
  * The model's answer as a script: reasoning blocks, markdown, headings, list marks, speaker labels
- * and bracketed directions removed; every sentence ended with punctuation; paragraphs kept.
+ * and bracketed directions removed; every sentence ended with punctuation and cut at 32 words; paragraphs kept.
  * Over 120 % of the target it is cut after the sentence closest to the target.
  */
 export function cleanLlmScript(text: string, target: number): string {
@@ -113,7 +113,9 @@ export function cleanLlmScript(text: string, target: number): string {
       .filter((l) => /[\p{L}\p{N}]/u.test(l))
       // A line is a unit (a list item, a line of dialogue): it ends a sentence.
       .map((l) => ensureTerminal(l));
-    const sentences = splitSentences(lines.join(" ")).map((s) => ensureTerminal(collapse(s))).filter((s) => countWords(s) > 0);
+    const sentences = splitSentences(lines.join(" "))
+      .flatMap((s) => splitLong(collapse(s), MAX_SENTENCE_WORDS))
+      .filter((s) => countWords(s) > 0);
     if (sentences.length) paragraphs.push(sentences);
   }
   const total = paragraphs.reduce((n, p) => n + p.reduce((k, s) => k + countWords(s), 0), 0);

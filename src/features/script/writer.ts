@@ -24,7 +24,9 @@ export class ScriptWriterError extends Error {
 }
 
 /** Longest sentence the writer speaks in one go; longer ones are cut at clause marks. */
-const MAX_SENTENCE_WORDS = 32;
+export const MAX_SENTENCE_WORDS = 32;
+/** A topic longer than this is read out as a sentence rather than named in the opening. */
+const TOPIC_MAX_WORDS = 24;
 /** Page sentences shorter than this are menu items, captions or buttons rather than prose. */
 const MIN_PAGE_SENTENCE_WORDS = 5;
 const BOILERPLATE = /\b(cookies?|javascript|all rights reserved|privacy policy|terms of (use|service)|sign (up|in)|log ?in|subscribe|newsletter|click here|skip to|copyright)\b|©/i;
@@ -39,6 +41,8 @@ const INSTRUCTION = new RegExp(
 );
 const TALK = /^(?:please\s+)?(?:write|talk|tell\s+(?:me|us|people|viewers)|speak)\s+(?:about|on)\s+/i;
 const NOUN_FIRST = /^(?:an?\s+)?(?:(?:short|quick|brief|fun|funny|\d+[\s-]*(?:s|sec|second|minute)s?)\s+)*(?:video|script|explainer|ad|story)\s+(?:about|on|for)\s+/i;
+/** "Summarise this: …", "Use the following notes: …": what follows the colon is content. */
+const LEADING_DIRECTION = /^(?:please\s+)?(?:summari[sz]e|rewrite|turn|convert|adapt|use|based\s+on|from)\b[^:.!?]{0,60}:\s*/i;
 /** Prompt sentences that tell the writer how to write are not read out. */
 const DIRECTION =
   /^(?:please\s+)?(?:make|keep|use|include|add|write|mention|avoid|focus|end|start|begin|target|aim|do\s+not|don't|no\s+more\s+than|limit|tone|style|audience|format|language|length|duration)\b/i;
@@ -151,6 +155,8 @@ const POINTS = [
   "Here is one thing worth knowing about {x}.",
   "Give {x} a little of your time.",
 ];
+/** Short lines with no subject, to land on the length when no point fits the last few words. */
+const SHORT = ["It matters.", "Think about it.", "Keep that in mind.", "Let that sink in.", "That is worth knowing.", "And that is not all.", "Here is the thing to remember."];
 const LEAD_INS = ["Also,", "Remember,", "In practice,", "Above all,", "On top of that,", "Over time,", "Put simply,", "In the end,", "Step by step,", "Most of all,"];
 
 interface Subject {
@@ -199,9 +205,15 @@ export interface WriterMaterial {
 export function material(input: WriterInput): WriterMaterial {
   const blocks = input.prompt.split(/\r?\n+/).map(collapse).filter(Boolean);
   const sentences = blocks.flatMap(splitSentences);
-  const topic = sentences.length ? topicOf(sentences[0]!) : { text: undefined, fromInstruction: false };
+  let topic: Topic = sentences.length ? topicOf(sentences[0]!) : { text: undefined, fromInstruction: false };
   const rest = topic.fromInstruction ? sentences.slice(1) : sentences;
-  const promptSentences = rest.filter((s) => !DIRECTION.test(s)).flatMap((s) => splitLong(s, MAX_SENTENCE_WORDS));
+  if (topic.text !== undefined && countWords(topic.text) > TOPIC_MAX_WORDS) {
+    rest.unshift(topic.text);
+    topic = { text: undefined, fromInstruction: true };
+  }
+  const promptSentences = rest
+    .map((s) => s.replace(LEADING_DIRECTION, ""))
+    .filter((s) => s !== "" && !DIRECTION.test(s)).flatMap((s) => splitLong(s, MAX_SENTENCE_WORDS));
   const pageSentencesList = input.pages.map(pageSentences);
   const seen = new Set<string>();
   const dedup = (list: string[]): string[] =>
@@ -218,7 +230,7 @@ export function material(input: WriterInput): WriterMaterial {
   const found = phrases(
     [
       { text: topic.text ? `About ${topic.text}.` : "", weight: 5 },
-      { text: input.prompt, weight: 3 },
+      { text: promptKept.join(" "), weight: 3 },
       ...input.pages.map((p) => ({ text: p.title ? `${p.title}.` : "", weight: 2 })),
       ...pagesKept.map((s) => ({ text: s.join(" "), weight: 1 })),
     ],
@@ -301,8 +313,14 @@ export function writeExtractive(input: WriterInput): string {
           return best && countWords(best.p.text) <= gap + tolerance ? best.p : undefined;
         };
         const best = closest(said) ?? closest((p) => used.has(p.key));
-        if (!best) break;
-        pick = best;
+        if (!best) {
+          // The last few words: the short line closest to the gap, each said once.
+          const short = SHORT.filter((t) => !used.has(t) && countWords(t) <= gap + tolerance).sort(
+            (a, b) => Math.abs(gap - countWords(a)) - Math.abs(gap - countWords(b)),
+          )[0];
+          if (!short) break;
+          pick = { text: short, key: short };
+        } else pick = best;
       }
       n++;
       if (used.has(pick.key)) continue;
