@@ -147,7 +147,7 @@ forBothTargets("script generate", (t) => {
     const s = space(t, 0.1);
     const e = await apiError(s.engine.scriptGenerate({ prompt: "Night trains.", duration: 61 }));
     expect([e.status, e.body]).toEqual([402, { error: expect.any(String), code: "INSUFFICIENT_CREDITS", required: 0.2, available: 0.1 }]);
-    const invalid = await apiError(s.engine.scriptGenerate({ prompt: "Night trains.", duration: 61, webSearch: "no" }));
+    const invalid = await apiError(s.engine.scriptGenerate({ prompt: "Night trains.", duration: 61, webSearch: "no" } as never));
     expect(invalid.status).toBe(400);
     expect(s.movements()).toEqual([]);
     expect((await s.engine.scriptGenerate({ prompt: "Night trains." })).cost).toBe(0.1);

@@ -41,8 +41,8 @@ const INSTRUCTION = new RegExp(
 );
 const TALK = /^(?:please\s+)?(?:write|talk|tell\s+(?:me|us|people|viewers)|speak)\s+(?:about|on)\s+/i;
 const NOUN_FIRST = /^(?:an?\s+)?(?:(?:short|quick|brief|fun|funny|\d+[\s-]*(?:s|sec|second|minute)s?)\s+)*(?:video|script|explainer|ad|story)\s+(?:about|on|for)\s+/i;
-/** "Summarise this: …", "Use the following notes: …": what follows the colon is content. */
-const LEADING_DIRECTION = /^(?:please\s+)?(?:summari[sz]e|rewrite|turn|convert|adapt|use|based\s+on|from)\b[^:.!?]{0,60}:\s*/i;
+/** "Summarise this: …", "Rewrite the notes below: …": what follows the colon is content. */
+const LEADING_DIRECTION = /^(?:please\s+)?(?:summari[sz]e|rewrite|turn|convert|adapt|based\s+on)\b[^:.!?]{0,60}:\s*/i;
 /** Prompt sentences that tell the writer how to write are not read out. */
 const DIRECTION =
   /^(?:please\s+)?(?:make|keep|use|include|add|write|mention|avoid|focus|end|start|begin|target|aim|do\s+not|don't|no\s+more\s+than|limit|tone|style|audience|format|language|length|duration)\b/i;
@@ -182,6 +182,45 @@ function point(n: number, seed: number, subjects: readonly Subject[]): { text: s
   return { text: `${lead} ${text[0]!.toLowerCase()}${text.slice(1)}`, key };
 }
 
+/**
+ * Points that add up to `budget` words (± `tolerance`): in phrase-book order while the gap is wide; near
+ * the end the point whose length is closest to the gap (one not said yet if possible), then a short
+ * line for the last few words. `limit` bounds the steps.
+ */
+function fillPoints(budget: number, tolerance: number, subjects: readonly Subject[], seed: number, limit: number): string[] {
+  const out: string[] = [];
+  // A point is a template said of a subject; each pair is said once per pass.
+  const used = new Set<string>();
+  const saidBefore = (p: { key: string }) => used.has(p.key) || used.has(p.key.replace(/^\d+:/, "0:"));
+  let total = 0;
+  for (let n = 0; total < budget - tolerance && n < limit; n++) {
+    const gap = budget - total;
+    let pick: { text: string; key: string } | undefined = point(n, seed, subjects);
+    if (countWords(pick.text) > gap + tolerance || gap < 16) {
+      const closest = (skip: (p: { key: string }) => boolean) => {
+        let best: { p: { text: string; key: string }; diff: number } | undefined;
+        for (let k = n; k < n + POINTS.length * subjects.length; k++) {
+          const p = point(k, seed, subjects);
+          if (skip(p)) continue;
+          const diff = Math.abs(gap - countWords(p.text));
+          if (!best || diff < best.diff) best = { p, diff };
+        }
+        return best && countWords(best.p.text) <= gap + tolerance ? best.p : undefined;
+      };
+      const short = SHORT.filter((t) => !used.has(t) && countWords(t) <= gap + tolerance).sort(
+        (a, b) => Math.abs(gap - countWords(a)) - Math.abs(gap - countWords(b)),
+      )[0];
+      pick = closest(saidBefore) ?? closest((p) => used.has(p.key)) ?? (short ? { text: short, key: short } : undefined);
+      if (!pick) break;
+    }
+    if (used.has(pick.key)) continue;
+    used.add(pick.key);
+    out.push(pick.text);
+    total += countWords(pick.text);
+  }
+  return out;
+}
+
 // ---- the writer ---------------------------------------------------------------------------------------
 
 export interface WriterInput {
@@ -213,7 +252,8 @@ export function material(input: WriterInput): WriterMaterial {
   }
   const promptSentences = rest
     .map((s) => s.replace(LEADING_DIRECTION, ""))
-    .filter((s) => s !== "" && !DIRECTION.test(s)).flatMap((s) => splitLong(s, MAX_SENTENCE_WORDS));
+    .filter((s) => s !== "" && !DIRECTION.test(s))
+    .flatMap((s) => splitLong(s, MAX_SENTENCE_WORDS));
   const pageSentencesList = input.pages.map(pageSentences);
   const seen = new Set<string>();
   const dedup = (list: string[]): string[] =>
@@ -289,46 +329,8 @@ export function writeExtractive(input: WriterInput): string {
   }
   chosen.sort((a, b) => a.source - b.source || a.index - b.index);
 
-  // Points about the topic fill what the sources did not; near the end, the one that fits best.
-  const points: string[] = [];
-  {
-    // A point is a template said of a subject; each pair is said once per pass.
-    const used = new Set<string>();
-    const said = (p: { key: string }) => used.has(p.key) || used.has(p.key.replace(/^\d+:/, "0:"));
-    let n = 0;
-    const limit = target * 4;
-    while (total < budget - tolerance && n < limit) {
-      const gap = budget - total;
-      let pick = point(n, m.seed, m.subjects);
-      if (countWords(pick.text) > gap + tolerance || gap < 16) {
-        // Near the end, the point whose length is closest to the gap, preferably one not said yet.
-        const closest = (skip: (p: { key: string }) => boolean) => {
-          let best: { p: { text: string; key: string }; diff: number } | undefined;
-          for (let k = n; k < n + POINTS.length * m.subjects.length; k++) {
-            const p = point(k, m.seed, m.subjects);
-            if (skip(p)) continue;
-            const diff = Math.abs(gap - countWords(p.text));
-            if (!best || diff < best.diff) best = { p, diff };
-          }
-          return best && countWords(best.p.text) <= gap + tolerance ? best.p : undefined;
-        };
-        const best = closest(said) ?? closest((p) => used.has(p.key));
-        if (!best) {
-          // The last few words: the short line closest to the gap, each said once.
-          const short = SHORT.filter((t) => !used.has(t) && countWords(t) <= gap + tolerance).sort(
-            (a, b) => Math.abs(gap - countWords(a)) - Math.abs(gap - countWords(b)),
-          )[0];
-          if (!short) break;
-          pick = { text: short, key: short };
-        } else pick = best;
-      }
-      n++;
-      if (used.has(pick.key)) continue;
-      used.add(pick.key);
-      points.push(pick.text);
-      total += countWords(pick.text);
-    }
-  }
+  // Points about the topic fill what the sources did not.
+  const points = fillPoints(budget - total, tolerance, m.subjects, m.seed, target * 4);
 
   const paragraphs: string[][] = [];
   const first = [opening, ...chosen.filter((c) => c.source === 0).map((c) => c.text)].filter(Boolean);
