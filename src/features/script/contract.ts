@@ -3,6 +3,10 @@ import { op } from "../../contract/operation.js";
 
 export const SCRIPT_PROMPT_MAX = 10_000;
 export const WEB_URLS_MAX = 10;
+/** Script duration in seconds: 10 to 600, default 60 (spec, Limits). */
+export const SCRIPT_DURATION_MIN = 10;
+export const SCRIPT_DURATION_MAX = 600;
+export const SCRIPT_DURATION_DEFAULT = 60;
 
 export const ScriptGenerateRequest = z.looseObject({
   prompt: z.unknown().optional(),

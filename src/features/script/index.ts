@@ -1,5 +1,18 @@
+import type { LocalPart } from "../types.js";
+
 export const script = {
   name: "script",
-  commands: [],
+  commands: [
+    {
+      name: "script",
+      summary: "Generate a video script from a prompt and web pages (POST /script/generate); prints the text",
+      term: "script [options]",
+      load: () => import("./cli.js"),
+    },
+  ],
   contract: () => import("./contract.js"),
+  local: async (): Promise<LocalPart> => {
+    const [{ scriptHandlers }, { scripts, SCRIPTS_MIGRATION_VERSION }] = await Promise.all([import("./local.js"), import("./schema.js")]);
+    return { handlers: scriptHandlers, migrations: [{ version: SCRIPTS_MIGRATION_VERSION, sql: scripts }] };
+  },
 } as const;
