@@ -55,21 +55,26 @@ export function readWavInfo(file: string): WavInfo | undefined {
   }
 }
 
+/** A mono 16-bit PCM WAV header for `dataBytes` of samples at `sampleRate`. */
+export function wavHeader(dataBytes: number, sampleRate = 22050): Buffer {
+  const h = Buffer.alloc(44);
+  h.write("RIFF", 0, "latin1");
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write("WAVE", 8, "latin1");
+  h.write("fmt ", 12, "latin1");
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write("data", 36, "latin1");
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
+
 /** A valid WAV with no samples (what empty text synthesises to). */
 export function silentWav(sampleRate = 22050): Buffer {
-  const b = Buffer.alloc(44);
-  b.write("RIFF", 0, "latin1");
-  b.writeUInt32LE(36, 4);
-  b.write("WAVE", 8, "latin1");
-  b.write("fmt ", 12, "latin1");
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(sampleRate, 24);
-  b.writeUInt32LE(sampleRate * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write("data", 36, "latin1");
-  b.writeUInt32LE(0, 40);
-  return b;
+  return wavHeader(0, sampleRate);
 }

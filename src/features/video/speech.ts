@@ -11,7 +11,7 @@ import { MediaInputError, RenderError } from "../../media/errors.js";
 import { runTool } from "../../media/run.js";
 import { getTools } from "../../media/tools.js";
 import { speechText, synthesize, ttsCacheKey } from "../../media/tts.js";
-import { readWavInfo } from "../../media/wav.js";
+import { readWavInfo, wavHeader as pcmWavHeader } from "../../media/wav.js";
 import { cleanText } from "../generation/text.js";
 import { TIMELINE_FPS, snapMs, type TimelineBlock, type TimelineSequence } from "./timeline.js";
 
@@ -171,23 +171,9 @@ export function readPcm(file: string): Pcm | undefined {
   return undefined;
 }
 
-/** A mono 16-bit PCM WAV header for `dataBytes` of samples at `rate`. */
+/** A mono 16-bit PCM WAV header in the track's format. */
 export function wavHeader(dataBytes: number, rate = TRACK_RATE): Buffer {
-  const h = Buffer.alloc(44);
-  h.write("RIFF", 0, "latin1");
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write("WAVE", 8, "latin1");
-  h.write("fmt ", 12, "latin1");
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write("data", 36, "latin1");
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
+  return pcmWavHeader(dataBytes, rate);
 }
 
 /**
