@@ -5,8 +5,6 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -17,6 +15,7 @@ import { MODELS, type ModelDef } from "../../src/features/asset/catalog/models.j
 import { pngSize } from "../../src/media/inputs.js";
 import { getTools, probe, renderImage, renderVideo } from "../../src/media/index.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
+import { startFixtureServer, type FixtureServer } from "../helpers/fixture-server.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -25,8 +24,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-assets-"));
 const file = (name: string) => path.join(dir, name);
 let origin = "";
-const hooks: { path: string; body: Record<string, unknown> }[] = [];
-let server: http.Server;
+let fixtures: FixtureServer;
 
 beforeAll(async () => {
   await Promise.all([
@@ -39,30 +37,12 @@ beforeAll(async () => {
   // 61 s at one tiny frame a second: longer than any source-following model renders.
   const { ffmpeg } = await getTools();
   execFileSync(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=64x36:r=1:d=61", "-pix_fmt", "yuv420p", file("long.mp4")]);
-  server = http.createServer((req, res) => {
-    if (req.method === "POST" && req.url?.startsWith("/hook/")) {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
-      req.on("end", () => {
-        hooks.push({ path: req.url!, body: JSON.parse(body) as Record<string, unknown> });
-        res.writeHead(200).end("ok");
-      });
-      return;
-    }
-    const name = decodeURIComponent((req.url ?? "").replace(/^\/media\//, "").split("?")[0]!);
-    if (req.method === "GET" && req.url?.startsWith("/media/") && fs.existsSync(file(name))) {
-      res.writeHead(200, { "content-type": "application/octet-stream" });
-      fs.createReadStream(file(name)).pipe(res);
-      return;
-    }
-    res.writeHead(404).end("missing");
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fixtures = await startFixtureServer(dir);
+  origin = fixtures.origin;
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise<void>((r) => server.close(() => r()));
+  await fixtures.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -425,7 +405,7 @@ forBothTargets(
         expect(rows.map((row) => row.kind)).toEqual(["debit", "refund"]);
         expect(rows[0]!.amount_milli + rows[1]!.amount_milli).toBe(0);
       }
-      const got = hooks.filter((h) => h.path === `/hook/${t.target}-sim`).map((h) => h.body);
+      const got = fixtures.hooks.filter((h) => h.path === `/hook/${t.target}-sim`).map((h) => h.body);
       expect(got).toHaveLength(2);
       for (const body of got) {
         expect(body).toEqual({ task: "asset_generation", status: "failed", asset_id: expect.any(String), error: { code: "generation_failed", message: expect.any(String) } });
@@ -450,7 +430,7 @@ forBothTargets(
       const r = await s.engine.assetStart({ type: "video", model: "vidB-2-fast", prompt: "ok", duration: 4, resolution: "480p", aspect_ratio: "1:1", webhook_url: hook });
       const a = await finished(s.engine, r.asset_ids[0]!);
       await t.instance.runUntilIdle();
-      const got = hooks.filter((h) => h.path === `/hook/${t.target}-ok`).map((h) => h.body);
+      const got = fixtures.hooks.filter((h) => h.path === `/hook/${t.target}-ok`).map((h) => h.body);
       expect(got).toEqual([
         {
           task: "asset_generation",

@@ -6,8 +6,6 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +21,7 @@ import { getTools, renderImage, renderVideo, synthesize } from "../../src/media/
 import { readWavInfo } from "../../src/media/wav.js";
 import { goodPlan } from "../unit/generation-fixtures.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
+import { startFixtureServer, type FixtureServer } from "../helpers/fixture-server.js";
 
 // ---- fixtures: media files and an HTTP server (media URLs + webhooks) ------------------------------
 
@@ -30,8 +29,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-gen-"));
 const file = (name: string) => path.join(dir, name);
 let origin = "";
 const src = (name: string) => `${origin}/media/${name}`;
-const hooks: { path: string; body: Record<string, unknown> }[] = [];
-let server: http.Server;
+let fixtures: FixtureServer;
 
 beforeAll(async () => {
   await Promise.all([
@@ -42,30 +40,12 @@ beforeAll(async () => {
   ]);
   const { ffmpeg } = await getTools();
   execFileSync(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-i", file("a.png"), file("c.jpg")]);
-  server = http.createServer((req, res) => {
-    if (req.method === "POST" && req.url?.startsWith("/hook/")) {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
-      req.on("end", () => {
-        hooks.push({ path: req.url!, body: JSON.parse(body) as Record<string, unknown> });
-        res.writeHead(200).end("ok");
-      });
-      return;
-    }
-    const name = decodeURIComponent((req.url ?? "").replace(/^\/media\//, "").split("?")[0]!);
-    if (req.method === "GET" && req.url?.startsWith("/media/") && fs.existsSync(file(name))) {
-      res.writeHead(200, { "content-type": "application/octet-stream" });
-      fs.createReadStream(file(name)).pipe(res);
-      return;
-    }
-    res.writeHead(404).end("missing");
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fixtures = await startFixtureServer(dir);
+  origin = fixtures.origin;
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise<void>((r) => server.close(() => r()));
+  await fixtures.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -118,7 +98,7 @@ function timelineOfVideo(t: TargetHarness, videoId: string): VideoTimeline {
 async function waitForHook(pathName: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const h = hooks.filter((x) => x.path === pathName);
+    const h = fixtures.hooks.filter((x) => x.path === pathName);
     if (h.length) return h;
     if (Date.now() > deadline) throw new Error(`no webhook at ${pathName}`);
     await new Promise((r) => setTimeout(r, 50));
