@@ -9,7 +9,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Background, type WorkerMode } from "./background.js";
 import { isoOf, systemClock } from "./clock.js";
-import { Dashboard, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
+import { Dashboard, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 import { DefaultKeyFile } from "./default-key-file.js";
 import { randomIds } from "./ids.js";
 import { JobQueue, DEFAULT_LEASE_MS } from "./jobs.js";
@@ -26,7 +26,7 @@ import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilde
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 
 export { LocalAdminError } from "./admin-error.js";
-export { DEFAULT_SPACE_CREDITS, DEFAULT_SPACE_NAME, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
+export { DEFAULT_SPACE_CREDITS, DEFAULT_SPACE_NAME, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 export { instancePaths } from "./storage.js";
 export type { ResetOptions, WorkerMode };
 
@@ -236,17 +236,23 @@ export class LocalInstance implements LocalInstanceApi {
     return this.dashboard.verifyLedger();
   }
 
-  revokeKey(apiKey: string): void {
-    this.dashboard.revokeKey(apiKey);
+  /** Keys (masked) of every space or of one. */
+  listKeys(spaceId?: string): KeyView[] {
+    return this.dashboard.listKeys(spaceId);
   }
 
-  /** Revokes the key at once and returns a new one for the same space. */
-  regenerateKey(apiKey: string): string {
-    return this.dashboard.regenerateKey(apiKey);
+  /** `keyOrId`: the key itself or its id (`key_…`, from `listKeys`). */
+  revokeKey(keyOrId: string): void {
+    this.dashboard.revokeKey(keyOrId);
   }
 
-  spaceForKey(apiKey: string): SpaceView | undefined {
-    return this.dashboard.spaceForKey(apiKey);
+  /** Revokes the key (itself or its id) at once and returns a new one for the same space. */
+  regenerateKey(keyOrId: string): string {
+    return this.dashboard.regenerateKey(keyOrId);
+  }
+
+  spaceForKey(keyOrId: string): SpaceView | undefined {
+    return this.dashboard.spaceForKey(keyOrId);
   }
 
   /** The key of the default space ("default", PRO, 1000 credits), created on first use. */

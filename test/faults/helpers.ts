@@ -6,7 +6,9 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
+import type { DB } from "../../src/local/types.js";
 import { processState, type WorkerRow } from "../../src/local/worker-registry.js";
 
 /** The real ffmpeg the stand-in hands every call but the first render to. */
@@ -93,4 +95,40 @@ export function observer(home: string, open: LocalInstance[]): LocalInstance {
 export function tempFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => /\.tmp(\.[a-z0-9]+)?$/i.test(f));
+}
+
+/**
+ * A disk that fills up on demand, injected through the instance's `wrapDatabase` option: while
+ * `full` is true every statement that writes fails as SQLite fails on a full disk (SQLITE_FULL,
+ * "database or disk is full"); reads work, as they do on a real full disk.
+ */
+export function fillableDisk(): { wrapDatabase: (db: DB) => DB; full: boolean } {
+  const state = { full: false, wrapDatabase: (db: DB) => db };
+  const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b/i;
+  const failing = (): never => {
+    throw new Database.SqliteError("database or disk is full", "SQLITE_FULL");
+  };
+  state.wrapDatabase = (db: DB) =>
+    new Proxy(db, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (prop === "prepare") {
+          return (sql: string) => {
+            const stmt = target.prepare(sql);
+            if (!WRITE.test(sql)) return stmt;
+            return new Proxy(stmt, {
+              get(s, p) {
+                const v = Reflect.get(s, p, s) as unknown;
+                if (typeof v !== "function") return v;
+                if (state.full && (p === "run" || p === "get" || p === "all")) return failing;
+                return (v as (...a: unknown[]) => unknown).bind(s);
+              },
+            });
+          };
+        }
+        if (prop === "exec") return (sql: string) => (state.full && WRITE.test(sql) ? failing() : target.exec(sql));
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  return state;
 }
