@@ -120,6 +120,8 @@ export class InstanceStorage {
   wipe(): void {
     const { dbPath, defaultKeyPath, mediaDir } = this.paths;
     this.closeConnection();
+    // Our descriptor would keep the file from being deleted on Windows.
+    this.unwatchFile();
     for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, defaultKeyPath]) fs.rmSync(f, { force: true });
     fs.rmSync(mediaDir, { recursive: true, force: true });
     fs.mkdirSync(mediaDir, { recursive: true });

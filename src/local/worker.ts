@@ -114,8 +114,18 @@ export class Worker {
         }
       });
     } catch (e) {
-      debug(`renewing the worker row failed: ${(e as Error).message}`);
+      this.trouble("renewing the worker row failed", e);
     }
+  }
+
+  /**
+   * A write of the worker failed. Storage faults (a full disk, the database gone) are the operator's
+   * to fix, so the instance logs them where it logs such things (serve's stderr, worker.log); the
+   * rest only with MEDIAGEN_DEBUG, as the job records them.
+   */
+  private trouble(text: string, e: unknown): void {
+    this.instance.reportStoreFault?.(e);
+    debug(`${text}: ${(e as Error).message}`);
   }
 
   /** Looks at the queue now instead of at the next poll. */
@@ -162,7 +172,7 @@ export class Worker {
         }
       }
     } catch (e) {
-      debug(`claiming failed: ${(e as Error).message}`);
+      this.trouble("claiming failed", e);
     }
     this.schedule(this.pollMs);
   };
@@ -176,7 +186,7 @@ export class Worker {
       try {
         if (!this.queue.renew(job.id, token, this.opts.leaseMs)) ac.abort(new Error("the job's lease was lost"));
       } catch (e) {
-        debug(`heartbeat of ${job.id} failed: ${(e as Error).message}`);
+        this.trouble(`heartbeat of ${job.id} failed`, e);
       }
     };
     const hb = setInterval(heartbeat, Math.max(10, Math.floor(this.opts.leaseMs / 3)));
@@ -193,7 +203,7 @@ export class Worker {
           try {
             this.queue.fail(job, token, e);
           } catch (e2) {
-            debug(`recording the failure of ${job.id} failed: ${(e2 as Error).message}`);
+            this.trouble(`recording the failure of ${job.id} failed`, e2);
           }
         }
       } finally {
