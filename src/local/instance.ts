@@ -180,7 +180,7 @@ export class LocalInstance implements LocalInstanceApi {
         fault.reason === "database_gone"
           ? "every request now answers 503 and nothing more is written to it; restart to use the database now at that path"
           : "requests that must write answer 503 until it is fixed; reads still work";
-      this.log(`local instance storage problem: ${fault.what} at ${where} (${fault.detail}); ${effect}`);
+      this.log(`local instance storage problem: ${fault.what} at ${where}${fault.detail ? ` (${fault.detail})` : ""}; ${effect}`);
     }
     return fault;
   }

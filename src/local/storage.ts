@@ -112,7 +112,7 @@ export class InstanceStorage {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") what = "the database file was deleted";
     }
-    if (what) this.gone = new StoreUnavailableError("database_gone", what, this.paths.dbPath);
+    if (what) this.gone = new StoreUnavailableError("database_gone", what, "");
     return this.gone;
   }
 
