@@ -116,7 +116,8 @@ export class LocalService {
         const fault = this.instance.reportStoreFault(e);
         if (!fault) throw e;
         if (!isRead) return { ...unavailableResponse(fault), rateLimit: limiter.peek(space.id) };
-        decision = { allowed: true, info: limiter.peek(space.id) };
+        const info = limiter.peek(space.id);
+        decision = { allowed: info.remaining > 0, info };
       }
       rateLimit = decision.info;
       if (!decision.allowed) return { status: 429, body: limiter.rejectionBody(), rateLimit };
