@@ -23,7 +23,7 @@ test("serve killed mid-burst: the ledger reconciles and its jobs finish promptly
   const key = await createKey(env, "PRO", 100);
   const serve = await startServe(env);
 
-  const BURST = 40;
+  const BURST = 60;
   let answered = 0;
   const killed = new Promise<void>((resolve) => {
     const check = setInterval(() => {
