@@ -1,12 +1,51 @@
 /** `--body file.json` / `--body -`: a whole request body from a file or stdin. */
 import fs from "node:fs";
+import { BODY_MAX_BYTES } from "../contract/limits.js";
 import { CliError, EXIT } from "./types.js";
 import type { FrameIO } from "./io.js";
 
+/**
+ * Bodies are read up to the service's limit and no further: `--body /dev/zero` (or a pipe that never
+ * ends) is refused after 1 MiB instead of filling memory. The same limit, whatever the target.
+ */
+function tooLarge(from: string): CliError {
+  return new CliError(
+    `--body: ${from} is larger than ${BODY_MAX_BYTES} bytes (1 MiB), the largest request body the service accepts`,
+    EXIT.usage,
+    "payload_too_large",
+    "--body",
+  );
+}
+
 async function readStdin(io: Pick<FrameIO, "stdin">): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  let size = 0;
+  // Leaving the loop early ends the stream: nothing more is read.
+  for await (const chunk of io.stdin) {
+    const b = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > BODY_MAX_BYTES) throw tooLarge("stdin");
+    chunks.push(b);
+  }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads at most BODY_MAX_BYTES + 1 bytes: enough to know the file is too large, whatever it is (a device, a FIFO). */
+function readFileBounded(file: string): string {
+  const fd = fs.openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(BODY_MAX_BYTES + 1);
+    let size = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buf, size, buf.length - size, null);
+      if (n === 0) break;
+      size += n;
+      if (size > BODY_MAX_BYTES) throw tooLarge(file);
+    }
+    return buf.subarray(0, size).toString("utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -33,8 +72,9 @@ export async function readJsonBody(
   } else {
     from = pathOrDash;
     try {
-      text = fs.readFileSync(pathOrDash, "utf8");
+      text = readFileBounded(pathOrDash);
     } catch (e) {
+      if (e instanceof CliError) throw e;
       throw new CliError(`--body: cannot read ${pathOrDash}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, "usage_error", "--body");
     }
   }

@@ -23,6 +23,7 @@ import { createTracer, type Trace } from "./debug.js";
 import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
 import type { SaveOptions } from "./download.js";
 import { withGlobalFlags } from "./resume.js";
+import { envSetting } from "./env-setting.js";
 import { defaultRuntime, type Runtime } from "./runtime.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
@@ -96,8 +97,11 @@ export class CliContext implements Context {
   /** The local instance under $MEDIAGEN_HOME (the `local` commands and the local target). */
   localInstance(): Promise<LocalInstance> {
     this.instancePromise ??= (async () => {
-      const { openLocalInstance } = await import("../features/local.js");
-      return openLocalInstance({ home: this.home, worker: "detached" });
+      const { openLocalInstance, rateLimitFromEnv } = await import("../features/local.js");
+      // The same variables and parser as `mediagen serve`: an in-process instance limits alike, and a
+      // value it cannot use is a usage error here too.
+      const rateLimit = envSetting(() => rateLimitFromEnv(this.env));
+      return openLocalInstance({ home: this.home, worker: "detached", rateLimit });
     })();
     return this.instancePromise;
   }

@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, shape: "envelope" },
   internal_error: { status: 500, shape: "envelope" },
   not_implemented: { status: 501, shape: "envelope" },
+  service_unavailable: { status: 503, shape: "envelope" }, // the local instance's storage is full, read-only or gone
   // upper-case, per endpoint
   INVALID_VALUE: { status: 400, shape: "code" },
   INSUFFICIENT_CREDITS: { status: 402, shape: "credits" },

@@ -13,7 +13,7 @@ import type { LocalPart, Migration } from "./types.js";
 import { workerEntry } from "./worker-entry.js";
 
 export * from "../local/instance.js";
-export { DEFAULT_RATE_LIMIT, type RateLimitConfig } from "../local/rate-limit.js";
+export { DEFAULT_RATE_LIMIT, rateLimitFromEnv, type RateLimitConfig } from "../local/rate-limit.js";
 
 /** Joins the core's parts and the features'; migrations must number 2, 3, … without gaps or repeats. */
 export function composeParts(parts: readonly LocalPart[], table: { operations: Operations; workerEntry: string }): LocalParts {

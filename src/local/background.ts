@@ -1,8 +1,17 @@
 import { localDebug } from "./debug.js";
 import type { JobQueue } from "./jobs.js";
 import { ensureDetachedWorker } from "./spawn-worker.js";
+import { sweepStaleTemps } from "./sweep.js";
 import type { JobKind, LocalInstanceApi } from "./types.js";
 import { Worker } from "./worker.js";
+import { releaseDeadLeases } from "./worker-registry.js";
+
+/**
+ * How often, at most, a process looks after the queue on behalf of the requests it answers: every
+ * status poll asks, and one look a second is enough to notice a dead worker without costing a
+ * healthy instance anything but two reads.
+ */
+export const SUPERVISE_INTERVAL_MS = 1000;
 
 export type WorkerMode = "inline" | "detached" | "none";
 
@@ -16,7 +25,7 @@ export interface BackgroundOptions {
 }
 
 /** The instance as background work sees it; `db` is read on every use, since a reset replaces it. */
-type Host = LocalInstanceApi & { readonly jobs: JobQueue };
+type Host = LocalInstanceApi & { readonly jobs: JobQueue; readonly localDir: string };
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -33,6 +42,7 @@ function graceTimer(ms: number): Promise<void> {
  */
 export class Background {
   private worker: Worker | undefined;
+  private lastSupervised = -Infinity;
 
   constructor(
     private readonly instance: Host,
@@ -49,6 +59,8 @@ export class Background {
       register: true,
     });
     this.worker.start();
+    // Temp files and render dirs of processes that died mid-render (their pid is in the name).
+    void sweepStaleTemps(this.instance.localDir).catch((e: unknown) => localDebug(`sweeping temp files failed: ${(e as Error).message}`));
   }
 
   /** Jobs were queued: wakes this process's worker, or makes sure a detached one runs. */
@@ -63,6 +75,32 @@ export class Background {
     } catch (e) {
       // The request that queued the work succeeded; the next kick (or `mediagen serve`) runs it.
       localDebug(`could not start a background worker: ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * Makes sure unfinished work has a worker that can run it, at most once per SUPERVISE_INTERVAL_MS
+   * (called on every request, so `asset status --watch` polls keep the queue moving): leases held by
+   * a worker whose process died, is a zombie or is stopped end at once, this process's worker is
+   * woken, or (detached mode) a worker process is started when no running one is registered. While
+   * everything is well it only reads.
+   */
+  supervise(): void {
+    if (this.o.mode === "none") return;
+    const t = performance.now();
+    if (t - this.lastSupervised < SUPERVISE_INTERVAL_MS) return;
+    this.lastSupervised = t;
+    try {
+      if (!this.instance.jobs.hasUnfinished()) return;
+      releaseDeadLeases(this.instance.db, this.instance.jobs);
+      if (this.worker?.isRunning) {
+        if (this.instance.jobs.hasDue()) this.worker.wake();
+        return;
+      }
+      if (this.o.mode === "detached") ensureDetachedWorker(this.instance.db, this.instance.clock, this.instance.home, this.o.workerEntry);
+    } catch (e) {
+      // The request goes on; the next look (a second later) tries again.
+      localDebug(`looking after the job queue failed: ${(e as Error).message}`);
     }
   }
 

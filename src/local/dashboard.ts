@@ -2,7 +2,7 @@ import { fromMilli, toMilli } from "../contract/credits.js";
 import { PLANS, parsePlan, type Plan } from "../contract/plans.js";
 import { LocalAdminError } from "./admin-error.js";
 import type { DefaultKeyFile } from "./default-key-file.js";
-import { findKey, insertKey, isApiKeyFormat } from "./keys.js";
+import { findKey, insertKey, isApiKeyFormat, maskKey, type KeyRow } from "./keys.js";
 import type { Ledger } from "./ledger.js";
 import type { DB, IdGen, SpaceRow } from "./types.js";
 
@@ -26,6 +26,19 @@ export interface LedgerEntryView {
   note: string | null;
   created_at: string;
 }
+
+/** A key as listings show it: never the key itself, only its id and last four characters. */
+export interface KeyView {
+  id: string;
+  space_id: string;
+  key: string;
+  created_at: string;
+  revoked_at: string | null;
+  replaced_by: string | null;
+}
+
+/** Key ids (`key_` + 24 hex), accepted wherever a key is, so the key itself never has to be typed. */
+const KEY_ID = /^key_[0-9a-f]{24}$/;
 
 export interface LedgerCheckView {
   space_id: string;
@@ -167,39 +180,70 @@ export class Dashboard {
     }));
   }
 
-  private activeKeyRow(apiKey: string) {
-    if (typeof apiKey !== "string" || !isApiKeyFormat(apiKey)) {
-      throw new LocalAdminError("invalid", "not an API key: expected mg_live_ followed by 64 lowercase hexadecimal characters");
+  /** Keys of every space (or one), oldest first, revoked ones included. */
+  listKeys(spaceId?: string): KeyView[] {
+    if (spaceId !== undefined) this.requireSpace(spaceId);
+    const rows = this.db
+      .prepare("SELECT * FROM api_keys WHERE (@space IS NULL OR space_id = @space) ORDER BY rowid")
+      .all({ space: spaceId ?? null }) as KeyRow[];
+    return rows.map((r) => ({
+      id: r.id,
+      space_id: r.space_id,
+      key: maskKey(r.last4),
+      created_at: r.created_at,
+      revoked_at: r.revoked_at,
+      replaced_by: r.replaced_by,
+    }));
+  }
+
+  /** `keyOrId` is the key itself or its id (`key_…`, as `local keys list` shows it). */
+  private activeKeyRow(keyOrId: string): KeyRow {
+    let row: KeyRow | undefined;
+    if (typeof keyOrId === "string" && KEY_ID.test(keyOrId)) {
+      row = this.db.prepare("SELECT * FROM api_keys WHERE id = ?").get(keyOrId) as KeyRow | undefined;
+      if (!row) throw new LocalAdminError("not_found", `no API key of this instance has the id ${keyOrId}`);
+    } else {
+      if (typeof keyOrId !== "string" || !isApiKeyFormat(keyOrId)) {
+        throw new LocalAdminError("invalid", "not an API key or key id: expected mg_live_ followed by 64 lowercase hexadecimal characters, or key_ followed by 24");
+      }
+      row = findKey(this.db, keyOrId);
     }
-    const row = findKey(this.db, apiKey);
     if (!row) throw new LocalAdminError("not_found", "no API key of this instance matches");
     if (row.revoked_at !== null) throw new LocalAdminError("invalid", "this API key is already revoked");
     return row;
   }
 
-  revokeKey(apiKey: string): void {
+  /** Revokes the key, given as itself or by id. */
+  revokeKey(keyOrId: string): void {
     this.host.tx(() => {
-      const row = this.activeKeyRow(apiKey);
+      const row = this.activeKeyRow(keyOrId);
       this.db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(this.host.nowIso(), row.id);
     });
     this.forgetAuth();
   }
 
-  /** Revokes the key at once and returns a new one for the same space. */
-  regenerateKey(apiKey: string): string {
+  /** Revokes the key (given as itself or by id) at once and returns a new one for the same space. */
+  regenerateKey(keyOrId: string): string {
     const key = this.host.tx(() => {
-      const row = this.activeKeyRow(apiKey);
+      const row = this.activeKeyRow(keyOrId);
       const fresh = this.newKey(row.space_id);
       this.db.prepare("UPDATE api_keys SET revoked_at = ?, replaced_by = ? WHERE id = ?").run(this.host.nowIso(), fresh.id, row.id);
-      if (this.keyFile.read() === apiKey) this.keyFile.write(fresh.key);
+      const stored = this.keyFile.read();
+      if (stored && findKey(this.db, stored)?.id === row.id) this.keyFile.write(fresh.key);
       return fresh.key;
     });
     this.forgetAuth();
     return key;
   }
 
-  spaceForKey(apiKey: string): SpaceView | undefined {
-    const row = typeof apiKey === "string" ? findKey(this.db, apiKey) : undefined;
+  /** The space of an active key, given as itself or by id. */
+  spaceForKey(keyOrId: string): SpaceView | undefined {
+    const row =
+      typeof keyOrId !== "string"
+        ? undefined
+        : KEY_ID.test(keyOrId)
+          ? (this.db.prepare("SELECT * FROM api_keys WHERE id = ?").get(keyOrId) as KeyRow | undefined)
+          : findKey(this.db, keyOrId);
     if (!row || row.revoked_at !== null) return undefined;
     const space = this.spaceRow(row.space_id);
     return space ? this.view(space) : undefined;

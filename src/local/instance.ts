@@ -9,22 +9,24 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Background, type WorkerMode } from "./background.js";
 import { isoOf, systemClock } from "./clock.js";
-import { Dashboard, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
+import { Dashboard, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 import { DefaultKeyFile } from "./default-key-file.js";
 import { randomIds } from "./ids.js";
 import { JobQueue, DEFAULT_LEASE_MS } from "./jobs.js";
 import { Ledger } from "./ledger.js";
 import { Lifecycle, type ResetOptions } from "./lifecycle.js";
 import { LocalEngine, type LocalEngineOptions } from "./local-engine.js";
-import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitConfig } from "./rate-limit.js";
+import { RateLimiter, rateLimitFromEnv, type RateLimitConfig } from "./rate-limit.js";
 import { LocalService } from "./service.js";
 import { Settings } from "./settings.js";
 import { InstanceStorage } from "./storage.js";
+import { localDebug } from "./debug.js";
+import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 
 export { LocalAdminError } from "./admin-error.js";
-export { DEFAULT_SPACE_CREDITS, DEFAULT_SPACE_NAME, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
+export { DEFAULT_SPACE_CREDITS, DEFAULT_SPACE_NAME, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 export { instancePaths } from "./storage.js";
 export type { ResetOptions, WorkerMode };
 
@@ -39,11 +41,23 @@ export interface OpenOptions {
    * background worker process runs for the instance. `none`: nothing runs jobs unless asked.
    */
   worker?: WorkerMode;
+  /** Default: MEDIAGEN_LOCAL_RATE_LIMIT / MEDIAGEN_LOCAL_RATE_WINDOW_MS of this process, else 100 per minute. */
   rateLimit?: RateLimitConfig;
   leaseMs?: number;
   /** Renders at once (webhook deliveries have their own lane). */
   concurrency?: number;
+  /**
+   * Where operational problems go (the storage is full, read-only or was deleted under the process):
+   * `mediagen serve` passes its stderr, the detached worker its log file. Default: stderr with
+   * MEDIAGEN_DEBUG only, since in a CLI command the failing request already says why.
+   */
+  log?: (line: string) => void;
+  /** Wraps the database connection (instrumentation; tests inject storage faults through it). */
+  wrapDatabase?: (db: DB) => DB;
 }
+
+/** A storage problem is logged when it starts and at most this often while it lasts. */
+const FAULT_LOG_INTERVAL_MS = 30_000;
 
 /**
  * `instance.ledger` is both the LedgerApi the rules use (`ledger.debit(…)`) and the admin listing
@@ -77,6 +91,8 @@ export class LocalInstance implements LocalInstanceApi {
   readonly settings: Settings;
   private readonly storage: InstanceStorage;
   private readonly lifecycle: Lifecycle;
+  private readonly log: (line: string) => void;
+  private readonly faultLogged = new Map<string, number>();
 
   constructor(opts: OpenOptions) {
     this.home = path.resolve(opts.home);
@@ -87,7 +103,8 @@ export class LocalInstance implements LocalInstanceApi {
     this.concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
     this.parts = opts.parts;
     this.jobKinds = opts.parts.jobKinds;
-    this.storage = new InstanceStorage(this.home, this.parts.migrations);
+    this.log = opts.log ?? ((line) => localDebug(line));
+    this.storage = new InstanceStorage(this.home, this.parts.migrations, opts.wrapDatabase ? { wrapDatabase: opts.wrapDatabase } : {});
     this.localDir = this.storage.paths.localDir;
     this.dbPath = this.storage.paths.dbPath;
     this.mediaDir = this.storage.paths.mediaDir;
@@ -105,7 +122,7 @@ export class LocalInstance implements LocalInstanceApi {
     }) as unknown as LedgerAccess;
     this.jobs = new JobQueue(this, this.jobKinds);
     this.webhooks = new Webhooks(this);
-    this.rateLimiter = new RateLimiter(this, opts.rateLimit ?? DEFAULT_RATE_LIMIT);
+    this.rateLimiter = new RateLimiter(this, opts.rateLimit ?? rateLimitFromEnv());
     this.service = new LocalService(this);
     this.settings = new Settings(this);
     this.background = new Background(this, {
@@ -130,14 +147,53 @@ export class LocalInstance implements LocalInstanceApi {
     return isoOf(this.clock);
   }
 
+  /** Every write goes through here: none goes into a database file that is no longer at its path. */
   tx<T>(fn: () => T): T {
+    const gone = this.storage.problem();
+    if (gone) {
+      this.reportStoreFault(gone);
+      throw gone;
+    }
     return this.db.transaction(fn).immediate();
+  }
+
+  // ---- storage faults (store-fault.ts) ---------------------------------------------------------
+
+  /** Why the database cannot be used any more (deleted or replaced under this process), if so. */
+  storeProblem(): StoreUnavailableError | undefined {
+    return this.storage.problem();
+  }
+
+  /**
+   * If `e` is a storage fault (full disk, read-only, I/O error, database gone), logs it (when it
+   * starts, then every 30 s while it lasts) and returns it; undefined for any other error.
+   */
+  reportStoreFault(e: unknown): StoreUnavailableError | undefined {
+    const fault = asStoreFault(e);
+    if (!fault) return undefined;
+    const now = Date.now();
+    const last = this.faultLogged.get(fault.reason);
+    if (last === undefined || now - last >= FAULT_LOG_INTERVAL_MS) {
+      this.faultLogged.set(fault.reason, now);
+      const where = fault.reason === "database_gone" ? this.dbPath : this.localDir;
+      const effect =
+        fault.reason === "database_gone"
+          ? "every request now answers 503 and nothing more is written to it; restart to use the database now at that path"
+          : "requests that must write answer 503 until it is fixed; reads still work";
+      this.log(`local instance storage problem: ${fault.what} at ${where}${fault.detail ? ` (${fault.detail})` : ""}; ${effect}`);
+    }
+    return fault;
   }
 
   // ---- background work (background.ts) ---------------------------------------------------------
 
   kick(): void {
     if (!this.lifecycle.isClosed) this.background.kick();
+  }
+
+  /** Looks after the job queue on behalf of a request (at most once a second; see Background.supervise). */
+  supervise(): void {
+    if (!this.lifecycle.isClosed) this.background.supervise();
   }
 
   async startWorker(): Promise<void> {
@@ -180,17 +236,23 @@ export class LocalInstance implements LocalInstanceApi {
     return this.dashboard.verifyLedger();
   }
 
-  revokeKey(apiKey: string): void {
-    this.dashboard.revokeKey(apiKey);
+  /** Keys (masked) of every space or of one. */
+  listKeys(spaceId?: string): KeyView[] {
+    return this.dashboard.listKeys(spaceId);
   }
 
-  /** Revokes the key at once and returns a new one for the same space. */
-  regenerateKey(apiKey: string): string {
-    return this.dashboard.regenerateKey(apiKey);
+  /** `keyOrId`: the key itself or its id (`key_…`, from `listKeys`). */
+  revokeKey(keyOrId: string): void {
+    this.dashboard.revokeKey(keyOrId);
   }
 
-  spaceForKey(apiKey: string): SpaceView | undefined {
-    return this.dashboard.spaceForKey(apiKey);
+  /** Revokes the key (itself or its id) at once and returns a new one for the same space. */
+  regenerateKey(keyOrId: string): string {
+    return this.dashboard.regenerateKey(keyOrId);
+  }
+
+  spaceForKey(keyOrId: string): SpaceView | undefined {
+    return this.dashboard.spaceForKey(keyOrId);
   }
 
   /** The key of the default space ("default", PRO, 1000 credits), created on first use. */

@@ -232,6 +232,30 @@ export class JobQueue implements JobsApi {
     });
   }
 
+  /**
+   * Ends now the leases of running jobs whose holder `dead(token)` says will never renew them (its
+   * process died, is a zombie or is stopped), so the next claim takes them instead of waiting for the
+   * lease to run out. Reads only while every holder is well: the write happens only for such jobs.
+   * Returns how many leases it ended.
+   */
+  expireLeasesOf(dead: (token: string) => boolean): number {
+    const now = this.now();
+    const held = this.db
+      .prepare("SELECT id, lease_owner FROM jobs WHERE status = 'running' AND lease_expires > ?")
+      .all(now) as { id: string; lease_owner: string | null }[];
+    const orphans = held.filter((j) => j.lease_owner !== null && dead(j.lease_owner));
+    if (orphans.length === 0) return 0;
+    return this.instance.tx(() => {
+      let n = 0;
+      for (const j of orphans) {
+        n += this.db
+          .prepare("UPDATE jobs SET lease_expires = ?, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
+          .run(this.now(), this.now(), j.id, j.lease_owner).changes;
+      }
+      return n;
+    });
+  }
+
   /** Hands jobs back to the queue when their worker stops; the interrupted attempt is not counted. */
   release(jobId: string, token: string): boolean {
     return this.instance.tx(() => {

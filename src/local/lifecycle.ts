@@ -2,7 +2,7 @@ import { LocalAdminError } from "./admin-error.js";
 import type { Background } from "./background.js";
 import type { InstanceStorage } from "./storage.js";
 import type { Clock, DB } from "./types.js";
-import { liveWorkers } from "./worker-registry.js";
+import { processState, type WorkerRow } from "./worker-registry.js";
 
 export interface ResetOptions {
   /** How long to wait for detached workers, and for jobs of this process, to stop (default 10 s). */
@@ -26,7 +26,14 @@ async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: nu
   const deadline = Date.now() + waitMs;
   const signalled = new Set<number>();
   for (;;) {
-    const others = liveWorkers(db, clock).filter((r) => r.pid !== process.pid);
+    // Live workers, and stopped ones (SIGSTOP): those do no work but still hold the database open.
+    const now = clock.now();
+    const others = (db.prepare("SELECT * FROM workers ORDER BY started_at").all() as WorkerRow[]).filter((r) => {
+      if (r.pid === process.pid || r.lease_expires <= now) return false;
+      if (r.pid === null) return true;
+      const state = processState(r.pid);
+      return state === "running" || state === "stopped";
+    });
     if (others.length === 0) return;
     const serving = others.find((r) => r.mode === "inline");
     if (serving) {
@@ -41,6 +48,8 @@ async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: nu
       signalled.add(r.pid);
       try {
         process.kill(r.pid, "SIGTERM");
+        // A stopped process acts on the SIGTERM only once continued.
+        if (processState(r.pid) === "stopped") process.kill(r.pid, "SIGCONT");
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "ESRCH") {
           throw new LocalAdminError("invalid", `cannot stop the background worker (pid ${r.pid}): ${(e as Error).message}`);

@@ -5,6 +5,7 @@ import { MAX_RATE_WAIT_MS } from "../engine/rate-wait.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { abortableSleep } from "../engine/sleep.js";
 import { rateLimitHeaders } from "../contract/rate-limit.js";
+import { BODY_MAX_BYTES, payloadTooLarge } from "../contract/limits.js";
 import type { UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
 
@@ -53,7 +54,18 @@ export class LocalEngine extends BaseEngine {
     opts.signal?.throwIfAborted();
     const wire = JSON.parse(JSON.stringify(input ?? {})) as Record<string, unknown>;
     // Refused as the hosted client refuses it, so both targets answer the same input the same way.
-    fillPathOrRefuse(this.instance.parts.operations[op].path, wire);
+    const def = this.instance.parts.operations[op];
+    const { rest } = fillPathOrRefuse(def.path, wire);
+    // The body a wire would carry is held to the server's limit: the same 413 in process as over
+    // HTTP (after the key's own 401/403, as the server answers it).
+    if (def.method === "POST" && Buffer.byteLength(JSON.stringify(rest)) > BODY_MAX_BYTES) {
+      const gate = this.instance.service.authorize(`Bearer ${this.apiKey}`);
+      if (gate.denied) throw new ApiError(gate.denied.status, gate.denied.body, rateLimitHeaders(gate.denied.rateLimit));
+      const { status, body } = payloadTooLarge();
+      const window = this.instance.rateLimiter.peek(gate.space.id);
+      this.rateLimit = window;
+      throw new ApiError(status, body, rateLimitHeaders(window));
+    }
     for (let waited = 0; ; waited++) {
       const res = await this.instance.service.dispatch(`Bearer ${this.apiKey}`, op, wire, {
         ...(opts.simulate !== undefined ? { simulate: opts.simulate } : {}),

@@ -1,3 +1,4 @@
+import { readEnv, type Env } from "../config/env.js";
 import { errorResponse, type ErrorBody } from "../contract/errors.js";
 import type { RateLimitInfo } from "../engine/engine.js";
 import type { Clock, DB } from "./types.js";
@@ -8,6 +9,18 @@ export interface RateLimitConfig {
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitConfig = { limit: 100, windowMs: 60_000 };
+
+/**
+ * The limit MEDIAGEN_LOCAL_RATE_LIMIT and MEDIAGEN_LOCAL_RATE_WINDOW_MS ask for (each defaulting to
+ * DEFAULT_RATE_LIMIT's), read by the one parser in src/config/env.ts: served and in-process
+ * instances take the same values and refuse the same bad ones (InvalidEnvError).
+ */
+export function rateLimitFromEnv(env: Env = process.env): RateLimitConfig {
+  return {
+    limit: readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", env) ?? DEFAULT_RATE_LIMIT.limit,
+    windowMs: readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", env) ?? DEFAULT_RATE_LIMIT.windowMs,
+  };
+}
 
 export interface RateLimitHost {
   readonly db: DB;

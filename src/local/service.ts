@@ -6,6 +6,7 @@ import { ApiError } from "../engine/errors.js";
 import { illFormedPath } from "./well-formed.js";
 import { localDebug } from "./debug.js";
 import { authenticate } from "./keys.js";
+import { unavailableResponse } from "./store-fault.js";
 import type { Handler, RequestContext, SpaceRow, UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
 
@@ -92,12 +93,32 @@ export class LocalService {
   ): Promise<DispatchResult> {
     let rateLimit: RateLimitInfo | undefined;
     try {
+      // A database deleted or replaced under this process: nothing it holds is current, nothing may go into it.
+      const gone = this.instance.storeProblem();
+      if (gone) {
+        this.instance.reportStoreFault(gone);
+        return unavailableResponse(gone);
+      }
+      // Every request (status polls included) makes sure queued work has a live worker; cheap, throttled.
+      this.instance.supervise();
       const gate = this.authorize(authorization);
       if (!gate.space) return gate.denied;
       const { space } = gate;
       const limiter = this.instance.rateLimiter;
+      const isRead = this.instance.parts.operations[op]?.method === "GET";
 
-      const decision = limiter.hit(space.id);
+      let decision;
+      try {
+        decision = limiter.hit(space.id);
+      } catch (e) {
+        // Counting is a write. When the storage refuses writes (a full disk), a read is still
+        // answered, uncounted, with the window as it stands; a write would fail further on anyway.
+        const fault = this.instance.reportStoreFault(e);
+        if (!fault) throw e;
+        if (!isRead) return { ...unavailableResponse(fault), rateLimit: limiter.peek(space.id) };
+        const info = limiter.peek(space.id);
+        decision = { allowed: info.remaining > 0, info };
+      }
       rateLimit = decision.info;
       if (!decision.allowed) return { status: 429, body: limiter.rejectionBody(), rateLimit };
 
@@ -132,6 +153,8 @@ export class LocalService {
       return { status: this.instance.parts.operations[op].status, body, rateLimit };
     } catch (e) {
       if (e instanceof ApiError) return { status: e.status, body: e.body, rateLimit };
+      const fault = this.instance.reportStoreFault(e);
+      if (fault) return { ...unavailableResponse(fault), rateLimit };
       localDebug(`${op} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       const { status, body } = errorResponse("internal_error", "The local instance failed to handle this request", {
         error: "Internal server error",

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensureHome } from "../config/home.js";
 import { openDatabase } from "./db/open.js";
+import { StoreUnavailableError } from "./store-fault.js";
 import type { DB } from "./types.js";
 
 export interface InstancePaths {
@@ -21,41 +22,125 @@ export function instancePaths(home: string): InstancePaths {
   };
 }
 
+export interface StorageOptions {
+  /**
+   * Wraps every connection this storage opens (instrumentation: tests inject storage faults such as
+   * a full disk through it). Default: the connection itself.
+   */
+  wrapDatabase?: (db: DB) => DB;
+}
+
 /**
  * The files of a local instance under `<home>/local`: the SQLite database (migrated on open), the
  * media dir and the default key. The connection is replaced by `wipe`, so holders read `db` on
  * every use rather than keeping it.
+ *
+ * SQLite keeps writing to a database file that was deleted (or replaced by another file at the same
+ * path) under it: the writes succeed into a file nobody will ever open again. So the storage keeps a
+ * descriptor of the file it opened and `problem()` compares it with what the path holds now.
  */
 export class InstanceStorage {
   readonly paths: InstancePaths;
   private _db: DB;
+  private fd: number | undefined;
+  private ino = 0;
+  private dev = 0;
+  private gone: StoreUnavailableError | undefined;
 
   constructor(
     home: string,
     private readonly migrations: readonly string[],
+    private readonly o: StorageOptions = {},
   ) {
     this.paths = instancePaths(home);
     ensureHome(home);
     fs.mkdirSync(this.paths.localDir, { recursive: true, mode: 0o700 });
     fs.mkdirSync(this.paths.mediaDir, { recursive: true });
-    this._db = openDatabase(this.paths.dbPath, migrations);
+    this._db = this.open();
+  }
+
+  private open(): DB {
+    const db = openDatabase(this.paths.dbPath, this.migrations);
+    this.watchFile();
+    return this.o.wrapDatabase ? this.o.wrapDatabase(db) : db;
+  }
+
+  /** Remembers which file the connection has open (inode and device, and a descriptor for its link count). */
+  private watchFile(): void {
+    this.unwatchFile();
+    this.gone = undefined;
+    try {
+      this.fd = fs.openSync(this.paths.dbPath, "r");
+      const st = fs.fstatSync(this.fd);
+      this.ino = st.ino;
+      this.dev = st.dev;
+    } catch {
+      // Not watchable (an odd file system): the check below then finds nothing wrong.
+      this.fd = undefined;
+    }
+  }
+
+  private unwatchFile(): void {
+    if (this.fd === undefined) return;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+    this.fd = undefined;
   }
 
   get db(): DB {
     return this._db;
   }
 
+  /**
+   * Undefined while the database file at the instance's path is the one this connection writes;
+   * otherwise why it is not (deleted, or replaced by another file). Two stat calls: cheap enough for
+   * every request and every write transaction. Once gone, always gone for this connection.
+   */
+  problem(): StoreUnavailableError | undefined {
+    if (this.gone || this.fd === undefined) return this.gone;
+    let what: string | undefined;
+    try {
+      if (fs.fstatSync(this.fd).nlink === 0) what = "the database file was deleted";
+      else {
+        const st = fs.statSync(this.paths.dbPath);
+        if (st.ino !== this.ino || st.dev !== this.dev) what = "the database file was replaced by another file";
+      }
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") what = "the database file was deleted";
+    }
+    if (what) this.gone = new StoreUnavailableError("database_gone", what, "");
+    return this.gone;
+  }
+
   /** Deletes the database, the media and the default key, and opens a new, empty database. */
   wipe(): void {
     const { dbPath, defaultKeyPath, mediaDir } = this.paths;
-    this._db.close();
+    this.closeConnection();
+    // Our descriptor would keep the file from being deleted on Windows.
+    this.unwatchFile();
     for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, defaultKeyPath]) fs.rmSync(f, { force: true });
     fs.rmSync(mediaDir, { recursive: true, force: true });
     fs.mkdirSync(mediaDir, { recursive: true });
-    this._db = openDatabase(dbPath, this.migrations);
+    this._db = this.open();
   }
 
   close(): void {
+    this.closeConnection();
+    this.unwatchFile();
+  }
+
+  /**
+   * Closing the last connection of a WAL database checkpoints it and deletes `<path>-wal`. When the
+   * file was deleted or replaced under us, that path may belong to the new database's connections
+   * by now: the connection is left for the process's exit to drop, as a crash would, which SQLite
+   * recovers from.
+   */
+  private closeConnection(): void {
+    if (this.problem()) return;
     this._db.close();
   }
 }

@@ -163,4 +163,6 @@ export interface LocalInstanceApi {
   tx<T>(fn: () => T): T;
   /** Tells the instance that jobs were queued, so a worker runs them (detached/inline per mode). */
   kick(): void;
+  /** Logs `e` if it is a storage fault (full disk, database gone) and returns it; undefined otherwise. */
+  reportStoreFault?(e: unknown): unknown;
 }

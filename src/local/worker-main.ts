@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { readEnv } from "../config/env.js";
 import type { LocalInstance, OpenOptions } from "./instance.js";
 import { instancePaths } from "./storage.js";
+import { sweepStaleTemps } from "./sweep.js";
 import { Worker } from "./worker.js";
 
 export const DEFAULT_IDLE_MS = 15_000;
@@ -43,7 +44,7 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
     return 2;
   }
   const idleMs = readEnv("MEDIAGEN_WORKER_IDLE_MS") ?? DEFAULT_IDLE_MS;
-  const instance = open({ home, worker: "none" });
+  const instance = open({ home, worker: "none", log: (line) => log(home, line) });
   const worker = new Worker(instance, instance.jobs, instance.jobKinds, {
     ...(values["worker-id"] ? { id: values["worker-id"] } : {}),
     mode: "detached",
@@ -57,6 +58,11 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
     await instance.close();
     return 0;
   }
+  // What a killed predecessor left half-written (temp outputs, render work dirs) goes now.
+  void sweepStaleTemps(instance.localDir).then(
+    (removed) => removed.length && log(home, `removed ${removed.length} temp file(s) left by processes that died: ${removed.join(", ")}`),
+    (e: unknown) => log(home, `sweeping temp files failed: ${(e as Error).message}`),
+  );
 
   return await new Promise<number>((resolve) => {
     let idleSince = Date.now();
@@ -71,6 +77,13 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
     };
     const check = setInterval(() => {
       try {
+        // The database was deleted or replaced: this worker can do nothing more for anyone.
+        const gone = instance.storeProblem();
+        if (gone) {
+          instance.reportStoreFault(gone);
+          void finish(1);
+          return;
+        }
         if (worker.activeCount > 0 || instance.jobs.hasUnfinished()) {
           idleSince = Date.now();
           return;

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import type { Clock, DB } from "./types.js";
 
 /** A process running jobs for this instance, found through its row (renewed like a lease). */
@@ -9,19 +10,59 @@ export interface WorkerRow {
   started_at: number;
 }
 
-export function pidAlive(pid: number): boolean {
+/**
+ * What a pid is doing. `kill(pid, 0)` alone cannot tell: it succeeds for a zombie (killed, not yet
+ * reaped by its parent) and for a stopped process (SIGSTOP, Ctrl-Z), neither of which will ever
+ * renew a lease or finish a job. On Linux the state letter of /proc/<pid>/stat says which; elsewhere
+ * only "exists or not" is known, and a frozen worker is noticed when its row's lease runs out.
+ */
+export type ProcessState = "running" | "stopped" | "zombie" | "gone";
+
+const PROC = process.platform === "linux" && fs.existsSync("/proc/self/stat");
+
+export function processState(pid: number): ProcessState {
+  if (!Number.isInteger(pid) || pid <= 0) return "gone";
+  if (PROC) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    } catch {
+      // Unreadable /proc entry: fall back to the signal check below.
+      stat = "";
+    }
+    // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the last ')'.
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    if (state === "Z" || state === "X" || state === "x") return "zombie";
+    if (state === "T" || state === "t") return "stopped";
+    if (state !== "") return "running";
+  }
   try {
     process.kill(pid, 0);
-    return true;
+    return "running";
   } catch (e) {
     // EPERM: the process exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    return (e as NodeJS.ErrnoException).code === "EPERM" ? "running" : "gone";
   }
 }
 
-/** Live = lease not expired and, once the pid is known, that process still exists on this machine. */
+/** The process exists and has not exited (a stopped process exists; a zombie has exited). */
+export function pidAlive(pid: number): boolean {
+  const s = processState(pid);
+  return s === "running" || s === "stopped";
+}
+
+/** The process can do work now: it exists, has not exited and is not stopped. */
+export function pidWorking(pid: number): boolean {
+  return processState(pid) === "running";
+}
+
+/**
+ * Live = lease not expired (the row is renewed every third of a lease: an expired row is a worker
+ * that missed its heartbeats) and, once the pid is known, that process is running on this machine
+ * (not gone, not a zombie, not stopped).
+ */
 export function isLive(row: WorkerRow, now: number): boolean {
-  return row.lease_expires > now && (row.pid === null || pidAlive(row.pid));
+  return row.lease_expires > now && (row.pid === null || pidWorking(row.pid));
 }
 
 export function liveWorkers(db: DB, clock: Clock): WorkerRow[] {
@@ -29,12 +70,54 @@ export function liveWorkers(db: DB, clock: Clock): WorkerRow[] {
   return (db.prepare("SELECT * FROM workers ORDER BY started_at").all() as WorkerRow[]).filter((r) => isLive(r, now));
 }
 
-/** Removes rows of workers that died without saying so. Call inside a transaction. */
+/**
+ * Removes rows of workers that died without saying so. The row is what ties a job's lease token to
+ * a process, so the leases of a worker known dead (gone, zombie, stopped) end with it: once the row
+ * is gone nobody could tell they will never be renewed. Call inside a transaction.
+ */
 export function pruneDeadWorkers(db: DB, clock: Clock): void {
   const now = clock.now();
   for (const r of db.prepare("SELECT * FROM workers").all() as WorkerRow[]) {
-    if (!isLive(r, now)) db.prepare("DELETE FROM workers WHERE id = ?").run(r.id);
+    if (isLive(r, now)) continue;
+    if (r.pid !== null && !pidWorking(r.pid)) {
+      db.prepare(
+        `UPDATE jobs SET lease_expires = ?, updated_at = ?
+          WHERE status = 'running' AND lease_expires > ? AND substr(lease_owner, 1, ?) = ?`,
+      ).run(now, now, now, r.id.length + 1, `${r.id}#`);
+    }
+    db.prepare("DELETE FROM workers WHERE id = ?").run(r.id);
   }
+}
+
+/**
+ * The pid behind a job's lease token (`<worker id>#<n>`): the worker's row when it has one, else the
+ * pid in ids of the form `w_<pid>_…` (in-process workers that keep no row). Undefined when unknown.
+ */
+export function leaseOwnerPid(token: string, rows: readonly WorkerRow[]): number | undefined {
+  const hash = token.lastIndexOf("#");
+  const workerId = hash >= 0 ? token.slice(0, hash) : token;
+  const row = rows.find((r) => r.id === workerId);
+  if (row) return row.pid ?? undefined;
+  const m = /^w_(\d+)_[0-9a-f]+$/.exec(workerId);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Whether the worker holding `token` is known to be unable to finish its job: its process is gone,
+ * a zombie or stopped. Unknown owners (no row, no pid in the id) are not judged: their lease runs out.
+ */
+export function leaseHolderDead(token: string, rows: readonly WorkerRow[]): boolean {
+  const pid = leaseOwnerPid(token, rows);
+  return pid !== undefined && !pidWorking(pid);
+}
+
+/**
+ * Ends the leases of running jobs whose worker cannot finish them (JobQueue.expireLeasesOf); the
+ * workers' rows are read only when some job is running.
+ */
+export function releaseDeadLeases(db: DB, queue: { expireLeasesOf(dead: (token: string) => boolean): number }): number {
+  let rows: WorkerRow[] | undefined;
+  return queue.expireLeasesOf((token) => leaseHolderDead(token, (rows ??= db.prepare("SELECT * FROM workers").all() as WorkerRow[])));
 }
 
 /**

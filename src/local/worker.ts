@@ -3,7 +3,7 @@ import { readEnv } from "../config/env.js";
 import { localDebug } from "./debug.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "./types.js";
 import type { JobQueue, Lane } from "./jobs.js";
-import { registerWorker, renewWorker, unregisterWorker } from "./worker-registry.js";
+import { registerWorker, releaseDeadLeases, renewWorker, unregisterWorker } from "./worker-registry.js";
 
 export interface WorkerOptions {
   id?: string;
@@ -22,6 +22,8 @@ export interface WorkerOptions {
 }
 
 export const DEFAULT_POLL_MS = 200;
+/** How often a worker looks for jobs held by dead, zombie or stopped workers (their leases end at once). */
+const RESCUE_INTERVAL_MS = 1000;
 const LANES: Lane[] = ["webhook", "work"];
 
 interface Active {
@@ -55,6 +57,7 @@ export class Worker {
   private readonly laneMax: Record<Lane, number>;
   private seq = 0;
   private readonly pollMs: number;
+  private lastRescue = -Infinity;
 
   constructor(
     private readonly instance: LocalInstanceApi,
@@ -99,17 +102,30 @@ export class Worker {
   private renewRow(): void {
     try {
       const now = this.instance.clock.now();
-      if (!renewWorker(this.instance.db, this.id, now + this.opts.leaseMs)) {
-        registerWorker(
-          this.instance.db,
-          this.instance.clock,
-          { id: this.id, pid: process.pid, mode: this.opts.mode, lease_expires: now + this.opts.leaseMs, started_at: now },
-          false,
-        );
-      }
+      // Through tx: it refuses a database that was deleted under this process.
+      this.instance.tx(() => {
+        if (!renewWorker(this.instance.db, this.id, now + this.opts.leaseMs)) {
+          registerWorker(
+            this.instance.db,
+            this.instance.clock,
+            { id: this.id, pid: process.pid, mode: this.opts.mode, lease_expires: now + this.opts.leaseMs, started_at: now },
+            false,
+          );
+        }
+      });
     } catch (e) {
-      debug(`renewing the worker row failed: ${(e as Error).message}`);
+      this.trouble("renewing the worker row failed", e);
     }
+  }
+
+  /**
+   * A write of the worker failed. Storage faults (a full disk, the database gone) are the operator's
+   * to fix, so the instance logs them where it logs such things (serve's stderr, worker.log); the
+   * rest only with MEDIAGEN_DEBUG, as the job records them.
+   */
+  private trouble(text: string, e: unknown): void {
+    this.instance.reportStoreFault?.(e);
+    debug(`${text}: ${(e as Error).message}`);
   }
 
   /** Looks at the queue now instead of at the next poll. */
@@ -142,6 +158,11 @@ export class Worker {
       return;
     }
     try {
+      const t = performance.now();
+      if (t - this.lastRescue >= RESCUE_INTERVAL_MS) {
+        this.lastRescue = t;
+        releaseDeadLeases(this.instance.db, this.queue);
+      }
       for (const lane of LANES) {
         while (this.running && this.laneActive[lane] < this.laneMax[lane]) {
           const token = `${this.id}#${++this.seq}`;
@@ -151,7 +172,7 @@ export class Worker {
         }
       }
     } catch (e) {
-      debug(`claiming failed: ${(e as Error).message}`);
+      this.trouble("claiming failed", e);
     }
     this.schedule(this.pollMs);
   };
@@ -165,7 +186,7 @@ export class Worker {
       try {
         if (!this.queue.renew(job.id, token, this.opts.leaseMs)) ac.abort(new Error("the job's lease was lost"));
       } catch (e) {
-        debug(`heartbeat of ${job.id} failed: ${(e as Error).message}`);
+        this.trouble(`heartbeat of ${job.id} failed`, e);
       }
     };
     const hb = setInterval(heartbeat, Math.max(10, Math.floor(this.opts.leaseMs / 3)));
@@ -182,7 +203,7 @@ export class Worker {
           try {
             this.queue.fail(job, token, e);
           } catch (e2) {
-            debug(`recording the failure of ${job.id} failed: ${(e2 as Error).message}`);
+            this.trouble(`recording the failure of ${job.id} failed`, e2);
           }
         }
       } finally {
@@ -235,7 +256,7 @@ export class Worker {
     }
     if (this.opts.register) {
       try {
-        unregisterWorker(this.instance.db, this.id);
+        this.instance.tx(() => unregisterWorker(this.instance.db, this.id));
       } catch (e) {
         debug(`removing the worker row failed: ${(e as Error).message}`);
       }

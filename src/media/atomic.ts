@@ -26,7 +26,8 @@ export function removeQuietly(p: string): void {
  * MEDIAGEN_MEDIA_KEEP=1 keeps it (graph scripts, text files, speech) for diagnosing a render.
  */
 export async function withWorkDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-media-"));
+  // The pid in the name lets the next worker remove the dir if this process is killed mid-render.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `mg-media-${process.pid}-`));
   try {
     return await fn(dir);
   } finally {

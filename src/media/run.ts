@@ -1,6 +1,12 @@
 /**
  * Runs one external tool (ffmpeg, ffprobe, espeak-ng, the WASM TTS child) in its own process group,
  * so cancelling kills everything it spawned, and keeps only the tail of stderr for error messages.
+ *
+ * The group also dies with this process, however it ends. An exit hook covers a normal exit, but a
+ * SIGKILLed worker runs no code, and its renders would go on at full CPU writing files nobody will
+ * keep. So each tool starts under a small shell watchdog in its group: it waits on a pipe whose other
+ * end only this process holds, and when that pipe closes (this process ended, or the tool finished
+ * and we closed it) it kills the group. Nothing polls; the kernel closes the pipe.
  */
 import { spawn } from "node:child_process";
 import { readEnv } from "../config/env.js";
@@ -58,6 +64,22 @@ export function abortedError(tool: string): RenderError {
   return new RenderError(`${tool} was cancelled`, { tool, aborted: true });
 }
 
+/**
+ * `sh -c WATCHDOG sh <command> <args…>`: a background subshell blocks reading fd 3 (the pipe to us)
+ * and kills the whole group (`kill -9 0`) once it reads end-of-file; the tool replaces the shell
+ * (same pid, so the group is still ours to kill) without fd 3.
+ */
+const WATCHDOG = '(read x <&3; kill -9 0) </dev/null >/dev/null 2>&1 &\nexec "$@" 3<&-';
+const WATCHED = process.platform !== "win32";
+
+/** What a failed tool's stderr says about the machine rather than the input (a full disk…), if anything. */
+export function systemCause(stderr: string): string | undefined {
+  if (/no space left on device|ENOSPC/i.test(stderr)) return "no space left on device";
+  if (/disk quota exceeded|EDQUOT/i.test(stderr)) return "disk quota exceeded";
+  if (/read-only file system|EROFS/i.test(stderr)) return "read-only file system";
+  return undefined;
+}
+
 export function runTool(command: string, args: string[], o: RunOptions = {}): Promise<RunResult> {
   const tool = command.split(/[\\/]/).pop() ?? command;
   if (o.signal?.aborted) return Promise.reject(abortedError(tool));
@@ -71,14 +93,22 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
     ? (ok: boolean) => process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`)
     : undefined;
   return new Promise<RunResult>((resolve, reject) => {
-    const child = spawn(command, args, {
+    const stdin = o.input === undefined ? "ignore" : "pipe";
+    const child = spawn(WATCHED ? "/bin/sh" : command, WATCHED ? ["-c", WATCHDOG, "sh", command, ...args] : args, {
       cwd: o.cwd,
       // Unset, the child inherits this process's environment.
       env: o.env,
-      stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
+      stdio: WATCHED ? [stdin, "pipe", "pipe", "pipe"] : [stdin, "pipe", "pipe"],
+      detached: WATCHED,
       windowsHide: true,
     });
+    // The watchdog's pipe: closed once the tool has exited (the watchdog then ends, taking any
+    // straggler of the group with it), or by the kernel if this process dies first.
+    const lifeline = WATCHED ? (child.stdio[3] as NodeJS.ReadWriteStream & { destroy(): void } | null) : null;
+    lifeline?.on("error", () => {
+      // The watchdog is gone already (killed with its group).
+    });
+    child.on("exit", () => lifeline?.destroy());
     let stdout = "";
     let stderr = "";
     let pending = "";
@@ -127,8 +157,15 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
     child.on("close", (code, sig) => {
       if (aborted) return finish(abortedError(tool));
       if (code === 0) return finish(null, { stdout, stderr });
+      // The shell's own exit codes when it could not run the tool: as if spawn itself had failed.
+      if (WATCHED && (code === 127 || code === 126) && /not found|No such file|Permission denied|cannot execute/i.test(stderr)) {
+        return finish(new RenderError(`could not start ${tool}: ${code === 127 ? "ENOENT" : "EACCES"}`, { tool }));
+      }
       const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
-      finish(new RenderError(`${tool} ${how}`, { tool, exitCode: code, stderrTail: lastLines(stderr) }));
+      // A cause outside the render (the disk is full) is what the user must act on: say it first.
+      const cause = systemCause(stderr);
+      const text = cause ? `${tool} failed: ${cause} (${how})` : `${tool} ${how}`;
+      finish(new RenderError(text, { tool, exitCode: code, stderrTail: lastLines(stderr) }));
     });
   });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorResponse } from "../contract/errors.js";
+import { BODY_MAX_BYTES } from "../contract/limits.js";
 import { API_PREFIX, matchRoute, type OpName } from "../features/operations.js";
 import { rateLimitHeaders, type RateLimitInfo } from "../contract/rate-limit.js";
 import type { UrlBuilder } from "../local/types.js";
@@ -58,7 +59,8 @@ export interface ApiHandlerOptions {
   now?: () => number;
 }
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The instance's one body limit (src/contract/limits.ts), shared with the in-process engine and `--body`. */
+export const DEFAULT_BODY_LIMIT = BODY_MAX_BYTES;
 /** Beyond this an oversized body is not even drained: the connection is closed after the 413. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 

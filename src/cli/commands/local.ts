@@ -11,6 +11,33 @@ import { parseCredits } from "../parse.js";
 
 type Getter = (cmd: Command) => CliContext;
 
+/**
+ * A key on the command line shows in `ps` and the shell's history, so revoke and regenerate also take
+ * the key's id (`local keys list`) or `-` to read the key from stdin (a hidden prompt on a terminal).
+ */
+const KEY_ARGUMENT = "the key's id (key_…, from `local keys list`), - to read the key from stdin, or the key itself";
+const KEY_STDIN_MAX = 4096;
+
+async function keyArgument(ctx: CliContext, ref: string): Promise<string> {
+  if (ref !== "-") return ref;
+  const io = ctx.io;
+  if ((io.stdin as { isTTY?: boolean }).isTTY === true) {
+    const { readKey } = await import("./auth.js");
+    return readKey(io, true);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of io.stdin) {
+    const b = typeof c === "string" ? Buffer.from(c) : (c as Buffer);
+    size += b.length;
+    if (size > KEY_STDIN_MAX) throw new CliError("<key> -: stdin holds more than a key", EXIT.usage, "invalid_value", "key");
+    chunks.push(b);
+  }
+  const key = Buffer.concat(chunks).toString("utf8").trim();
+  if (!key) throw new CliError("<key> -: stdin is empty; pipe the key in", EXIT.usage, "missing_field", "key");
+  return key;
+}
+
 const SHOWN_ONCE = "This key is shown once: store it now (e.g. `mediagen auth login --with-key`).";
 
 async function plan(value: string) {
@@ -31,7 +58,7 @@ function printKey(ctx: CliContext, result: { api_key: string; space_id?: string 
 
 function registerKeys(local: Command, get: Getter) {
   const keys = local.command("keys").description("Create, revoke and regenerate API keys of the local instance");
-  examples(keys, ["mediagen local keys create --plan PRO --credits 500 --json", "mediagen local keys revoke mg_live_…"]);
+  examples(keys, ["mediagen local keys create --plan PRO --credits 500 --json", "mediagen local keys list", "mediagen local keys revoke key_65f0c2a1b3e4d5f6a7b8c9d0"]);
 
   const create = keys
     .command("create")
@@ -53,31 +80,60 @@ function registerKeys(local: Command, get: Getter) {
     "KEY=$(mediagen local keys create --plan PRO --credits 50 -q)",
   ]);
 
+  const list = keys
+    .command("list")
+    .description("List keys (id, space, last four characters, state); revoke or regenerate one by its id")
+    .option("--space <space_id>", "only keys of this space")
+    .action(async (opts: { space?: string }, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const rows = instance.listKeys(opts.space);
+      ctx.print(
+        rows,
+        (r) =>
+          table(
+            r,
+            [
+              { header: "id", get: (k) => k.id },
+              { header: "space", get: (k) => k.space_id },
+              { header: "key", get: (k) => k.key },
+              { header: "created", get: (k) => k.created_at },
+              { header: "revoked", get: (k) => k.revoked_at },
+            ],
+            widthOf(ctx.io),
+          ),
+        (r) => r.map((k) => k.id),
+      );
+    });
+  examples(list, ["mediagen local keys list", "mediagen local keys list --space 65f0c2a1b3e4d5f6a7b8c9d0 --json"]);
+
   const revoke = keys
     .command("revoke")
     .description("Revoke a key at once")
-    .argument("<key>", "the API key to revoke")
-    .action(async (key: string, _opts: unknown, cmd: Command) => {
+    .argument("<key>", KEY_ARGUMENT)
+    .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const ctx = get(cmd);
+      const key = await keyArgument(ctx, ref);
       const instance = await ctx.localInstance();
       instance.revokeKey(key);
       ctx.print({ revoked: true }, () => [], () => []);
       if (!ctx.opts.json) ctx.io.info("Key revoked.");
     });
-  examples(revoke, ["mediagen local keys revoke \"$KEY\""]);
+  examples(revoke, ["mediagen local keys revoke key_65f0c2a1b3e4d5f6a7b8c9d0", 'printf %s "$KEY" | mediagen local keys revoke -']);
 
   const regenerate = keys
     .command("regenerate")
     .description("Revoke a key and print its replacement")
-    .argument("<key>", "the API key to replace")
-    .action(async (key: string, _opts: unknown, cmd: Command) => {
+    .argument("<key>", KEY_ARGUMENT)
+    .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const ctx = get(cmd);
+      const key = await keyArgument(ctx, ref);
       const instance = await ctx.localInstance();
       const space = instance.spaceForKey(key);
       const fresh = instance.regenerateKey(key);
       printKey(ctx, { api_key: fresh, ...(space ? { space_id: space.id } : {}) }, ["The old key no longer works."]);
     });
-  examples(regenerate, ["NEW=$(mediagen local keys regenerate \"$KEY\" -q)"]);
+  examples(regenerate, ["NEW=$(mediagen local keys regenerate key_65f0c2a1b3e4d5f6a7b8c9d0 -q)", 'NEW=$(mediagen local keys regenerate - -q < old-key.txt)']);
 }
 
 function registerSpaces(local: Command, get: Getter) {

@@ -3,7 +3,8 @@
  * this process. Heavy modules (SQLite, the server) load only when the command runs.
  */
 import type { Command } from "commander";
-import { InvalidEnvError, readEnv } from "../../config/env.js";
+import { readEnv } from "../../config/env.js";
+import { envSetting } from "../env-setting.js";
 import { CliError, EXIT, type CommandModule } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
@@ -14,16 +15,6 @@ interface ServeFlags {
   publicUrl?: string;
   allowLocalFiles?: boolean;
   allowPrivateUrls?: boolean;
-}
-
-/** A rate-limit setting from the environment (tests and benchmarks tune it); a bad value is a usage error. */
-function rateLimitSetting(name: "MEDIAGEN_LOCAL_RATE_LIMIT" | "MEDIAGEN_LOCAL_RATE_WINDOW_MS", env: Record<string, string | undefined>): number | undefined {
-  try {
-    return readEnv(name, env);
-  } catch (e) {
-    if (e instanceof InvalidEnvError) throw new CliError(e.message, EXIT.usage, "invalid_value", name);
-    throw e;
-  }
 }
 
 export function parsePort(value: string): number {
@@ -50,11 +41,11 @@ export const command: CommandModule = {
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd) as CliContext;
         const port = parsePort(flags.port);
-        const limit = rateLimitSetting("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env);
-        const windowMs = rateLimitSetting("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env);
+        // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
+        envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
         const { home } = await ctx.config();
 
-        const [{ openLocalInstance, DEFAULT_RATE_LIMIT }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
+        const [{ openLocalInstance, rateLimitFromEnv }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
           import("../../features/local.js"),
           import("../../server/server.js"),
           import("../../engine/redact.js"),
@@ -86,8 +77,14 @@ export const command: CommandModule = {
           );
         }
 
-        const rateLimit = { limit: limit ?? DEFAULT_RATE_LIMIT.limit, windowMs: windowMs ?? DEFAULT_RATE_LIMIT.windowMs };
-        const instance = openLocalInstance({ home, worker: "inline", rateLimit });
+        const rateLimit = rateLimitFromEnv(ctx.env);
+        const instance = openLocalInstance({
+          home,
+          worker: "inline",
+          rateLimit,
+          // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
+          log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
+        });
         const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
         let running;
         try {

@@ -1,0 +1,83 @@
+/**
+ * `mediagen serve` SIGKILLed in the middle of a burst of paid requests. Afterwards the books must
+ * balance: every balance equals its ledger, every debit belongs to an asset that exists (answered or
+ * not), and once the instance is used again every job the dead server held ends — completed, or
+ * failed and refunded exactly once — without waiting out its lease.
+ */
+import { afterEach, expect, test } from "vitest";
+import type { LocalInstance } from "../../src/features/local.js";
+import { openLocalInstance } from "../../src/features/local.js";
+import { DEFAULT_LEASE_MS } from "../../src/local/jobs.js";
+import { assertBuilt, childEnv, createKey, runCli, startServe } from "../http/serve-child.js";
+import { tempHome, waitFor } from "../helpers/local.js";
+
+const open: LocalInstance[] = [];
+afterEach(async () => {
+  for (const i of open.splice(0)) await i.close();
+});
+
+test("serve killed mid-burst: the ledger reconciles and its jobs finish promptly", async () => {
+  assertBuilt();
+  const home = tempHome();
+  const env = childEnv(home);
+  const key = await createKey(env, "PRO", 100);
+  const serve = await startServe(env);
+
+  const BURST = 60;
+  let answered = 0;
+  const killed = new Promise<void>((resolve) => {
+    const check = setInterval(() => {
+      if (answered < BURST / 4) return;
+      clearInterval(check);
+      void serve.stop("SIGKILL").then(() => resolve());
+    }, 1);
+  });
+  const results = await Promise.all(
+    Array.from({ length: BURST }, async (_, i) => {
+      try {
+        const res = await fetch(`${serve.baseUrl}/asset/start`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ type: "image", model: "imgA-4-fast", prompt: `burst ${i}` }),
+        });
+        const body = (await res.json()) as { asset_ids?: string[] };
+        answered++;
+        return { status: res.status, ids: body.asset_ids ?? [] };
+      } catch {
+        return { status: 0, ids: [] as string[] }; // cut off by the kill
+      }
+    }),
+  );
+  await killed;
+  const accepted = results.filter((r) => r.status === 201).flatMap((r) => r.ids);
+  expect(accepted.length).toBeGreaterThanOrEqual(BURST / 4);
+  expect(results.some((r) => r.status === 0)).toBe(true); // the kill did land mid-burst
+
+  // The books balance straight after the crash, before anything ran again.
+  const verify = await runCli(["local", "ledger", "verify", "--json"], env);
+  expect(verify.code, verify.stderr).toBe(0);
+
+  // The instance in use again (as `serve` restarted would): the dead server's jobs are taken at once.
+  const inst = openLocalInstance({ home, worker: "inline" });
+  open.push(inst);
+  const t0 = Date.now();
+  const assets = await waitFor(() => {
+    const rows = inst.db.prepare("SELECT id, status, cost_milli FROM assets").all() as { id: string; status: string; cost_milli: number }[];
+    return rows.every((r) => r.status === "completed" || r.status === "failed") ? rows : undefined;
+  }, DEFAULT_LEASE_MS / 2);
+  expect(Date.now() - t0).toBeLessThan(DEFAULT_LEASE_MS / 2);
+
+  // Every answered id exists; every asset, answered or not, has exactly one debit; failed ones one refund.
+  const ids = new Set(assets.map((a) => a.id));
+  for (const id of accepted) expect(ids.has(id)).toBe(true);
+  const ledger = inst.db.prepare("SELECT kind, ref, amount_milli FROM ledger WHERE kind <> 'grant'").all() as { kind: string; ref: string; amount_milli: number }[];
+  for (const a of assets) {
+    expect(ledger.filter((l) => l.kind === "debit" && l.ref === a.id).map((l) => l.amount_milli)).toEqual([-a.cost_milli]);
+    expect(ledger.filter((l) => l.kind === "refund" && l.ref === a.id)).toHaveLength(a.status === "failed" ? 1 : 0);
+  }
+  expect(ledger.filter((l) => l.kind === "debit")).toHaveLength(assets.length);
+  expect(inst.verifyLedger().every((c) => c.ok)).toBe(true);
+  const [space] = inst.listSpaces().filter((s) => !s.is_default);
+  const spent = assets.filter((a) => a.status === "completed").reduce((n, a) => n + a.cost_milli, 0);
+  expect(Math.round(space!.credits * 1000)).toBe(100_000 - spent);
+});
