@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { readEnv, type Env } from "../config/env.js";
+import { redact } from "../engine/redact.js";
 import type { GlobalOptions, IO } from "./types.js";
 
 export type { Env };
@@ -68,11 +69,12 @@ export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "
     out(line) {
       streams.stdout.write(line + "\n");
     },
+    // Talk may quote the service (an error, a job's failure), which may quote the key.
     info(line) {
-      if (!opts.quiet) streams.stderr.write(line + "\n");
+      if (!opts.quiet) streams.stderr.write(redact(line) + "\n");
     },
     warn(line) {
-      streams.stderr.write(line + "\n");
+      streams.stderr.write(redact(line) + "\n");
     },
   };
 }
