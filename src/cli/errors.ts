@@ -124,9 +124,7 @@ export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">,
     if (hint && !io.quiet && info.status !== null) write(errStyle.dim(hint));
   }
   if (opts.json) {
-    write(
-      JSON.stringify({ error: { status: info.status, code: info.code, field: info.field, message: info.message, ...(info.hint ? { hint: info.hint } : {}) } }),
-    );
+    write(JSON.stringify({ error: { status: info.status, code: info.code, field: info.field, message: info.message } }));
   }
   if (opts.debug && err instanceof Error && !info.alreadyShown && !(err instanceof CliError)) {
     const e = err as Error & { body?: unknown };
