@@ -26,7 +26,7 @@ import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
 import type { SaveOptions } from "./download.js";
 import { withGlobalFlags } from "./resume.js";
 import { parseDuration } from "./parse.js";
-import { defaultRuntime, type Runtime } from "./runtime.js";
+import { defaultRuntime, type InterruptOptions, type Runtime } from "./runtime.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
 const CLOSE_LIMIT_MS = 1_000;
@@ -152,9 +152,12 @@ export class CliContext implements Context {
     return this.runtime.engine ? (await this.engine()).target : this.resolve().config.target;
   }
 
-  /** Registers a Ctrl-C handler for as long as it can act; returns its removal. */
-  onInterrupt(handler: () => void): () => void {
-    return this.runtime.signals.onInterrupt(handler);
+  /**
+   * Registers a Ctrl-C handler (the terminal hanging up counts, and SIGTERM with `terminate`) for as
+   * long as it can act; returns its removal.
+   */
+  onInterrupt(handler: () => void, opts?: InterruptOptions): () => void {
+    return this.runtime.signals.onInterrupt(handler, opts);
   }
 
   private async createEngine(): Promise<Engine> {
@@ -262,7 +265,8 @@ export class CliContext implements Context {
       url,
       dir,
       name,
-      { onInterrupt: (handler) => this.onInterrupt(handler), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
+      // A partial file is removed on SIGTERM too, not only on Ctrl-C.
+      { onInterrupt: (handler) => this.onInterrupt(handler, { terminate: true }), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
       this.trace,
     );
   }
