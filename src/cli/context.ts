@@ -9,6 +9,7 @@ import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } fr
 import { resolveKey } from "../config/credentials.js";
 import { InvalidEnvError, readEnv } from "../config/env.js";
 import { registerSecret } from "../engine/redact.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
 import {
   CliError,
   EXIT,
@@ -30,8 +31,7 @@ import { defaultRuntime, type InterruptOptions, type Runtime } from "./runtime.j
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
 const CLOSE_LIMIT_MS = 1_000;
-/** The hosted client's deadline per request when neither --request-timeout nor MEDIAGEN_REQUEST_TIMEOUT says. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
 
 export interface Resolution {
   config: ResolvedConfig;

@@ -5,6 +5,7 @@ import { ApiError, NetworkError } from "../engine/errors.js";
 import { readRateLimit, type RateLimitInfo } from "../contract/rate-limit.js";
 import { redact } from "../engine/redact.js";
 import { abortableSleep } from "../engine/sleep.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
 import { createDispatcher } from "./proxy.js";
 import { UnexpectedResponseError } from "./response-check.js";
 import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
@@ -55,8 +56,7 @@ export interface HttpRequest {
   onRateLimited?: (waitMs: number) => void;
 }
 
-/** How long one request may take, retries included, unless told otherwise. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export { DEFAULT_REQUEST_TIMEOUT_MS };
 
 export interface HttpResponse {
   status: number;
