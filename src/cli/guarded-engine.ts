@@ -20,8 +20,12 @@ export interface GuardOptions {
 
 /** POSTs without effects: nothing to check after they fail. */
 const NO_EFFECT = new Set<OpName>(["assetPricing"]);
+/** POSTs with effects that cost nothing. */
+const FREE = new Set<OpName>(["folderCreate"]);
 
-const MAY_HAVE_LANDED = "the request may have been received, and the service may have acted on it (and debited credits)";
+function mayHaveLanded(op: OpName): string {
+  return `the request may have been received, and the service may have acted on it${FREE.has(op) ? "" : " (and debited credits)"}`;
+}
 
 /** Where the user sees whether `op` happened, on this target. */
 export function howToCheck(op: OpName, input: Record<string, unknown>, target: Engine["target"]): string {
@@ -44,7 +48,7 @@ export function howToCheck(op: OpName, input: Record<string, unknown>, target: E
 }
 
 /** The failures after which a request with effects may still have been acted on. */
-function mayHaveLanded(err: unknown): boolean {
+function couldHaveLanded(err: unknown): boolean {
   const e = (err && typeof err === "object" ? err : {}) as { name?: string; status?: unknown; message?: unknown };
   if (e.name === "ApiError") return typeof e.status === "number" && e.status >= 500;
   // A 2xx the CLI could not read: the service handled the request.
@@ -88,7 +92,7 @@ export class GuardedEngine extends BaseEngine {
     const interrupted = new Promise<never>((_, reject) => {
       onCtrlC = () => {
         ac.abort(new Error("interrupted"));
-        reject(new CliError(`Interrupted while ${what} was in flight: ${MAY_HAVE_LANDED}. Before repeating it, check: ${check()}.`, EXIT.interrupted, "interrupted"));
+        reject(new CliError(`Interrupted while ${what} was in flight: ${mayHaveLanded(op)}. Before repeating it, check: ${check()}.`, EXIT.interrupted, "interrupted"));
       };
     });
     const off = this.guard.onInterrupt(() => onCtrlC());
@@ -96,9 +100,9 @@ export class GuardedEngine extends BaseEngine {
       // Raced, so Ctrl-C is reported at once even by an engine that does not honour the signal.
       return await Promise.race([this.inner.call(op, input, { ...callOpts, signal: ac.signal }), interrupted]);
     } catch (err) {
-      if (mayHaveLanded(err) && err && typeof err === "object") {
+      if (couldHaveLanded(err) && err && typeof err === "object") {
         try {
-          (err as { hint?: string }).hint = `${capitalise(MAY_HAVE_LANDED)}. Before repeating it, check: ${check()}.`;
+          (err as { hint?: string }).hint = `${capitalise(mayHaveLanded(op))}. Before repeating it, check: ${check()}.`;
         } catch {
           // a frozen error goes out as it is
         }
