@@ -7,6 +7,9 @@ import type { LocalInstance } from "../features/local.js";
 import { mediagenHome, type Env } from "../config/paths.js";
 import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
 import { resolveKey } from "../config/credentials.js";
+import { InvalidEnvError, readEnv } from "../config/env.js";
+import { registerSecret } from "../engine/redact.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
 import {
   CliError,
   EXIT,
@@ -24,10 +27,12 @@ import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
 import type { SaveOptions } from "./download.js";
 import { withGlobalFlags } from "./resume.js";
 import { envSetting } from "./env-setting.js";
-import { defaultRuntime, type Runtime } from "./runtime.js";
+import { parseDuration } from "./parse.js";
+import { defaultRuntime, type InterruptOptions, type Runtime } from "./runtime.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
 const CLOSE_LIMIT_MS = 1_000;
+
 
 export interface Resolution {
   config: ResolvedConfig;
@@ -41,6 +46,7 @@ export class CliContext implements Context {
   private resolution?: Resolution;
   private enginePromise?: Promise<Engine>;
   private instancePromise?: Promise<LocalInstance>;
+  private rateLimitSaid = false;
 
   constructor(
     readonly io: FrameIO,
@@ -68,6 +74,8 @@ export class CliContext implements Context {
     );
     const target = settings.target.value;
     const { key, origin, warning } = resolveKey(this.env, home, settings.profile.value, target);
+    // Whatever its format, the key in use is masked in everything printed on stderr from now on.
+    registerSecret(key);
     if (warning) this.io.warn(`Warning: ${warning}. Continuing as if no key were stored.`);
     const config: ResolvedConfig = {
       profile: settings.profile.value,
@@ -83,6 +91,38 @@ export class CliContext implements Context {
     );
     this.resolution = { config, settings, key };
     return this.resolution;
+  }
+
+  /**
+   * How long one request to the hosted service may take, retries included: --request-timeout, else
+   * MEDIAGEN_REQUEST_TIMEOUT, else 60 s. A bad value is a usage error (exit 2).
+   */
+  requestTimeoutMs(): number {
+    const flag = this.opts.requestTimeout;
+    if (flag !== undefined) {
+      const ms = parseDuration(flag, "--request-timeout");
+      if (!(ms > 0)) throw new CliError(`--request-timeout: must be more than 0, got "${flag}"`, EXIT.usage, "invalid_value", "--request-timeout");
+      return ms;
+    }
+    try {
+      return readEnv("MEDIAGEN_REQUEST_TIMEOUT", this.env) ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    } catch (e) {
+      if (e instanceof InvalidEnvError) throw new CliError(e.message, EXIT.usage, "invalid_value", "MEDIAGEN_REQUEST_TIMEOUT");
+      throw e;
+    }
+  }
+
+  /**
+   * A call waits out a 429: said once per command on stderr (an NDJSON event with --json), so a
+   * wait of up to a minute is not mistaken for a hang. Never on stdout.
+   */
+  rateLimited(waitMs: number): void {
+    if (this.rateLimitSaid) return;
+    this.rateLimitSaid = true;
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    this.io.info(
+      this.opts.json ? JSON.stringify({ event: "rate_limited", retry_in_s: seconds }) : `rate limited by the service; retrying in ${seconds} s`,
+    );
   }
 
   /** Only the profile's name: the config commands must work even when a stored setting is bad. */
@@ -112,29 +152,40 @@ export class CliContext implements Context {
   }
 
   /** The target that answers: the injected engine's, else the resolved configuration's. */
-  private async target(): Promise<Target> {
+  async target(): Promise<Target> {
     return this.runtime.engine ? (await this.engine()).target : this.resolve().config.target;
   }
 
-  /** Registers a Ctrl-C handler for as long as it can act; returns its removal. */
-  onInterrupt(handler: () => void): () => void {
-    return this.runtime.signals.onInterrupt(handler);
+  /**
+   * Registers a Ctrl-C handler (the terminal hanging up counts, and SIGTERM with `terminate`) for as
+   * long as it can act; returns its removal.
+   */
+  onInterrupt(handler: () => void, opts?: InterruptOptions): () => void {
+    return this.runtime.signals.onInterrupt(handler, opts);
   }
 
   private async createEngine(): Promise<Engine> {
-    if (this.runtime.engine) {
-      const engine = await this.runtime.engine();
-      if (!this.trace) return engine;
-      const { TracedEngine } = await import("./traced-engine.js");
-      return new TracedEngine(engine, this.trace);
-    }
+    const engine = await this.targetEngine();
+    // The hosted client made here traces its HTTP requests itself; other engines are traced per call.
+    const [{ GuardedEngine }, traced] = await Promise.all([
+      import("./guarded-engine.js"),
+      this.trace && (this.runtime.engine !== undefined || engine.target === "local")
+        ? import("./traced-engine.js").then(({ TracedEngine }) => new TracedEngine(engine, this.trace!))
+        : engine,
+    ]);
+    return new GuardedEngine(traced, {
+      onInterrupt: (handler) => this.onInterrupt(handler),
+      onRateLimited: (ms) => this.rateLimited(ms),
+    });
+  }
+
+  /** The injected engine, else the local instance's or the hosted client for the resolved target. */
+  private async targetEngine(): Promise<Engine> {
+    if (this.runtime.engine) return this.runtime.engine();
     const { config, key } = this.resolve();
     if (config.target === "local") {
       const instance = await this.localInstance();
-      const engine = instance.engine(key ?? instance.defaultKey());
-      if (!this.trace) return engine;
-      const { TracedEngine } = await import("./traced-engine.js");
-      return new TracedEngine(engine, this.trace);
+      return instance.engine(key ?? instance.defaultKey());
     }
     if (!key) {
       throw new CliError(
@@ -152,12 +203,14 @@ export class CliContext implements Context {
         "base_url",
       );
     }
+    const requestTimeoutMs = this.requestTimeoutMs();
     const { HostedEngine } = await import("../hosted/hosted-engine.js");
     return new HostedEngine({
       baseUrl: config.baseUrl,
       apiKey: key,
       userAgent: `mediagen/${this.version} (node ${process.versions.node}; ${process.platform})`,
       env: this.env,
+      requestTimeoutMs,
       ...(this.trace ? { debug: this.trace } : {}),
     });
   }
@@ -216,7 +269,8 @@ export class CliContext implements Context {
       url,
       dir,
       name,
-      { onInterrupt: (handler) => this.onInterrupt(handler), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
+      // A partial file is removed on SIGTERM too, not only on Ctrl-C.
+      { onInterrupt: (handler) => this.onInterrupt(handler, { terminate: true }), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
       this.trace,
     );
   }

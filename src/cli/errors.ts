@@ -15,6 +15,8 @@ export interface ErrorInfo {
   message: string;
   /** Printed by commander already: only the JSON line is added. */
   alreadyShown?: boolean;
+  /** What to do about it, on its own line (e.g. how to check whether a failed request was acted on). */
+  hint?: string;
 }
 
 type AnyRecord = Record<string, unknown>;
@@ -35,6 +37,12 @@ function firstLine(s: string): string {
 }
 
 export function describeError(err: unknown): ErrorInfo {
+  const info = describe(err);
+  const hint = err && typeof err === "object" ? str((err as AnyRecord).hint) : undefined;
+  return hint !== undefined ? { ...info, hint } : info;
+}
+
+function describe(err: unknown): ErrorInfo {
   if (err instanceof CliError) {
     return { exitCode: err.exitCode, status: null, code: err.code, field: err.field ?? null, message: err.message };
   }
@@ -56,7 +64,8 @@ export function describeError(err: unknown): ErrorInfo {
     return { exitCode: EXIT.error, status: null, code: "unexpected_response", field: str(e.path) ?? null, message };
   }
   if (name === "NetworkError") {
-    return { exitCode: EXIT.error, status: null, code: "network_error", field: null, message };
+    // `request_timeout`: the request's deadline (--request-timeout) passed before an answer.
+    return { exitCode: EXIT.error, status: null, code: str(e.code) ?? "network_error", field: null, message };
   }
   if (name === "HomeError" || name === "LocalStoreError") {
     return { exitCode: EXIT.error, status: null, code: name === "HomeError" ? "home_unusable" : "local_store_error", field: null, message };
@@ -109,6 +118,8 @@ export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">,
     // The service's code and field help people search the docs; CLI errors already name the flag.
     const extra = info.status !== null ? ` (code ${info.code}${info.field ? `, field ${info.field}` : ""})` : "";
     write(`${errStyle.red("Error:")} ${info.message}${extra}`);
+    // Said even with -q: it is about not paying twice, not a tip.
+    if (info.hint) write(info.hint);
     const hint = HINTS[info.exitCode];
     if (hint && !io.quiet && info.status !== null) write(errStyle.dim(hint));
   }

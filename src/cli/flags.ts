@@ -27,6 +27,12 @@ interface Common {
   help: string;
   /** The request field the flag fills (none: the flag steers the command, e.g. `--body`). */
   field?: string;
+  /**
+   * The flag names media the service fetches: `url` a URL (or, locally, a file), `ref` also
+   * `asset:<id>`/`avatar:<id>`, `element` `name=ref,ref`. The hosted target takes public http(s)
+   * URLs only (it has no upload): `hostedMediaError` refuses the rest, and the help says so.
+   */
+  media?: "url" | "ref" | "element";
 }
 
 /** A text value, optionally converted (`to` throws a CliError for a bad one). */
@@ -162,6 +168,35 @@ export function checkValue(spec: FlagSpec, raw: unknown): unknown {
 
 const given = (raw: unknown) => raw !== undefined && !(Array.isArray(raw) && raw.length === 0);
 
+/** Said in the help of every media flag. */
+export const HOSTED_MEDIA_HELP = "hosted: public URLs only, no upload";
+
+/**
+ * A media value the hosted service cannot fetch (a local path, a file: URL, anything but http(s)),
+ * as a usage error naming the flag; undefined when it is fine. The hosted service takes media by
+ * public URL and offers no way to upload a file, so sending a path would fail there, or worse.
+ */
+export function hostedMediaError(flag: string, value: string): CliError | undefined {
+  const v = value.trim();
+  if (/^https?:\/\/[^\s/]+/i.test(v)) return undefined;
+  const what = /^file:/i.test(v) ? "a file: URL" : /^[a-z][a-z0-9+.-]+:/i.test(v) ? "not an http(s) URL" : "a local path";
+  return flagError(
+    flag,
+    `"${v}" is ${what}; the hosted service fetches media from public http(s) URLs and has no upload. ` +
+      "Put the file where the service can fetch it (or use an asset:<id> reference where one is taken), or use --target local.",
+    "local_media",
+  );
+}
+
+/** The media values of one flag's raw value, as hostedMediaError judges them (ids are no media). */
+function mediaValues(kind: "url" | "ref" | "element", raw: unknown): string[] {
+  const items = (Array.isArray(raw) ? raw : [raw]).filter((x): x is string => typeof x === "string");
+  const refs = (list: string[]) => list.map((v) => v.trim()).filter((v) => v !== "" && !/^(asset|avatar):/i.test(v));
+  if (kind === "url") return items.map((v) => v.trim()).filter((v) => v !== "");
+  if (kind === "ref") return refs(items);
+  return refs(items.flatMap((e) => (e.includes("=") ? e.slice(e.indexOf("=") + 1).split(",") : [])));
+}
+
 /** One command's flags, declared once. */
 export class FlagSet<D extends FlagDecl> {
   constructor(readonly decl: D) {
@@ -179,7 +214,7 @@ export class FlagSet<D extends FlagDecl> {
   /** Adds the commander options, in declaration order. */
   addTo(cmd: Command): Command {
     for (const spec of Object.values(this.decl)) {
-      const option = new Option(spec.flag, spec.help);
+      const option = new Option(spec.flag, spec.media ? `${spec.help} (${HOSTED_MEDIA_HELP})` : spec.help);
       if (spec.type === "choice") option.choices(spec.choices as string[]);
       if (spec.type === "list") option.argParser(collect);
       cmd.addOption(option);
@@ -210,6 +245,22 @@ export class FlagSet<D extends FlagDecl> {
       out[spec.field] = spec.fill ? (spec.fill as Fill<unknown>)(v, out) : v;
     }
     return out;
+  }
+
+  /**
+   * For the hosted target: the first media flag value it cannot take (see `hostedMediaError`), in
+   * declaration order; undefined when every one is a public URL or an id.
+   */
+  hostedMediaError(raw: RawFlags<D> | Record<string, unknown>): CliError | undefined {
+    for (const [key, spec] of Object.entries(this.decl)) {
+      const v = (raw as Record<string, unknown>)[key];
+      if (!spec.media || !given(v)) continue;
+      for (const value of mediaValues(spec.media, v)) {
+        const e = hostedMediaError(longName(spec.flag), value);
+        if (e) return e;
+      }
+    }
+    return undefined;
   }
 
   /** The flag that fills a request field, for messages such as "missing required flag --model". */

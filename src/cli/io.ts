@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { readEnv, type Env } from "../config/env.js";
+import { redact } from "../engine/redact.js";
 import type { GlobalOptions, IO } from "./types.js";
 
 export type { Env };
@@ -17,7 +18,7 @@ export interface FrameIO extends IO {
   stderrColor: boolean;
   /** Columns human tables may use (Infinity off a TTY, so piped text is never cut). */
   width: number;
-  /** stderr can redraw a line (a TTY, TERM not dumb, not CI): spinners allowed. */
+  /** stderr can redraw a line (a TTY of a known width, TERM not dumb, not CI): spinners allowed. */
   animate: boolean;
 }
 
@@ -48,6 +49,14 @@ export function terminalWidth(columns: number | undefined, env: Env): number {
   return readEnv("COLUMNS", env) ?? 80;
 }
 
+/**
+ * A terminal that reports its width. One of 0 columns (`stty cols 0`, a `script`-wrapped CI job,
+ * `ssh -tt` from cron) cannot show a spinner: ora divides by the width and would redraw forever.
+ */
+export function hasWidth(columns: number | undefined): boolean {
+  return typeof columns === "number" && columns > 0;
+}
+
 export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "quiet" | "color" | "input">): FrameIO {
   const isStdoutTTY = streams.stdout.isTTY === true;
   const isStderrTTY = streams.stderr.isTTY === true;
@@ -64,15 +73,16 @@ export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "
     stderrColor: colorEnabled(isStderrTTY, env, opts.color),
     quiet: opts.quiet,
     width,
-    animate: isStderrTTY && readEnv("TERM", env) !== "dumb" && !isCI(env),
+    animate: isStderrTTY && hasWidth(streams.stderr.columns) && readEnv("TERM", env) !== "dumb" && !isCI(env),
     out(line) {
       streams.stdout.write(line + "\n");
     },
+    // Talk may quote the service (an error, a job's failure), which may quote the key.
     info(line) {
-      if (!opts.quiet) streams.stderr.write(line + "\n");
+      if (!opts.quiet) streams.stderr.write(redact(line) + "\n");
     },
     warn(line) {
-      streams.stderr.write(line + "\n");
+      streams.stderr.write(redact(line) + "\n");
     },
   };
 }

@@ -5,21 +5,40 @@
  * handed here.
  */
 import { runCli } from "./run.js";
-import { processSignals } from "./process-signals.js";
+import { endBySignal, processSignals, stoppedBy, terminalGone } from "./process-signals.js";
+import { EXIT } from "./types.js";
 
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   // `mediagen … | head` closes the pipe early: that is not a failure of ours.
   if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  // The terminal went away (EIO): stop as on SIGHUP rather than crash or go on writing to nobody.
+  if (e.code === "EIO") return terminalGone();
+  throw e;
+});
+process.stderr.on("error", (e: NodeJS.ErrnoException) => {
+  // Nobody reads stderr any more: what is left to say cannot be said; the result still counts.
+  if (e.code === "EPIPE") return;
+  if (e.code === "EIO") return terminalGone();
   throw e;
 });
 
-process.exitCode = await runCli(process.argv.slice(2), {
+const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
   env: process.env,
   signals: processSignals,
 });
+process.exitCode = code;
+// Stopped by a hang-up or SIGTERM, reported and cleaned up: end by that signal (src/cli/process-signals.ts).
+const sig = code === EXIT.interrupted ? stoppedBy() : undefined;
+if (sig === "SIGHUP" || sig === "SIGTERM") {
+  const end = () => {
+    if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) setTimeout(end, 20);
+    else endBySignal(sig);
+  };
+  end();
+}
 // The result is out. A poll abandoned at a deadline, by an engine that did not honour the abort, may
 // still hold a socket or a timer: it must not keep the process (and the user) waiting. Unref'd, so a
 // process with nothing left to do exits at once, as usual.

@@ -1,14 +1,68 @@
 /**
  * The real process's signals, as the frame's `Signals` (src/cli/runtime.ts). Only src/cli/main.ts
  * uses this: everything else hears Ctrl-C through what it was given.
+ *
+ * While a wait, a download or a request with effects runs, it is stopped cleanly (the ids and the
+ * resume command are printed, a partial file is removed) by Ctrl-C (SIGINT) and by the terminal
+ * going away (SIGHUP, or a write to it failing with EIO), and a download also by SIGTERM. After
+ * Ctrl-C the process exits 130. After SIGHUP or SIGTERM it ends by that same signal once the
+ * report is out, as a process that does not catch it would (a shell shows 129 or 143): a normal
+ * exit would restore the settings of a terminal that no longer exists, which aborts node. The rest
+ * of the time the defaults apply: each of them ends the process at once.
  */
 import { EXIT } from "./types.js";
-import type { Signals } from "./runtime.js";
+import type { InterruptOptions, Signals } from "./runtime.js";
 
-/** SIGINT is listened to only while a handler is registered: otherwise Ctrl-C ends the process as usual. */
-function onInterrupt(handler: () => void): () => void {
-  process.on("SIGINT", handler);
-  return () => process.off("SIGINT", handler);
+/** The first signal that stopped something, for how the process ends. */
+let heard: NodeJS.Signals | undefined;
+/** Handlers of the hang-up signal, so a terminal found gone by a failed write stops them too. */
+const hangUpHandlers = new Set<() => void>();
+
+/** The signal that interrupted the command, if one did. */
+export function stoppedBy(): NodeJS.Signals | undefined {
+  return heard;
+}
+
+/**
+ * Ends the process by `sig` itself, with its default action: the parent sees the signal (a shell,
+ * 128 + its number), and node does not try to reset a terminal that is gone.
+ */
+export function endBySignal(sig: "SIGHUP" | "SIGTERM"): void {
+  process.removeAllListeners(sig);
+  process.kill(process.pid, sig);
+}
+
+function onInterrupt(handler: () => void, opts: InterruptOptions = {}): () => void {
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGHUP", ...(opts.terminate ? (["SIGTERM"] as const) : [])];
+  const listeners = signals.map((sig) => {
+    const listener = () => {
+      heard ??= sig;
+      handler();
+    };
+    process.on(sig, listener);
+    return [sig, listener] as const;
+  });
+  const onHangUp = () => {
+    heard ??= "SIGHUP";
+    handler();
+  };
+  hangUpHandlers.add(onHangUp);
+  return () => {
+    for (const [sig, listener] of listeners) process.off(sig, listener);
+    hangUpHandlers.delete(onHangUp);
+  };
+}
+
+/**
+ * The terminal is gone (a write to it failed with EIO, as after `ssh -tt` loses its connection
+ * without a SIGHUP): what runs stops as on SIGHUP; with nothing running, the process ends as SIGHUP
+ * would end it.
+ */
+export function terminalGone(): void {
+  if (heard !== undefined) return;
+  if (hangUpHandlers.size === 0) return endBySignal("SIGHUP");
+  heard = "SIGHUP";
+  for (const h of [...hangUpHandlers]) h();
 }
 
 /** Resolves on the first SIGINT/SIGTERM; a second one while stopping ends the process at once. */

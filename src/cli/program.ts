@@ -25,6 +25,7 @@ export function globalOptions(cmd: Command): GlobalOptions {
     ...(target === "local" || target === "hosted" ? { target } : {}),
     ...(str(o.baseUrl) !== undefined ? { baseUrl: str(o.baseUrl)! } : {}),
     ...(str(o.profile) !== undefined ? { profile: str(o.profile)! } : {}),
+    ...(str(o.requestTimeout) !== undefined ? { requestTimeout: str(o.requestTimeout)! } : {}),
   };
 }
 
@@ -45,6 +46,9 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
     .addOption(new Option("--target <target>", "local instance or hosted service").choices(["local", "hosted"]))
     .addOption(new Option("--base-url <url>", "hosted base URL (/api/public/v1 is appended when missing)"))
     .addOption(new Option("--profile <name>", "configuration profile"))
+    .addOption(
+      new Option("--request-timeout <seconds>", "hosted target: give up on a request after this long, retries included (default 60; also 90s, 2m)"),
+    )
     .configureHelp({
       showGlobalOptions: true,
       subcommandTerm(cmd: Command) {

@@ -68,7 +68,7 @@ const stubs = new WeakSet<Command>();
 export const stubTerms = new WeakMap<Command, string>();
 
 /** Global options that take a value, so the words after them are not mistaken for a command. */
-const VALUE_OPTIONS = new Set(["--target", "--base-url", "--profile"]);
+const VALUE_OPTIONS = new Set(["--target", "--base-url", "--profile", "--request-timeout"]);
 
 /** The first word of argv (after node and the script) that is not an option or an option's value. */
 export function firstOperand(args: string[]): string | undefined {
@@ -80,6 +80,41 @@ export function firstOperand(args: string[]): string | undefined {
       continue;
     }
     return a;
+  }
+  return undefined;
+}
+
+/** Whether `token` names an option of `cmd` (or of a command above it) that takes a value. */
+function takesValue(cmd: Command, token: string): boolean {
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    const opt = c.options.find((o) => o.long === token || o.short === token);
+    if (opt) return opt.required || opt.optional;
+  }
+  return false;
+}
+
+/**
+ * The first word of argv that names no command where a command is due (a group's subcommand), and
+ * the group it was looked for in. Commander shows the group's help and exits 0 for
+ * `mediagen generat --help` (its help flag is read before the unknown command); this finds the
+ * word first, so an unknown command is a usage error, with or without --help.
+ */
+export function unknownCommandIn(program: Command, args: readonly string[]): { cmd: Command; name: string } | undefined {
+  let cmd = program;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") return undefined;
+    if (a.startsWith("-") && a.length > 1) {
+      if (!a.includes("=") && takesValue(cmd, a)) i++;
+      continue;
+    }
+    // A command with arguments takes the word as one; a leaf has no commands to miss.
+    if (!cmd.commands.length || cmd.registeredArguments.length) return undefined;
+    const next = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!next) return { cmd, name: a };
+    // Only the group argv names is loaded; the others are stubs whose commands are not known.
+    if (stubs.has(next)) return undefined;
+    cmd = next;
   }
   return undefined;
 }

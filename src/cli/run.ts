@@ -8,6 +8,7 @@ import fs from "node:fs";
 import { redact } from "../engine/redact.js";
 import type { Engine } from "../engine/engine.js";
 import { buildProgram, globalOptions } from "./program.js";
+import { unknownCommandIn } from "./registry.js";
 import type { CliContext } from "./context.js";
 import type { Env, Streams } from "./io.js";
 import { realClock, signalsFrom, type Clock, type Runtime, type Signals } from "./runtime.js";
@@ -74,10 +75,18 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
     ]);
     const opts = globalOptions(action);
     ctx ??= new CliContext(createIO(streams, env, opts), opts, env, version, runtime);
+    // A bad --request-timeout is a usage error on any command, not only when a request is made.
+    if (opts.requestTimeout !== undefined) ctx.requestTimeoutMs();
     await loadStyles(ctx.io.color, ctx.io.stderrColor);
   });
 
   try {
+    const unknown = unknownCommandIn(program, argv);
+    if (unknown) {
+      // Commander's own report (message, nearest suggestion, exit 2), before it would print a help.
+      unknown.cmd.args = [unknown.name];
+      (unknown.cmd as unknown as { unknownCommand(): never }).unknownCommand();
+    }
     await program.parseAsync(argv, { from: "user" });
     return 0;
   } catch (err) {

@@ -6,13 +6,25 @@
  */
 import type { Engine } from "../engine/engine.js";
 
-/** Registers a handler for Ctrl-C while something can act on it; returns its removal. */
-export type OnInterrupt = (handler: () => void) => () => void;
+export interface InterruptOptions {
+  /**
+   * Also a request to terminate (SIGTERM): for what must not be left half done, such as a download
+   * whose partial file is removed. Without it SIGTERM keeps its default (the process ends at once).
+   */
+  terminate?: boolean;
+}
+
+/**
+ * Registers a handler for Ctrl-C (and the terminal hanging up) while something can act on it;
+ * returns its removal.
+ */
+export type OnInterrupt = (handler: () => void, opts?: InterruptOptions) => () => void;
 
 export interface Signals {
   /**
-   * Ctrl-C during a wait or a download. Registered only while one runs: the rest of the time a real
-   * process keeps the default (Ctrl-C ends it at once).
+   * Ctrl-C (or SIGHUP: the terminal went away) during a wait, a download or a request with effects.
+   * Registered only while one runs: the rest of the time a real process keeps the default (the
+   * signal ends it at once).
    */
   onInterrupt: OnInterrupt;
   /**

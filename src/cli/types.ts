@@ -36,6 +36,8 @@ export interface GlobalOptions {
   target?: Target;
   baseUrl?: string;
   profile?: string;
+  /** `--request-timeout` as given (checked when the hosted client is made). */
+  requestTimeout?: string;
 }
 
 /** Where the key in use came from, for `auth status` (never the key itself). */
@@ -82,6 +84,8 @@ export interface Context {
   config(): Promise<ResolvedConfig>;
   /** The engine of the resolved target (local instance or hosted client). Created once. */
   engine(): Promise<Engine>;
+  /** Which target answers (`local` or `hosted`), without making the engine when it need not be made. */
+  target(): Promise<Target>;
   /**
    * Prints a result: with --json the object as JSON on stdout; with --quiet `quietLines` (ids or a
    * path, one per line); otherwise `human(result)` lines.

@@ -1,14 +1,15 @@
 /** How a wait shows progress: ora on an interactive stderr, one line per state change elsewhere. */
-import type { FrameIO } from "./io.js";
+import { hasWidth, type FrameIO } from "./io.js";
 import type { JobSummary, WaitEnding, WaitReporter, WaitState } from "./wait.js";
 import { formatDuration } from "./parse.js";
 import { errStyle } from "./output.js";
+import { redact } from "../engine/redact.js";
 
 const silent: WaitReporter = { update() {}, missed() {}, stop() {} };
 
 export async function createReporter(io: FrameIO, labels: readonly string[], json: boolean): Promise<WaitReporter> {
   if (io.quiet) return silent;
-  // TERM=dumb and CI terminals cannot redraw a line: they get the plain lines.
+  // TERM=dumb, CI and 0-column terminals cannot redraw a line: they get the plain lines.
   if (io.isStderrTTY && io.animate) return spinnerReporter(io, labels);
   return lineReporter(io, json);
 }
@@ -45,14 +46,28 @@ export function finalMark(state: JobSummary["state"], ending: WaitEnding): strin
 
 /** What the spinner says: one job by its state, several jobs side by side. */
 function spinnerText(labels: readonly string[], states: Map<string, string>): string {
-  return labels.map((l) => `${l}: ${states.get(l) || "waiting"}`).join(", ");
+  return redact(labels.map((l) => `${l}: ${states.get(l) || "waiting"}`).join(", "));
+}
+
+/**
+ * The stream as ora sees it: a width of 0 (a terminal resized to nothing while the spinner runs)
+ * reads as 80, because ora divides by it and would otherwise redraw forever.
+ */
+function withWidth(stream: FrameIO["stderr"]): NodeJS.WritableStream {
+  return new Proxy(stream as NodeJS.WritableStream & { columns?: number }, {
+    get(target, prop) {
+      if (prop === "columns") return hasWidth(target.columns) ? target.columns : 80;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 export async function spinnerReporter(io: Pick<FrameIO, "stderr" | "stderrColor">, labels: readonly string[]): Promise<WaitReporter> {
   const { default: ora } = await import("ora");
   const states = new Map<string, string>();
   const spinner = ora({
-    stream: io.stderr as NodeJS.WritableStream,
+    stream: withWidth(io.stderr),
     discardStdin: false,
     isEnabled: true,
     color: io.stderrColor ? "cyan" : false,
@@ -68,7 +83,7 @@ export async function spinnerReporter(io: Pick<FrameIO, "stderr" | "stderrColor"
     stop(ending, jobs) {
       // ora's own symbols pick their colour by themselves; ours follow --no-color and NO_COLOR.
       spinner.stop();
-      for (const j of jobs) io.stderr.write(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"}\n`);
+      for (const j of jobs) io.stderr.write(redact(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"}`) + "\n");
     },
   };
 }

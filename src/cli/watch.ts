@@ -56,11 +56,14 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
   // One Ctrl-C handler for the wait and the downloads after it: no moment where SIGINT kills silently.
   const ac = new AbortController();
   const off = ctx.onInterrupt(() => ac.abort(new Error("interrupted")));
+  let offTerminate = () => {};
   try {
     const outcome = await ctx.waitAll({ jobs, state: kind.state, describe: kind.describe, schedule: kind.schedule }, waitOpts, ac.signal);
     let interrupted = outcome.ending === "interrupted";
     const saved = new Map<WaitJob<T>, string>();
     const saveErrors: unknown[] = [];
+    // While files are saved, SIGTERM stops too (a partial file is removed, not left behind).
+    if (dir !== undefined && !interrupted) offTerminate = ctx.onInterrupt(() => ac.abort(new Error("interrupted")), { terminate: true });
     if (dir !== undefined && !interrupted) {
       for (const r of outcome.jobs) {
         if (r.state !== "done") continue;
@@ -80,6 +83,8 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
         }
       }
     }
+    offTerminate();
+    offTerminate = () => {};
 
     printJobs(ctx, outcome.jobs, kind, saved);
 
@@ -122,6 +127,7 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
     for (const p of problems.slice(1)) ctx.io.warn(`Also: ${messageOf(p)}`);
     throw problems[0];
   } finally {
+    offTerminate();
     off();
   }
 }

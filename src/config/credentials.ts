@@ -4,8 +4,11 @@ import { readEnv } from "./env.js";
 import { credentialsFile, type Env } from "./paths.js";
 import { ConfigError, type TargetName } from "./profiles.js";
 
-/** The spec's key format: the live prefix and 64 hex characters. */
-export const KEY_RE = /^mg_live_[0-9a-f]{64}$/i;
+/**
+ * The spec's key format: "a fixed live prefix followed by 64 hexadecimal characters". Which prefix
+ * is not said (the local instance's is `mg_live_`), so any `<prefix>_live_` is taken.
+ */
+export const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*_live_[0-9a-f]{64}$/i;
 
 export function isValidKeyFormat(key: string): boolean {
   return KEY_RE.test(key);

@@ -50,6 +50,18 @@ function positiveInteger(raw: string | undefined, name: string): number | undefi
   return Number(raw);
 }
 
+/**
+ * A length of time: seconds (`90`, `2.5`) or with a unit (`1500ms`, `90s`, `2m`), in ms; must be
+ * positive. Set to anything else is an error.
+ */
+function positiveDuration(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim().toLowerCase());
+  const ms = m ? Math.round(Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000)) : NaN;
+  if (!(ms > 0)) throw new InvalidEnvError(name, `must be a positive number of seconds (or 1500ms, 90s, 2m), got "${raw}"`);
+  return ms;
+}
+
 function variable<T>(area: EnvArea, description: string, parse: (raw: string | undefined, name: string) => T): Variable<T> {
   return { area, description, parse };
 }
@@ -76,6 +88,11 @@ export const ENV_VARS = {
     return Number.isInteger(n) && n > 0 ? n : undefined;
   }),
   CI: variable("cli", "set (not 0/false): never prompt, no spinner", flag),
+  MEDIAGEN_REQUEST_TIMEOUT: variable(
+    "hosted",
+    "seconds one request to the hosted service may take, its retries included (default 60; --request-timeout beats it; 90s, 2m also work)",
+    positiveDuration,
+  ),
   HTTPS_PROXY: variable("hosted", "proxy for an https:// base URL (https_proxy, in lower case, is looked at first)", asSet),
   https_proxy: variable("hosted", "as HTTPS_PROXY, and looked at first", asSet),
   HTTP_PROXY: variable("hosted", "proxy for an http:// base URL (http_proxy, in lower case, is looked at first)", asSet),

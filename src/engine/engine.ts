@@ -10,6 +10,11 @@ export interface CallOptions {
    */
   simulate?: string;
   signal?: AbortSignal;
+  /**
+   * Told, before each wait, that the call waits out a 429 for `waitMs` (both targets), so the
+   * caller can say why nothing happens meanwhile.
+   */
+  onRateLimited?: (waitMs: number) => void;
 }
 
 export type Target = "local" | "hosted";

@@ -40,6 +40,8 @@ export class NetworkError extends Error {
   constructor(
     message: string,
     override readonly cause?: unknown,
+    /** `network_error`, or `request_timeout` when the request's deadline passed first. */
+    readonly code: "network_error" | "request_timeout" = "network_error",
   ) {
     super(message);
   }

@@ -5,6 +5,7 @@ import { ApiError, NetworkError } from "../engine/errors.js";
 import { readRateLimit, type RateLimitInfo } from "../contract/rate-limit.js";
 import { redact } from "../engine/redact.js";
 import { abortableSleep } from "../engine/sleep.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
 import { createDispatcher } from "./proxy.js";
 import { UnexpectedResponseError } from "./response-check.js";
 import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
@@ -28,6 +29,12 @@ export interface HttpClientOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /**
+   * The deadline of one request, its retries and the pauses between them included (default 60 s):
+   * past it the request is abandoned (NetworkError `request_timeout`), and a 429 whose window resets
+   * later is not waited for.
+   */
+  requestTimeoutMs?: number;
   /** Retries of GETs after network errors and 5xx (default 3). */
   retries?: number;
   /** Retries of any request after 429 (default 3). */
@@ -45,7 +52,11 @@ export interface HttpRequest {
   body?: Record<string, unknown>;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Called before each wait on a 429, with its length. */
+  onRateLimited?: (waitMs: number) => void;
 }
+
+export { DEFAULT_REQUEST_TIMEOUT_MS };
 
 export interface HttpResponse {
   status: number;
@@ -121,6 +132,7 @@ export class HttpClient {
   private readonly debugFn: ((line: string) => void) | undefined;
   private readonly retries: number;
   private readonly rateLimitRetries: number;
+  private readonly requestTimeoutMs: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -145,8 +157,9 @@ export class HttpClient {
         baseUrl: url,
         env: o.env ?? process.env,
         connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
-        headersTimeoutMs: o.headersTimeoutMs ?? 60_000,
-        bodyTimeoutMs: o.bodyTimeoutMs ?? 60_000,
+        // A longer deadline lets one attempt take longer too (a slow POST is not retried).
+        headersTimeoutMs: o.headersTimeoutMs ?? Math.max(60_000, o.requestTimeoutMs ?? 0),
+        bodyTimeoutMs: o.bodyTimeoutMs ?? Math.max(60_000, o.requestTimeoutMs ?? 0),
         ...(o.ca ? { ca: o.ca } : {}),
         ...(o.lookup ? { lookup: o.lookup } : {}),
       }).dispatcher;
@@ -157,6 +170,7 @@ export class HttpClient {
     this.debugFn = o.debug;
     this.retries = o.retries ?? 3;
     this.rateLimitRetries = o.rateLimitRetries ?? 3;
+    this.requestTimeoutMs = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.sleep = o.sleep ?? abortableSleep;
     this.now = o.now ?? Date.now;
     this.random = o.random ?? Math.random;
@@ -170,8 +184,33 @@ export class HttpClient {
     if (this.debugFn) this.debugFn(redact(line));
   }
 
-  /** Sends a request, retrying as policy allows. Resolves on 2xx only; throws ApiError or NetworkError. */
+  /**
+   * Sends a request, retrying as policy allows, within the request's deadline. Resolves on 2xx only;
+   * throws ApiError or NetworkError (`request_timeout` once the deadline passed).
+   */
   async send(req: HttpRequest): Promise<HttpResponse> {
+    const deadline = new Deadline(this.requestTimeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
+    try {
+      return await this.attempt(req, signal, deadline);
+    } catch (err) {
+      // The caller's own abort (Ctrl-C, a wait's deadline) is theirs to report.
+      if (!deadline.signal.aborted || req.signal?.aborted) throw err;
+      const where = `${req.method} ${this.origin}${this.prefix}${req.path}`;
+      this.trace(`✗ ${where}: no answer within ${this.requestTimeoutMs} ms (request deadline)`);
+      throw new NetworkError(
+        `No answer from the service within ${formatSeconds(this.requestTimeoutMs)} (${where}, retries included; ` +
+          "raise it with --request-timeout or MEDIAGEN_REQUEST_TIMEOUT)" +
+          (req.method !== "GET" ? "; the request may have reached the service" : ""),
+        err,
+        "request_timeout",
+      );
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  private async attempt(req: HttpRequest, signal: AbortSignal, deadline: Deadline): Promise<HttpResponse> {
     const url = `${this.origin}${this.prefix}${req.path}${req.method === "GET" ? toQueryString(req.query) : ""}`;
     const headers: Record<string, string> = { ...this.headers, ...req.headers };
     let body: string | undefined;
@@ -186,9 +225,9 @@ export class HttpClient {
       this.trace(`→ ${req.method} ${url}`);
       let res: HttpResponse;
       try {
-        res = await this.once(url, req.method, headers, body, req.signal);
+        res = await this.once(url, req.method, headers, body, signal);
       } catch (err) {
-        if (req.signal?.aborted) throw err;
+        if (signal.aborted) throw err;
         const code = errorCode(err) ?? "network error";
         this.trace(`✗ ${req.method} ${url} failed after ${this.now() - started} ms: ${code}`);
         const verdict = shouldRetry({ method: req.method, attempt: failures, maxRetries: this.retries, error: err });
@@ -201,7 +240,7 @@ export class HttpClient {
             err,
           );
         }
-        await this.pause(backoffMs(failures++, this.random), verdict.reason, req);
+        await this.pause(backoffMs(failures++, this.random), verdict.reason, req, signal);
         continue;
       }
       const rate = readRateLimit(res.headers);
@@ -227,21 +266,29 @@ export class HttpClient {
           attempt: rateLimited++,
           random: this.random,
         });
-        await this.pause(wait, "HTTP 429 rate limited", req);
+        // The service answered and said when to come back: that wait is announced, bounded on its
+        // own (MAX_RATE_WAIT_MS, rateLimitRetries) and not counted against the request's deadline.
+        req.onRateLimited?.(wait);
+        deadline.pause();
+        try {
+          await this.pause(wait, "HTTP 429 rate limited", req, signal);
+        } finally {
+          deadline.resume();
+        }
         continue;
       }
       const verdict = shouldRetry({ method: req.method, attempt: failures, maxRetries: this.retries, status: res.status });
       if (verdict.retry) {
-        await this.pause(backoffMs(failures++, this.random), verdict.reason, req);
+        await this.pause(backoffMs(failures++, this.random), verdict.reason, req, signal);
         continue;
       }
       throw new ApiError(res.status, res.body, errorHeaders(res.headers));
     }
   }
 
-  private async pause(ms: number, reason: string, req: HttpRequest): Promise<void> {
+  private async pause(ms: number, reason: string, req: HttpRequest, signal: AbortSignal): Promise<void> {
     this.trace(`… ${reason}: retrying ${req.method} ${req.path} in ${ms} ms`);
-    await this.sleep(ms, req.signal);
+    await this.sleep(ms, signal);
   }
 
   private async once(
@@ -278,6 +325,49 @@ function redirectError(res: HttpResponse): ApiError {
     },
     errorHeaders(res.headers),
   );
+}
+
+/**
+ * The deadline of one request on real timers: its signal aborts once `ms` have passed, not counting
+ * the time between pause() and resume().
+ */
+class Deadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private left: number;
+  private since = 0;
+
+  constructor(ms: number) {
+    this.left = ms;
+    this.resume();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  pause(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.left -= Date.now() - this.since;
+  }
+
+  resume(): void {
+    if (this.timer !== undefined || this.controller.signal.aborted) return;
+    this.since = Date.now();
+    this.timer = setTimeout(() => this.controller.abort(new Error("request deadline")), Math.max(0, this.left));
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** 2000 → "2 s", 1500 → "1.5 s". */
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
 function describeNetworkError(err: unknown): string {

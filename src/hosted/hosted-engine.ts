@@ -34,6 +34,7 @@ export class HostedEngine extends BaseEngine {
       ...(def.method === "GET" ? { query: filled.rest } : { body: filled.rest }),
       headers,
       ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onRateLimited ? { onRateLimited: opts.onRateLimited } : {}),
     });
     // Checked before anyone reads it: a sparse or malformed body is an UnexpectedResponseError naming
     // the field, never a crash in a renderer. Unknown enum strings pass (the service may add states).

@@ -76,7 +76,9 @@ export class LocalEngine extends BaseEngine {
       if (res.status === 429 && waited < this.rateLimitRetries && res.rateLimit) {
         // A 429 is answered before any work, so waiting and asking again is safe for a POST too.
         const until = Math.max(0, res.rateLimit.reset * 1000 - this.now());
-        await this.sleep(Math.min(MAX_RATE_WAIT_MS, until) + Math.round(this.random() * 250), opts.signal);
+        const waitMs = Math.min(MAX_RATE_WAIT_MS, until) + Math.round(this.random() * 250);
+        opts.onRateLimited?.(waitMs);
+        await this.sleep(waitMs, opts.signal);
         opts.signal?.throwIfAborted();
         continue;
       }

@@ -142,14 +142,18 @@ describe("startBody", () => {
 });
 
 describe("priceBody", () => {
-  it("keeps fractional durations (upscale sources) and counts references", () => {
-    expect(priceBody({ model: "vidC-upscale", duration: "4.2", referenceCount: "3", count: "2", setting: ["generateAudio=false"] })).toEqual({
+  it("takes whole-second durations (the spec's pricing duration is an integer) and counts references", () => {
+    expect(priceBody({ model: "vidC-upscale", duration: "12", referenceCount: "3", count: "2", setting: ["generateAudio=false"] })).toEqual({
       model: "vidC-upscale",
-      duration: 4.2,
+      duration: 12,
       reference_count: 3,
       generation_count: 2,
       model_settings: { generateAudio: false },
     });
+  });
+
+  it("refuses a fractional duration, naming the flag", () => {
+    expect(() => priceBody({ model: "vidC-upscale", duration: "4.2" })).toThrow(/--duration: expected a whole number, got "4.2"/);
   });
 });
 

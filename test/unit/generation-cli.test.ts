@@ -54,6 +54,7 @@ async function runCli(mod: { register(c: Command, g: (cmd: Command) => Context):
     io,
     opts: { json: false, quiet: false, debug: false, color: false, input: false },
     engine: async () => engine,
+    target: async () => "local",
     print: <T>(r: T, human: (r: T) => string[]) => human(r).forEach((l) => out.push(l)),
     readBody: async (p: string) => JSON.parse(p === "-" ? stdin : fs.readFileSync(p, "utf8")) as Record<string, unknown>,
   } as unknown as Context;

@@ -5,6 +5,7 @@ import { HostedEngine, type HostedEngineOptions } from "../../src/hosted/hosted-
 import { defaultUserAgent } from "../../src/hosted/client.js";
 import { ApiError, NetworkError } from "../../src/engine/errors.js";
 import { BODIES, fakeServer, freePort, type FakeServer } from "./hosted-fakes.js";
+import { abortableSleep } from "../../src/engine/sleep.js";
 
 const KEY = "mg_live_" + "ab12".repeat(16);
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -451,5 +452,66 @@ describe("HostedEngine connection pool", () => {
     for (let i = 0; i < 8; i++) await engine.folderList();
     // A second socket may open while the first is still being released; never one per request.
     expect(sockets.size).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("HostedEngine request deadline (requestTimeoutMs)", () => {
+  it("defaults to 60 s", async () => {
+    const { DEFAULT_REQUEST_TIMEOUT_MS } = await import("../../src/hosted/client.js");
+    expect(DEFAULT_REQUEST_TIMEOUT_MS).toBe(60_000);
+  });
+
+  it("a GET to a server that never answers fails at the deadline, not after the header timeout of each attempt", async () => {
+    const s = await serve(() => "hang");
+    const { engine } = engineFor(s, { requestTimeoutMs: 400, sleep: abortableSleep, now: Date.now });
+    const t0 = Date.now();
+    const err = await engine.folderList().catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toMatchObject({ code: "request_timeout" });
+    expect(err.message).toMatch(/within 0\.4 s/);
+    expect(err.message).not.toMatch(/may have reached/);
+  });
+
+  it("retries and their backoff stay inside it", async () => {
+    const s = await serve(() => "drop");
+    // 3 retries of 2 s backoff each would take 6 s: the deadline ends them.
+    const { engine } = engineFor(s, { requestTimeoutMs: 500, sleep: abortableSleep, now: Date.now, random: () => 1, retries: 3 });
+    const t0 = Date.now();
+    const err = await engine.folderList().catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(err).toMatchObject({ code: "request_timeout" });
+  });
+
+  it("a POST past the deadline may have reached the service, and is not repeated", async () => {
+    const s = await serve(() => "hang");
+    const { engine } = engineFor(s, { requestTimeoutMs: 300, sleep: abortableSleep, now: Date.now });
+    const err = await engine.folderCreate({ name: "x" }).catch((e) => e);
+    expect(err).toMatchObject({ code: "request_timeout" });
+    expect(err.message).toMatch(/may have reached the service/);
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it("the caller's own abort is reported as such, not as the deadline", async () => {
+    const s = await serve(() => "hang");
+    const { engine } = engineFor(s, { requestTimeoutMs: 5_000, sleep: abortableSleep, now: Date.now });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error("stopped by user")), 100);
+    await expect(engine.folderList({}, { signal: ac.signal })).rejects.toThrow("stopped by user");
+  });
+
+  it("a 429's announced wait is not counted against it, and onRateLimited hears each wait", async () => {
+    const reset = Math.floor(Date.now() / 1000) + 1;
+    const s = await serve((n) =>
+      n === 0
+        ? { status: 429, body: { error: "Rate limit exceeded." }, headers: { "x-ratelimit-reset": String(reset) } }
+        : { status: 200, body: BODIES.folders },
+    );
+    const waits: number[] = [];
+    // The recorded sleep takes 600 ms of real time, longer than the 300 ms deadline.
+    const { engine } = engineFor(s, { requestTimeoutMs: 300, now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 600))) });
+    await expect(engine.folderList({}, { onRateLimited: (ms) => waits.push(ms) })).resolves.toEqual(BODIES.folders);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(0);
   });
 });

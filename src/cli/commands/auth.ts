@@ -68,14 +68,20 @@ export const command: CommandModule = {
         // A base URL is only for the hosted target: given at login without --target, it means hosted.
         const target = settings.target.source !== "flag" && settings.baseUrl.source === "flag" ? "hosted" : resolved.target;
         const config = { ...resolved, target };
-        const [{ isValidKeyFormat, saveKey }, { credentialsFile }, { maskKey }] = await Promise.all([
+        const [{ isValidKeyFormat, saveKey }, { credentialsFile }, { maskKey, registerSecret }] = await Promise.all([
           import("../../config/credentials.js"),
           import("../../config/paths.js"),
           import("../../engine/redact.js"),
         ]);
         const key = await readKey(ctx.io, opts.withKey === true);
+        registerSecret(key);
         if (!isValidKeyFormat(key)) {
-          throw new CliError("not an API key: expected mg_live_ followed by 64 hexadecimal characters", EXIT.usage, "invalid_format", "api_key");
+          throw new CliError(
+            "not an API key: expected <prefix>_live_ followed by 64 hexadecimal characters (e.g. mg_live_…)",
+            EXIT.usage,
+            "invalid_format",
+            "api_key",
+          );
         }
         // Flags given at login become the profile's settings, so later commands need only --profile.
         if (settings.target.source === "flag" || settings.baseUrl.source === "flag") {
@@ -127,7 +133,7 @@ export const command: CommandModule = {
       .action(async (_opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
         const { config, key } = ctx.resolve();
-        const { maskKey } = await import("../../engine/redact.js");
+        const { maskKey, redact } = await import("../../engine/redact.js");
         let shownKey = key;
         if (!shownKey && config.target === "local") shownKey = (await ctx.localInstance()).defaultKey();
         const report: StatusReport = {
@@ -175,6 +181,8 @@ export const command: CommandModule = {
             }
           }
         }
+        // A service may echo the key in its message: the report goes to stdout, so it is masked here.
+        report.message = redact(report.message);
         ctx.print(
           report,
           (r) =>

@@ -65,13 +65,21 @@ function mergeSettings(values: string[], out: Record<string, unknown>): Record<s
 }
 
 const refItem = (value: string, flag: string) => parseRef(value, flag);
-const slot = (name: string, help: string) => ({ flag: `--${name.replace(/_/g, "-")} <ref>`, type: "string", to: refItem, help, field: name }) as const;
+const slot = (name: string, help: string) =>
+  ({ flag: `--${name.replace(/_/g, "-")} <ref>`, type: "string", to: refItem, help, field: name, media: "ref" }) as const;
 
 export const START_FLAGS = defineFlags({
   type: { flag: "--type <type>", type: "choice", choices: ["image", "video"], help: "image or video (required; must match the model)", field: "type" },
   model: { flag: "--model <name>", type: "string", help: "model (required); see `mediagen asset models`", field: "model" },
   prompt: { flag: "--prompt <text>", type: "string", help: "prompt (required except for promptless models such as upscale)", field: "prompt" },
-  ref: { flag: "--ref <ref>", type: "list", item: refItem, help: "reference: a URL or file, asset:<id> or avatar:<id> (repeatable, in order)", field: "references" },
+  ref: {
+    flag: "--ref <ref>",
+    type: "list",
+    item: refItem,
+    help: "reference: a URL or file, asset:<id> or avatar:<id> (repeatable, in order)",
+    field: "references",
+    media: "ref",
+  },
   startImage: slot("start_image", "start_image slot (same syntax as --ref)"),
   endImage: slot("end_image", "end_image slot (needs --start-image)"),
   firstFrame: slot("first_frame", "first_frame slot"),
@@ -84,6 +92,7 @@ export const START_FLAGS = defineFlags({
     item: (value: string) => parseElement(value),
     help: "element: a name and at least 2 images of it (repeatable); write @name in the prompt",
     field: "elements",
+    media: "element",
   },
   count: { flag: "--count <n>", type: "integer", help: "generation_count, 1 to 4 (credits are debited per generation)", field: "generation_count" },
   aspectRatio: { flag: "--aspect-ratio <ratio>", type: "string", help: "one of the model's aspect ratios", field: "aspect_ratio" },
@@ -113,8 +122,8 @@ export function startBody(flags: StartFlags, body: Record<string, unknown> = {})
 
 export const PRICE_FLAGS = defineFlags({
   model: { flag: "--model <name>", type: "string", help: "model (required)", field: "model" },
-  // Pricing coerces durations (an upscale source may be 4.2 s), so decimals are allowed here.
-  duration: { flag: "--duration <seconds>", type: "number", help: "seconds; for an upscale model, the source video's length", field: "duration" },
+  // The spec's pricing duration is an integer (for an upscale model the source's length, rounded).
+  duration: { flag: "--duration <seconds>", type: "integer", help: "whole seconds; for an upscale model, the source video's length", field: "duration" },
   resolution: { flag: "--resolution <res>", type: "string", help: "resolution, e.g. 720p or 2K", field: "resolution" },
   aspectRatio: { flag: "--aspect-ratio <ratio>", type: "string", help: "aspect ratio, e.g. 16:9", field: "aspect_ratio" },
   setting: { flag: "--setting <key=value>", type: "list", help: "model setting (repeatable), e.g. generateAudio=false", field: "model_settings", fill: mergeSettings },
@@ -333,6 +342,10 @@ export const command: CommandModule = {
       const body = START_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
       for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
         if (body[field] === undefined) throw new CliError(`missing required flag ${flag}`, EXIT.usage, "missing_field", field);
+      }
+      if ((await ctx.target()) === "hosted") {
+        const local = START_FLAGS.hostedMediaError(opts);
+        if (local) throw local;
       }
       const simulate = flags.simulate;
       const wait = waits(opts);

@@ -23,7 +23,7 @@ const usage = (flag: string, message: string, code = "invalid_value") => new Cli
 /** An image URL or a local file (made absolute). */
 const imageRef = (value: string) => absoluteIfFile(value.trim());
 
-const images = { type: "list", item: imageRef } as const;
+const images = { type: "list", item: imageRef, media: "url" } as const;
 const FORMATS = ["vertical", "horizontal"] as const;
 const RESOLUTIONS = ["2K", "4K"] as const;
 
@@ -234,6 +234,10 @@ export const command: CommandModule = {
       if ((typeof body.prompt !== "string" || body.prompt.trim() === "") && !hasImages) {
         throw usage("--prompt", "missing required flag --prompt (or give --image)", "missing_field");
       }
+      if ((await ctx.target()) === "hosted") {
+        const local = CREATE_FLAGS.hostedMediaError(opts);
+        if (local) throw local;
+      }
       const simulate = flags.simulate;
       await checkWaitFlags(opts);
       const engine = await ctx.engine();
@@ -256,6 +260,10 @@ export const command: CommandModule = {
       const body = EDIT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
       for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
         if (body[field] === undefined) throw usage(flag, `missing required flag ${flag}`, "missing_field");
+      }
+      if ((await ctx.target()) === "hosted") {
+        const local = EDIT_FLAGS.hostedMediaError(opts);
+        if (local) throw local;
       }
       const simulate = flags.simulate;
       await checkWaitFlags(opts);

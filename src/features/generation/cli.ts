@@ -12,6 +12,7 @@ import { CliError, EXIT, type CommandModule, type Context } from "../../cli/type
 import { examples } from "../../cli/help-text.js";
 import { keyValues } from "../../cli/output.js";
 import { absoluteIfFile, collect, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
+import { HOSTED_MEDIA_HELP, hostedMediaError } from "../../cli/flags.js";
 import { generationSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
@@ -161,6 +162,46 @@ function absolutePlanPaths(plan: unknown, baseDir: string): unknown {
 }
 
 /**
+ * For the hosted target, which fetches media by public URL and has no upload: the first media flag
+ * value, or media link of the plan, that is a local path (or any other non-http(s) link).
+ */
+function hostedMediaProblem(opts: GenerateFlags & { plan?: string }, body: Record<string, unknown>): CliError | undefined {
+  const flags: [string, string[] | undefined][] = [
+    ["--voice-url", opts.voiceUrl !== undefined ? [opts.voiceUrl] : undefined],
+    ["--avatar-url", opts.avatarUrl !== undefined ? [opts.avatarUrl] : undefined],
+    ["--media-url", opts.mediaUrl],
+    ["--music-url", opts.musicUrl !== undefined ? [opts.musicUrl] : undefined],
+  ];
+  for (const [flag, values] of flags) {
+    for (const v of values ?? []) {
+      const e = hostedMediaError(flag, v);
+      if (e) return e;
+    }
+  }
+  if (opts.plan === undefined || !Array.isArray(body.sequence_plan)) return undefined;
+  for (const [i, block] of (body.sequence_plan as unknown[]).entries()) {
+    if (!block || typeof block !== "object") continue;
+    const b = block as { audio_url?: unknown; sequences?: unknown };
+    const links: [string, unknown][] = [[`sequence_plan[${i}].audio_url`, b.audio_url]];
+    if (Array.isArray(b.sequences)) {
+      for (const [j, seq] of b.sequences.entries()) {
+        const media = (seq as { media?: { url?: unknown; asset_id?: unknown } } | null)?.media;
+        // asset_id wins over url: a url beside one is not fetched.
+        if (media && typeof media === "object" && (media.asset_id === undefined || media.asset_id === null)) {
+          links.push([`sequence_plan[${i}].sequences[${j}].media.url`, media.url]);
+        }
+      }
+    }
+    for (const [where, link] of links) {
+      if (typeof link !== "string" || link.trim() === "") continue;
+      const e = hostedMediaError("--plan", link);
+      if (e) return new CliError(`--plan: ${where}: ${e.message.slice("--plan: ".length)}`, EXIT.usage, "local_media", "--plan");
+    }
+  }
+  return undefined;
+}
+
+/**
  * `--plan file|-`: a JSON array of speech blocks (or an object with `sequence_plan`), checked with
  * the service's plan rules. Every problem is printed with its JSON path; any problem is exit 2.
  */
@@ -273,9 +314,9 @@ export const generateCommand: CommandModule = {
       .option("--duration <seconds>", "seconds, 10 to 600 (with --prompt)")
       .option("--script <file|-|text>", "script-based: a file, - for stdin, or the text (needs --voice or --voice-url)")
       .option("--voice <voice_id>", "voice_id (see `mediagen voice list`)")
-      .option("--voice-url <url>", "voice_url: speech as mp3, wav or m4a (URL or file)")
+      .option("--voice-url <url>", `voice_url: speech as mp3, wav or m4a (URL or file; ${HOSTED_MEDIA_HELP})`)
       .option("--avatar <look_id>", "avatar_id: a look id (see `mediagen avatar list`)")
-      .option("--avatar-url <url>", "avatar_url: an image or a video (URL or file)")
+      .option("--avatar-url <url>", `avatar_url: an image or a video (URL or file; ${HOSTED_MEDIA_HELP})`)
       .addOption(new Option("--format <format>", "vertical (9:16, default), square, ads (4:5), horizontal (16:9) or custom").choices(FORMATS))
       .option("--width <px>", "width with --format custom (1 to 5000, default 1080)")
       .option("--height <px>", "height with --format custom (1 to 5000, default 1920)")
@@ -298,12 +339,15 @@ export const generateCommand: CommandModule = {
       .option("--no-library-media", "no b-roll from the library")
       .option("--save-to-library", "save_to_library (default on)")
       .option("--no-save-to-library", "do not save the video to the library")
-      .option("--media-url <url>", "media_urls: an image or video for b-roll (repeatable, in order)", collect)
+      .option("--media-url <url>", `media_urls: an image or video for b-roll, URL or file (repeatable, in order; ${HOSTED_MEDIA_HELP})`, collect)
       .option("--web-url <url>", "web_urls: a page to research (repeatable, at most 10)", collect)
-      .option("--music-url <url>", "music_url: the music for --music (mp3, wav, m4a)")
+      .option("--music-url <url>", `music_url: the music for --music (mp3, wav, m4a), URL or file (${HOSTED_MEDIA_HELP})`)
       .option("--webhook <url>", "webhook_url: notified when the video is done or failed")
       .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
-      .option("--plan <file|->", "sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script")
+      .option(
+        "--plan <file|->",
+        `sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script (its media: ${HOSTED_MEDIA_HELP})`,
+      )
       .option("--body <file|->", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)");
     waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => {
@@ -321,6 +365,10 @@ export const generateCommand: CommandModule = {
       }
       const simulate = parseSimulate(opts.simulate);
       if (opts.watch) waitOptionsFrom(opts);
+      if ((await ctx.target()) === "hosted") {
+        const local = hostedMediaProblem(opts, body);
+        if (local) throw local;
+      }
       const engine = await ctx.engine();
       const res = await engine.generationStart(body, simulate ? { simulate } : {});
       // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
