@@ -35,7 +35,7 @@ describe("completeWords", () => {
   it("filters by the typed prefix", () => {
     expect(values(["fo"])).toEqual(["folder"]);
     expect(values(["folder", "c"])).toEqual(["create"]);
-    expect(values(["local", "keys", ""])).toEqual(["create", "revoke", "regenerate"]);
+    expect(values(["local", "keys", ""])).toEqual(["create", "list", "revoke", "regenerate"]);
   });
 
   it("lists the command's flags and the global ones", () => {
