@@ -151,6 +151,12 @@ export function formatDurations(ds: readonly number[]): string {
   return parts.join(",");
 }
 
+/** The COST cell: a generation's price at the model's defaults, with the default duration of a video. */
+export function defaultCost(m: { base_cost: number; capabilities?: { default_duration?: number | null } | null }): string {
+  const d = m.capabilities?.default_duration;
+  return typeof d === "number" ? `${m.base_cost} (${d} s)` : String(m.base_cost);
+}
+
 function modelsTable(ctx: Context, r: ModelListResponse): string[] {
   if (!r.models.length) {
     ctx.io.info("No models match.");
@@ -159,18 +165,23 @@ function modelsTable(ctx: Context, r: ModelListResponse): string[] {
   return table(
     r.models,
     [
-      { header: "name", get: (m) => m.name },
+      { header: "name", get: (m) => m.name, id: true },
       { header: "type", get: (m) => m.type ?? r.type },
-      { header: "provider", get: (m) => m.provider ?? r.provider },
-      { header: "cost", get: (m) => m.base_cost, align: "right" },
-      { header: "audio", get: (m) => m.has_audio },
-      { header: "durations", get: (m) => formatDurations(m.capabilities.supported_durations ?? []) },
+      { header: "provider", get: (m) => m.provider ?? r.provider, optional: true },
+      { header: "credits", get: (m) => defaultCost(m), align: "right" },
+      { header: "audio", get: (m) => m.has_audio, optional: true },
+      { header: "durations", get: (m) => formatDurations(m.capabilities?.supported_durations ?? []) },
       { header: "plans", get: (m) => m.required_plans },
-      { header: "tags", get: (m) => m.tags },
+      { header: "tags", get: (m) => m.tags, optional: true },
     ],
     widthOf(ctx.io),
   );
 }
+
+/** Said under the models table (on stderr: it is talk, not data). */
+export const COST_NOTE =
+  "CREDITS: the price of one generation at the model's default settings (for a video, at its default duration, in brackets); " +
+  "`mediagen asset price --model <name> --duration <s>` prices others.";
 
 /** "a, b (default a)"; without a default just the list; nothing for an empty or absent list. */
 function choicesLine<T>(values: readonly T[] | undefined, dflt: T | null | undefined, show: (v: readonly T[]) => string = (v) => v.join(", ")): string | null {
@@ -294,6 +305,7 @@ export const command: CommandModule = {
         const engine = await ctx.engine();
         const res = await engine.assetModels(q);
         ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
+        if (!ctx.opts.json && res.models.length) ctx.io.info(COST_NOTE);
       },
     );
     examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);

@@ -129,7 +129,7 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
   const looks = table(
     a.looks,
     [
-      { header: "look", get: (l) => l.id },
+      { header: "look", get: (l) => l.id, id: true },
       { header: "status", get: (l) => l.status },
       { header: "format", get: (l) => l.format, optional: true },
       { header: "place", get: (l) => l.place, optional: true },
@@ -149,8 +149,8 @@ function listTable(ctx: Context, items: AvatarListItem[]): string[] {
   return table(
     items,
     [
-      { header: "look", get: (i) => i.id },
-      { header: "avatar", get: (i) => i.avatar_id },
+      { header: "look", get: (i) => i.id, id: true },
+      { header: "avatar", get: (i) => i.avatar_id, id: true },
       { header: "place", get: (i) => i.place, optional: true },
       { header: "format", get: (i) => i.format, optional: true },
       { header: "gender", get: (i) => i.gender, optional: true },

@@ -73,11 +73,11 @@ export const command: CommandModule = {
             return table(
               r.folders,
               [
-                { header: "id", get: (f) => f.id },
+                { header: "id", get: (f) => f.id, id: true },
                 { header: "name", get: (f) => f.name },
                 { header: "type", get: (f) => f.type },
-                { header: "parent", get: (f) => f.parent_folder_id },
-                { header: "created", get: (f) => f.created_at },
+                { header: "parent", get: (f) => f.parent_folder_id, id: true },
+                { header: "created", get: (f) => f.created_at, optional: true, whole: true },
               ],
               widthOf(ctx.io),
             );

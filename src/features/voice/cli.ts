@@ -35,10 +35,10 @@ function voicesTable(ctx: Context, voices: Voice[]): string[] {
   return table(
     voices,
     [
-      { header: "id", get: (v) => v.id },
-      { header: "name", get: (v) => v.name, optional: true },
-      { header: "language", get: (v) => v.language, optional: true },
-      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "id", get: (v) => v.id, id: true },
+      { header: "name", get: (v) => v.name },
+      { header: "language", get: (v) => v.language },
+      { header: "gender", get: (v) => v.gender },
       { header: "source", get: (v) => v.source, optional: true },
       { header: "tags", get: (v) => v.tags, optional: true },
     ],
@@ -54,13 +54,14 @@ function resourcesTable(ctx: Context, voices: ResourceVoice[]): string[] {
   return table(
     voices,
     [
-      { header: "id", get: (v) => v.id },
-      { header: "preview", get: (v) => v.preview },
-      { header: "name", get: (v) => v.name, optional: true },
-      { header: "language", get: (v) => v.language, optional: true },
+      { header: "id", get: (v) => v.id, id: true },
+      { header: "name", get: (v) => v.name },
+      { header: "language", get: (v) => v.language },
       { header: "accent", get: (v) => v.accent, optional: true },
-      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "gender", get: (v) => v.gender },
       { header: "tags", get: (v) => v.tags, optional: true },
+      // A sample's URL is only useful whole: it is the first column left out on a narrow terminal.
+      { header: "preview", get: (v) => v.preview, optional: true, whole: true },
     ],
     widthOf(ctx.io),
   );
