@@ -15,6 +15,8 @@ export interface ErrorInfo {
   message: string;
   /** Printed by commander already: only the JSON line is added. */
   alreadyShown?: boolean;
+  /** The JSON line too was printed (by the command): nothing more to say. */
+  jsonShown?: boolean;
 }
 
 type AnyRecord = Record<string, unknown>;
@@ -36,7 +38,14 @@ function firstLine(s: string): string {
 
 export function describeError(err: unknown): ErrorInfo {
   if (err instanceof CliError) {
-    return { exitCode: err.exitCode, status: null, code: err.code, field: err.field ?? null, message: err.message };
+    return {
+      exitCode: err.exitCode,
+      status: null,
+      code: err.code,
+      field: err.field ?? null,
+      message: err.message,
+      ...(err.shown ? { alreadyShown: true, jsonShown: true } : {}),
+    };
   }
   const e = (err && typeof err === "object" ? err : {}) as AnyRecord;
   const name = str(e.name) ?? str((e.constructor as { name?: string } | undefined)?.name);
@@ -112,7 +121,7 @@ export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">,
     const hint = HINTS[info.exitCode];
     if (hint && !io.quiet && info.status !== null) write(errStyle.dim(hint));
   }
-  if (opts.json) {
+  if (opts.json && !info.jsonShown) {
     write(JSON.stringify({ error: { status: info.status, code: info.code, field: info.field, message: info.message } }));
   }
   if (opts.debug && err instanceof Error && !info.alreadyShown && !(err instanceof CliError)) {

@@ -130,6 +130,8 @@ export const EXIT = {
 /** An error the CLI reports with a chosen exit code (usage errors, failed waits, timeouts). */
 export class CliError extends Error {
   override readonly name = "CliError";
+  /** Already reported on stderr by the command: the frame only exits with its code. */
+  shown = false;
   constructor(
     message: string,
     readonly exitCode: number,

@@ -380,18 +380,13 @@ export const command: CommandModule = {
         await watchAssets(ctx, engine, ids, opts);
         return;
       }
-      if (ctx.opts.json) {
-        // One JSON document: the object for one id, an array for several.
-        const records: Asset[] = [];
-        for (const id of ids) records.push(await engine.assetStatus({ assetId: id }));
-        ctx.print(records.length === 1 ? records[0]! : records, () => []);
-        return;
-      }
-      for (const [i, id] of ids.entries()) {
-        const a = await engine.assetStatus({ assetId: id });
-        if (i > 0 && !ctx.opts.quiet) ctx.io.out("");
-        ctx.print(a, assetLines);
-      }
+      const { printEach } = await import("../../cli/each.js");
+      await printEach(ctx as CliContext, {
+        ids,
+        read: (id) => engine.assetStatus({ assetId: id }),
+        label: (id) => `asset ${id}`,
+        human: assetLines,
+      });
     });
     examples(status, [
       "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0",
