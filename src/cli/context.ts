@@ -108,7 +108,7 @@ export class CliContext implements Context {
   }
 
   /** The target that answers: the injected engine's, else the resolved configuration's. */
-  private async target(): Promise<Target> {
+  async target(): Promise<Target> {
     return this.runtime.engine ? (await this.engine()).target : this.resolve().config.target;
   }
 

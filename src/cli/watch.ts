@@ -11,6 +11,7 @@
  * download; the resume command lists every job that still needs it.
  */
 import type { PollSchedule } from "../contract/poll.js";
+import type { Target } from "../engine/engine.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./types.js";
 import { DEFAULT_TIMEOUT_MS, type JobResult, type WaitJob, type WaitState } from "./wait.js";
@@ -21,7 +22,13 @@ import { toJson } from "./output.js";
 
 export interface WatchKind<T> {
   state(t: T): WaitState;
+  /** A short state for progress lines and the spinner ("generating", "failed"). */
   describe(t: T): string;
+  /**
+   * Why a failed job failed and what happened to its credits, said once, in the error that ends the
+   * command ("generation_failed: out of memory; 32 credits refunded"). Default: `describe`.
+   */
+  failure?(t: T, target: Target): string;
   schedule: PollSchedule;
   /** The object printed for a job whose status was never read. */
   unknown(job: WaitJob<T>): Record<string, unknown>;
@@ -113,8 +120,10 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
         ),
       );
     }
+    const target = await ctx.target();
     for (const r of outcome.jobs.filter((x) => x.state === "failed")) {
-      problems.push(new CliError(`${r.job.label} failed: ${r.text}`, EXIT.jobFailed, "job_failed"));
+      const why = kind.failure && r.value !== undefined ? kind.failure(r.value, target) : r.text;
+      problems.push(new CliError(`${r.job.label} failed: ${why}`, EXIT.jobFailed, "job_failed"));
     }
     problems.push(...saveErrors);
     if (!problems.length) return;

@@ -13,6 +13,7 @@ import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, Mode
 import { assetSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import { refundNote } from "../../cli/credits-note.js";
 
 // ---- flag values ----------------------------------------------------------------------------------
 
@@ -263,7 +264,10 @@ function extensionOf(a: Asset): string {
 }
 
 const assetState = (a: Asset) => (a.status === "completed" ? "done" : a.status === "failed" ? "failed" : "pending");
-const assetText = (a: Asset) => (a.status === "failed" && a.error ? `failed (${a.error.code}: ${a.error.message})` : a.status);
+const assetText = (a: Asset) => a.status;
+/** The spec refunds a failed asset on both targets; `cost` is what was debited. */
+const assetFailure = (a: Asset) =>
+  `${a.error ? `${a.error.code}: ${a.error.message}` : "no reason given"}; ${refundNote(typeof a.cost === "number" ? a.cost : undefined, true)}`;
 
 /** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
 async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
@@ -276,6 +280,7 @@ async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: W
   await watchJobs(ctx as CliContext, jobs, {
     state: assetState,
     describe: assetText,
+    failure: assetFailure,
     schedule: assetSchedule,
     unknown: (job) => ({ asset_id: job.id, status: "unknown" }),
     human: (a) => [`${a.asset_id}  ${assetText(a)}  ${a.url ?? ""}`.trimEnd()],

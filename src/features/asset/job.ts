@@ -188,7 +188,7 @@ export const assetKind: JobKind = {
     if (!row || row.status !== "generating") return { commit: () => {} };
 
     if (row.simulate) {
-      const failure = { code: simulatedCode(row.simulate), message: "Simulated failure (X-Local-Simulate)" };
+      const failure = { code: simulatedCode(row.simulate), message: "Simulated failure" };
       return { commit: () => failAndClean(instance, row, failure) };
     }
     try {

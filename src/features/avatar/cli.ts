@@ -13,6 +13,7 @@ import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookD
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import { refundedOn, refundNote } from "../../cli/credits-note.js";
 
 // The spec's style lists, repeated here because the contract module loads zod, which --help must not.
 const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
@@ -84,18 +85,29 @@ export function listQuery(f: ListFlags): Record<string, unknown> {
 
 // ---- human output ---------------------------------------------------------------------------------
 
-function statusLines(s: AvatarStatusResponse): string[] {
+/**
+ * One vocabulary for a look's state in human output, whichever endpoint told it: the status
+ * endpoint's `completed`/`failed` and the look record's `ready`/`error` read as `ready`/`failed`
+ * (`--json` keeps the service's words).
+ */
+export function lookStateText(status: string): string {
+  if (status === "completed" || status === "ready") return "ready";
+  if (status === "failed" || status === "error") return "failed";
+  return status;
+}
+
+function statusLines(s: AvatarStatusResponse, withError = true): string[] {
   const r = s.result;
   return keyValues([
     ["avatar", s.avatar_id],
     ["look", s.look_id],
-    ["status", s.status],
+    ["status", lookStateText(s.status)],
     ["name", r ? `${r.avatar_name} / ${r.look_name}` : null],
     ["format", r?.format ?? null],
     ["place", r?.place ?? null],
     ["thumbnail", r?.thumbnail ?? null],
-    ["error", s.error ? `${s.error.code}: ${s.error.message}` : null],
-  ]);
+    ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
+  ].filter(([, v]) => v !== null) as [string, unknown][]);
 }
 
 function lookLines(l: LookDetail): string[] {
@@ -103,7 +115,7 @@ function lookLines(l: LookDetail): string[] {
     ["look", l.id],
     ["name", l.look_name],
     ["avatar", `${l.avatar_id} (${l.avatar_name})`],
-    ["status", l.status],
+    ["status", lookStateText(l.status)],
     ["person", [l.gender, l.age_range, l.ethnicity, l.hair_color]],
     ["format", l.format],
     ["place", l.place],
@@ -130,7 +142,7 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
     a.looks,
     [
       { header: "look", get: (l) => l.id, id: true },
-      { header: "status", get: (l) => l.status },
+      { header: "status", get: (l) => lookStateText(l.status) },
       { header: "format", get: (l) => l.format, optional: true },
       { header: "place", get: (l) => l.place, optional: true },
       { header: "name", get: (l) => l.name, optional: true },
@@ -177,10 +189,18 @@ function thumbnailName(lookId: string, url: string): string {
 }
 
 const lookState = (x: AvatarStatusResponse) => (x.status === "completed" ? "done" : x.status === "failed" ? "failed" : "pending");
-const lookText = (x: AvatarStatusResponse) => (x.status === "failed" && x.error ? `failed (${x.error.code}: ${x.error.message})` : x.status);
+const lookText = (x: AvatarStatusResponse) => lookStateText(x.status);
 
-/** Waits for the look and saves its thumbnail when asked (see watch.ts for what is printed). */
-async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags): Promise<void> {
+/** The credits a create or edit costs: prompt-based 2 (2K) or 4 (4K); image-based nothing. */
+export function lookCost(body: Record<string, unknown>, promptBased: boolean): number {
+  return promptBased ? (body.resolution === "4K" ? 4 : 2) : 0;
+}
+
+/**
+ * Waits for the look and saves its thumbnail when asked (see watch.ts for what is printed). `cost`:
+ * what the create or edit that started it was charged, when this command knows.
+ */
+async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
   const job = {
     id: ref.look_id,
@@ -190,23 +210,25 @@ async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags
   await watchJobs(ctx as CliContext, [job], {
     state: lookState,
     describe: lookText,
+    failure: (x, target) => `${x.error ? `${x.error.code}: ${x.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
     schedule: avatarSchedule,
     unknown: () => ({ avatar_id: ref.avatar_id, look_id: ref.look_id, status: "unknown" }),
-    human: statusLines,
+    // The reason of a failure is said once, in the error that ends the command.
+    human: (x) => statusLines(x, false),
     file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
     resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
   }, flags);
 }
 
 /** Prints a create/edit answer, then waits when asked. */
-async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string): Promise<void> {
+async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string, cost: number): Promise<void> {
   if (!waits(flags)) {
     ctx.print(res, (r) => [line(r)], (r) => [r.avatar_id, r.look_id]);
     return;
   }
   // While waiting the answer is talk (stderr): stdout carries only what the wait ends with.
   if (!ctx.opts.json) ctx.io.info(line(res));
-  await watchLook(ctx, engine, res, flags);
+  await watchLook(ctx, engine, res, flags, cost);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
@@ -238,7 +260,8 @@ export const command: CommandModule = {
       await checkWaitFlags(opts);
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
-      await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`);
+      const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
+      await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
     });
     examples(create, [
       'mediagen avatar create --prompt "friendly barista, warm light" --watch',
@@ -261,7 +284,7 @@ export const command: CommandModule = {
       await checkWaitFlags(opts);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
-      await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`);
+      await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
     });
     examples(edit, [
       'mediagen avatar edit --avatar av_maya --look lk_maya_kitchen --prompt "in a bakery" --watch',

@@ -15,6 +15,7 @@ import { absoluteIfFile, collect, overlayFlags, parseSimulate, waitOptionsFrom, 
 import { generationSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import type { GenerationStartResponse, GenerationStatusResponse } from "./contract.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
@@ -211,12 +212,12 @@ export async function readPlan(ctx: Context, value: string): Promise<unknown[]> 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
 function statusText(s: GenerationStatusResponse): string {
-  if (s.status === "failed" && s.error) return `failed (${s.error.code}: ${s.error.message})`;
+  if (s.status === "failed") return "failed";
   if (s.status === "completed") return `completed: video ${s.result?.video_id ?? "?"}`;
   return s.current_step ? `${s.status} ${s.current_step} ${s.progress_step}%` : s.status;
 }
 
-export function statusLines(s: GenerationStatusResponse): string[] {
+export function statusLines(s: GenerationStatusResponse, withError = true): string[] {
   const r = s.result;
   return keyValues([
     ["job", s.job_id],
@@ -227,7 +228,7 @@ export function statusLines(s: GenerationStatusResponse): string[] {
     ["cost", r ? credits(r.cost) : null],
     ["thumbnail", r?.thumbnail_url ?? null],
     ["created", r?.created_at ?? null],
-    ["error", s.error ? `${s.error.code}: ${s.error.message}` : null],
+    ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
   ].filter(([, v]) => v !== null) as [string, unknown][]);
 }
 
@@ -238,7 +239,8 @@ interface WaitFlags {
   interval?: string;
 }
 
-async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags): Promise<void> {
+/** `cost`: the estimate debited at start, when this command started the job. */
+async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
   await watchJobs(
     ctx as CliContext,
@@ -246,9 +248,11 @@ async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flag
     {
       state: jobState,
       describe: statusText,
+      failure: (s, target) => `${s.error ? `${s.error.code}: ${s.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
       schedule: generationSchedule,
       unknown: (job) => ({ job_id: job.id, status: "unknown" }),
-      human: statusLines,
+      // The reason of a failure is said once, in the error that ends the command.
+      human: (s) => statusLines(s, false),
       resumeArgs: (js) => ["generation", "status", ...js.map((j) => j.id), "--watch"],
     },
     { ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}), ...(flags.interval !== undefined ? { interval: flags.interval } : {}) },
@@ -329,7 +333,7 @@ export const generateCommand: CommandModule = {
         ctx.print(res, (r: GenerationStartResponse) => [r.job_id], (r) => [r.job_id]);
         return;
       }
-      await watchGeneration(ctx, engine, res.job_id, opts);
+      await watchGeneration(ctx, engine, res.job_id, opts, res.estimated_credits);
     });
     examples(generate, [
       'mediagen generate --prompt "why cats purr" --duration 30 --voice vc_emma --avatar lk_maya_kitchen --watch',
