@@ -23,6 +23,7 @@ import { createTracer, type Trace } from "./debug.js";
 import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
 import type { SaveOptions } from "./download.js";
 import { withGlobalFlags } from "./resume.js";
+import type { Explain } from "./errors.js";
 import { defaultRuntime, type Runtime } from "./runtime.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
@@ -40,6 +41,8 @@ export class CliContext implements Context {
   private resolution?: Resolution;
   private enginePromise?: Promise<Engine>;
   private instancePromise?: Promise<LocalInstance>;
+  /** What the running command told about its flags and request, for its errors (see explain()). */
+  private explaining: Pick<Explain, "flagFor" | "body"> = {};
 
   constructor(
     readonly io: FrameIO,
@@ -156,6 +159,51 @@ export class CliContext implements Context {
       env: this.env,
       ...(this.trace ? { debug: this.trace } : {}),
     });
+  }
+
+  /**
+   * Tells the frame which flag filled each request field (and the request), so a service error about
+   * a field names the flag: `--ref: file not found: nofile.png` rather than `references[0].url: …`.
+   */
+  explainWith(flagFor: (field: string) => string | undefined, body?: Record<string, unknown>): void {
+    this.explaining = { flagFor, ...(body ? { body } : {}) };
+  }
+
+  /** The space the key in use belongs to, on the local target (undefined elsewhere or when unknown). */
+  async localSpace(): Promise<{ id: string; name: string; plan: string; credits: number } | undefined> {
+    if (this.runtime.engine || this.resolve().config.target !== "local") return undefined;
+    const instance = await this.localInstance();
+    return instance.spaceForKey(this.resolve().key ?? instance.defaultKey());
+  }
+
+  /** What the frame says with an error: the command's flags, and how to fix the usual ones. */
+  async explain(err: unknown): Promise<Explain> {
+    const hints: string[] = [];
+    const e = (err && typeof err === "object" ? err : {}) as { name?: string; status?: number; code?: string; field?: string; message?: string; body?: unknown };
+    if (e.name === "ApiError") {
+      if (e.code === "model_not_found" || (e.field === "model" && /unknown model|model not found/i.test(e.message ?? ""))) {
+        hints.push("The models this target offers: mediagen asset models");
+      }
+      if (e.status === 402) hints.push(await this.creditsHint(e.body, e.message ?? "").catch(() => "Add credits to the space, then try again."));
+    }
+    return { ...this.explaining, hints };
+  }
+
+  private async creditsHint(body: unknown, message: string): Promise<string> {
+    const b = (body && typeof body === "object" ? body : {}) as { required?: unknown; available?: unknown };
+    // `{error, required, available}`, or the envelope's words: "32 required, 1 available".
+    const said = /([\d.]+) required, ([\d.]+) available/.exec(message);
+    const [required, available] =
+      typeof b.required === "number" && typeof b.available === "number" ? [b.required, b.available] : said ? [Number(said[1]), Number(said[2])] : [NaN, NaN];
+    const short = Number.isFinite(required - available) && required > available ? Math.ceil(required - available) : undefined;
+    if ((await this.target()) === "hosted") {
+      return `Add credits to the space of this key in the service's dashboard${short ? ` (at least ${short} more)` : ""}, then try again.`;
+    }
+    const space = await this.localSpace().catch(() => undefined);
+    const amount = short !== undefined ? String(Math.max(short, 1)) : "<credits>";
+    return space
+      ? `Add credits with: mediagen local credits add ${space.id} ${amount}`
+      : `Add credits with: mediagen local credits add <space_id> ${amount} (the spaces: mediagen local spaces list)`;
   }
 
   print<T>(result: T, human: (r: T) => string[], quietLines?: (r: T) => string[]): void {

@@ -46,7 +46,7 @@ export async function printEach<T>(ctx: CliContext, spec: EachSpec<T>): Promise<
     } catch (e) {
       const err = naming(e, id, spec.label(id));
       // Reported in its turn (stderr), so it reads next to the results around it.
-      renderError(err, ctx.io, ctx.opts);
+      renderError(err, ctx.io, ctx.opts, await ctx.explain(err));
       failures.push(err);
     }
   }

@@ -63,7 +63,8 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
   const program = await buildProgram(
     version,
     getContext,
-    { writeOut: (s) => void streams.stdout.write(s), writeErr: (s) => void streams.stderr.write(redact(s)) },
+    // One style of error prefix: commander's "error: …" reads "Error: …" like every other error.
+    { writeOut: (s) => void streams.stdout.write(s), writeErr: (s) => void streams.stderr.write(redact(s.replace(/^error: /, "Error: "))) },
     { args: argv },
   );
   program.hook("preAction", async (_root, action) => {
@@ -93,7 +94,8 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
       quiet: argv.includes("-q") || argv.includes("--quiet"),
     };
     const io = ctx?.io ?? { stderr: streams.stderr, quiet: flags.quiet };
-    return renderError(err, io, flags).exitCode;
+    const explain = ctx ? await ctx.explain(err).catch(() => ({})) : {};
+    return renderError(err, io, flags, explain).exitCode;
   } finally {
     await ctx?.close();
   }

@@ -94,6 +94,11 @@ export interface Context {
    * overwriting without force. Returns the final absolute path.
    */
   download(url: string, dir: string, name: string, opts?: DownloadOptions): Promise<string>;
+  /**
+   * Which flag filled each request field (and the request), so a service error about a field names
+   * the flag (`--ref: file not found: nofile.png`). Optional for contexts other than the frame's.
+   */
+  explainWith?(flagFor: (field: string) => string | undefined, body?: Record<string, unknown>): void;
   /** Reads a JSON body from a file path or `-` (stdin). Usage error (exit 2) when it does not parse. */
   readBody(pathOrDash: string): Promise<Record<string, unknown>>;
 }

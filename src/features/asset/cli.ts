@@ -333,6 +333,7 @@ export const command: CommandModule = {
       const flags = PRICE_FLAGS.values(opts);
       const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
       if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
+      ctx.explainWith?.(PRICE_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.assetPricing(body);
       ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
@@ -354,6 +355,7 @@ export const command: CommandModule = {
       const simulate = flags.simulate;
       const wait = waits(opts);
       await checkWaitFlags(opts);
+      ctx.explainWith?.(START_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
       // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.

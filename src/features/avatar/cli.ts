@@ -258,6 +258,7 @@ export const command: CommandModule = {
       }
       const simulate = flags.simulate;
       await checkWaitFlags(opts);
+      ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
       const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
@@ -282,6 +283,7 @@ export const command: CommandModule = {
       }
       const simulate = flags.simulate;
       await checkWaitFlags(opts);
+      ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
       await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
@@ -353,6 +355,7 @@ export const command: CommandModule = {
     ).action(async (opts: ListFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const query = listQuery(opts);
+      ctx.explainWith?.(LIST_FLAGS.givenFlags(LIST_FLAGS.values(opts)), query);
       const engine = await ctx.engine();
       const items = await engine.avatarList(query);
       ctx.print(items, (r) => listTable(ctx, r), (r) => r.map((i) => i.id));

@@ -45,6 +45,7 @@ export const command: CommandModule = {
           if (!ctx.io.canPrompt) throw new CliError("missing required flag --name", EXIT.usage, "missing_field", "name");
           body.name = await promptName(ctx);
         }
+        ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
         const engine = await ctx.engine();
         const created = await engine.folderCreate(body);
         ctx.print(created, folderLines, (f) => [f.id]);

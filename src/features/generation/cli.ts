@@ -11,7 +11,7 @@ import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues } from "../../cli/output.js";
-import { absoluteIfFile, collect, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
+import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
 import { generationSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
@@ -325,6 +325,8 @@ export const generateCommand: CommandModule = {
       }
       const simulate = parseSimulate(opts.simulate);
       if (opts.watch) waitOptionsFrom(opts);
+      const given = givenFieldFlags(flags, FIELDS);
+      ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
       const engine = await ctx.engine();
       const res = await engine.generationStart(body, simulate ? { simulate } : {});
       // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.

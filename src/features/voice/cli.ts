@@ -8,10 +8,17 @@ import { examples } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { defineFlags, type FlagInput } from "../../cli/flags.js";
 import type { ResourceVoice, Voice } from "./contract.js";
+import { parseLanguages } from "./language.js";
 
 /** The filters both listings take. */
 export const FILTER_FLAGS = defineFlags({
-  language: { flag: "--language <code>", type: "string", help: "language code(s), comma-separated, e.g. en or fr,de", field: "language" },
+  language: {
+    flag: "--language <code>",
+    type: "string",
+    to: (value: string, flag: string) => parseLanguages(value, flag),
+    help: "language code(s), comma-separated, e.g. en or fr,de (fr-FR and French read as fr)",
+    field: "language",
+  },
   gender: { flag: "--gender <gender>", type: "choice", choices: ["male", "female"], help: "male or female", field: "gender" },
   tags: { flag: "--tags <list>", type: "string", help: "voices with any of these tags, comma-separated, e.g. narration,calm", field: "tags" },
 });
@@ -28,10 +35,7 @@ export function voiceQuery(f: ListFlags): Record<string, unknown> {
 }
 
 function voicesTable(ctx: Context, voices: Voice[]): string[] {
-  if (!voices.length) {
-    ctx.io.info("No voices match.");
-    return [];
-  }
+  if (!voices.length) return [];
   return table(
     voices,
     [
@@ -47,10 +51,7 @@ function voicesTable(ctx: Context, voices: Voice[]): string[] {
 }
 
 function resourcesTable(ctx: Context, voices: ResourceVoice[]): string[] {
-  if (!voices.length) {
-    ctx.io.info("No voices match.");
-    return [];
-  }
+  if (!voices.length) return [];
   return table(
     voices,
     [
@@ -72,6 +73,18 @@ async function resources(ctx: Context, flags: FilterFlags): Promise<void> {
   const engine = await ctx.engine();
   const res = await engine.resourceVoices(query);
   ctx.print(res, (r) => resourcesTable(ctx, r), (r) => r.map((v) => v.id));
+  if (!res.length) await noneMatch(ctx, query, async () => engine.resourceVoices({}));
+}
+
+/** Nothing matched: say so, and with a language filter, which languages do have voices. */
+async function noneMatch(ctx: Context, query: Record<string, unknown>, all: () => Promise<{ language: string }[]>): Promise<void> {
+  if (ctx.opts.json || ctx.opts.quiet) return;
+  if (typeof query.language !== "string") {
+    ctx.io.info("No voices match.");
+    return;
+  }
+  const languages = [...new Set((await all().catch(() => [])).map((v) => v.language))].sort();
+  ctx.io.info(`No voices match language ${query.language}.${languages.length ? ` Languages with voices: ${languages.join(", ")}.` : ""}`);
 }
 
 export const command: CommandModule = {
@@ -91,6 +104,7 @@ export const command: CommandModule = {
         const engine = await ctx.engine();
         const res = await engine.voiceList(query);
         ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));
+        if (!res.length) await noneMatch(ctx, query, async () => engine.voiceList({}));
       });
     examples(list, [
       "mediagen voice list",
