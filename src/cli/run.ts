@@ -10,6 +10,7 @@ import type { Engine } from "../engine/engine.js";
 import { buildProgram, globalOptions } from "./program.js";
 import type { CliContext } from "./context.js";
 import type { Env, Streams } from "./io.js";
+import { terminalWidth } from "./io.js";
 import { realClock, signalsFrom, type Clock, type Runtime, type Signals } from "./runtime.js";
 
 export type { Env, Streams };
@@ -64,7 +65,12 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
     version,
     getContext,
     // One style of error prefix: commander's "error: …" reads "Error: …" like every other error.
-    { writeOut: (s) => void streams.stdout.write(s), writeErr: (s) => void streams.stderr.write(redact(s.replace(/^error: /, "Error: "))) },
+    {
+      writeOut: (s) => void streams.stdout.write(s),
+      writeErr: (s) => void streams.stderr.write(redact(s.replace(/^error: /, "Error: "))),
+      outWidth: () => (streams.stdout.isTTY ? terminalWidth(streams.stdout.columns, env) : undefined),
+      errWidth: () => (streams.stderr.isTTY ? terminalWidth(streams.stderr.columns, env) : undefined),
+    },
     { args: argv },
   );
   program.hook("preAction", async (_root, action) => {
