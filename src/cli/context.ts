@@ -24,6 +24,7 @@ import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
 import type { SaveOptions } from "./download.js";
 import { withGlobalFlags } from "./resume.js";
 import type { Explain } from "./errors.js";
+import type { JobStart, JobUpdate } from "./journal.js";
 import { defaultRuntime, type Runtime } from "./runtime.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
@@ -41,6 +42,10 @@ export class CliContext implements Context {
   private resolution?: Resolution;
   private enginePromise?: Promise<Engine>;
   private instancePromise?: Promise<LocalInstance>;
+  /** The journal could not be written: said once per command. */
+  private journalWarned = false;
+  /** A target chosen by the command (download follows the journal): beats the configuration, not flags. */
+  private targetOverride?: { target: Target; baseUrl?: string; profile?: string };
   /** What the running command told about its flags and request, for its errors (see explain()). */
   private explaining: Pick<Explain, "flagFor" | "body"> = {};
 
@@ -59,12 +64,30 @@ export class CliContext implements Context {
     return mediagenHome(this.env);
   }
 
+  /**
+   * Talk to this target (and base URL, profile) unless the command line names one: `download` reads
+   * a job where it was started. Only before the engine is first used.
+   */
+  useTarget(t: { target: Target; baseUrl?: string | null; profile?: string }): void {
+    if (this.resolution || this.enginePromise) throw new Error("useTarget after the target was resolved");
+    this.targetOverride = {
+      target: t.target,
+      ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}),
+      ...(t.profile ? { profile: t.profile } : {}),
+    };
+  }
+
   /** Settings and key, resolved once: flag > env > profile > default. */
   resolve(): Resolution {
     if (this.resolution) return this.resolution;
     const home = this.home;
+    const o = this.targetOverride;
+    // A target the command chose counts as a flag, unless the line gave one (flags always win).
+    const flags = o && this.opts.target === undefined && this.opts.baseUrl === undefined && this.opts.profile === undefined
+      ? { target: o.target, baseUrl: o.baseUrl, profile: o.profile ?? this.opts.profile }
+      : { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile };
     const settings = resolveSettings(
-      { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile },
+      flags,
       this.env,
       readConfig(home),
     );
@@ -204,6 +227,46 @@ export class CliContext implements Context {
     return space
       ? `Add credits with: mediagen local credits add ${space.id} ${amount}`
       : `Add credits with: mediagen local credits add <space_id> ${amount} (the spaces: mediagen local spaces list)`;
+  }
+
+  /**
+   * Records jobs this command started in the journal (src/cli/journal.ts), with the target, base
+   * URL and profile that started them. A journal that cannot be written is a warning, never a failure:
+   * the job is started and paid for either way.
+   */
+  async recordJobs(jobs: ReadonlyArray<Omit<JobStart, "target" | "base_url" | "profile">>): Promise<void> {
+    if (!jobs.length) return;
+    try {
+      const target = await this.target();
+      const { config } = this.resolve();
+      const { recordStart } = await import("./journal.js");
+      recordStart(
+        this.home,
+        jobs.map((j) => ({ ...j, target, base_url: target === "hosted" ? (config.baseUrl ?? null) : null, profile: config.profile })),
+      );
+    } catch (e) {
+      this.journalProblem(e);
+    }
+  }
+
+  /** Records what became of jobs (status, saved file) that the journal knows; others are not recorded. */
+  async recordUpdates(updates: ReadonlyArray<Omit<JobUpdate, "target">>): Promise<void> {
+    if (!updates.length) return;
+    try {
+      const target = await this.target();
+      const { readHistory, recordUpdate } = await import("./journal.js");
+      const known = new Set(readHistory(this.home).filter((j) => j.target === target).map((j) => `${j.kind}:${j.id}`));
+      recordUpdate(this.home, updates.filter((u) => known.has(`${u.kind}:${u.id}`)).map((u) => ({ ...u, target })));
+    } catch (e) {
+      this.journalProblem(e);
+    }
+  }
+
+  private journalProblem(e: unknown): void {
+    this.trace?.(`history: ${e instanceof Error ? e.message : String(e)}`);
+    if (this.journalWarned) return;
+    this.journalWarned = true;
+    this.io.warn(`Warning: could not write the history in ${this.home} (${e instanceof Error ? e.message : String(e)}); the job itself is not affected.`);
   }
 
   print<T>(result: T, human: (r: T) => string[], quietLines?: (r: T) => string[]): void {

@@ -8,6 +8,7 @@ import type { CliContext } from "./context.js";
 import { CliError } from "./types.js";
 import { describeError, renderError } from "./errors.js";
 import { toJson } from "./output.js";
+import type { JobKind } from "./journal.js";
 
 export interface EachSpec<T> {
   ids: readonly string[];
@@ -17,6 +18,10 @@ export interface EachSpec<T> {
   label(id: string): string;
   /** Human lines for one result. */
   human(value: T): string[];
+  /** The journal's kind: the status read is recorded for the jobs it knows (history). */
+  journal?: JobKind;
+  /** The id of a result, for the journal. */
+  idOf?(value: T): string;
 }
 
 /** Names the id in an error's message (the service's may not), keeping the error's kind and code. */
@@ -52,6 +57,16 @@ export async function printEach<T>(ctx: CliContext, spec: EachSpec<T>): Promise<
   }
   // One JSON document: the object for one id asked, an array for several (of the results read).
   if (ctx.opts.json && values.length) ctx.io.out(toJson(spec.ids.length === 1 ? values[0] : values));
+  if (spec.journal && spec.idOf) {
+    const kind = spec.journal;
+    const idOf = spec.idOf;
+    await ctx.recordUpdates(
+      values.flatMap((v) => {
+        const status = (v as { status?: unknown }).status;
+        return typeof status === "string" ? [{ kind, id: idOf(v), status }] : [];
+      }),
+    );
+  }
   if (!failures.length) return;
   const first = describeError(failures[0]);
   const done = new CliError(

@@ -93,7 +93,7 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
   } else {
     const wanted = firstOperand(opts.args);
     for (const e of COMMANDS) {
-      if (e.name === wanted) await loadCommand(program, e.name);
+      if (e.name === wanted || (wanted !== undefined && e.aliases?.includes(wanted))) await loadCommand(program, e.name);
       else addStub(program, e);
     }
     // The loaded group was appended: restore the table's order for help listings.

@@ -12,6 +12,7 @@
  */
 import type { PollSchedule } from "../contract/poll.js";
 import type { Target } from "../engine/engine.js";
+import type { JobKind } from "./journal.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./types.js";
 import { DEFAULT_TIMEOUT_MS, type JobResult, type WaitJob, type WaitState } from "./wait.js";
@@ -38,6 +39,10 @@ export interface WatchKind<T> {
   file?(value: T): { url: string; name: string } | undefined;
   /** The words after `mediagen` that resume the wait for these jobs (download flags are added). */
   resumeArgs(jobs: readonly WaitJob<T>[]): string[];
+  /** The journal's kind for these jobs: their ending and saved file are recorded there (history). */
+  journal?: JobKind;
+  /** What the journal keeps of a job's last object (default: its `status`). */
+  journalFields?(value: T): { status?: string; video_id?: string };
 }
 
 export interface WatchFlags {
@@ -89,6 +94,7 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
     }
 
     printJobs(ctx, outcome.jobs, kind, saved);
+    if (kind.journal) await journalOutcome(ctx, kind, kind.journal, outcome.jobs, saved);
 
     const resume = (rs: readonly JobResult<T>[]) => {
       const words = kind.resumeArgs(rs.map((r) => r.job));
@@ -133,6 +139,27 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
   } finally {
     off();
   }
+}
+
+/** What the wait learnt, into the journal: each job's last status, and the file saved for it. */
+async function journalOutcome<T>(ctx: CliContext, kind: WatchKind<T>, journal: JobKind, results: readonly JobResult<T>[], saved: Map<WaitJob<T>, string>) {
+  const updates = results
+    .filter((r) => r.value !== undefined)
+    .map((r) => {
+      const status = (r.value as { status?: unknown }).status;
+      const fields: { status?: string; video_id?: string } = kind.journalFields
+        ? kind.journalFields(r.value as T)
+        : typeof status === "string" ? { status } : {};
+      const p = saved.get(r.job);
+      return {
+        kind: journal,
+        id: r.job.id,
+        ...(fields.status !== undefined ? { status: fields.status } : {}),
+        ...(fields.video_id ? { video_id: fields.video_id } : {}),
+        ...(p !== undefined ? { saved: p } : {}),
+      };
+    });
+  await ctx.recordUpdates(updates);
 }
 
 /** An error that ended one of several jobs, named after the job (the exit code still follows the error). */

@@ -13,6 +13,8 @@ import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, Mode
 import { assetSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import type { WatchKind } from "../../cli/watch.js";
+import type { WaitJob } from "../../cli/wait.js";
 import { refundNote } from "../../cli/credits-note.js";
 
 // ---- flag values ----------------------------------------------------------------------------------
@@ -269,24 +271,34 @@ const assetText = (a: Asset) => a.status;
 const assetFailure = (a: Asset) =>
   `${a.error ? `${a.error.code}: ${a.error.message}` : "no reason given"}; ${refundNote(typeof a.cost === "number" ? a.cost : undefined, true)}`;
 
-/** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
-async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
-  const { watchJobs } = await import("../../cli/watch.js");
+/** The wait for assets (watch.ts): how to poll each id, read its state, and what to save. */
+export function assetWatch(engine: Engine, ids: readonly string[]): { jobs: WaitJob<Asset>[]; kind: WatchKind<Asset> } {
   const jobs = ids.map((id) => ({
     id,
     label: `asset ${id}`,
     poll: (signal: AbortSignal) => engine.assetStatus({ assetId: id }, { signal }),
   }));
-  await watchJobs(ctx as CliContext, jobs, {
-    state: assetState,
-    describe: assetText,
-    failure: assetFailure,
-    schedule: assetSchedule,
-    unknown: (job) => ({ asset_id: job.id, status: "unknown" }),
-    human: (a) => [`${a.asset_id}  ${assetText(a)}  ${a.url ?? ""}`.trimEnd()],
-    file: (a) => (a.url ? { url: a.url, name: `${a.asset_id}.${extensionOf(a)}` } : undefined),
-    resumeArgs: (js) => ["asset", "status", ...js.map((j) => j.id), "--watch"],
-  }, flags);
+  return {
+    jobs,
+    kind: {
+      state: assetState,
+      describe: assetText,
+      failure: assetFailure,
+      schedule: assetSchedule,
+      unknown: (job) => ({ asset_id: job.id, status: "unknown" }),
+      human: (a) => [`${a.asset_id}  ${assetText(a)}  ${a.url ?? ""}`.trimEnd()],
+      file: (a) => (a.url ? { url: a.url, name: `${a.asset_id}.${extensionOf(a)}` } : undefined),
+      resumeArgs: (js) => ["asset", "status", ...js.map((j) => j.id), "--watch"],
+      journal: "asset",
+    },
+  };
+}
+
+/** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
+async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
+  const { watchJobs } = await import("../../cli/watch.js");
+  const { jobs, kind } = assetWatch(engine, ids);
+  await watchJobs(ctx as CliContext, jobs, kind, flags);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
@@ -358,6 +370,16 @@ export const command: CommandModule = {
       ctx.explainWith?.(START_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
+      await ctx.recordJobs?.(
+        res.asset_ids.map((id) => ({
+          kind: "asset" as const,
+          id,
+          model: typeof body.model === "string" ? body.model : null,
+          cost: res.cost_per_generation,
+          status: res.status,
+          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : {}),
+        })),
+      );
       // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
       if (!ctx.opts.json) {
         ctx.io.info(
@@ -393,6 +415,8 @@ export const command: CommandModule = {
         read: (id) => engine.assetStatus({ assetId: id }),
         label: (id) => `asset ${id}`,
         human: assetLines,
+        journal: "asset",
+        idOf: (a) => a.asset_id,
       });
     });
     examples(status, [

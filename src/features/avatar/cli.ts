@@ -13,7 +13,10 @@ import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookD
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import type { WatchKind } from "../../cli/watch.js";
+import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
+import { lookStateText } from "./states.js";
 
 // The spec's style lists, repeated here because the contract module loads zod, which --help must not.
 const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
@@ -85,16 +88,7 @@ export function listQuery(f: ListFlags): Record<string, unknown> {
 
 // ---- human output ---------------------------------------------------------------------------------
 
-/**
- * One vocabulary for a look's state in human output, whichever endpoint told it: the status
- * endpoint's `completed`/`failed` and the look record's `ready`/`error` read as `ready`/`failed`
- * (`--json` keeps the service's words).
- */
-export function lookStateText(status: string): string {
-  if (status === "completed" || status === "ready") return "ready";
-  if (status === "failed" || status === "error") return "failed";
-  return status;
-}
+export { lookStateText };
 
 function statusLines(s: AvatarStatusResponse, withError = true): string[] {
   const r = s.result;
@@ -202,12 +196,19 @@ export function lookCost(body: Record<string, unknown>, promptBased: boolean): n
  */
 async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
+  const { jobs, kind } = lookWatch(engine, ref, cost);
+  await watchJobs(ctx as CliContext, jobs, kind, flags);
+}
+
+/** The wait for a look (watch.ts): its status, its failure, and its thumbnail to save. */
+export function lookWatch(engine: Engine, ref: AvatarLookRef, cost?: number): { jobs: WaitJob<AvatarStatusResponse>[]; kind: WatchKind<AvatarStatusResponse> } {
   const job = {
     id: ref.look_id,
     label: `look ${ref.look_id}`,
     poll: (signal: AbortSignal) => engine.avatarStatus({ avatar_id: ref.avatar_id, look_id: ref.look_id }, { signal }),
   };
-  await watchJobs(ctx as CliContext, [job], {
+  return { jobs: [job], kind: {
+    journal: "look",
     state: lookState,
     describe: lookText,
     failure: (x, target) => `${x.error ? `${x.error.code}: ${x.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
@@ -217,7 +218,7 @@ async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags
     human: (x) => statusLines(x, false),
     file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
     resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
-  }, flags);
+  } };
 }
 
 /** Prints a create/edit answer, then waits when asked. */
@@ -262,6 +263,18 @@ export const command: CommandModule = {
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
       const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
+      await ctx.recordJobs?.([
+        {
+          kind: "look",
+          id: res.look_id,
+          avatar_id: res.avatar_id,
+          model: null,
+          cost: lookCost(body, promptBased),
+          // A look made from images is ready at once (the spec); one from a prompt is generated.
+          status: promptBased ? "pending" : "ready",
+          ...(promptBased ? { prompt: String(body.prompt) } : {}),
+        },
+      ]);
       await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
     });
     examples(create, [
@@ -286,6 +299,17 @@ export const command: CommandModule = {
       ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
+      await ctx.recordJobs?.([
+        {
+          kind: "look",
+          id: res.look_id,
+          avatar_id: res.avatar_id,
+          model: null,
+          cost: lookCost(body, true),
+          status: "pending",
+          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : {}),
+        },
+      ]);
       await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
     });
     examples(edit, [
@@ -305,6 +329,7 @@ export const command: CommandModule = {
       }
       const s = await engine.avatarStatus({ avatar_id: avatarId, look_id: lookId });
       ctx.print(s, statusLines, (x) => [x.look_id]);
+      await ctx.recordUpdates?.([{ kind: "look", id: s.look_id, status: s.status }]);
     });
     examples(status, ["mediagen avatar status av_123 lk_456", "mediagen avatar status av_123 lk_456 --watch --download out/"]);
 

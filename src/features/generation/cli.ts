@@ -15,6 +15,8 @@ import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, 
 import { generationSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import type { WatchKind } from "../../cli/watch.js";
+import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import type { GenerationStartResponse, GenerationStatusResponse } from "./contract.js";
 
@@ -242,10 +244,26 @@ interface WaitFlags {
 /** `cost`: the estimate debited at start, when this command started the job. */
 async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
+  const { jobs, kind } = generationWatch(engine, jobId, cost);
   await watchJobs(
     ctx as CliContext,
-    [{ id: jobId, label: `generation ${jobId}`, poll: (signal: AbortSignal) => engine.generationStatus({ job_id: jobId }, { signal }) }],
-    {
+    jobs,
+    kind,
+    { ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}), ...(flags.interval !== undefined ? { interval: flags.interval } : {}) },
+  );
+}
+
+/**
+ * The wait for a generation (watch.ts). What it makes is a video to export; what `download` saves
+ * of it is the video's thumbnail.
+ */
+export function generationWatch(engine: Engine, jobId: string, cost?: number): { jobs: WaitJob<GenerationStatusResponse>[]; kind: WatchKind<GenerationStatusResponse> } {
+  return {
+    jobs: [{ id: jobId, label: `generation ${jobId}`, poll: (signal: AbortSignal) => engine.generationStatus({ job_id: jobId }, { signal }) }],
+    kind: {
+      journal: "generation",
+      journalFields: (s) => ({ status: s.status, ...(s.result?.video_id ? { video_id: s.result.video_id } : {}) }),
+      file: (s) => (s.result?.thumbnail_url ? { url: s.result.thumbnail_url, name: thumbnailName(s.job_id, s.result.thumbnail_url) } : undefined),
       state: jobState,
       describe: statusText,
       failure: (s, target) => `${s.error ? `${s.error.code}: ${s.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
@@ -255,8 +273,18 @@ async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flag
       human: (s) => statusLines(s, false),
       resumeArgs: (js) => ["generation", "status", ...js.map((j) => j.id), "--watch"],
     },
-    { ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}), ...(flags.interval !== undefined ? { interval: flags.interval } : {}) },
-  );
+  };
+}
+
+/** `<job_id>-thumbnail.<ext>`, the extension from the link (jpg by default). */
+function thumbnailName(jobId: string, url: string): string {
+  let ext = "";
+  try {
+    ext = path.posix.extname(new URL(url, "file:///").pathname);
+  } catch {
+    // keep the default
+  }
+  return `${jobId}-thumbnail${/^\.[a-z0-9]{1,5}$/i.test(ext) ? ext.toLowerCase() : ".jpg"}`;
 }
 
 function waitFlags(cmd: Command, until: string): Command {
@@ -329,6 +357,16 @@ export const generateCommand: CommandModule = {
       ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
       const engine = await ctx.engine();
       const res = await engine.generationStart(body, simulate ? { simulate } : {});
+      await ctx.recordJobs?.([
+        {
+          kind: "generation",
+          id: res.job_id,
+          model: body.use_native_avatar === true ? (typeof body.native_avatar_model === "string" ? body.native_avatar_model : "omni-flash") : null,
+          cost: res.estimated_credits,
+          status: res.status,
+          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : typeof body.script === "string" ? { prompt: body.script } : {}),
+        },
+      ]);
       // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
       if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
       if (!opts.watch) {
@@ -362,6 +400,7 @@ export const generationCommand: CommandModule = {
       }
       const s = await engine.generationStatus({ job_id: jobId });
       ctx.print(s, statusLines, (x) => [x.job_id]);
+      await ctx.recordUpdates?.([{ kind: "generation", id: s.job_id, status: s.status, ...(s.result?.video_id ? { video_id: s.result.video_id } : {}) }]);
     });
     examples(status, ["mediagen generation status run_0123456789abcdef01234567", "mediagen generation status run_0123456789abcdef01234567 --watch"]);
   },
