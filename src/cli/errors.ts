@@ -135,6 +135,10 @@ export function describeError(err: unknown, explain: Explain = {}): ErrorInfo {
   if (name === "HomeError" || name === "LocalStoreError") {
     return { exitCode: EXIT.error, status: null, code: name === "HomeError" ? "home_unusable" : "local_store_error", field: null, message };
   }
+  // A variable set to a value the CLI cannot use (MEDIAGEN_CONFIRM_ABOVE=lots): a usage error.
+  if (name === "InvalidEnvError") {
+    return { exitCode: EXIT.usage, status: null, code: "invalid_env", field: str(e.variable) ?? null, message };
+  }
   if (name === "ConfigError") {
     return { exitCode: EXIT.usage, status: null, code: "config_error", field: str(e.field) ?? null, message };
   }

@@ -106,8 +106,20 @@ export const START_FLAGS = defineFlags({
   webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when each generation ends", field: "webhook_url" },
   body: BODY_FLAG,
   simulate: SIMULATE_FLAG,
+  dryRun: { flag: "--dry-run", type: "boolean", help: "print the price (POST /asset/pricing) and exit; nothing is started" },
+  maxCredits: { flag: "--max-credits <n>", type: "number", help: "refuse to start (exit 2) if it would cost more than n credits" },
+  yes: { flag: "-y, --yes", type: "boolean", help: "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)" },
 });
 export type StartFlags = FlagInput<typeof START_FLAGS>;
+
+/** The pricing request for a start request: the fields that change a price, nothing else. */
+export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ["model", "duration", "resolution", "aspect_ratio", "model_settings", "generation_count", "references"]) {
+    if (start[k] !== undefined) out[k] = start[k];
+  }
+  return out;
+}
 
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
@@ -366,9 +378,24 @@ export const command: CommandModule = {
       }
       const simulate = flags.simulate;
       const wait = waits(opts);
-      await checkWaitFlags(opts);
+      if (!flags.dryRun) await checkWaitFlags(opts);
       ctx.explainWith?.(START_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
+      const cli = ctx as CliContext;
+      const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
+      const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
+      if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
+      if (flags.dryRun || needsPrice(cli, guard)) {
+        // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
+        const price = await engine.assetPricing(pricingOf(body));
+        if (flags.dryRun) {
+          ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
+          if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
+          return;
+        }
+        const n = price.generation_count;
+        await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model}` });
+      }
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
       await ctx.recordJobs?.(
         res.asset_ids.map((id) => ({
@@ -397,6 +424,8 @@ export const command: CommandModule = {
       "mediagen asset start --type video --model vidC-upscale --source-video asset:65f0c2a1b3e4d5f6a7b8c9d0 --watch",
       'mediagen asset start --type video --model vidD-omni --prompt "@hero waves" --element hero=front.png,side.png',
       "mediagen asset start --body request.json --model imgA-4-fast --count 4 -q",
+      "mediagen asset start --type video --model vidA-3 --prompt \"waves\" --duration 8 --count 2 --dry-run",
+      'mediagen asset start --type video --model vidA-3 --prompt "waves" --max-credits 40 --watch',
     ]);
 
     const status = asset

@@ -296,7 +296,8 @@ function waitFlags(cmd: Command, until: string): Command {
 
 // ---- commands -----------------------------------------------------------------------------------------
 
-type GenerateOptions = GenerateFlags & WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string };
+type GenerateOptions = GenerateFlags &
+  WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean };
 
 export const generateCommand: CommandModule = {
   register(generate: Command, getContext) {
@@ -337,7 +338,10 @@ export const generateCommand: CommandModule = {
       .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
       .option("--plan <file|->", "sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script")
       .option("--body <file|->", "request body as JSON from a file or - (stdin); flags override its fields")
-      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)");
+      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)")
+      .option("--dry-run", "print the estimated price and exit; nothing is started (supplied speech cannot be priced before)")
+      .option("--max-credits <n>", "refuse to start (exit 2) if the estimate is above n credits, or cannot be known before starting")
+      .option("-y, --yes", "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)");
     waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => {
       const ctx = getContext(cmd);
       const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
@@ -355,6 +359,36 @@ export const generateCommand: CommandModule = {
       if (opts.watch) waitOptionsFrom(opts);
       const given = givenFieldFlags(flags, FIELDS);
       ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
+      let maxCredits: number | undefined;
+      if (opts.maxCredits !== undefined) {
+        maxCredits = Number(opts.maxCredits);
+        if (!/^\d+(\.\d+)?$/.test(opts.maxCredits.trim())) throw usage("--max-credits", `expected a number of credits, got "${opts.maxCredits}"`);
+      }
+      const cli = ctx as CliContext;
+      const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
+      const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
+      if (opts.dryRun || needsPrice(cli, guard)) {
+        const { estimateGenerate } = await import("./estimate.js");
+        const target = await cli.target();
+        const est = estimateGenerate(body, target);
+        if (opts.dryRun) {
+          ctx.print(
+            { estimated_credits: est.credits, seconds: est.seconds, exact: est.exact, basis: est.basis },
+            (e) => [
+              e.estimated_credits === null
+                ? `Not known before it starts: ${e.basis}.`
+                : `${e.exact ? "" : "About "}${credits(e.estimated_credits)}${e.seconds !== null ? ` for about ${e.seconds} s of video` : ""}, from ${e.basis}.`,
+            ],
+            (e) => [e.estimated_credits === null ? "unknown" : String(e.estimated_credits)],
+          );
+          if (!ctx.opts.json) {
+            if (!est.exact && est.credits !== null) ctx.io.info("The service debits its own estimate when the job starts (shown then).");
+            ctx.io.info("Dry run: nothing was started.");
+          }
+          return;
+        }
+        await guardCost(cli, { ...guard, price: est.credits, what: "this video generation", unknownBecause: est.basis });
+      }
       const engine = await ctx.engine();
       const res = await engine.generationStart(body, simulate ? { simulate } : {});
       await ctx.recordJobs?.([
@@ -382,6 +416,7 @@ export const generateCommand: CommandModule = {
       "mediagen generate --plan plan.json --voice vc_emma --music --watch",
       "mediagen generate --voice-url speech.mp3 --avatar lk_zoe_podcast -q",
       "mediagen generate --body request.json --format custom --width 1280 --height 720",
+      'mediagen generate --prompt "why cats purr" --duration 45 --dry-run',
     ]);
   },
 };
