@@ -28,6 +28,8 @@ import type { SaveOptions } from "./download.js";
 import { withGlobalFlags } from "./resume.js";
 import { envSetting } from "./env-setting.js";
 import { parseDuration } from "./parse.js";
+import type { Explain } from "./errors.js";
+import type { JobStart, JobUpdate } from "./journal.js";
 import { defaultRuntime, type InterruptOptions, type Runtime } from "./runtime.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
@@ -47,6 +49,12 @@ export class CliContext implements Context {
   private enginePromise?: Promise<Engine>;
   private instancePromise?: Promise<LocalInstance>;
   private rateLimitSaid = false;
+  /** The journal could not be written: said once per command. */
+  private journalWarned = false;
+  /** A target chosen by the command (download follows the journal): beats the configuration, not flags. */
+  private targetOverride?: { target: Target; baseUrl?: string; profile?: string };
+  /** What the running command told about its flags and request, for its errors (see explain()). */
+  private explaining: Pick<Explain, "flagFor" | "body"> = {};
 
   constructor(
     readonly io: FrameIO,
@@ -63,12 +71,30 @@ export class CliContext implements Context {
     return mediagenHome(this.env);
   }
 
+  /**
+   * Talk to this target (and base URL, profile) unless the command line names one: `download` reads
+   * a job where it was started. Only before the engine is first used.
+   */
+  useTarget(t: { target: Target; baseUrl?: string | null; profile?: string }): void {
+    if (this.resolution || this.enginePromise) throw new Error("useTarget after the target was resolved");
+    this.targetOverride = {
+      target: t.target,
+      ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}),
+      ...(t.profile ? { profile: t.profile } : {}),
+    };
+  }
+
   /** Settings and key, resolved once: flag > env > profile > default. */
   resolve(): Resolution {
     if (this.resolution) return this.resolution;
     const home = this.home;
+    const o = this.targetOverride;
+    // A target the command chose counts as a flag, unless the line gave one (flags always win).
+    const flags = o && this.opts.target === undefined && this.opts.baseUrl === undefined && this.opts.profile === undefined
+      ? { target: o.target, baseUrl: o.baseUrl, profile: o.profile ?? this.opts.profile }
+      : { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile };
     const settings = resolveSettings(
-      { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile },
+      flags,
       this.env,
       readConfig(home),
     );
@@ -213,6 +239,91 @@ export class CliContext implements Context {
       requestTimeoutMs,
       ...(this.trace ? { debug: this.trace } : {}),
     });
+  }
+
+  /**
+   * Tells the frame which flag filled each request field (and the request), so a service error about
+   * a field names the flag: `--ref: file not found: nofile.png` rather than `references[0].url: …`.
+   */
+  explainWith(flagFor: (field: string) => string | undefined, body?: Record<string, unknown>): void {
+    this.explaining = { flagFor, ...(body ? { body } : {}) };
+  }
+
+  /** The space the key in use belongs to, on the local target (undefined elsewhere or when unknown). */
+  async localSpace(): Promise<{ id: string; name: string; plan: string; credits: number } | undefined> {
+    if (this.runtime.engine || this.resolve().config.target !== "local") return undefined;
+    const instance = await this.localInstance();
+    return instance.spaceForKey(this.resolve().key ?? instance.defaultKey());
+  }
+
+  /** What the frame says with an error: the command's flags, and how to fix the usual ones. */
+  async explain(err: unknown): Promise<Explain> {
+    const hints: string[] = [];
+    const e = (err && typeof err === "object" ? err : {}) as { name?: string; status?: number; code?: string; field?: string; message?: string; body?: unknown };
+    if (e.name === "ApiError") {
+      if (e.code === "model_not_found" || (e.field === "model" && /unknown model|model not found/i.test(e.message ?? ""))) {
+        hints.push("The models this target offers: mediagen asset models");
+      }
+      if (e.status === 402) hints.push(await this.creditsHint(e.body, e.message ?? "").catch(() => "Add credits to the space, then try again."));
+    }
+    return { ...this.explaining, hints };
+  }
+
+  private async creditsHint(body: unknown, message: string): Promise<string> {
+    const b = (body && typeof body === "object" ? body : {}) as { required?: unknown; available?: unknown };
+    // `{error, required, available}`, or the envelope's words: "32 required, 1 available".
+    const said = /([\d.]+) required, ([\d.]+) available/.exec(message);
+    const [required, available] =
+      typeof b.required === "number" && typeof b.available === "number" ? [b.required, b.available] : said ? [Number(said[1]), Number(said[2])] : [NaN, NaN];
+    const short = Number.isFinite(required - available) && required > available ? Math.ceil(required - available) : undefined;
+    if ((await this.target()) === "hosted") {
+      return `Add credits to the space of this key in the service's dashboard${short ? ` (at least ${short} more)` : ""}, then try again.`;
+    }
+    const space = await this.localSpace().catch(() => undefined);
+    const amount = short !== undefined ? String(Math.max(short, 1)) : "<credits>";
+    return space
+      ? `Add credits with: mediagen local credits add ${space.id} ${amount}`
+      : `Add credits with: mediagen local credits add <space_id> ${amount} (the spaces: mediagen local spaces list)`;
+  }
+
+  /**
+   * Records jobs this command started in the journal (src/cli/journal.ts), with the target, base
+   * URL and profile that started them. A journal that cannot be written is a warning, never a failure:
+   * the job is started and paid for either way.
+   */
+  async recordJobs(jobs: ReadonlyArray<Omit<JobStart, "target" | "base_url" | "profile">>): Promise<void> {
+    if (!jobs.length) return;
+    try {
+      const target = await this.target();
+      const { config } = this.resolve();
+      const { recordStart } = await import("./journal.js");
+      recordStart(
+        this.home,
+        jobs.map((j) => ({ ...j, target, base_url: target === "hosted" ? (config.baseUrl ?? null) : null, profile: config.profile })),
+      );
+    } catch (e) {
+      this.journalProblem(e);
+    }
+  }
+
+  /** Records what became of jobs (status, saved file) that the journal knows; others are not recorded. */
+  async recordUpdates(updates: ReadonlyArray<Omit<JobUpdate, "target">>): Promise<void> {
+    if (!updates.length) return;
+    try {
+      const target = await this.target();
+      const { readHistory, recordUpdate } = await import("./journal.js");
+      const known = new Set(readHistory(this.home).filter((j) => j.target === target).map((j) => `${j.kind}:${j.id}`));
+      recordUpdate(this.home, updates.filter((u) => known.has(`${u.kind}:${u.id}`)).map((u) => ({ ...u, target })));
+    } catch (e) {
+      this.journalProblem(e);
+    }
+  }
+
+  private journalProblem(e: unknown): void {
+    this.trace?.(`history: ${e instanceof Error ? e.message : String(e)}`);
+    if (this.journalWarned) return;
+    this.journalWarned = true;
+    this.io.warn(`Warning: could not write the history in ${this.home} (${e instanceof Error ? e.message : String(e)}); the job itself is not affected.`);
   }
 
   print<T>(result: T, human: (r: T) => string[], quietLines?: (r: T) => string[]): void {

@@ -47,7 +47,7 @@ function refuse(target: string): CliError {
  * Creates the download directory and checks that it takes files, before anything is paid for: a
  * bad --download is a usage error up front, not a failure after the wait.
  */
-export function prepareDir(dir: string): string {
+export function prepareDir(dir: string, flag = "--download"): string {
   const abs = path.resolve(dir);
   try {
     fs.mkdirSync(abs, { recursive: true });
@@ -56,7 +56,7 @@ export function prepareDir(dir: string): string {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why = err.code === "ENOTDIR" || err.code === "EEXIST" ? "not a directory" : err.code === "EACCES" || err.code === "EPERM" ? "permission denied" : (err.code ?? err.message);
-    throw new CliError(`--download: cannot save into ${abs}: ${why}`, EXIT.usage, "invalid_value", "--download");
+    throw new CliError(`${flag}: cannot save into ${abs}: ${why}`, EXIT.usage, "invalid_value", flag);
   }
   return abs;
 }

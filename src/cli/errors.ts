@@ -12,11 +12,15 @@ export interface ErrorInfo {
   status: number | null;
   code: string;
   field: string | null;
+  /** The flag that filled `field` on this command line, when the error is about it. */
+  flag?: string;
   message: string;
   /** Printed by commander already: only the JSON line is added. */
   alreadyShown?: boolean;
   /** What to do about it, on its own line (e.g. how to check whether a failed request was acted on). */
   hint?: string;
+  /** The JSON line too was printed (by the command): nothing more to say. */
+  jsonShown?: boolean;
 }
 
 type AnyRecord = Record<string, unknown>;
@@ -36,27 +40,97 @@ function firstLine(s: string): string {
   return line.trim();
 }
 
-export function describeError(err: unknown): ErrorInfo {
-  const info = describe(err);
+/**
+ * What the command knows that makes a service error speak in its own terms: which flag filled a
+ * request field (so `references[0].url: file not found` reads `--ref: file not found: nofile.png`),
+ * the request sent, and hints on how to fix the error.
+ */
+export interface Explain {
+  /** The flag that filled a top-level request field on this command line (undefined: not a flag). */
+  flagFor?(field: string): string | undefined;
+  /** The request that was sent, to quote the value at fault. */
+  body?: Record<string, unknown>;
+  /** Lines said after the error (how to fix it); left out with --quiet. */
+  hints?: string[];
+}
+
+/** Fields the frame itself fills, whatever the command. */
+const FRAME_FIELDS: Record<string, string> = { "X-Local-Simulate": "--simulate" };
+
+/** `references[0].url` → ["references", 0, "url"]. */
+export function fieldPath(field: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+  return out;
+}
+
+function valueAt(body: unknown, path: readonly (string | number)[]): unknown {
+  let v = body;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<string | number, unknown>)[k];
+  }
+  return v;
+}
+
+/**
+ * A service error about a field given as a flag, in the flag's words: `--ref: file not found:
+ * nofile.png`, `--aspect-ratio: must be one of 16:9, 9:16 (got 3:3)`. Undefined when no flag filled it.
+ */
+export function inFlagTerms(field: string, message: string, explain: Explain): { flag: string; message: string } | undefined {
+  const path = fieldPath(field);
+  const top = typeof path[0] === "string" ? path[0] : undefined;
+  if (top === undefined) return undefined;
+  const flag = FRAME_FIELDS[field] ?? explain.flagFor?.(top);
+  if (!flag) return undefined;
+  let rest = message;
+  for (const prefix of [field, top]) {
+    if (rest.startsWith(prefix)) {
+      rest = rest.slice(prefix.length).replace(/^[\s:]+/, "");
+      break;
+    }
+  }
+  const value = explain.body ? valueAt(explain.body, path) : undefined;
+  const last = path[path.length - 1];
+  const named = typeof last === "string" && last !== top && last !== "url" && rest.includes(last);
+  if (typeof value === "string" && value !== "" && !named && !rest.includes(value)) {
+    rest = /not found$/i.test(rest) ? `${rest}: ${value}` : `${rest} (got ${value})`;
+  }
+  return { flag, message: `${flag}: ${rest}` };
+}
+
+export function describeError(err: unknown, explain: Explain = {}): ErrorInfo {
+  const info = describe(err, explain);
   const hint = err && typeof err === "object" ? str((err as AnyRecord).hint) : undefined;
   return hint !== undefined ? { ...info, hint } : info;
 }
 
-function describe(err: unknown): ErrorInfo {
+function describe(err: unknown, explain: Explain): ErrorInfo {
   if (err instanceof CliError) {
-    return { exitCode: err.exitCode, status: null, code: err.code, field: err.field ?? null, message: err.message };
+    return {
+      exitCode: err.exitCode,
+      status: null,
+      code: err.code,
+      field: err.field ?? null,
+      message: err.message,
+      ...(err.shown ? { alreadyShown: true, jsonShown: true } : {}),
+    };
   }
   const e = (err && typeof err === "object" ? err : {}) as AnyRecord;
   const name = str(e.name) ?? str((e.constructor as { name?: string } | undefined)?.name);
   const message = str(e.message) ?? (typeof err === "string" ? err : "unexpected failure");
 
   if (name === "ApiError" && typeof e.status === "number") {
+    const field = str(e.field) ?? null;
+    // Without a field, a message that starts with one (`webhook_url must be …`) is about that field.
+    const named = field ?? /^([a-z]+_[a-z0-9_]*|[a-z]+\[\d+\][a-z0-9_.[\]]*)(?=[\s:])/i.exec(message)?.[1];
+    const flagged = named ? inFlagTerms(named, message, explain) : undefined;
     return {
       exitCode: exitCodeForStatus(e.status),
       status: e.status,
       code: str(e.code) ?? `http_${e.status}`,
-      field: str(e.field) ?? null,
-      message,
+      field,
+      ...(flagged ? { flag: flagged.flag, message: flagged.message } : { message }),
     };
   }
   // A 2xx body without the contract's shape (hosted/response-check.ts): `field` is where it differs.
@@ -69,6 +143,10 @@ function describe(err: unknown): ErrorInfo {
   }
   if (name === "HomeError" || name === "LocalStoreError") {
     return { exitCode: EXIT.error, status: null, code: name === "HomeError" ? "home_unusable" : "local_store_error", field: null, message };
+  }
+  // A variable set to a value the CLI cannot use (MEDIAGEN_CONFIRM_ABOVE=lots): a usage error.
+  if (name === "InvalidEnvError") {
+    return { exitCode: EXIT.usage, status: null, code: "invalid_env", field: str(e.variable) ?? null, message };
   }
   if (name === "ConfigError") {
     return { exitCode: EXIT.usage, status: null, code: "config_error", field: str(e.field) ?? null, message };
@@ -109,22 +187,33 @@ const HINTS: Record<number, string> = {
   [EXIT.auth]: "Check the key and plan with `mediagen auth status`.",
 };
 
-/** Writes the error to stderr: one human line, the JSON line with --json, the stack with --debug. */
-export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">, opts: { json: boolean; debug: boolean }): ErrorInfo {
-  const info = describeError(err);
+/**
+ * Writes the error to stderr: one human line (and hints), the JSON line with --json, the stack with
+ * --debug. `explain` (what the command knows) puts a service error in the command's terms.
+ */
+export function renderError(
+  err: unknown,
+  io: Pick<FrameIO, "stderr" | "quiet">,
+  opts: { json: boolean; debug: boolean },
+  explain: Explain = {},
+): ErrorInfo {
+  const info = describeError(err, explain);
   if (info.exitCode === EXIT.ok) return info;
   const write = (line: string) => io.stderr.write(redact(line) + "\n");
   if (!info.alreadyShown) {
-    // The service's code and field help people search the docs; CLI errors already name the flag.
-    const extra = info.status !== null ? ` (code ${info.code}${info.field ? `, field ${info.field}` : ""})` : "";
+    // The service's code (and its field, unless a flag names it) help people search the docs.
+    const extra = info.status !== null ? ` (code ${info.code}${info.field && !info.flag ? `, field ${info.field}` : ""})` : "";
     write(`${errStyle.red("Error:")} ${info.message}${extra}`);
     // Said even with -q: it is about not paying twice, not a tip.
     if (info.hint) write(info.hint);
+    const hints = [...(explain.hints ?? [])];
     const hint = HINTS[info.exitCode];
-    if (hint && !io.quiet && info.status !== null) write(errStyle.dim(hint));
+    if (hint && info.status !== null && !hints.length) hints.push(hint);
+    if (!io.quiet) for (const h of hints) write(errStyle.dim(h));
   }
-  if (opts.json) {
-    write(JSON.stringify({ error: { status: info.status, code: info.code, field: info.field, message: info.message } }));
+  if (opts.json && !info.jsonShown) {
+    const flag = info.flag ? { flag: info.flag } : {};
+    write(JSON.stringify({ error: { status: info.status, code: info.code, field: info.field, ...flag, message: info.message } }));
   }
   if (opts.debug && err instanceof Error && !info.alreadyShown && !(err instanceof CliError)) {
     const e = err as Error & { body?: unknown };

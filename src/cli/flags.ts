@@ -263,6 +263,17 @@ export class FlagSet<D extends FlagDecl> {
     return undefined;
   }
 
+  /**
+   * For `ctx.explainWith`: the flag that filled a request field on this command line (a field that
+   * came from `--body` or a default has none).
+   */
+  givenFlags(values: FlagValues<D>): (field: string) => string | undefined {
+    return (field) => {
+      const entry = Object.entries(this.decl).find(([key, s]) => s.field === field && (values as Record<string, unknown>)[key] !== undefined);
+      return entry ? longName(entry[1].flag) : undefined;
+    };
+  }
+
   /** The flag that fills a request field, for messages such as "missing required flag --model". */
   flagFor(field: string): string | undefined {
     const spec = Object.values(this.decl).find((s) => s.field === field);

@@ -61,65 +61,116 @@ export function cell(v: unknown): string {
   return String(v).replace(/\s*\n\s*/g, " ");
 }
 
-function truncate(s: string, width: number): string {
-  if (s.length <= width) return s;
-  if (width <= 1) return s.slice(0, width);
-  return s.slice(0, width - 1) + "…";
-}
-
 export interface Column<T> {
   header: string;
   get: (row: T) => unknown;
   align?: "left" | "right";
-  /** Left out, in column order, when the table would not fit at its natural width otherwise. */
+  /**
+   * An id (or anything the next command takes: a path, a model name): always printed whole, never
+   * left out. When no column of a table says, the first column is the id.
+   */
+  id?: boolean;
+  /** Left out first (last such column first) when the table does not fit. */
   optional?: boolean;
+  /** Printed whole or not at all (URLs, timestamps): never wrapped. */
+  whole?: boolean;
 }
 
 const GAP = 2;
+/** A wrapped column keeps at least this many characters (or its header, if longer). */
+const MIN_WRAP = 10;
+/** …or narrower than its longest word, up to this many characters (longer words are split). */
+const MIN_WORD = 20;
 
-/** The columns that fit `width` at their natural width: every required one, then optional ones in order. */
-function fittingColumns<T>(rows: readonly T[], columns: readonly Column<T>[], width: number): Column<T>[] {
-  if (!columns.some((c) => c.optional)) return [...columns];
-  const natural = (c: Column<T>) => Math.max(c.header.length, ...rows.map((r) => cell(c.get(r)).length));
-  let used = columns.filter((c) => !c.optional).reduce((sum, c) => sum + natural(c) + GAP, -GAP);
-  return columns.filter((c) => {
-    if (!c.optional) return true;
-    if (used + GAP + natural(c) > width) return false;
-    used += GAP + natural(c);
-    return true;
-  });
+/** Splits a cell into lines of at most `width` characters, at spaces when it can. */
+export function wrapCell(s: string, width: number): string[] {
+  if (s.length <= width || width <= 0) return [s];
+  const lines: string[] = [];
+  let line = "";
+  for (const word of s.split(/ +/)) {
+    let w = word;
+    if (line && line.length + 1 + w.length <= width) {
+      line += " " + w;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = "";
+    while (w.length > width) {
+      lines.push(w.slice(0, width));
+      w = w.slice(width);
+    }
+    line = w;
+  }
+  if (line) lines.push(line);
+  return lines.length ? lines : [""];
 }
 
 /**
- * A table that fits `width`: optional columns that do not fit are left out, then the widest columns
- * give up characters (cut with "…") but never below their header or 8 characters, so ids stay
- * legible and nothing wraps.
+ * A table that fits `width`, with one strategy for every table of the CLI: id columns (what the next
+ * command needs) are printed whole and never left out; when the table is too wide, optional columns
+ * are left out (the last one first) until it fits, then other descriptive columns that cannot fit
+ * even wrapped, and what remains too wide wraps inside its column (a row takes several lines).
+ * Nothing is cut with "…". When even the ids do not fit, the line is longer than `width`.
  */
 export function table<T>(rows: readonly T[], allColumns: readonly Column<T>[], width = Infinity): string[] {
-  const columns = fittingColumns(rows, allColumns, width);
-  const cells = rows.map((r) => columns.map((c) => cell(c.get(r))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
-  const floor = columns.map((c, i) => Math.min(widths[i]!, Math.max(c.header.length, 8)));
-  let total = widths.reduce((a, b) => a + b, 0) + GAP * (columns.length - 1);
-  while (total > width) {
-    let widest = -1;
-    for (let i = 0; i < widths.length; i++) {
-      if (widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-    }
-    if (widest < 0) break;
-    widths[widest]! -= 1;
-    total -= 1;
+  const marked = allColumns.some((c) => c.id);
+  const isId = (c: Column<T>, i: number) => (marked ? c.id === true : i === 0);
+  const all = allColumns.map((c, i) => {
+    const cells = rows.map((r) => cell(c.get(r)));
+    const natural = Math.max(c.header.length, ...cells.map((x) => x.length));
+    const id = isId(c, i);
+    // A wrapped column is not made narrower than its longest word (up to MIN_WORD), so words stay whole.
+    const longestWord = Math.max(0, ...cells.flatMap((x) => x.split(/ +/).map((w) => w.length)));
+    const min = id || c.whole ? natural : Math.min(natural, Math.max(c.header.length, MIN_WRAP, Math.min(longestWord, MIN_WORD)));
+    return { c, cells, natural, min, id };
+  });
+  type Col = (typeof all)[number];
+  const total = (cols: readonly Col[], w: (x: Col) => number) => cols.reduce((sum, x) => sum + w(x), 0) + GAP * Math.max(0, cols.length - 1);
+
+  let kept = [...all];
+  // Optional columns go first (the last one first) until the table fits at its natural width; then
+  // other descriptive columns (last first), only while the rest cannot fit even wrapped. Ids stay.
+  for (const x of all.filter((y) => !y.id && y.c.optional).reverse()) {
+    if (total(kept, (y) => y.natural) <= width) break;
+    kept = kept.filter((y) => y !== x);
   }
-  const line = (values: string[], paint?: Paint) =>
-    values
-      .map((v, i) => {
-        const t = truncate(v, widths[i]!);
-        const padded = columns[i]!.align === "right" ? t.padStart(widths[i]!) : t.padEnd(widths[i]!);
-        return paint ? paint(padded) : padded;
-      })
-      .join(" ".repeat(GAP))
-      .trimEnd();
-  return [line(columns.map((c) => c.header.toUpperCase()), style.bold), ...cells.map((row) => line(row))];
+  for (const x of all.filter((y) => !y.id && !y.c.optional).reverse()) {
+    if (total(kept, (y) => y.min) <= width) break;
+    kept = kept.filter((y) => y !== x);
+  }
+  const widths = new Map(kept.map((x) => [x, x.natural]));
+  let over = total(kept, (x) => widths.get(x)!) - width;
+  while (over > 0) {
+    // The widest column that may still give up a character wraps one character narrower.
+    let widest: Col | undefined;
+    for (const x of kept) if (widths.get(x)! > x.min && (!widest || widths.get(x)! > widths.get(widest)!)) widest = x;
+    if (!widest) break;
+    widths.set(widest, widths.get(widest)! - 1);
+    over--;
+  }
+  const render = (values: string[], paint?: Paint): string[] => {
+    const wrapped = values.map((v, i) => wrapCell(v, widths.get(kept[i]!)!));
+    const height = Math.max(1, ...wrapped.map((w) => w.length));
+    const out: string[] = [];
+    for (let n = 0; n < height; n++) {
+      out.push(
+        wrapped
+          .map((w, i) => {
+            const x = kept[i]!;
+            const t = w[n] ?? "";
+            const padded = x.c.align === "right" ? t.padStart(widths.get(x)!) : t.padEnd(widths.get(x)!);
+            return paint ? paint(padded) : padded;
+          })
+          .join(" ".repeat(GAP))
+          .trimEnd(),
+      );
+    }
+    return out;
+  };
+  return [
+    ...render(kept.map((x) => x.c.header.toUpperCase()), style.bold),
+    ...rows.flatMap((_, r) => render(kept.map((x) => x.cells[r]!))),
+  ];
 }
 
 /** Aligned `label  value` lines for one record. */

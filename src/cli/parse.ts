@@ -95,6 +95,18 @@ export function overlayFlags<F extends object>(flags: F, fields: readonly FlagFi
   return out;
 }
 
+/** For `ctx.explainWith`: the flag (`--voice-url` for `voiceUrl`) that filled a field on this line. */
+export function givenFieldFlags<F extends object>(flags: F, fields: readonly FlagField<F>[]): (field: string) => string | undefined {
+  return (field) => {
+    for (const [key, f] of fields) {
+      const v = flags[key];
+      if (f !== field || v === undefined || (Array.isArray(v) && v.length === 0)) continue;
+      return `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    }
+    return undefined;
+  };
+}
+
 /**
  * A URL or a path: an existing local file is made absolute so the instance finds it whatever its
  * working directory; anything else is passed on for the service to judge.

@@ -4,12 +4,15 @@
  */
 import { Command, Help, Option } from "commander";
 import type { ContextGetter, GlobalOptions } from "./types.js";
-import { examples } from "./help-text.js";
+import { afterHelp, examples, formatHelpItem, formatHelpText } from "./help-text.js";
 import { COMMANDS, addStub, firstOperand, initRegistry, loadAllCommands, loadCommand, stubTerms } from "./registry.js";
 
 export interface ProgramOutput {
   writeOut(s: string): void;
   writeErr(s: string): void;
+  /** Width of the terminal on stdout (stderr), undefined when it is not one: help is fitted to it. */
+  outWidth?(): number | undefined;
+  errWidth?(): number | undefined;
 }
 
 export function globalOptions(cmd: Command): GlobalOptions {
@@ -49,13 +52,15 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
     .addOption(
       new Option("--request-timeout <seconds>", "hosted target: give up on a request after this long, retries included (default 60; also 90s, 2m)"),
     )
-    .configureHelp({
-      showGlobalOptions: true,
-      subcommandTerm(cmd: Command) {
-        return stubTerms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
-      },
-    })
     .helpCommand(false);
+  const helpConfig = {
+    showGlobalOptions: true,
+    subcommandTerm(this: Help, cmd: Command) {
+      return stubTerms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
+    },
+    formatItem: formatHelpItem,
+    formatHelp: formatHelpText,
+  };
 
   examples(program, [
     "mediagen folder create --name Clips --json",
@@ -63,15 +68,22 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
     "mediagen auth login --target hosted --base-url https://api.example.com",
     "mediagen help exit-codes",
   ]);
-  program.addHelpText(
-    "after",
+  afterHelp(
+    program,
     "\nEnvironment: MEDIAGEN_TARGET, MEDIAGEN_BASE_URL, MEDIAGEN_API_KEY, MEDIAGEN_PROFILE, MEDIAGEN_HOME, NO_COLOR, CI (all: mediagen help environment)",
   );
 
   // Applied to every command, including those a module builds with `new Command()`.
   const settle = (cmd: Command) => {
     cmd.exitOverride();
-    cmd.configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr });
+    cmd.configureOutput({
+      writeOut: output.writeOut,
+      writeErr: output.writeErr,
+      // commander's type says number; undefined (not a terminal) makes it use its default of 80.
+      getOutHelpWidth: (() => output.outWidth?.()) as () => number,
+      getErrHelpWidth: (() => output.errWidth?.()) as () => number,
+    });
+    cmd.configureHelp(helpConfig);
     cmd.showSuggestionAfterError(true);
     if (cmd !== program) cmd.showHelpAfterError("(add --help for usage and examples)");
     cmd.commands.forEach(settle);
@@ -85,7 +97,7 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
   } else {
     const wanted = firstOperand(opts.args);
     for (const e of COMMANDS) {
-      if (e.name === wanted) await loadCommand(program, e.name);
+      if (e.name === wanted || (wanted !== undefined && e.aliases?.includes(wanted))) await loadCommand(program, e.name);
       else addStub(program, e);
     }
     // The loaded group was appended: restore the table's order for help listings.

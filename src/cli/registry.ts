@@ -34,6 +34,24 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/config.js"),
   },
   {
+    name: "history",
+    summary: "Jobs this machine started, on any target: kind, id, model, cost, status, saved file",
+    term: "history|ls [options]",
+    aliases: ["ls"],
+    load: () => import("./commands/history.js"),
+  },
+  {
+    name: "download",
+    summary: "Save the result of a finished job by its id, whatever command started it",
+    term: "download [options] <id>",
+    load: () => import("./commands/download.js"),
+  },
+  {
+    name: "whoami",
+    summary: "Target, space, plan and balance of the key in use",
+    load: () => import("./commands/whoami.js"),
+  },
+  {
     name: "completion",
     summary: "Print the shell completion script (commands, flags, and model/voice/look/folder ids)",
     term: "completion <shell>",
@@ -125,6 +143,7 @@ export function initRegistry(program: Command, getContext: ContextGetter, settle
 
 export function addStub(program: Command, entry: CommandEntry): void {
   const stub = program.command(entry.name, entry.hidden ? { hidden: true } : {}).description(entry.summary);
+  if (entry.aliases) stub.aliases([...entry.aliases]);
   stubs.add(stub);
   if (entry.term) stubTerms.set(stub, entry.term);
 }
@@ -134,15 +153,16 @@ async function register(program: Command, entry: CommandEntry): Promise<void> {
   if (!reg) throw new Error("initRegistry(program) first");
   const { command } = await entry.load();
   const cmd = program.command(entry.name, entry.hidden ? { hidden: true } : {}).description(entry.summary);
+  if (entry.aliases) cmd.aliases([...entry.aliases]);
   command.register(cmd, reg.getContext, { loadAll: () => loadAllCommands(program) });
   reg.settle(cmd);
 }
 
 /** Replaces a group's stub by the real commands (no-op when already loaded). */
 export async function loadCommand(program: Command, name: string): Promise<boolean> {
-  const entry = COMMANDS.find((e) => e.name === name);
+  const entry = COMMANDS.find((e) => e.name === name || e.aliases?.includes(name));
   if (!entry) return false;
-  const idx = program.commands.findIndex((c) => c.name() === name);
+  const idx = program.commands.findIndex((c) => c.name() === entry.name);
   const existing = idx >= 0 ? program.commands[idx] : undefined;
   if (existing && !stubs.has(existing)) return true;
   if (existing) (program.commands as Command[]).splice(idx, 1);

@@ -11,6 +11,7 @@ import { buildProgram, globalOptions } from "./program.js";
 import { unknownCommandIn } from "./registry.js";
 import type { CliContext } from "./context.js";
 import type { Env, Streams } from "./io.js";
+import { terminalWidth } from "./io.js";
 import { realClock, signalsFrom, type Clock, type Runtime, type Signals } from "./runtime.js";
 
 export type { Env, Streams };
@@ -64,7 +65,13 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
   const program = await buildProgram(
     version,
     getContext,
-    { writeOut: (s) => void streams.stdout.write(s), writeErr: (s) => void streams.stderr.write(redact(s)) },
+    // One style of error prefix: commander's "error: …" reads "Error: …" like every other error.
+    {
+      writeOut: (s) => void streams.stdout.write(s),
+      writeErr: (s) => void streams.stderr.write(redact(s.replace(/^error: /, "Error: "))),
+      outWidth: () => (streams.stdout.isTTY ? terminalWidth(streams.stdout.columns, env) : undefined),
+      errWidth: () => (streams.stderr.isTTY ? terminalWidth(streams.stderr.columns, env) : undefined),
+    },
     { args: argv },
   );
   program.hook("preAction", async (_root, action) => {
@@ -102,7 +109,8 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
       quiet: argv.includes("-q") || argv.includes("--quiet"),
     };
     const io = ctx?.io ?? { stderr: streams.stderr, quiet: flags.quiet };
-    return renderError(err, io, flags).exitCode;
+    const explain = ctx ? await ctx.explain(err).catch(() => ({})) : {};
+    return renderError(err, io, flags, explain).exitCode;
   } finally {
     await ctx?.close();
   }

@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import type { Readable, Writable } from "node:stream";
 import type { Engine, Target } from "../engine/engine.js";
 import type { PollSchedule } from "../contract/poll.js";
+import type { JobStart, JobUpdate } from "./journal.js";
 
 export interface IO {
   stdout: Writable;
@@ -98,6 +99,15 @@ export interface Context {
    * overwriting without force. Returns the final absolute path.
    */
   download(url: string, dir: string, name: string, opts?: DownloadOptions): Promise<string>;
+  /**
+   * Which flag filled each request field (and the request), so a service error about a field names
+   * the flag (`--ref: file not found: nofile.png`). Optional for contexts other than the frame's.
+   */
+  explainWith?(flagFor: (field: string) => string | undefined, body?: Record<string, unknown>): void;
+  /** Records jobs this command started in the journal (`mediagen history`); never fails the command. */
+  recordJobs?(jobs: ReadonlyArray<Omit<JobStart, "target" | "base_url" | "profile">>): Promise<void>;
+  /** Records what became of jobs the journal knows (status, saved file). */
+  recordUpdates?(updates: ReadonlyArray<Omit<JobUpdate, "target">>): Promise<void>;
   /** Reads a JSON body from a file path or `-` (stdin). Usage error (exit 2) when it does not parse. */
   readBody(pathOrDash: string): Promise<Record<string, unknown>>;
 }
@@ -134,6 +144,8 @@ export const EXIT = {
 /** An error the CLI reports with a chosen exit code (usage errors, failed waits, timeouts). */
 export class CliError extends Error {
   override readonly name = "CliError";
+  /** Already reported on stderr by the command: the frame only exits with its code. */
+  shown = false;
   constructor(
     message: string,
     readonly exitCode: number,

@@ -63,27 +63,56 @@ function withWidth(stream: FrameIO["stderr"]): NodeJS.WritableStream {
   });
 }
 
-export async function spinnerReporter(io: Pick<FrameIO, "stderr" | "stderrColor">, labels: readonly string[]): Promise<WaitReporter> {
+/** Elapsed time as the state lines write it: whole seconds, "(1m5s)". */
+const elapsedText = (ms: number) => `(${formatDuration(Math.round(Math.max(0, ms) / 1000) * 1000)})`;
+
+/**
+ * The spinner on an interactive stderr. Like the state lines, it says how long the wait has run,
+ * ticking every second between state changes. `now` is the clock (ms) for that count.
+ */
+export async function spinnerReporter(
+  io: Pick<FrameIO, "stderr" | "stderrColor">,
+  labels: readonly string[],
+  now: () => number = Date.now,
+): Promise<WaitReporter> {
   const { default: ora } = await import("ora");
   const states = new Map<string, string>();
+  let retrying = "";
+  // The wait's own elapsed time when it says one, carried forward by the clock between reports.
+  let base = 0;
+  let baseAt = now();
+  const elapsed = () => base + (now() - baseAt);
+  const text = () => `${spinnerText(labels, states)}${retrying} ${elapsedText(elapsed())}`;
   const spinner = ora({
     stream: withWidth(io.stderr),
     discardStdin: false,
     isEnabled: true,
     color: io.stderrColor ? "cyan" : false,
-  }).start(spinnerText(labels, states));
+  }).start(text());
+  const tick = setInterval(() => (spinner.text = text()), 1000);
+  tick.unref();
+  const at = (ms: number) => {
+    base = ms;
+    baseAt = now();
+  };
   return {
-    update(label, _state, text) {
-      states.set(label, text);
-      spinner.text = spinnerText(labels, states);
+    update(label, _state, t, elapsedMs) {
+      states.set(label, t);
+      retrying = "";
+      at(elapsedMs);
+      spinner.text = text();
     },
-    missed(_label, reason) {
-      spinner.text = `${spinnerText(labels, states)} (retrying: ${reason})`;
+    missed(_label, reason, elapsedMs) {
+      retrying = ` (retrying: ${reason})`;
+      at(elapsedMs);
+      spinner.text = text();
     },
     stop(ending, jobs) {
+      clearInterval(tick);
       // ora's own symbols pick their colour by themselves; ours follow --no-color and NO_COLOR.
       spinner.stop();
-      for (const j of jobs) io.stderr.write(redact(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"}`) + "\n");
+      const took = elapsedText(elapsed());
+      for (const j of jobs) io.stderr.write(redact(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"} ${took}`) + "\n");
     },
   };
 }

@@ -11,6 +11,8 @@
  * download; the resume command lists every job that still needs it.
  */
 import type { PollSchedule } from "../contract/poll.js";
+import type { Target } from "../engine/engine.js";
+import type { JobKind } from "./journal.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./types.js";
 import { DEFAULT_TIMEOUT_MS, type JobResult, type WaitJob, type WaitState } from "./wait.js";
@@ -21,7 +23,13 @@ import { toJson } from "./output.js";
 
 export interface WatchKind<T> {
   state(t: T): WaitState;
+  /** A short state for progress lines and the spinner ("generating", "failed"). */
   describe(t: T): string;
+  /**
+   * Why a failed job failed and what happened to its credits, said once, in the error that ends the
+   * command ("generation_failed: out of memory; 32 credits refunded"). Default: `describe`.
+   */
+  failure?(t: T, target: Target): string;
   schedule: PollSchedule;
   /** The object printed for a job whose status was never read. */
   unknown(job: WaitJob<T>): Record<string, unknown>;
@@ -31,6 +39,10 @@ export interface WatchKind<T> {
   file?(value: T): { url: string; name: string } | undefined;
   /** The words after `mediagen` that resume the wait for these jobs (download flags are added). */
   resumeArgs(jobs: readonly WaitJob<T>[]): string[];
+  /** The journal's kind for these jobs: their ending and saved file are recorded there (history). */
+  journal?: JobKind;
+  /** What the journal keeps of a job's last object (default: its `status`). */
+  journalFields?(value: T): { status?: string; video_id?: string };
 }
 
 export interface WatchFlags {
@@ -87,6 +99,7 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
     offTerminate = () => {};
 
     printJobs(ctx, outcome.jobs, kind, saved);
+    if (kind.journal) await journalOutcome(ctx, kind, kind.journal, outcome.jobs, saved);
 
     const resume = (rs: readonly JobResult<T>[]) => {
       const words = kind.resumeArgs(rs.map((r) => r.job));
@@ -118,8 +131,10 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
         ),
       );
     }
+    const target = await ctx.target();
     for (const r of outcome.jobs.filter((x) => x.state === "failed")) {
-      problems.push(new CliError(`${r.job.label} failed: ${r.text}`, EXIT.jobFailed, "job_failed"));
+      const why = kind.failure && r.value !== undefined ? kind.failure(r.value, target) : r.text;
+      problems.push(new CliError(`${r.job.label} failed: ${why}`, EXIT.jobFailed, "job_failed"));
     }
     problems.push(...saveErrors);
     if (!problems.length) return;
@@ -130,6 +145,27 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
     offTerminate();
     off();
   }
+}
+
+/** What the wait learnt, into the journal: each job's last status, and the file saved for it. */
+async function journalOutcome<T>(ctx: CliContext, kind: WatchKind<T>, journal: JobKind, results: readonly JobResult<T>[], saved: Map<WaitJob<T>, string>) {
+  const updates = results
+    .filter((r) => r.value !== undefined)
+    .map((r) => {
+      const status = (r.value as { status?: unknown }).status;
+      const fields: { status?: string; video_id?: string } = kind.journalFields
+        ? kind.journalFields(r.value as T)
+        : typeof status === "string" ? { status } : {};
+      const p = saved.get(r.job);
+      return {
+        kind: journal,
+        id: r.job.id,
+        ...(fields.status !== undefined ? { status: fields.status } : {}),
+        ...(fields.video_id ? { video_id: fields.video_id } : {}),
+        ...(p !== undefined ? { saved: p } : {}),
+      };
+    });
+  await ctx.recordUpdates(updates);
 }
 
 /** An error that ended one of several jobs, named after the job (the exit code still follows the error). */

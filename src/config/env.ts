@@ -93,6 +93,17 @@ export const ENV_VARS = {
     "seconds one request to the hosted service may take, its retries included (default 60; --request-timeout beats it; 90s, 2m also work)",
     positiveDuration,
   ),
+  MEDIAGEN_CONFIRM_ABOVE: variable(
+    "cli",
+    "on a terminal, a start that costs more than this many credits asks for confirmation first (default 50; off: never ask); never asked off a terminal",
+    (raw, name) => {
+      if (raw === undefined || raw.trim() === "") return 50;
+      if (raw.trim().toLowerCase() === "off") return Infinity;
+      const n = Number(raw.trim());
+      if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !Number.isFinite(n)) throw new InvalidEnvError(name, `must be a number of credits or off, got "${raw}"`);
+      return n;
+    },
+  ),
   HTTPS_PROXY: variable("hosted", "proxy for an https:// base URL (https_proxy, in lower case, is looked at first)", asSet),
   https_proxy: variable("hosted", "as HTTPS_PROXY, and looked at first", asSet),
   HTTP_PROXY: variable("hosted", "proxy for an http:// base URL (http_proxy, in lower case, is looked at first)", asSet),

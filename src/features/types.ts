@@ -16,6 +16,8 @@ export interface CommandEntry {
   summary: string;
   /** How `mediagen --help` shows the command when it has arguments or options, e.g. `serve [options]`. */
   term?: string;
+  /** Other names the command answers to (`ls` for `history`). */
+  aliases?: readonly string[];
   hidden?: boolean;
   load(): Promise<{ command: CommandModule }>;
 }

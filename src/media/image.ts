@@ -20,6 +20,8 @@ export interface RenderImageOptions {
   label?: string;
   /** Local file paths, images or videos (a video contributes its first frame). */
   references?: string[];
+  /** Varies the picture of one prompt (each generation its own); same seed, same bytes. */
+  seed?: string;
   signal?: AbortSignal;
   /** Tools to use instead of the detected ones (tests of degraded builds). */
   tools?: Tools;
@@ -38,7 +40,7 @@ export const QUIET = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 /** Draws the card into `tmpPng` (used by renderImage and, at video size, by renderVideo). */
 export async function drawCard(
   tools: Tools,
-  o: { width: number; height: number; prompt: string; label: string; references: string[] },
+  o: { width: number; height: number; prompt: string; label: string; references: string[]; seed?: string },
   workDir: string,
   tmpPng: string,
   signal?: AbortSignal,
@@ -49,6 +51,7 @@ export async function drawCard(
     prompt: o.prompt,
     label: o.label,
     tiles: o.references.length,
+    ...(o.seed ? { seed: o.seed } : {}),
   });
   const part = cardGraph(tools, layout, o.references, workDir, 0, "card");
   const script = path.join(workDir, `card-${path.basename(tmpPng)}.graph`);
@@ -93,7 +96,7 @@ export async function renderImage(o: RenderImageOptions): Promise<RenderImageRes
     await writeAtomic(o.out, async (tmp) => {
       ({ textDrawn } = await drawCard(
         tools,
-        { width: o.width, height: o.height, prompt: o.prompt ?? "", label: imageLabel(o.label, o.width, o.height), references },
+        { width: o.width, height: o.height, prompt: o.prompt ?? "", label: imageLabel(o.label, o.width, o.height), references, ...(o.seed ? { seed: o.seed } : {}) },
         workDir,
         tmp,
         o.signal,

@@ -106,9 +106,13 @@ export function tileGrid(n: number, area: Rect, gap: number): Rect[] {
   return tiles;
 }
 
-export function cardLayout(o: { width: number; height: number; prompt: string; label: string; tiles: number }): CardLayout {
+/**
+ * `seed`: what makes two generations of one prompt differ, as a model's seed does (the local
+ * instance passes the asset's id); the same prompt and seed give the same picture.
+ */
+export function cardLayout(o: { width: number; height: number; prompt: string; label: string; tiles: number; seed?: string }): CardLayout {
   const { width: W, height: H } = o;
-  const hash = crypto.createHash("sha256").update(o.prompt, "utf8").digest();
+  const hash = crypto.createHash("sha256").update(o.seed ? `${o.prompt}\u0000${o.seed}` : o.prompt, "utf8").digest();
   const byte = (i: number): number => hash[i % hash.length]!;
   const hue = ((byte(0) << 8) | byte(1)) % 360;
   const m = Math.min(W, H);

@@ -43,6 +43,8 @@ export interface RenderVideoOptions {
   sourceVideo?: string;
   motionVideo?: string;
   mode?: VideoMode;
+  /** Varies the picture of one prompt (each generation its own); same seed, same picture. */
+  seed?: string;
   /** x264 preset; `veryfast` by default, `ultrafast` for cheap previews. */
   preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium";
   /** Where synthesised speech is cached (see synthesize). */
@@ -269,7 +271,7 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
     ]);
 
     const ctx: Ctx = { W, H, F, N, T, inputs: [], nextInput: 0, graph: [], seq: 0 };
-    const layout = cardLayout({ width: W, height: H, prompt: o.prompt ?? "", label: modeLabel, tiles: refs.length });
+    const layout = cardLayout({ width: W, height: H, prompt: o.prompt ?? "", label: modeLabel, tiles: refs.length, ...(o.seed ? { seed: o.seed } : {}) });
     const bandH = Math.max(12, even(Math.round(Math.min(W, H) * 0.09)));
     const barH = Math.max(2, even(Math.round(H / 90)));
     const cardIn = (): string => {

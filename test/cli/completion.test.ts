@@ -8,11 +8,68 @@ describe("completion", () => {
     ["bash", "mediagen.bash"],
     ["zsh", "_mediagen"],
     ["fish", "mediagen.fish"],
-  ])("completion %s prints completions/%s", async (shell, file) => {
+  ])("completion %s prints completions/%s with the path of this mediagen filled in", async (shell, file) => {
     const r = await run(["completion", shell]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toBe(fs.readFileSync(path.join(ROOT, "completions", file), "utf8"));
-    expect(r.stdout).toContain("mediagen __complete words --");
+    const installed = fs.readFileSync(path.join(ROOT, "completions", file), "utf8");
+    const bin = path.join(ROOT, "bin", "mediagen.js");
+    // The one difference: where this mediagen is, for a shell where `mediagen` is not on PATH.
+    const strip = (s: string) => s.replace(/^(set -g )?(__mediagen_(bin|node))[= ].*$/gm, "$2");
+    expect(strip(r.stdout)).toBe(strip(installed));
+    expect(r.stdout).toContain(`'${bin}'`);
+    expect(installed).not.toContain(bin);
+    expect(r.stdout).toContain("__complete words --");
+  });
+
+  describe("bash, where mediagen is only reachable through npx", () => {
+    const bash = async (script: string, env: Record<string, string>) => {
+      const { execa } = await import("execa");
+      const home = newHome();
+      return execa("bash", ["-c", script], { env: { MEDIAGEN_HOME: home, CI: "1", HOME: home, ...env }, extendEnv: false, reject: false });
+    };
+    /** COMPREPLY of `fn` for the words typed (the last one being completed). */
+    const complete = (fn: string, words: string[]) =>
+      `COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    // No mediagen on this PATH (nor npx, nor node): only what the script itself knows.
+    const BARE = { PATH: "/usr/bin:/bin" };
+
+    it("the printed script completes `npx mediagen <TAB>` and `mediagen <TAB>` through the mediagen that printed it", async () => {
+      const { execa } = await import("execa");
+      expect((await execa("bash", ["-c", "command -v mediagen"], { env: BARE, extendEnv: false, reject: false })).exitCode).not.toBe(0);
+      const script = (await run(["completion", "bash"])).stdout;
+      const file = path.join(newHome(), "mediagen.bash");
+      fs.writeFileSync(file, script);
+      const npx = await bash(`source '${file}'; complete -p npx; ${complete("_mediagen_npx", ["npx", "mediagen", "fo"])}`, BARE);
+      expect(npx.exitCode, npx.stderr).toBe(0);
+      expect(npx.stdout).toContain("-F _mediagen_npx npx");
+      expect(npx.stdout.split("\n")).toContain("folder");
+      const direct = await bash(`source '${file}'; ${complete("_mediagen", ["mediagen", "folder", "cr"])}`, BARE);
+      expect(direct.stdout.trim()).toBe("create");
+      // Another npx command is left to file names.
+      const other = await bash(`source '${file}'; ${complete("_mediagen_npx", ["npx", "prettier", "x"])}`, BARE);
+      expect(other.stdout.trim()).toBe("");
+    });
+
+    it("the installed file (no path in it) falls back to `npx --no-install mediagen`", async () => {
+      const dir = newHome();
+      const shim = path.join(dir, "npx");
+      // A stand-in for npx in a project where mediagen is installed.
+      fs.writeFileSync(
+        shim,
+        `#!/bin/sh\n[ "$1" = --no-install ] && shift\n[ "$1" = mediagen ] && shift\nexec '${process.execPath}' '${path.join(ROOT, "bin", "mediagen.js")}' "$@"\n`,
+        { mode: 0o755 },
+      );
+      const file = path.join(ROOT, "completions", "mediagen.bash");
+      const r = await bash(`source '${file}'; ${complete("_mediagen_npx", ["npx", "mediagen", "as"])}`, { PATH: `${dir}:/usr/bin:/bin` });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe("asset");
+    });
+
+    it("an npx that already has a completion keeps it", async () => {
+      const file = path.join(ROOT, "completions", "mediagen.bash");
+      const r = await bash(`_mine() { :; }; complete -F _mine npx; source '${file}'; complete -p npx`, BARE);
+      expect(r.stdout).toContain("-F _mine npx");
+    });
   });
 
   it("bash: a completed word gets its trailing space (no -o nospace); file names remain the fallback", async () => {

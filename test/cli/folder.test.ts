@@ -77,7 +77,8 @@ describe("folder create / list on the local instance, with no configuration", ()
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.errorLine()).toMatchObject({ status: 400, code: "invalid_value", field: "parent_folder_id" });
-    expect(r.stderr).toMatch(/^Error: .*\(code invalid_value, field parent_folder_id\)$/m);
+    // The human line names the flag that filled the field (the JSON line keeps the field).
+    expect(r.stderr).toMatch(/^Error: --parent: .*\(code invalid_value\)$/m);
   });
 
   it("a blank name is the service's missing_field (400) → exit 2", async () => {

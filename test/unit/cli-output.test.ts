@@ -28,16 +28,45 @@ describe("table", () => {
     expect(lines[2]!.endsWith("1234")).toBe(true);
   });
 
-  it.each([80, 60, 40])("fits a %i-column terminal, cutting the widest column with …", (width) => {
+  it.each([80, 60, 40])("fits a %i-column terminal: ids whole, the descriptive column wrapped, nothing cut with …", (width) => {
     const lines = table(rows, cols, width);
     for (const l of lines) expect(visibleLength(l)).toBeLessThanOrEqual(width);
-    expect(lines.join("\n")).toContain(rows[0]!.id.slice(0, 8));
+    const text = lines.join("\n");
+    for (const r of rows) expect(text).toContain(r.id);
+    expect(text).not.toContain("…");
+    // Every word of the long name is still there, on the lines of its row.
+    for (const w of rows[0]!.name.split(" ")) expect(text).toContain(w);
   });
 
-  it("never shrinks a column below its header or 8 characters", () => {
+  it("never cuts an id: on a terminal too narrow for the ids, the line is longer instead", () => {
     const lines = table(rows, cols, 10);
-    expect(lines[1]).toContain("A very …");
-    expect(lines[1]).toContain("65f0c2a…");
+    expect(lines.join("\n")).toContain(rows[0]!.id);
+    expect(lines.join("\n")).not.toContain("…");
+  });
+
+  it("leaves out optional columns first (the last first), then wraps; a `whole` column is never wrapped", () => {
+    type R = { id: string; text: string; url: string; extra: string };
+    const r: R[] = [{ id: "vc_1", text: "one two three four five six seven", url: "https://example.com/a/very/long/preview.wav", extra: "x" }];
+    const c = [
+      { header: "id", get: (x: R) => x.id, id: true },
+      { header: "text", get: (x: R) => x.text },
+      { header: "extra", get: (x: R) => x.extra, optional: true },
+      { header: "url", get: (x: R) => x.url, optional: true, whole: true },
+    ];
+    const wide = table(r, c);
+    expect(wide[0]).toMatch(/^ID\s+TEXT\s+EXTRA\s+URL$/);
+    const narrow = table(r, c, 50);
+    expect(narrow[0]).toMatch(/^ID\s+TEXT\s+EXTRA$/);
+    expect(narrow.join("\n")).not.toContain("https");
+    const narrower = table(r, c, 20);
+    expect(narrower[0]).toMatch(/^ID\s+TEXT$/);
+    expect(narrower.length).toBeGreaterThan(2);
+    for (const l of narrower) expect(visibleLength(l)).toBeLessThanOrEqual(20);
+  });
+
+  it("without a column marked id, the first column is the id", () => {
+    const lines = table(rows, cols.map((c) => ({ ...c })), 20);
+    expect(lines.join("\n")).toContain(rows[1]!.id);
   });
 });
 

@@ -16,6 +16,7 @@ describe("lazy command registry", () => {
     for (const entry of COMMANDS) {
       const program = new Command("mediagen");
       const cmd = program.command(entry.name).description(entry.summary);
+      if (entry.aliases) cmd.aliases([...entry.aliases]);
       const { command } = await entry.load();
       command.register(cmd, noContext);
       expect(program.commands.map((c) => c.name()), `module of ${entry.name}`).toEqual([entry.name]);

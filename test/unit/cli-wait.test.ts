@@ -538,10 +538,29 @@ describe("createReporter / spinnerReporter", async () => {
       { label: "asset b", state: "pending", text: "generating" },
     ]);
     const out = err.text();
-    expect(out).toContain("✔ asset a: completed\n");
-    expect(out).toContain("⚠ asset b: generating\n");
+    expect(out).toContain("✔ asset a: completed (0s)\n");
+    expect(out).toContain("⚠ asset b: generating (0s)\n");
     expect(out).not.toMatch(SGR);
     delete process.env.FORCE_COLOR;
+  });
+
+  it("the spinner shows the elapsed time, as the state lines do, and keeps counting between state changes", async () => {
+    const err = tty();
+    let t = 1_000_000;
+    const r = await spinnerReporter({ stderr: err.stream, stderrColor: false }, ["asset a"], () => t);
+    // ora draws its next frame within 80 ms.
+    const frame = () => new Promise((res) => setTimeout(res, 150));
+    r.update("asset a", "pending", "generating", 0);
+    await frame();
+    expect(err.text()).toContain("asset a: generating (0s)");
+    t += 65_000;
+    r.update("asset a", "pending", "generating", 65_000);
+    r.missed("asset a", "HTTP 503", 66_000);
+    await frame();
+    expect(err.text()).toContain("(retrying: HTTP 503) (1m6s)");
+    t += 2_000;
+    r.stop("finished", [{ label: "asset a", state: "done", text: "completed" }]);
+    expect(err.text()).toContain("✔ asset a: completed (1m8s)\n");
   });
 
   it.each([

@@ -44,6 +44,15 @@ describe("renderImage", () => {
     expect(sha(path.join(dir, "d3.png"))).not.toBe(sha(path.join(dir, "d1.png")));
   });
 
+  it("a seed varies the picture of one prompt (each generation its own), and the same seed gives the same bytes", async () => {
+    const o = { width: 320, height: 240, prompt: "one prompt", label: "m" };
+    await renderImage({ ...o, seed: "a", out: path.join(dir, "s1.png") });
+    await renderImage({ ...o, seed: "a", out: path.join(dir, "s2.png") });
+    await renderImage({ ...o, seed: "b", out: path.join(dir, "s3.png") });
+    expect(sha(path.join(dir, "s1.png"))).toBe(sha(path.join(dir, "s2.png")));
+    expect(sha(path.join(dir, "s3.png"))).not.toBe(sha(path.join(dir, "s1.png")));
+  });
+
   it("composites every reference, images and the first frame of videos", async () => {
     const base = { width: 320, height: 240, prompt: "refs", label: "m" };
     const outs = {

@@ -43,7 +43,7 @@ export async function readKey(io: Pick<IO, "stdin" | "stderr" | "canPrompt">, wi
   return (await prompt(io)).trim();
 }
 
-interface StatusReport {
+export interface StatusReport {
   profile: string;
   target: string;
   base_url: string | null;
@@ -51,6 +51,112 @@ interface StatusReport {
   key: string | null;
   status: "ok" | "invalid" | "forbidden" | "missing" | "unreachable" | "error";
   message: string;
+  /** The key's space, plan and balance where the target can tell (the local instance); null otherwise. */
+  space: { id: string; name: string } | null;
+  plan: string | null;
+  balance: number | null;
+  /** Why space, plan and balance are null (the hosted API has no account endpoint). */
+  account_note?: string;
+}
+
+/** What the hosted target says about the account: nothing, its API has no endpoint for it. */
+export const HOSTED_ACCOUNT_NOTE = "the hosted API does not tell the space, plan or balance of a key; see the service's dashboard";
+
+/**
+ * Profile, target, base URL, key source and masked key, the key checked with a cheap call, and the
+ * key's space, plan and balance where the target can tell. Used by `auth status` and `whoami`.
+ * Returns the report and the exit code the check calls for.
+ */
+export async function statusReport(ctx: CliContext): Promise<{ report: StatusReport; exit: number; code: string }> {
+  const { config, key } = ctx.resolve();
+  const { maskKey } = await import("../../engine/redact.js");
+  let shownKey = key;
+  if (!shownKey && config.target === "local") shownKey = (await ctx.localInstance()).defaultKey();
+  const report: StatusReport = {
+    profile: config.profile,
+    target: config.target,
+    base_url: config.baseUrl ?? null,
+    key_source: config.keySource,
+    key: shownKey ? maskKey(shownKey) : null,
+    status: "ok",
+    message: "the key works",
+    space: null,
+    plan: null,
+    balance: null,
+  };
+  let exit: number = EXIT.ok;
+  let code = "";
+  if (!shownKey) {
+    report.status = "missing";
+    report.message = "no API key: run `mediagen auth login` or set MEDIAGEN_API_KEY";
+    exit = EXIT.auth;
+  } else {
+    try {
+      const engine = await ctx.engine();
+      await engine.folderList({});
+    } catch (e) {
+      const err = e as { name?: string; status?: number; message?: string };
+      if (e instanceof CliError) {
+        report.status = "error";
+        report.message = e.message;
+        exit = e.exitCode;
+        code = e.code;
+      } else if (err.name === "ApiError" && (err.status === 401 || err.status === 403)) {
+        report.status = err.status === 401 ? "invalid" : "forbidden";
+        report.message = err.message ?? "rejected";
+        exit = EXIT.auth;
+      } else if (err.name === "NetworkError") {
+        report.status = "unreachable";
+        report.message = err.message ?? "unreachable";
+        exit = EXIT.error;
+      } else {
+        // A 5xx, a 429 after retries, anything else: reported like the other outcomes, with its exit code.
+        const { describeError } = await import("../errors.js");
+        const info = describeError(e);
+        report.status = "error";
+        report.message = info.status !== null ? `HTTP ${info.status}: ${info.message}` : info.message;
+        exit = info.exitCode === EXIT.ok ? EXIT.error : info.exitCode;
+        code = info.code;
+      }
+    }
+  }
+  if (config.target === "local") {
+    const space = await ctx.localSpace().catch(() => undefined);
+    if (space) {
+      report.space = { id: space.id, name: space.name };
+      report.plan = space.plan;
+      report.balance = space.credits;
+    }
+  } else {
+    report.account_note = HOSTED_ACCOUNT_NOTE;
+  }
+  // A service may echo the key in its message: the report goes to stdout, so it is masked here.
+  const { redact } = await import("../../engine/redact.js");
+  report.message = redact(report.message);
+  return { report, exit, code };
+}
+
+/** The report as people read it. */
+export function statusLines(r: StatusReport): string[] {
+  const account: Array<[string, unknown]> =
+    r.space !== null
+      ? [
+          ["space", `${r.space.id} (${r.space.name})`],
+          ["plan", r.plan],
+          ["balance", r.balance === null ? null : `${r.balance} credit${r.balance === 1 ? "" : "s"}`],
+        ]
+      : r.account_note
+        ? [["space", `unknown: ${r.account_note}`]]
+        : [];
+  return keyValues([
+    ["profile", r.profile],
+    ["target", r.target],
+    ["base URL", r.base_url ?? (r.target === "local" ? "(local instance)" : null)],
+    ["key source", r.key_source],
+    ["key", r.key],
+    ["status", `${r.status}: ${r.message}`],
+    ...account,
+  ]);
 }
 
 export const command: CommandModule = {
@@ -132,70 +238,8 @@ export const command: CommandModule = {
       .description("Show profile, target, base URL and key source, and check the key with a cheap call")
       .action(async (_opts: unknown, cmd: Command) => {
         const ctx = get(cmd);
-        const { config, key } = ctx.resolve();
-        const { maskKey, redact } = await import("../../engine/redact.js");
-        let shownKey = key;
-        if (!shownKey && config.target === "local") shownKey = (await ctx.localInstance()).defaultKey();
-        const report: StatusReport = {
-          profile: config.profile,
-          target: config.target,
-          base_url: config.baseUrl ?? null,
-          key_source: config.keySource,
-          key: shownKey ? maskKey(shownKey) : null,
-          status: "ok",
-          message: "the key works",
-        };
-        let exit: number = EXIT.ok;
-        let code = "";
-        if (!shownKey) {
-          report.status = "missing";
-          report.message = "no API key: run `mediagen auth login` or set MEDIAGEN_API_KEY";
-          exit = EXIT.auth;
-        } else {
-          try {
-            const engine = await ctx.engine();
-            await engine.folderList({});
-          } catch (e) {
-            const err = e as { name?: string; status?: number; message?: string };
-            if (e instanceof CliError) {
-              report.status = "error";
-              report.message = e.message;
-              exit = e.exitCode;
-              code = e.code;
-            } else if (err.name === "ApiError" && (err.status === 401 || err.status === 403)) {
-              report.status = err.status === 401 ? "invalid" : "forbidden";
-              report.message = err.message ?? "rejected";
-              exit = EXIT.auth;
-            } else if (err.name === "NetworkError") {
-              report.status = "unreachable";
-              report.message = err.message ?? "unreachable";
-              exit = EXIT.error;
-            } else {
-              // A 5xx, a 429 after retries, anything else: reported like the other outcomes, with its exit code.
-              const { describeError } = await import("../errors.js");
-              const info = describeError(e);
-              report.status = "error";
-              report.message = info.status !== null ? `HTTP ${info.status}: ${info.message}` : info.message;
-              exit = info.exitCode === EXIT.ok ? EXIT.error : info.exitCode;
-              code = info.code;
-            }
-          }
-        }
-        // A service may echo the key in its message: the report goes to stdout, so it is masked here.
-        report.message = redact(report.message);
-        ctx.print(
-          report,
-          (r) =>
-            keyValues([
-              ["profile", r.profile],
-              ["target", r.target],
-              ["base URL", r.base_url ?? (r.target === "local" ? "(local instance)" : null)],
-              ["key source", r.key_source],
-              ["key", r.key],
-              ["status", `${r.status}: ${r.message}`],
-            ]),
-          (r) => [r.status],
-        );
+        const { report, exit, code } = await statusReport(ctx);
+        ctx.print(report, statusLines, (r) => [r.status]);
         if (exit !== EXIT.ok) throw new CliError(`auth status: ${report.message}`, exit, code || `key_${report.status}`);
       });
     examples(status, ["mediagen auth status", "mediagen auth status --profile ci --json"]);

@@ -88,8 +88,8 @@ export const command: CommandModule = {
             table(
               r,
               [
-                { header: "key", get: (x) => x.key },
-                { header: "value", get: (x) => x.value },
+                { header: "key", get: (x) => x.key, id: true },
+                { header: "value", get: (x) => x.value, id: true },
                 { header: "source", get: (x) => x.source },
               ],
               widthOf(ctx.io),

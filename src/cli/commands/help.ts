@@ -20,7 +20,7 @@ const TOPICS: Record<HelpTopic, (ctx: Context) => Promise<void>> = {
     ctx.print(
       EXIT_CODE_DOCS,
       (rows) => [
-        ...table(rows, [{ header: "code", get: (r) => r.code, align: "right" }, { header: "meaning", get: (r) => r.meaning }], widthOf(ctx.io)),
+        ...table(rows, [{ header: "code", get: (r) => r.code, align: "right", id: true }, { header: "meaning", get: (r) => r.meaning }], widthOf(ctx.io)),
         "",
         "With --json, errors are also printed to stderr as one line:",
         '  {"error":{"status":…,"code":…,"field":…,"message":…}}',
@@ -36,7 +36,7 @@ const TOPICS: Record<HelpTopic, (ctx: Context) => Promise<void>> = {
         ...table(
           rows,
           [
-            { header: "variable", get: (r) => r.name },
+            { header: "variable", get: (r) => r.name, id: true },
             { header: "read by", get: (r) => r.area, optional: true },
             { header: "meaning", get: (r) => r.description },
           ],

@@ -152,13 +152,13 @@ function registerSpaces(local: Command, get: Getter) {
           table(
             r,
             [
-              { header: "id", get: (s) => s.id },
+              { header: "id", get: (s) => s.id, id: true },
               { header: "name", get: (s) => s.name },
               { header: "plan", get: (s) => s.plan },
               { header: "credits", get: (s) => s.credits, align: "right" },
               { header: "default", get: (s) => s.is_default },
-              { header: "keys", get: (s) => s.keys, align: "right" },
-              { header: "created", get: (s) => s.created_at },
+              { header: "keys", get: (s) => s.keys, align: "right", optional: true },
+              { header: "created", get: (s) => s.created_at, optional: true, whole: true },
             ],
             widthOf(ctx.io),
           ),
@@ -203,11 +203,11 @@ function registerLedger(local: Command, get: Getter) {
           table(
             r,
             [
-              { header: "created", get: (e) => e.created_at },
+              { header: "created", get: (e) => e.created_at, whole: true },
               { header: "kind", get: (e) => e.kind },
               { header: "amount", get: (e) => e.amount, align: "right" },
               { header: "balance", get: (e) => e.balance_after, align: "right" },
-              { header: "ref", get: (e) => e.ref },
+              { header: "ref", get: (e) => e.ref, id: true },
               { header: "note", get: (e) => e.note },
             ],
             widthOf(ctx.io),
@@ -230,7 +230,7 @@ function registerLedger(local: Command, get: Getter) {
           table(
             r,
             [
-              { header: "space", get: (v) => v.space_id },
+              { header: "space", get: (v) => v.space_id, id: true },
               { header: "balance", get: (v) => v.balance, align: "right" },
               { header: "ledger", get: (v) => v.ledger_sum, align: "right" },
               { header: "ok", get: (v) => v.ok },
@@ -265,7 +265,12 @@ function registerWebhooks(local: Command, get: Getter) {
             return [];
           }
           const keys = Object.keys(r[0]!).filter((k) => r.some((row) => row[k] === null || typeof row[k] !== "object"));
-          const cols: Column<Record<string, unknown>>[] = keys.map((k) => ({ header: k.replace(/_/g, " "), get: (row) => row[k] }));
+          const cols: Column<Record<string, unknown>>[] = keys.map((k) => ({
+            header: k.replace(/_/g, " "),
+            get: (row) => row[k],
+            ...(k === "id" || k.endsWith("_id") ? { id: true } : {}),
+            ...(k === "url" || k.endsWith("_at") ? { whole: true } : {}),
+          }));
           return table(r, cols, widthOf(ctx.io));
         },
         (r) => r.map((d) => cell(d.id)),
@@ -329,12 +334,12 @@ function registerVideos(local: Command, get: Getter) {
             ? table(
                 r,
                 [
-                  { header: "video", get: (v) => v.video_id },
+                  { header: "video", get: (v) => v.video_id, id: true },
                   { header: "status", get: (v) => v.status },
                   { header: "seconds", get: (v) => (v.duration_ms === null ? null : v.duration_ms / 1000), align: "right" },
-                  { header: "origin", get: (v) => (v.origin === "duplicate" ? `copy of ${v.parent_video_id}` : v.generation_id) },
-                  { header: "space", get: (v) => v.space_id },
-                  { header: "created", get: (v) => v.created_at },
+                  { header: "origin", get: (v) => (v.origin === "duplicate" ? `copy of ${v.parent_video_id}` : v.generation_id), id: true },
+                  { header: "space", get: (v) => v.space_id, optional: true, whole: true },
+                  { header: "created", get: (v) => v.created_at, optional: true, whole: true },
                 ],
                 widthOf(ctx.io),
               )

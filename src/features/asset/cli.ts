@@ -13,6 +13,9 @@ import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, Mode
 import { assetSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import type { WatchKind } from "../../cli/watch.js";
+import type { WaitJob } from "../../cli/wait.js";
+import { refundNote } from "../../cli/credits-note.js";
 
 // ---- flag values ----------------------------------------------------------------------------------
 
@@ -112,8 +115,20 @@ export const START_FLAGS = defineFlags({
   webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when each generation ends", field: "webhook_url" },
   body: BODY_FLAG,
   simulate: SIMULATE_FLAG,
+  dryRun: { flag: "--dry-run", type: "boolean", help: "print the price (POST /asset/pricing) and exit; nothing is started" },
+  maxCredits: { flag: "--max-credits <n>", type: "number", help: "refuse to start (exit 2) if it would cost more than n credits" },
+  yes: { flag: "-y, --yes", type: "boolean", help: "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)" },
 });
 export type StartFlags = FlagInput<typeof START_FLAGS>;
+
+/** The pricing request for a start request: the fields that change a price, nothing else. */
+export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ["model", "duration", "resolution", "aspect_ratio", "model_settings", "generation_count", "references"]) {
+    if (start[k] !== undefined) out[k] = start[k];
+  }
+  return out;
+}
 
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
@@ -160,6 +175,12 @@ export function formatDurations(ds: readonly number[]): string {
   return parts.join(",");
 }
 
+/** The COST cell: a generation's price at the model's defaults, with the default duration of a video. */
+export function defaultCost(m: { base_cost: number; capabilities?: { default_duration?: number | null } | null }): string {
+  const d = m.capabilities?.default_duration;
+  return typeof d === "number" ? `${m.base_cost} (${d} s)` : String(m.base_cost);
+}
+
 function modelsTable(ctx: Context, r: ModelListResponse): string[] {
   if (!r.models.length) {
     ctx.io.info("No models match.");
@@ -168,18 +189,23 @@ function modelsTable(ctx: Context, r: ModelListResponse): string[] {
   return table(
     r.models,
     [
-      { header: "name", get: (m) => m.name },
+      { header: "name", get: (m) => m.name, id: true },
       { header: "type", get: (m) => m.type ?? r.type },
-      { header: "provider", get: (m) => m.provider ?? r.provider },
-      { header: "cost", get: (m) => m.base_cost, align: "right" },
-      { header: "audio", get: (m) => m.has_audio },
-      { header: "durations", get: (m) => formatDurations(m.capabilities.supported_durations ?? []) },
+      { header: "provider", get: (m) => m.provider ?? r.provider, optional: true },
+      { header: "credits", get: (m) => defaultCost(m), align: "right" },
+      { header: "audio", get: (m) => m.has_audio, optional: true },
+      { header: "durations", get: (m) => formatDurations(m.capabilities?.supported_durations ?? []) },
       { header: "plans", get: (m) => m.required_plans },
-      { header: "tags", get: (m) => m.tags },
+      { header: "tags", get: (m) => m.tags, optional: true },
     ],
     widthOf(ctx.io),
   );
 }
+
+/** Said under the models table (on stderr: it is talk, not data). */
+export const COST_NOTE =
+  "CREDITS: the price of one generation at the model's default settings (for a video, at its default duration, in brackets); " +
+  "`mediagen asset price --model <name> --duration <s>` prices others.";
 
 /** "a, b (default a)"; without a default just the list; nothing for an empty or absent list. */
 function choicesLine<T>(values: readonly T[] | undefined, dflt: T | null | undefined, show: (v: readonly T[]) => string = (v) => v.join(", ")): string | null {
@@ -261,25 +287,39 @@ function extensionOf(a: Asset): string {
 }
 
 const assetState = (a: Asset) => (a.status === "completed" ? "done" : a.status === "failed" ? "failed" : "pending");
-const assetText = (a: Asset) => (a.status === "failed" && a.error ? `failed (${a.error.code}: ${a.error.message})` : a.status);
+const assetText = (a: Asset) => a.status;
+/** The spec refunds a failed asset on both targets; `cost` is what was debited. */
+const assetFailure = (a: Asset) =>
+  `${a.error ? `${a.error.code}: ${a.error.message}` : "no reason given"}; ${refundNote(typeof a.cost === "number" ? a.cost : undefined, true)}`;
 
-/** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
-async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
-  const { watchJobs } = await import("../../cli/watch.js");
+/** The wait for assets (watch.ts): how to poll each id, read its state, and what to save. */
+export function assetWatch(engine: Engine, ids: readonly string[]): { jobs: WaitJob<Asset>[]; kind: WatchKind<Asset> } {
   const jobs = ids.map((id) => ({
     id,
     label: `asset ${id}`,
     poll: (signal: AbortSignal) => engine.assetStatus({ assetId: id }, { signal }),
   }));
-  await watchJobs(ctx as CliContext, jobs, {
-    state: assetState,
-    describe: assetText,
-    schedule: assetSchedule,
-    unknown: (job) => ({ asset_id: job.id, status: "unknown" }),
-    human: (a) => [`${a.asset_id}  ${assetText(a)}  ${a.url ?? ""}`.trimEnd()],
-    file: (a) => (a.url ? { url: a.url, name: `${a.asset_id}.${extensionOf(a)}` } : undefined),
-    resumeArgs: (js) => ["asset", "status", ...js.map((j) => j.id), "--watch"],
-  }, flags);
+  return {
+    jobs,
+    kind: {
+      state: assetState,
+      describe: assetText,
+      failure: assetFailure,
+      schedule: assetSchedule,
+      unknown: (job) => ({ asset_id: job.id, status: "unknown" }),
+      human: (a) => [`${a.asset_id}  ${assetText(a)}  ${a.url ?? ""}`.trimEnd()],
+      file: (a) => (a.url ? { url: a.url, name: `${a.asset_id}.${extensionOf(a)}` } : undefined),
+      resumeArgs: (js) => ["asset", "status", ...js.map((j) => j.id), "--watch"],
+      journal: "asset",
+    },
+  };
+}
+
+/** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
+async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
+  const { watchJobs } = await import("../../cli/watch.js");
+  const { jobs, kind } = assetWatch(engine, ids);
+  await watchJobs(ctx as CliContext, jobs, kind, flags);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
@@ -303,6 +343,7 @@ export const command: CommandModule = {
         const engine = await ctx.engine();
         const res = await engine.assetModels(q);
         ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
+        if (!ctx.opts.json && res.models.length) ctx.io.info(COST_NOTE);
       },
     );
     examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);
@@ -325,6 +366,7 @@ export const command: CommandModule = {
       const flags = PRICE_FLAGS.values(opts);
       const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
       if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
+      ctx.explainWith?.(PRICE_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.assetPricing(body);
       ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
@@ -349,9 +391,35 @@ export const command: CommandModule = {
       }
       const simulate = flags.simulate;
       const wait = waits(opts);
-      await checkWaitFlags(opts);
+      if (!flags.dryRun) await checkWaitFlags(opts);
+      ctx.explainWith?.(START_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
+      const cli = ctx as CliContext;
+      const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
+      const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
+      if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
+      if (flags.dryRun || needsPrice(cli, guard)) {
+        // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
+        const price = await engine.assetPricing(pricingOf(body));
+        if (flags.dryRun) {
+          ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
+          if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
+          return;
+        }
+        const n = price.generation_count;
+        await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model}` });
+      }
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
+      await ctx.recordJobs?.(
+        res.asset_ids.map((id) => ({
+          kind: "asset" as const,
+          id,
+          model: typeof body.model === "string" ? body.model : null,
+          cost: res.cost_per_generation,
+          status: res.status,
+          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : {}),
+        })),
+      );
       // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
       if (!ctx.opts.json) {
         ctx.io.info(
@@ -369,6 +437,8 @@ export const command: CommandModule = {
       "mediagen asset start --type video --model vidC-upscale --source-video asset:65f0c2a1b3e4d5f6a7b8c9d0 --watch",
       'mediagen asset start --type video --model vidD-omni --prompt "@hero waves" --element hero=front.png,side.png',
       "mediagen asset start --body request.json --model imgA-4-fast --count 4 -q",
+      "mediagen asset start --type video --model vidA-3 --prompt \"waves\" --duration 8 --count 2 --dry-run",
+      'mediagen asset start --type video --model vidA-3 --prompt "waves" --max-credits 40 --watch',
     ]);
 
     const status = asset
@@ -381,18 +451,15 @@ export const command: CommandModule = {
         await watchAssets(ctx, engine, ids, opts);
         return;
       }
-      if (ctx.opts.json) {
-        // One JSON document: the object for one id, an array for several.
-        const records: Asset[] = [];
-        for (const id of ids) records.push(await engine.assetStatus({ assetId: id }));
-        ctx.print(records.length === 1 ? records[0]! : records, () => []);
-        return;
-      }
-      for (const [i, id] of ids.entries()) {
-        const a = await engine.assetStatus({ assetId: id });
-        if (i > 0 && !ctx.opts.quiet) ctx.io.out("");
-        ctx.print(a, assetLines);
-      }
+      const { printEach } = await import("../../cli/each.js");
+      await printEach(ctx as CliContext, {
+        ids,
+        read: (id) => engine.assetStatus({ assetId: id }),
+        label: (id) => `asset ${id}`,
+        human: assetLines,
+        journal: "asset",
+        idOf: (a) => a.asset_id,
+      });
     });
     examples(status, [
       "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0",

@@ -137,7 +137,8 @@ async function render(instance: LocalInstanceApi, row: AssetRow, signal: AbortSi
 
   if (plan.kind === "image") {
     const { kind: _k, ...opts } = plan;
-    await renderImage({ ...opts, out, signal });
+    // Each generation its own seed, as a model's: `--count 2` makes two different pictures.
+    await renderImage({ ...opts, out, seed: row.id, signal });
     return { width: plan.width, height: plan.height, durationSeconds: null };
   }
   const { kind: _k, mode, ...opts } = plan;
@@ -146,6 +147,7 @@ async function render(instance: LocalInstanceApi, row: AssetRow, signal: AbortSi
   const info = await renderVideo({
     ...opts,
     mode: videoMode(mode, plan.startImage !== undefined),
+    seed: row.id,
     out,
     ...(thumbnailOut ? { thumbnailOut } : {}),
     cacheDir: speechCacheDir(instance),
@@ -188,7 +190,7 @@ export const assetKind: JobKind = {
     if (!row || row.status !== "generating") return { commit: () => {} };
 
     if (row.simulate) {
-      const failure = { code: simulatedCode(row.simulate), message: "Simulated failure (X-Local-Simulate)" };
+      const failure = { code: simulatedCode(row.simulate), message: "Simulated failure" };
       return { commit: () => failAndClean(instance, row, failure) };
     }
     try {

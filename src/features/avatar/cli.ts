@@ -13,6 +13,10 @@ import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookD
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import type { WatchKind } from "../../cli/watch.js";
+import type { WaitJob } from "../../cli/wait.js";
+import { refundedOn, refundNote } from "../../cli/credits-note.js";
+import { lookStateText } from "./states.js";
 
 // The spec's style lists, repeated here because the contract module loads zod, which --help must not.
 const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
@@ -84,18 +88,20 @@ export function listQuery(f: ListFlags): Record<string, unknown> {
 
 // ---- human output ---------------------------------------------------------------------------------
 
-function statusLines(s: AvatarStatusResponse): string[] {
+export { lookStateText };
+
+function statusLines(s: AvatarStatusResponse, withError = true): string[] {
   const r = s.result;
   return keyValues([
     ["avatar", s.avatar_id],
     ["look", s.look_id],
-    ["status", s.status],
+    ["status", lookStateText(s.status)],
     ["name", r ? `${r.avatar_name} / ${r.look_name}` : null],
     ["format", r?.format ?? null],
     ["place", r?.place ?? null],
     ["thumbnail", r?.thumbnail ?? null],
-    ["error", s.error ? `${s.error.code}: ${s.error.message}` : null],
-  ]);
+    ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
+  ].filter(([, v]) => v !== null) as [string, unknown][]);
 }
 
 function lookLines(l: LookDetail): string[] {
@@ -103,7 +109,7 @@ function lookLines(l: LookDetail): string[] {
     ["look", l.id],
     ["name", l.look_name],
     ["avatar", `${l.avatar_id} (${l.avatar_name})`],
-    ["status", l.status],
+    ["status", lookStateText(l.status)],
     ["person", [l.gender, l.age_range, l.ethnicity, l.hair_color]],
     ["format", l.format],
     ["place", l.place],
@@ -129,8 +135,8 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
   const looks = table(
     a.looks,
     [
-      { header: "look", get: (l) => l.id },
-      { header: "status", get: (l) => l.status },
+      { header: "look", get: (l) => l.id, id: true },
+      { header: "status", get: (l) => lookStateText(l.status) },
       { header: "format", get: (l) => l.format, optional: true },
       { header: "place", get: (l) => l.place, optional: true },
       { header: "name", get: (l) => l.name, optional: true },
@@ -149,8 +155,8 @@ function listTable(ctx: Context, items: AvatarListItem[]): string[] {
   return table(
     items,
     [
-      { header: "look", get: (i) => i.id },
-      { header: "avatar", get: (i) => i.avatar_id },
+      { header: "look", get: (i) => i.id, id: true },
+      { header: "avatar", get: (i) => i.avatar_id, id: true },
       { header: "place", get: (i) => i.place, optional: true },
       { header: "format", get: (i) => i.format, optional: true },
       { header: "gender", get: (i) => i.gender, optional: true },
@@ -177,36 +183,53 @@ function thumbnailName(lookId: string, url: string): string {
 }
 
 const lookState = (x: AvatarStatusResponse) => (x.status === "completed" ? "done" : x.status === "failed" ? "failed" : "pending");
-const lookText = (x: AvatarStatusResponse) => (x.status === "failed" && x.error ? `failed (${x.error.code}: ${x.error.message})` : x.status);
+const lookText = (x: AvatarStatusResponse) => lookStateText(x.status);
 
-/** Waits for the look and saves its thumbnail when asked (see watch.ts for what is printed). */
-async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags): Promise<void> {
+/** The credits a create or edit costs: prompt-based 2 (2K) or 4 (4K); image-based nothing. */
+export function lookCost(body: Record<string, unknown>, promptBased: boolean): number {
+  return promptBased ? (body.resolution === "4K" ? 4 : 2) : 0;
+}
+
+/**
+ * Waits for the look and saves its thumbnail when asked (see watch.ts for what is printed). `cost`:
+ * what the create or edit that started it was charged, when this command knows.
+ */
+async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
+  const { jobs, kind } = lookWatch(engine, ref, cost);
+  await watchJobs(ctx as CliContext, jobs, kind, flags);
+}
+
+/** The wait for a look (watch.ts): its status, its failure, and its thumbnail to save. */
+export function lookWatch(engine: Engine, ref: AvatarLookRef, cost?: number): { jobs: WaitJob<AvatarStatusResponse>[]; kind: WatchKind<AvatarStatusResponse> } {
   const job = {
     id: ref.look_id,
     label: `look ${ref.look_id}`,
     poll: (signal: AbortSignal) => engine.avatarStatus({ avatar_id: ref.avatar_id, look_id: ref.look_id }, { signal }),
   };
-  await watchJobs(ctx as CliContext, [job], {
+  return { jobs: [job], kind: {
+    journal: "look",
     state: lookState,
     describe: lookText,
+    failure: (x, target) => `${x.error ? `${x.error.code}: ${x.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
     schedule: avatarSchedule,
     unknown: () => ({ avatar_id: ref.avatar_id, look_id: ref.look_id, status: "unknown" }),
-    human: statusLines,
+    // The reason of a failure is said once, in the error that ends the command.
+    human: (x) => statusLines(x, false),
     file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
     resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
-  }, flags);
+  } };
 }
 
 /** Prints a create/edit answer, then waits when asked. */
-async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string): Promise<void> {
+async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string, cost: number): Promise<void> {
   if (!waits(flags)) {
     ctx.print(res, (r) => [line(r)], (r) => [r.avatar_id, r.look_id]);
     return;
   }
   // While waiting the answer is talk (stderr): stdout carries only what the wait ends with.
   if (!ctx.opts.json) ctx.io.info(line(res));
-  await watchLook(ctx, engine, res, flags);
+  await watchLook(ctx, engine, res, flags, cost);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
@@ -240,9 +263,23 @@ export const command: CommandModule = {
       }
       const simulate = flags.simulate;
       await checkWaitFlags(opts);
+      ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
-      await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`);
+      const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
+      await ctx.recordJobs?.([
+        {
+          kind: "look",
+          id: res.look_id,
+          avatar_id: res.avatar_id,
+          model: null,
+          cost: lookCost(body, promptBased),
+          // A look made from images is ready at once (the spec); one from a prompt is generated.
+          status: promptBased ? "pending" : "ready",
+          ...(promptBased ? { prompt: String(body.prompt) } : {}),
+        },
+      ]);
+      await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
     });
     examples(create, [
       'mediagen avatar create --prompt "friendly barista, warm light" --watch',
@@ -267,9 +304,21 @@ export const command: CommandModule = {
       }
       const simulate = flags.simulate;
       await checkWaitFlags(opts);
+      ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
-      await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`);
+      await ctx.recordJobs?.([
+        {
+          kind: "look",
+          id: res.look_id,
+          avatar_id: res.avatar_id,
+          model: null,
+          cost: lookCost(body, true),
+          status: "pending",
+          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : {}),
+        },
+      ]);
+      await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
     });
     examples(edit, [
       'mediagen avatar edit --avatar av_maya --look lk_maya_kitchen --prompt "in a bakery" --watch',
@@ -288,6 +337,7 @@ export const command: CommandModule = {
       }
       const s = await engine.avatarStatus({ avatar_id: avatarId, look_id: lookId });
       ctx.print(s, statusLines, (x) => [x.look_id]);
+      await ctx.recordUpdates?.([{ kind: "look", id: s.look_id, status: s.status }]);
     });
     examples(status, ["mediagen avatar status av_123 lk_456", "mediagen avatar status av_123 lk_456 --watch --download out/"]);
 
@@ -338,6 +388,7 @@ export const command: CommandModule = {
     ).action(async (opts: ListFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const query = listQuery(opts);
+      ctx.explainWith?.(LIST_FLAGS.givenFlags(LIST_FLAGS.values(opts)), query);
       const engine = await ctx.engine();
       const items = await engine.avatarList(query);
       ctx.print(items, (r) => listTable(ctx, r), (r) => r.map((i) => i.id));

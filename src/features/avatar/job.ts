@@ -104,7 +104,7 @@ const lookKind: JobKind = {
     if (p.simulate) {
       // The request validated the header (parseSimulate); `fail:<CODE>` shows its code on the status endpoint.
       const code = simulatedCustomCode(p.simulate) ?? null;
-      return { commit: () => failLook(instance, lookId, code, "Look generation failed (simulated with X-Local-Simulate)") };
+      return { commit: () => failLook(instance, lookId, code, "Look generation failed (simulated)") };
     }
     const [{ renderImage }, { resolveMedia }] = await Promise.all([import("../../media/image.js"), import("../../media/fetch.js")]);
     const references: string[] = [];

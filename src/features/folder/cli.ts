@@ -45,6 +45,7 @@ export const command: CommandModule = {
           if (!ctx.io.canPrompt) throw new CliError("missing required flag --name", EXIT.usage, "missing_field", "name");
           body.name = await promptName(ctx);
         }
+        ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
         const engine = await ctx.engine();
         const created = await engine.folderCreate(body);
         ctx.print(created, folderLines, (f) => [f.id]);
@@ -73,11 +74,11 @@ export const command: CommandModule = {
             return table(
               r.folders,
               [
-                { header: "id", get: (f) => f.id },
+                { header: "id", get: (f) => f.id, id: true },
                 { header: "name", get: (f) => f.name },
                 { header: "type", get: (f) => f.type },
-                { header: "parent", get: (f) => f.parent_folder_id },
-                { header: "created", get: (f) => f.created_at },
+                { header: "parent", get: (f) => f.parent_folder_id, id: true },
+                { header: "created", get: (f) => f.created_at, optional: true, whole: true },
               ],
               widthOf(ctx.io),
             );

@@ -11,11 +11,14 @@ import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues } from "../../cli/output.js";
-import { absoluteIfFile, collect, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
+import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
 import { HOSTED_MEDIA_HELP, hostedMediaError } from "../../cli/flags.js";
 import { generationSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
+import type { WatchKind } from "../../cli/watch.js";
+import type { WaitJob } from "../../cli/wait.js";
+import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import type { GenerationStartResponse, GenerationStatusResponse } from "./contract.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
@@ -252,12 +255,12 @@ export async function readPlan(ctx: Context, value: string): Promise<unknown[]> 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
 function statusText(s: GenerationStatusResponse): string {
-  if (s.status === "failed" && s.error) return `failed (${s.error.code}: ${s.error.message})`;
+  if (s.status === "failed") return "failed";
   if (s.status === "completed") return `completed: video ${s.result?.video_id ?? "?"}`;
   return s.current_step ? `${s.status} ${s.current_step} ${s.progress_step}%` : s.status;
 }
 
-export function statusLines(s: GenerationStatusResponse): string[] {
+export function statusLines(s: GenerationStatusResponse, withError = true): string[] {
   const r = s.result;
   return keyValues([
     ["job", s.job_id],
@@ -268,7 +271,7 @@ export function statusLines(s: GenerationStatusResponse): string[] {
     ["cost", r ? credits(r.cost) : null],
     ["thumbnail", r?.thumbnail_url ?? null],
     ["created", r?.created_at ?? null],
-    ["error", s.error ? `${s.error.code}: ${s.error.message}` : null],
+    ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
   ].filter(([, v]) => v !== null) as [string, unknown][]);
 }
 
@@ -279,21 +282,50 @@ interface WaitFlags {
   interval?: string;
 }
 
-async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags): Promise<void> {
+/** `cost`: the estimate debited at start, when this command started the job. */
+async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
+  const { jobs, kind } = generationWatch(engine, jobId, cost);
   await watchJobs(
     ctx as CliContext,
-    [{ id: jobId, label: `generation ${jobId}`, poll: (signal: AbortSignal) => engine.generationStatus({ job_id: jobId }, { signal }) }],
-    {
-      state: jobState,
-      describe: statusText,
-      schedule: generationSchedule,
-      unknown: (job) => ({ job_id: job.id, status: "unknown" }),
-      human: statusLines,
-      resumeArgs: (js) => ["generation", "status", ...js.map((j) => j.id), "--watch"],
-    },
+    jobs,
+    kind,
     { ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}), ...(flags.interval !== undefined ? { interval: flags.interval } : {}) },
   );
+}
+
+/**
+ * The wait for a generation (watch.ts). What it makes is a video to export; what `download` saves
+ * of it is the video's thumbnail.
+ */
+export function generationWatch(engine: Engine, jobId: string, cost?: number): { jobs: WaitJob<GenerationStatusResponse>[]; kind: WatchKind<GenerationStatusResponse> } {
+  return {
+    jobs: [{ id: jobId, label: `generation ${jobId}`, poll: (signal: AbortSignal) => engine.generationStatus({ job_id: jobId }, { signal }) }],
+    kind: {
+      journal: "generation",
+      journalFields: (s) => ({ status: s.status, ...(s.result?.video_id ? { video_id: s.result.video_id } : {}) }),
+      file: (s) => (s.result?.thumbnail_url ? { url: s.result.thumbnail_url, name: thumbnailName(s.job_id, s.result.thumbnail_url) } : undefined),
+      state: jobState,
+      describe: statusText,
+      failure: (s, target) => `${s.error ? `${s.error.code}: ${s.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
+      schedule: generationSchedule,
+      unknown: (job) => ({ job_id: job.id, status: "unknown" }),
+      // The reason of a failure is said once, in the error that ends the command.
+      human: (s) => statusLines(s, false),
+      resumeArgs: (js) => ["generation", "status", ...js.map((j) => j.id), "--watch"],
+    },
+  };
+}
+
+/** `<job_id>-thumbnail.<ext>`, the extension from the link (jpg by default). */
+function thumbnailName(jobId: string, url: string): string {
+  let ext = "";
+  try {
+    ext = path.posix.extname(new URL(url, "file:///").pathname);
+  } catch {
+    // keep the default
+  }
+  return `${jobId}-thumbnail${/^\.[a-z0-9]{1,5}$/i.test(ext) ? ext.toLowerCase() : ".jpg"}`;
 }
 
 function waitFlags(cmd: Command, until: string): Command {
@@ -305,7 +337,8 @@ function waitFlags(cmd: Command, until: string): Command {
 
 // ---- commands -----------------------------------------------------------------------------------------
 
-type GenerateOptions = GenerateFlags & WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string };
+type GenerateOptions = GenerateFlags &
+  WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean };
 
 export const generateCommand: CommandModule = {
   register(generate: Command, getContext) {
@@ -349,7 +382,10 @@ export const generateCommand: CommandModule = {
         `sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script (its media: ${HOSTED_MEDIA_HELP})`,
       )
       .option("--body <file|->", "request body as JSON from a file or - (stdin); flags override its fields")
-      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)");
+      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)")
+      .option("--dry-run", "print the estimated price and exit; nothing is started (supplied speech cannot be priced before)")
+      .option("--max-credits <n>", "refuse to start (exit 2) if the estimate is above n credits, or cannot be known before starting")
+      .option("-y, --yes", "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)");
     waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => {
       const ctx = getContext(cmd);
       const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
@@ -369,15 +405,57 @@ export const generateCommand: CommandModule = {
         const local = hostedMediaProblem(opts, body);
         if (local) throw local;
       }
+      const given = givenFieldFlags(flags, FIELDS);
+      ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
+      let maxCredits: number | undefined;
+      if (opts.maxCredits !== undefined) {
+        maxCredits = Number(opts.maxCredits);
+        if (!/^\d+(\.\d+)?$/.test(opts.maxCredits.trim())) throw usage("--max-credits", `expected a number of credits, got "${opts.maxCredits}"`);
+      }
+      const cli = ctx as CliContext;
+      const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
+      const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
+      if (opts.dryRun || needsPrice(cli, guard)) {
+        const { estimateGenerate } = await import("./estimate.js");
+        const target = await cli.target();
+        const est = estimateGenerate(body, target);
+        if (opts.dryRun) {
+          ctx.print(
+            { estimated_credits: est.credits, seconds: est.seconds, exact: est.exact, basis: est.basis },
+            (e) => [
+              e.estimated_credits === null
+                ? `Not known before it starts: ${e.basis}.`
+                : `${e.exact ? "" : "About "}${credits(e.estimated_credits)}${e.seconds !== null ? ` for about ${e.seconds} s of video` : ""}, from ${e.basis}.`,
+            ],
+            (e) => [e.estimated_credits === null ? "unknown" : String(e.estimated_credits)],
+          );
+          if (!ctx.opts.json) {
+            if (!est.exact && est.credits !== null) ctx.io.info("The service debits its own estimate when the job starts (shown then).");
+            ctx.io.info("Dry run: nothing was started.");
+          }
+          return;
+        }
+        await guardCost(cli, { ...guard, price: est.credits, what: "this video generation", unknownBecause: est.basis });
+      }
       const engine = await ctx.engine();
       const res = await engine.generationStart(body, simulate ? { simulate } : {});
+      await ctx.recordJobs?.([
+        {
+          kind: "generation",
+          id: res.job_id,
+          model: body.use_native_avatar === true ? (typeof body.native_avatar_model === "string" ? body.native_avatar_model : "omni-flash") : null,
+          cost: res.estimated_credits,
+          status: res.status,
+          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : typeof body.script === "string" ? { prompt: body.script } : {}),
+        },
+      ]);
       // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
       if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
       if (!opts.watch) {
         ctx.print(res, (r: GenerationStartResponse) => [r.job_id], (r) => [r.job_id]);
         return;
       }
-      await watchGeneration(ctx, engine, res.job_id, opts);
+      await watchGeneration(ctx, engine, res.job_id, opts, res.estimated_credits);
     });
     examples(generate, [
       'mediagen generate --prompt "why cats purr" --duration 30 --voice vc_emma --avatar lk_maya_kitchen --watch',
@@ -386,6 +464,7 @@ export const generateCommand: CommandModule = {
       "mediagen generate --plan plan.json --voice vc_emma --music --watch",
       "mediagen generate --voice-url speech.mp3 --avatar lk_zoe_podcast -q",
       "mediagen generate --body request.json --format custom --width 1280 --height 720",
+      'mediagen generate --prompt "why cats purr" --duration 45 --dry-run',
     ]);
   },
 };
@@ -404,6 +483,7 @@ export const generationCommand: CommandModule = {
       }
       const s = await engine.generationStatus({ job_id: jobId });
       ctx.print(s, statusLines, (x) => [x.job_id]);
+      await ctx.recordUpdates?.([{ kind: "generation", id: s.job_id, status: s.status, ...(s.result?.video_id ? { video_id: s.result.video_id } : {}) }]);
     });
     examples(status, ["mediagen generation status run_0123456789abcdef01234567", "mediagen generation status run_0123456789abcdef01234567 --watch"]);
   },

@@ -137,7 +137,7 @@ export const generationKind: JobKind = {
     if (!row || (row.status !== "pending" && row.status !== "processing")) return { commit: () => {} };
 
     if (row.simulate) {
-      const failure = { code: simulatedCustomCode(row.simulate) ?? DEFAULT_FAILURE, message: "Simulated failure (X-Local-Simulate)" };
+      const failure = { code: simulatedCustomCode(row.simulate) ?? DEFAULT_FAILURE, message: "Simulated failure" };
       return { commit: () => void failGeneration(instance, row.id, failure) };
     }
     const spec = JSON.parse(row.spec) as GenerationSpec;

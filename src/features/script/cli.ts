@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
 import { isCI } from "../../cli/io.js";
-import { collect, overlayFlags, parseSimulate, type FlagField } from "../../cli/parse.js";
+import { collect, givenFieldFlags, overlayFlags, parseSimulate, type FlagField } from "../../cli/parse.js";
 import { formatCredits } from "../../contract/credits.js";
 import type { ScriptGenerateResponse } from "./contract.js";
 
@@ -80,6 +80,8 @@ export const command: CommandModule = {
           if (!ctx.io.canPrompt) throw new CliError("missing required flag --prompt", EXIT.usage, "missing_field", "prompt");
           body.prompt = await askPrompt(ctx);
         }
+        const given = givenFieldFlags(flags, FIELDS);
+        ctx.explainWith?.((field) => (field === "urls" && flags.url?.length ? "--url" : given(field)), body);
         const engine = await ctx.engine();
         const res = await engine.scriptGenerate(body, simulate ? { simulate } : {});
         if (!ctx.opts.json) {

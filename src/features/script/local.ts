@@ -84,7 +84,7 @@ async function scriptGenerate(ctx: RequestContext, input: ScriptGenerateRequest)
 
   if (simulate) {
     const code = simulatedCustomCode(simulate) ?? FAILURE_CODE;
-    const message = "Script generation failed (simulated with X-Local-Simulate)";
+    const message = "Script generation failed (simulated)";
     failRow(instance, space.id, id, costMilli, code, message);
     throw ApiError.of(code, message, { status: 500, shape: "code" });
   }

@@ -44,6 +44,9 @@ export const command: CommandModule = {
         const ctx = getContext(cmd);
         const body = duplicateBody(videoId, opts, opts.body ? await ctx.readBody(opts.body) : {});
         if (body.video_id === undefined) throw new CliError("missing <video_id>", EXIT.usage, "missing_field", "video_id");
+        const given: Record<string, unknown> = { video_id: videoId, voice_id: opts.voice, avatar_look_id: opts.look };
+        const names: Record<string, string> = { video_id: "<video_id>", voice_id: "--voice", avatar_look_id: "--look" };
+        ctx.explainWith?.((field) => (given[field] !== undefined ? names[field] : undefined), body);
         const engine = await ctx.engine();
         const res = await engine.videoDuplicate(body);
         ctx.print(res, lines, (r) => [r.video_id]);

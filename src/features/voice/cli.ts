@@ -8,10 +8,17 @@ import { examples } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { defineFlags, type FlagInput } from "../../cli/flags.js";
 import type { ResourceVoice, Voice } from "./contract.js";
+import { parseLanguages } from "./language.js";
 
 /** The filters both listings take. */
 export const FILTER_FLAGS = defineFlags({
-  language: { flag: "--language <code>", type: "string", help: "language code(s), comma-separated, e.g. en or fr,de", field: "language" },
+  language: {
+    flag: "--language <code>",
+    type: "string",
+    to: (value: string, flag: string) => parseLanguages(value, flag),
+    help: "language code(s), comma-separated, e.g. en or fr,de (fr-FR and French read as fr)",
+    field: "language",
+  },
   gender: { flag: "--gender <gender>", type: "choice", choices: ["male", "female"], help: "male or female", field: "gender" },
   tags: { flag: "--tags <list>", type: "string", help: "voices with any of these tags, comma-separated, e.g. narration,calm", field: "tags" },
 });
@@ -28,17 +35,14 @@ export function voiceQuery(f: ListFlags): Record<string, unknown> {
 }
 
 function voicesTable(ctx: Context, voices: Voice[]): string[] {
-  if (!voices.length) {
-    ctx.io.info("No voices match.");
-    return [];
-  }
+  if (!voices.length) return [];
   return table(
     voices,
     [
-      { header: "id", get: (v) => v.id },
-      { header: "name", get: (v) => v.name, optional: true },
-      { header: "language", get: (v) => v.language, optional: true },
-      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "id", get: (v) => v.id, id: true },
+      { header: "name", get: (v) => v.name },
+      { header: "language", get: (v) => v.language },
+      { header: "gender", get: (v) => v.gender },
       { header: "source", get: (v) => v.source, optional: true },
       { header: "tags", get: (v) => v.tags, optional: true },
     ],
@@ -47,20 +51,18 @@ function voicesTable(ctx: Context, voices: Voice[]): string[] {
 }
 
 function resourcesTable(ctx: Context, voices: ResourceVoice[]): string[] {
-  if (!voices.length) {
-    ctx.io.info("No voices match.");
-    return [];
-  }
+  if (!voices.length) return [];
   return table(
     voices,
     [
-      { header: "id", get: (v) => v.id },
-      { header: "preview", get: (v) => v.preview },
-      { header: "name", get: (v) => v.name, optional: true },
-      { header: "language", get: (v) => v.language, optional: true },
+      { header: "id", get: (v) => v.id, id: true },
+      { header: "name", get: (v) => v.name },
+      { header: "language", get: (v) => v.language },
       { header: "accent", get: (v) => v.accent, optional: true },
-      { header: "gender", get: (v) => v.gender, optional: true },
+      { header: "gender", get: (v) => v.gender },
       { header: "tags", get: (v) => v.tags, optional: true },
+      // A sample's URL is only useful whole: it is the first column left out on a narrow terminal.
+      { header: "preview", get: (v) => v.preview, optional: true, whole: true },
     ],
     widthOf(ctx.io),
   );
@@ -71,6 +73,18 @@ async function resources(ctx: Context, flags: FilterFlags): Promise<void> {
   const engine = await ctx.engine();
   const res = await engine.resourceVoices(query);
   ctx.print(res, (r) => resourcesTable(ctx, r), (r) => r.map((v) => v.id));
+  if (!res.length) await noneMatch(ctx, query, async () => engine.resourceVoices({}));
+}
+
+/** Nothing matched: say so, and with a language filter, which languages do have voices. */
+async function noneMatch(ctx: Context, query: Record<string, unknown>, all: () => Promise<{ language: string }[]>): Promise<void> {
+  if (ctx.opts.json || ctx.opts.quiet) return;
+  if (typeof query.language !== "string") {
+    ctx.io.info("No voices match.");
+    return;
+  }
+  const languages = [...new Set((await all().catch(() => [])).map((v) => v.language))].sort();
+  ctx.io.info(`No voices match language ${query.language}.${languages.length ? ` Languages with voices: ${languages.join(", ")}.` : ""}`);
 }
 
 export const command: CommandModule = {
@@ -90,6 +104,7 @@ export const command: CommandModule = {
         const engine = await ctx.engine();
         const res = await engine.voiceList(query);
         ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));
+        if (!res.length) await noneMatch(ctx, query, async () => engine.voiceList({}));
       });
     examples(list, [
       "mediagen voice list",

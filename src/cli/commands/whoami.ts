@@ -1,0 +1,22 @@
+/**
+ * `mediagen whoami`: the target, the key in use (masked) and, where the target can tell, its
+ * space, plan and balance (the local instance can; the hosted API has no account endpoint, so it
+ * says so). The same report as `auth status`, which also checks the key.
+ */
+import type { Command } from "commander";
+import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
+import type { CliContext } from "../context.js";
+import { examples } from "../help-text.js";
+
+export const command: CommandModule = {
+  register(whoami: Command, getContext: ContextGetter) {
+    whoami.action(async (_opts: unknown, cmd: Command) => {
+      const ctx = getContext(cmd) as CliContext;
+      const { statusReport, statusLines } = await import("./auth.js");
+      const { report, exit, code } = await statusReport(ctx);
+      ctx.print(report, statusLines, (r) => [r.space?.id ?? r.target]);
+      if (exit !== EXIT.ok) throw new CliError(`whoami: ${report.message}`, exit, code || `key_${report.status}`);
+    });
+    examples(whoami, ["mediagen whoami", "mediagen whoami --json | jq .balance", "mediagen whoami --target hosted"]);
+  },
+};
