@@ -5,7 +5,7 @@
 // capability probing excluded. Peak RSS is the whole process tree (node or python + every ffmpeg),
 // sampled from /proc. Prints one JSON line. Needs a build (`npx tsc -p .`), ffmpeg, espeak-ng, python3.
 // Env: REFERENCE_RENDER_DIR (the kit), BENCH_INPUTS (reuse inputs), BENCH_PAIRS, BENCH_ONLY=ours|reference,
-// BENCH_KEEP=1 (keep work dirs).
+// BENCH_KEEP=1 (keep work dirs), BENCH_THREADS (x264 threads), BENCH_AAC_CODER (fast|twoloop).
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -155,7 +155,13 @@ async function runOurs(i) {
   const t0 = performance.now();
   const spec = await buildSpec(work, cacheDir);
   const tts = performance.now() - t0;
-  const r = await renderExport(spec, { outPath: path.join(work, "out.mp4"), cacheDir, tools });
+  const r = await renderExport(spec, {
+    outPath: path.join(work, "out.mp4"),
+    cacheDir,
+    tools,
+    threads: process.env.BENCH_THREADS ? Number(process.env.BENCH_THREADS) : undefined,
+    aacCoder: process.env.BENCH_AAC_CODER,
+  });
   const wall = (performance.now() - t0) / 1000;
   const rss = stop();
   if (process.env.BENCH_KEEP !== "1") fs.rmSync(work, { recursive: true, force: true });

@@ -1,17 +1,20 @@
 /**
- * The export's video filtergraph: one ffmpeg run renders every sequence, the transitions and the
- * subtitles. What keeps it fast (measured against the reference render, ffmpeg 5.1, 2 cores):
+ * The export's filtergraphs. Two ffmpeg runs draw the picture:
  *
- * - Stills (looks, image media, and whole compositions of stills: half, background, hide) are decoded,
- *   converted to BT.709 yuv420p and scaled ONCE, then repeated with `loop`; decoding or converting a
- *   still per frame costs about 30 %.
+ * 1. stills (the "avatar" step): every picture that does not move — looks, image media, and whole
+ *    compositions of them (half, background and hide layouts) — is decoded, converted to BT.709
+ *    yuv420p and scaled to its layout box ONCE, and written as one raw frame.
+ * 2. render: ONE run with the whole timeline. Raw stills enter as one frame repeated with `loop`
+ *    (decoding a PNG every frame costs ~30 %; decoding and scaling it inside the render kept ~45 MB
+ *    of decoder and scaler buffers alive to the end of the run); videos are decoded, cropped, scaled
+ *    and stacked per frame; only the short transition windows go through `xfade`, everything else is
+ *    joined with `concat`; subtitles are burned last.
+ *
+ * What else keeps it fast (measured against the reference render, ffmpeg 5.1, 2 cores):
  * - Videos are cropped to the box's aspect ratio BEFORE scaling: "cover" by scaling first and cropping
  *   after made swscale write 3.2× the pixels for a landscape clip in a portrait frame.
  * - A blurred background is blurred at quarter size and upscaled bilinearly: bicubic buys nothing on
  *   a blurred picture.
- * - Only the short transition windows go through `xfade` (5.1's xfade has no yuv420p path, so each
- *   frame through it is converted twice); everything else is joined with `concat`. xfade drops the
- *   first input's last frame, hence one extra tail frame and a trim.
  * - Every branch ends with `fps`, `format=yuv420p` and a 1/fps timebase so concat and xfade accept it;
  *   no `fps` right after vstack/overlay (it dropped the last frame there).
  */
@@ -24,26 +27,6 @@ export interface InputInfo {
   durationSeconds?: number;
 }
 
-export interface GraphOptions {
-  /** Crossfades through xfade; false: fades through black (ffmpeg without xfade, or forced). */
-  xfade: boolean;
-  /** ASS file and font dir, relative to the run's cwd; omitted: no subtitles. */
-  subtitles?: { file: string; fontsDir?: string };
-  /** Probed facts of the input files, by path. */
-  info: Map<string, InputInfo>;
-  /** Input arguments for a still (handles names ffmpeg would read as patterns). */
-  stillInput: (file: string, index: number) => string[];
-  /** Transition length in seconds (0.5). */
-  transitionSeconds?: number;
-}
-
-export interface VideoGraph {
-  inputs: string[];
-  graph: string;
-  /** Boundaries (index of the sequence after it) that got a transition. */
-  transitions: number[];
-}
-
 /** Rounds to an even integer, at least 2 (yuv420p needs even sizes for clean chroma). */
 function even(n: number): number {
   return Math.max(2, 2 * Math.round(n / 2));
@@ -51,52 +34,6 @@ function even(n: number): number {
 
 /** The look's background colour when a sequence has no look image. */
 const NO_LOOK_COLOR = "0x14181f";
-
-interface Use {
-  file: string;
-  label: string;
-}
-
-class Builder {
-  inputs: string[] = [];
-  lines: string[] = [];
-  private nextInput = 0;
-  private seq = 0;
-  constructor(
-    readonly plan: RenderPlan,
-    readonly o: GraphOptions,
-  ) {}
-
-  label(base: string): string {
-    return `${base}${++this.seq}`;
-  }
-
-  addInput(args: string[]): number {
-    this.inputs.push(...args);
-    return this.nextInput++;
-  }
-
-  /** The chain that repeats a one-frame stream `frames` times on the output grid. */
-  loop(frames: number): string {
-    const F = this.plan.fps;
-    return `loop=loop=${frames - 1}:size=1:start=0,settb=1/${F},setpts=N,fps=${F}`;
-  }
-
-  /**
-   * The end of every branch fed by a decoded video. The closing `fps` is needed even though the
-   * frames are already on the grid: without it (trim → scale → setpts and no fps) ffmpeg 5.1 stalled
-   * for good after the transition out of such a branch (measured on the reference plan).
-   */
-  tail(): string {
-    const F = this.plan.fps;
-    return `format=yuv420p,settb=1/${F},setpts=N,fps=${F}`;
-  }
-
-  /** After xfade, vstack or overlay: no `fps` there (it dropped the last frame). */
-  join(): string {
-    return `format=yuv420p,settb=1/${this.plan.fps},setpts=N`;
-  }
-}
 
 /**
  * Crop to the aspect ratio of w×h (centred), as a filter. Expressions (not probed numbers) because
@@ -107,12 +44,7 @@ function cropTo(w: number, h: number): string {
   return `crop=w='min(iw,ih*${r})':h='min(ih,iw/${r})'`;
 }
 
-/** RGB → BT.709 limited-range conversion of a still, scaled to cover w×h: runs once per still. */
-function stillCover(w: number, h: number, fmt = "yuv420p"): string {
-  return `format=rgb24,${cropTo(w, h)},scale=${w}:${h}:out_color_matrix=bt709:out_range=tv,format=${fmt},setsar=1`;
-}
-
-/** Fits the probed size into a box, keeping the aspect ratio, even sizes. */
+/** Fits a size into a box, keeping the aspect ratio, even sizes. */
 export function fitBox(iw: number | undefined, ih: number | undefined, bw: number, bh: number): { w: number; h: number } {
   if (!iw || !ih) return { w: even(bw), h: even(bh) };
   const s = Math.min(bw / iw, bh / ih);
@@ -150,22 +82,221 @@ export function layoutBoxes(W: number, H: number): {
   };
 }
 
-/** Which still files each sequence needs, in the order its branch consumes them. */
-function stillUses(p: PlannedSequence): string[] {
-  const s = p.seq;
-  const m = s.media && s.media.show !== "hide" ? s.media : undefined;
-  const look = s.look_image_path ? [s.look_image_path] : [];
-  const img = m && m.kind === "image" ? [m.path] : [];
-  if (!m) return look;
-  if (m.show === "full") return img;
-  return [...img, ...look];
+// ---------------------------------------------------------------------------------------------
+// Stills: what each sequence needs drawn once.
+
+/** A picture drawn once by the stills run and read back raw by the render. */
+export interface StillJob {
+  /** Identifies identical jobs (same sources, layout and size): drawn once, used by every sequence. */
+  key: string;
+  w: number;
+  h: number;
+  fmt: "yuv420p" | "yuva420p";
+  /** Source images, in the order `chain` consumes them. */
+  sources: string[];
+  /** Graph statements from `[in0]`, `[in1]`… (the sources) to `[out]`. */
+  chain: string[];
 }
 
-export function buildVideoGraph(plan: RenderPlan, o: GraphOptions): VideoGraph {
-  const b = new Builder(plan, o);
+/** What the render does for one sequence. */
+export type SequenceVisual =
+  | { type: "still"; frame: StillJob }
+  | { type: "video-full"; video: string; trimStart?: number }
+  | { type: "video-half"; video: string; trimStart?: number; avatar: StillJob }
+  | { type: "video-background"; video: string; trimStart?: number; fg?: StillJob };
+
+/** RGB → BT.709 limited-range yuv420p, covering w×h: once per still, so the conversion is free. */
+function coverChain(src: string, w: number, h: number, out: string): string {
+  return `[${src}]format=rgb24,${cropTo(w, h)},scale=${w}:${h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,setsar=1[${out}]`;
+}
+
+function colorChain(w: number, h: number, out: string): string {
+  return `color=c=${NO_LOOK_COLOR}:s=${w}x${h}:d=1,trim=end_frame=1,format=yuv420p,setsar=1[${out}]`;
+}
+
+/** The look (or a plain background) covering w×h, as one StillJob. */
+function lookJob(look: string | null, w: number, h: number): StillJob {
+  return look
+    ? { key: `cover|${look}|${w}x${h}`, w, h, fmt: "yuv420p", sources: [look], chain: [coverChain("in0", w, h, "out")] }
+    : { key: `color|${w}x${h}`, w, h, fmt: "yuv420p", sources: [], chain: [colorChain(w, h, "out")] };
+}
+
+export function planVisuals(plan: RenderPlan, info: Map<string, InputInfo>): SequenceVisual[] {
+  const { W, H } = plan;
+  const boxes = layoutBoxes(W, H);
+  return plan.sequences.map((p: PlannedSequence): SequenceVisual => {
+    const s = p.seq;
+    const look = s.look_image_path;
+    const m = s.media && s.media.show !== "hide" ? s.media : undefined;
+    if (!m) return { type: "still", frame: lookJob(look, W, H) };
+    const video = m.kind === "video" ? m.path : undefined;
+    const fg = (): StillJob | undefined => {
+      if (!look) return undefined;
+      const li = info.get(look);
+      const f = fitBox(li?.width, li?.height, boxes.fgBox.w, boxes.fgBox.h);
+      // rgba: a cut-out look keeps its transparency over the background. yuva420p is what overlay
+      // takes as its top layer; converted here, once.
+      return {
+        key: `fg|${look}|${f.w}x${f.h}`,
+        w: f.w,
+        h: f.h,
+        fmt: "yuva420p",
+        sources: [look],
+        chain: [`[in0]format=rgba,scale=${f.w}:${f.h}:out_color_matrix=bt709:out_range=tv,format=yuva420p,setsar=1[out]`],
+      };
+    };
+    switch (m.show) {
+      case "full":
+        if (video) return { type: "video-full", video, trimStart: m.trim_start };
+        return { type: "still", frame: { key: `cover|${m.path}|${W}x${H}`, w: W, h: H, fmt: "yuv420p", sources: [m.path], chain: [coverChain("in0", W, H, "out")] } };
+      case "half": {
+        const { vertical, media: mb, avatar: ab } = boxes.half;
+        if (video) return { type: "video-half", video, trimStart: m.trim_start, avatar: lookJob(look, ab.w, ab.h) };
+        const lookPart = look ? coverChain("in1", ab.w, ab.h, "lk") : colorChain(ab.w, ab.h, "lk");
+        return {
+          type: "still",
+          frame: {
+            key: `half|${m.path}|${look ?? ""}|${W}x${H}`,
+            w: W,
+            h: H,
+            fmt: "yuv420p",
+            sources: look ? [m.path, look] : [m.path],
+            chain: [coverChain("in0", mb.w, mb.h, "md"), lookPart, `[md][lk]${vertical ? "vstack" : "hstack"}=inputs=2[out]`],
+          },
+        };
+      }
+      default: {
+        // background: blurred at quarter size, upscaled, the look fitted on top.
+        if (video) return { type: "video-background", video, trimStart: m.trim_start, fg: fg() };
+        const q = boxes.quarter;
+        const f = fg();
+        const bg = `[in0]format=rgb24,${cropTo(q.w, q.h)},scale=${q.w}:${q.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1`;
+        const chain = f
+          ? [`${bg}[bg]`, f.chain[0]!.replace("[in0]", "[in1]").replace("[out]", "[fg]"), `[bg][fg]overlay=x=${(W - f.w) >> 1}:y=${(H - f.h) >> 1}:format=yuv420,format=yuv420p[out]`]
+          : [`${bg}[out]`];
+        return {
+          type: "still",
+          frame: { key: `background|${m.path}|${look ?? ""}|${W}x${H}`, w: W, h: H, fmt: "yuv420p", sources: look ? [m.path, look] : [m.path], chain },
+        };
+      }
+    }
+  });
+}
+
+/** Distinct still jobs, in first-use order. */
+export function stillJobs(visuals: SequenceVisual[]): StillJob[] {
+  const jobs = new Map<string, StillJob>();
+  for (const v of visuals) {
+    const j = v.type === "still" ? v.frame : v.type === "video-half" ? v.avatar : v.type === "video-background" ? v.fg : undefined;
+    if (j && !jobs.has(j.key)) jobs.set(j.key, j);
+  }
+  return [...jobs.values()];
+}
+
+export interface StillsRun {
+  inputs: string[];
+  graph: string;
+  /** Output labels, in job order (one raw frame each). */
+  outputs: string[];
+}
+
+/**
+ * One ffmpeg run drawing every still job: each source image is decoded once (first frame only) and
+ * split to the jobs that use it.
+ */
+export function buildStillsGraph(jobs: StillJob[], stillInput: (file: string, index: number) => string[]): StillsRun {
+  const uses = new Map<string, number>();
+  for (const j of jobs) for (const s of j.sources) uses.set(s, (uses.get(s) ?? 0) + 1);
+  const inputs: string[] = [];
+  const lines: string[] = [];
+  const pads = new Map<string, string[]>();
+  let n = 0;
+  for (const [file, count] of uses) {
+    inputs.push(...stillInput(file, n));
+    const labels = Array.from({ length: count }, (_, k) => `s${n}_${k}`);
+    // trim: an animated image contributes its first frame.
+    lines.push(`[${n}:v]trim=end_frame=1,setpts=PTS-STARTPTS` + (count > 1 ? `,split=${count}` : "") + labels.map((l) => `[${l}]`).join(""));
+    pads.set(file, labels);
+    n++;
+  }
+  const outputs: string[] = [];
+  jobs.forEach((j, k) => {
+    const src = j.sources.map((file) => pads.get(file)!.shift()!);
+    const rename = (stmt: string): string => {
+      let t = stmt;
+      src.forEach((label, i) => {
+        t = t.split(`[in${i}]`).join(`[${label}]`);
+      });
+      return t.replace(/\[(md|lk|bg|fg|out)\]/g, (_m, l: string) => `[j${k}${l}]`);
+    };
+    for (const stmt of j.chain) lines.push(rename(stmt));
+    outputs.push(`j${k}out`);
+  });
+  return { inputs, graph: lines.join(";\n") + "\n", outputs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The render.
+
+export interface GraphOptions {
+  /** Crossfades through xfade; false: fades through black (ffmpeg without xfade, or forced). */
+  xfade: boolean;
+  /** ASS file and font dir, relative to the run's cwd; omitted: no subtitles. */
+  subtitles?: { file: string; fontsDir?: string };
+  /** Probed facts of the input files, by path (videos: duration, to clamp trim_start). */
+  info: Map<string, InputInfo>;
+  /** The raw frame file of each still job, by key. */
+  stillFiles: Map<string, string>;
+  /** Transition length in seconds (0.5). */
+  transitionSeconds?: number;
+}
+
+export interface VideoGraph {
+  inputs: string[];
+  graph: string;
+  /** Boundaries (index of the sequence after it) that got a transition. */
+  transitions: number[];
+}
+
+/**
+ * A crossfade of two XF-frame windows (the first has one extra frame: xfade drops the first input's
+ * last one). xfade has no yuv420p path, and converting both windows to yuv444p and back cost 1.3 s of
+ * CPU and ~26 MB of buffer pools per transition (1080×1920); it does have gray8, and a fade is the
+ * same per plane, so each plane is faded on its own and the planes are merged back: no conversion.
+ */
+export function crossfade(a: string, bLabel: string, out: string, XF: number, F: number, join: string): string[] {
+  const d = num(XF / F);
+  const planes = ["y", "u", "v"];
+  return [
+    `[${a}]extractplanes=y+u+v${planes.map((p) => `[${out}a${p}]`).join("")}`,
+    `[${bLabel}]extractplanes=y+u+v${planes.map((p) => `[${out}b${p}]`).join("")}`,
+    ...planes.map((p) => `[${out}a${p}][${out}b${p}]xfade=transition=fade:duration=${d}:offset=0[${out}x${p}]`),
+    `${planes.map((p) => `[${out}x${p}]`).join("")}mergeplanes=0x001020:yuv420p,trim=end_frame=${XF},${join}[${out}]`,
+  ];
+}
+
+export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: GraphOptions): VideoGraph {
   const { W, H, fps: F } = plan;
   const XF = Math.max(1, Math.round((o.transitionSeconds ?? 0.5) * F));
   const n = plan.sequences.length;
+  const inputs: string[] = [];
+  const lines: string[] = [];
+  let nextInput = 0;
+  let seq = 0;
+  const label = (base: string): string => `${base}${++seq}`;
+  const addInput = (args: string[]): number => {
+    inputs.push(...args);
+    return nextInput++;
+  };
+  const loop = (frames: number): string => `loop=loop=${frames - 1}:size=1:start=0,settb=1/${F},setpts=N,fps=${F}`;
+  /**
+   * The end of every branch fed by a decoded video. The closing `fps` is needed even though the
+   * frames are already on the grid: without it (trim → scale → setpts and no fps) ffmpeg 5.1 stalled
+   * for good after the transition out of such a branch (measured on the reference plan).
+   */
+  const tail = `format=yuv420p,settb=1/${F},setpts=N,fps=${F}`;
+  /** After xfade, vstack or overlay: no `fps` there (it dropped the last frame). */
+  const join = `format=yuv420p,settb=1/${F},setpts=N`;
 
   // Transitions at boundary i (between i-1 and i) when both sides are longer than the window.
   const trans = new Set<number>();
@@ -175,94 +306,69 @@ export function buildVideoGraph(plan: RenderPlan, o: GraphOptions): VideoGraph {
     }
   }
 
-  // Stills: one input each, first frame only, split to every branch that uses it.
-  const uses = new Map<string, number>();
-  for (const p of plan.sequences) for (const f of stillUses(p)) uses.set(f, (uses.get(f) ?? 0) + 1);
-  const pads = new Map<string, string[]>();
-  for (const [file, count] of uses) {
-    const idx = b.addInput(o.stillInput(file, b.inputs.filter((a) => a === "-i").length));
-    const labels = Array.from({ length: count }, () => b.label("st"));
-    // trim: an animated image contributes its first frame only.
-    b.lines.push(`[${idx}:v]trim=end_frame=1,setpts=PTS-STARTPTS` + (count > 1 ? `,split=${count}` : "") + labels.map((l) => `[${l}]`).join(""));
-    pads.set(file, labels);
+  // Raw stills: one input per file, split to every sequence that uses it.
+  const stillUses = new Map<string, { job: StillJob; count: number }>();
+  for (const v of visuals) {
+    const j = v.type === "still" ? v.frame : v.type === "video-half" ? v.avatar : v.type === "video-background" ? v.fg : undefined;
+    if (j) stillUses.set(j.key, { job: j, count: (stillUses.get(j.key)?.count ?? 0) + 1 });
   }
-  const still = (file: string): Use => ({ file, label: pads.get(file)!.shift()! });
-  const lookOrColor = (p: PlannedSequence, w: number, h: number, fmt = "yuv420p"): string => {
-    const out = b.label("lk");
-    if (p.seq.look_image_path) b.lines.push(`[${still(p.seq.look_image_path).label}]${stillCover(w, h, fmt)}[${out}]`);
-    else b.lines.push(`color=c=${NO_LOOK_COLOR}:s=${w}x${h}:r=${F}:d=1,trim=end_frame=1,format=${fmt},setsar=1[${out}]`);
-    return out;
-  };
+  const stillPads = new Map<string, string[]>();
+  for (const [key, { job, count }] of stillUses) {
+    const file = o.stillFiles.get(key);
+    if (!file) throw new Error(`no raw frame for still ${key}`);
+    const idx = addInput(["-f", "rawvideo", "-pix_fmt", job.fmt, "-video_size", `${job.w}x${job.h}`, "-framerate", String(F), "-i", `file:${file}`]);
+    const labels = Array.from({ length: count }, () => label("st"));
+    lines.push(`[${idx}:v]setsar=1` + (count > 1 ? `,split=${count}` : "") + labels.map((l) => `[${l}]`).join(""));
+    stillPads.set(key, labels);
+  }
+  const still = (j: StillJob): string => stillPads.get(j.key)!.shift()!;
   const video = (file: string, frames: number, trimStart: number | undefined): string => {
     const info = o.info.get(file);
     let ss = trimStart && trimStart > 0 ? trimStart : 0;
     if (info?.durationSeconds && ss >= info.durationSeconds - 0.1) ss = 0;
+    // One decoder thread: frame threads each keep their own reference frames (~20 MB per 1080p clip
+    // here), and the CPU is already busy with x264; single-threaded decoding cost less CPU in total.
     // Looped so a clip shorter than its sequence keeps moving; -t bounds the reading.
-    const args = ["-stream_loop", "-1", ...(ss ? ["-ss", num(ss)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`];
-    const idx = b.addInput(args);
+    const idx = addInput(["-threads", "1", "-stream_loop", "-1", ...(ss ? ["-ss", num(ss)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`]);
     // Trimmed right after fps: no frame beyond the sequence is scaled.
     return `[${idx}:v]fps=${F},trim=end_frame=${frames},`;
   };
 
   const boxes = layoutBoxes(W, H);
   const segs: string[] = [];
-  plan.sequences.forEach((p, i) => {
-    const L = p.frames;
-    const out = trans.has(i + 1);
-    const nf = L + (out && o.xfade ? XF + 1 : 0);
-    const seg = b.label("seg");
-    const m = p.seq.media && p.seq.media.show !== "hide" ? p.seq.media : undefined;
-    const isVideo = m?.kind === "video";
-    const trimV = b.tail();
-    if (!m) {
-      b.lines.push(`[${lookOrColor(p, W, H)}]${b.loop(nf)},format=yuv420p[${seg}]`);
-    } else if (m.show === "full") {
-      if (isVideo) b.lines.push(`${video(m.path, nf, m.trim_start)}${cropTo(W, H)},scale=${W}:${H},setsar=1,${trimV}[${seg}]`);
-      else b.lines.push(`[${still(m.path).label}]${stillCover(W, H)},${b.loop(nf)},format=yuv420p[${seg}]`);
-    } else if (m.show === "half") {
-      const { vertical, media: mb, avatar: ab } = boxes.half;
-      const stack = vertical ? "vstack" : "hstack";
-      if (isVideo) {
-        const md = b.label("md");
-        const av = b.label("av");
-        b.lines.push(`${video(m.path, nf, m.trim_start)}${cropTo(mb.w, mb.h)},scale=${mb.w}:${mb.h},setsar=1,${trimV}[${md}]`);
-        b.lines.push(`[${lookOrColor(p, ab.w, ab.h)}]${b.loop(nf)},format=yuv420p[${av}]`);
-        b.lines.push(`[${md}][${av}]${stack}=inputs=2,${b.join()}[${seg}]`);
-      } else {
-        const md = b.label("md");
-        b.lines.push(`[${still(m.path).label}]${stillCover(mb.w, mb.h)}[${md}]`);
-        const av = lookOrColor(p, ab.w, ab.h);
-        // Two stills: stacked once, then repeated.
-        b.lines.push(`[${md}][${av}]${stack}=inputs=2,${b.loop(nf)},format=yuv420p[${seg}]`);
+  visuals.forEach((v, i) => {
+    const L = plan.sequences[i]!.frames;
+    const nf = L + (trans.has(i + 1) && o.xfade ? XF + 1 : 0);
+    const seg = label("seg");
+    switch (v.type) {
+      case "still":
+        lines.push(`[${still(v.frame)}]${loop(nf)},format=yuv420p[${seg}]`);
+        break;
+      case "video-full":
+        lines.push(`${video(v.video, nf, v.trimStart)}${cropTo(W, H)},scale=${W}:${H},setsar=1,${tail}[${seg}]`);
+        break;
+      case "video-half": {
+        const { vertical, media: mb } = boxes.half;
+        const md = label("md");
+        const av = label("av");
+        lines.push(`${video(v.video, nf, v.trimStart)}${cropTo(mb.w, mb.h)},scale=${mb.w}:${mb.h},setsar=1,${tail}[${md}]`);
+        lines.push(`[${still(v.avatar)}]${loop(nf)},format=yuv420p[${av}]`);
+        lines.push(`[${md}][${av}]${vertical ? "vstack" : "hstack"}=inputs=2,${join}[${seg}]`);
+        break;
       }
-    } else {
-      // background: the media blurred at quarter size and upscaled, the look fitted on top.
-      const q = boxes.quarter;
-      const blur = `boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1`;
-      const lookInfo = p.seq.look_image_path ? o.info.get(p.seq.look_image_path) : undefined;
-      const fg = fitBox(lookInfo?.width, lookInfo?.height, boxes.fgBox.w, boxes.fgBox.h);
-      const pos = `x=${(W - fg.w) >> 1}:y=${(H - fg.h) >> 1}`;
-      const bg = b.label("bg");
-      if (isVideo) {
-        b.lines.push(`${video(m.path, nf, m.trim_start)}${cropTo(q.w, q.h)},scale=${q.w}:${q.h},format=yuv420p,${blur},${trimV}[${bg}]`);
-      } else {
-        b.lines.push(`[${still(m.path).label}]${stillCover(q.w, q.h)},${blur}[${bg}]`);
-      }
-      if (p.seq.look_image_path) {
-        // overlay takes its top layer as yuva420p: converted here, once, not per frame.
-        const fgl = b.label("fg");
-        const fgChain = `[${still(p.seq.look_image_path).label}]format=rgb24,scale=${fg.w}:${fg.h}:out_color_matrix=bt709:out_range=tv,format=yuva420p,setsar=1`;
-        if (isVideo) {
-          b.lines.push(`${fgChain},${b.loop(nf)},format=yuva420p[${fgl}]`);
-          b.lines.push(`[${bg}][${fgl}]overlay=${pos}:format=yuv420,${b.join()}[${seg}]`);
-        } else {
-          b.lines.push(`${fgChain}[${fgl}]`);
-          b.lines.push(`[${bg}][${fgl}]overlay=${pos}:format=yuv420,${b.loop(nf)},format=yuv420p[${seg}]`);
+      case "video-background": {
+        const q = boxes.quarter;
+        const bg = v.fg ? label("bg") : seg;
+        lines.push(
+          `${video(v.video, nf, v.trimStart)}${cropTo(q.w, q.h)},scale=${q.w}:${q.h},format=yuv420p,` +
+            `boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1,${tail}[${bg}]`,
+        );
+        if (v.fg) {
+          const fg = label("fg");
+          lines.push(`[${still(v.fg)}]${loop(nf)},format=yuva420p[${fg}]`);
+          lines.push(`[${bg}][${fg}]overlay=x=${(W - v.fg.w) >> 1}:y=${(H - v.fg.h) >> 1}:format=yuv420,${join}[${seg}]`);
         }
-      } else if (isVideo) {
-        b.lines.push(`[${bg}]null[${seg}]`);
-      } else {
-        b.lines.push(`[${bg}]${b.loop(nf)},format=yuv420p[${seg}]`);
+        break;
       }
     }
     segs.push(seg);
@@ -289,25 +395,23 @@ export function buildVideoGraph(plan: RenderPlan, o: GraphOptions): VideoGraph {
       cuts.push({ key: "b", a: inT ? XF : 0, b: L });
       if (outT) cuts.push({ key: "t", a: L, b: L + XF + 1 });
     } else {
+      // Through black: the last h1 frames of a sequence fade out, the first h2 of the next fade in.
       if (inT) cuts.push({ key: "h", a: 0, b: h2, fade: `fade=t=in:s=0:n=${h2}` });
       cuts.push({ key: "b", a: inT ? h2 : 0, b: outT ? L - h1 : L });
       if (outT) cuts.push({ key: "t", a: L - h1, b: L, fade: `fade=t=out:s=0:n=${h1}` });
     }
     const labels = cuts.map((c) => `${seg}${c.key}`);
-    b.lines.push(`[${seg}]split=${cuts.length}${labels.map((l) => `[${l}]`).join("")}`);
+    lines.push(`[${seg}]split=${cuts.length}${labels.map((l) => `[${l}]`).join("")}`);
     const trimmed = new Map<string, string>();
     cuts.forEach((c, k) => {
       const t = `${labels[k]}x`;
-      b.lines.push(`[${labels[k]}]trim=start_frame=${c.a}:end_frame=${c.b},setpts=PTS-STARTPTS${c.fade ? `,${c.fade}` : ""}[${t}]`);
+      lines.push(`[${labels[k]}]trim=start_frame=${c.a}:end_frame=${c.b},setpts=PTS-STARTPTS${c.fade ? `,${c.fade}` : ""}[${t}]`);
       trimmed.set(c.key, t);
     });
     if (o.xfade) {
       if (inT) {
-        const xf = b.label("xf");
-        b.lines.push(
-          `[${tails[i - 1]}][${trimmed.get("h")}]xfade=transition=fade:duration=${num(XF / F)}:offset=0,` +
-            `trim=end_frame=${XF},${b.join()}[${xf}]`,
-        );
+        const xf = label("xf");
+        lines.push(...crossfade(tails[i - 1]!, trimmed.get("h")!, xf, XF, F, join));
         parts.push(xf);
       }
       parts.push(trimmed.get("b")!);
@@ -320,12 +424,12 @@ export function buildVideoGraph(plan: RenderPlan, o: GraphOptions): VideoGraph {
   });
 
   const cat = parts.length === 1 ? parts[0]! : "cat";
-  if (parts.length > 1) b.lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
+  if (parts.length > 1) lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
   if (o.subtitles) {
     const fonts = o.subtitles.fontsDir ? `:fontsdir=${esc(o.subtitles.fontsDir)}` : "";
-    b.lines.push(`[${cat}]subtitles=filename=${esc(o.subtitles.file)}${fonts}[vout]`);
+    lines.push(`[${cat}]subtitles=filename=${esc(o.subtitles.file)}${fonts}[vout]`);
   } else {
-    b.lines.push(`[${cat}]null[vout]`);
+    lines.push(`[${cat}]null[vout]`);
   }
-  return { inputs: b.inputs, graph: b.lines.join(";\n") + "\n", transitions: [...trans].sort((x, y) => x - y) };
+  return { inputs, graph: lines.join(";\n") + "\n", transitions: [...trans].sort((x, y) => x - y) };
 }

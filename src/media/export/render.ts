@@ -17,7 +17,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { removeQuietly, tempPathFor } from "../atomic.js";
-import { stillInputArgs } from "../card.js";
 import { num } from "../filtergraph.js";
 import { probe, type ProbeResult } from "../probe.js";
 import { runTool } from "../run.js";
@@ -25,8 +24,9 @@ import { getTools, type Tools } from "../tools.js";
 import { buildAudioJob, renderAudio } from "./audio.js";
 import { exportCaps } from "./caps.js";
 import { ExportError, toExportError } from "./errors.js";
-import { buildVideoGraph, type InputInfo } from "./graph.js";
-import { describeFile, planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
+import { buildVideoGraph, planVisuals, stillJobs } from "./graph.js";
+import { drawStills, learnInputs } from "./inputs.js";
+import { planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
 import { buildAss, planCues } from "./subtitles.js";
 
 export type ExportStep = "render-audio" | "avatar" | "render";
@@ -78,38 +78,6 @@ function fontsDir(tools: Tools, workDir: string): string | undefined {
     if (fs.existsSync(f)) fs.copyFileSync(f, path.join(dir, path.basename(f)));
   }
   return "fonts";
-}
-
-/** The files each sequence reads, with the first use described for messages. */
-function inputFiles(plan: RenderPlan): Map<string, { what: string; video: boolean }> {
-  const files = new Map<string, { what: string; video: boolean }>();
-  for (const p of plan.sequences) {
-    const n = p.index + 1;
-    const m = p.seq.media;
-    if (m && m.show !== "hide" && !files.has(m.path)) files.set(m.path, { what: `media of sequence ${n}`, video: m.kind === "video" });
-    const look = p.seq.look_image_path;
-    if (look && !files.has(look)) files.set(look, { what: `look image of sequence ${n}`, video: false });
-  }
-  return files;
-}
-
-async function probeInputs(plan: RenderPlan, tools: Tools, signal: AbortSignal): Promise<Map<string, InputInfo>> {
-  const files = inputFiles(plan);
-  const info = new Map<string, InputInfo>();
-  await Promise.all(
-    [...files].map(async ([file, use]) => {
-      let p: ProbeResult;
-      try {
-        p = await probe(file, { tools, signal });
-      } catch (e) {
-        const err = toExportError(e, `reading ${describeFile(use.what, file)}`);
-        throw err.aborted ? err : new ExportError("ENCODING_FAILED", err.message.replace(/ failed: ffprobe exited with code \d+/, " failed: not a readable image or video"), { cause: e });
-      }
-      if (!p.width || !p.height) throw new ExportError("ENCODING_FAILED", `${describeFile(use.what, file)} has no picture (no video stream)`);
-      info.set(file, { width: p.width, height: p.height, durationSeconds: p.durationSeconds });
-    }),
-  );
-  return info;
 }
 
 function checkOutput(p: ProbeResult, plan: RenderPlan): string[] {
@@ -191,19 +159,20 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
       }
     }
 
-    // ---- avatar: probe inputs once, lay out the stills ----
+    // ---- avatar: learn the inputs, draw every still once (videos are probed meanwhile) ----
     step = "reading the inputs";
     progress("avatar", STEP_START.avatar);
     const tp = performance.now();
-    const info = await probeInputs(plan, tools, ac.signal);
+    const { images, videos } = await learnInputs(plan, tools, ac.signal);
+    videos.catch(() => undefined); // awaited below; a failure there must not go unobserved meanwhile
+    const visuals = planVisuals(plan, images);
+    step = "drawing the stills";
+    const stillFiles = await drawStills(stillJobs(visuals), plan, tools, { workDir: wd, cacheDir: o.cacheDir, signal: ac.signal });
+    step = "reading the inputs";
+    const info = new Map([...images, ...(await videos)]);
     timings.avatar = performance.now() - tp;
     cancelled();
-    const vg = buildVideoGraph(plan, {
-      xfade: usedXfade,
-      subtitles,
-      info,
-      stillInput: (file, index) => stillInputArgs(file, wd, index),
-    });
+    const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles });
     fs.writeFileSync(path.join(wd, "video.graph"), vg.graph);
 
     // ---- render: one ffmpeg run for the picture ----
