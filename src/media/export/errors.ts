@@ -73,5 +73,8 @@ export function tailOf(stderr: string, lines = 4): string {
     .filter(Boolean);
   const specific = all.filter((l) => !generic.test(l));
   const pick = (specific.length ? specific : all).slice(-lines);
-  return pick.join(" | ");
+  // "[mov,mp4,… @ 0x55…] moov atom not found" → "moov atom not found"; "file:x.mp4" → "x.mp4".
+  return pick
+    .map((l) => l.replace(/^\[[^\]]+ @ 0x[0-9a-f]+\]\s*/, "").replace(/(^|[\s'"])file:/g, "$1"))
+    .join(" | ");
 }

@@ -79,7 +79,7 @@ async function probeOne(file: string, what: string, tools: Tools, signal: AbortS
     if (err.aborted) throw err;
     throw new ExportError("ENCODING_FAILED", err.message.replace(/ failed: ffprobe exited with code \d+/, " failed: not a readable image or video"), { cause: e });
   }
-  if (!p.width || !p.height) throw new ExportError("ENCODING_FAILED", `${describeFile(what, file)} has no picture (no video stream)`);
+  if (!p.width || !p.height) throw new ExportError("ENCODING_FAILED", `${describeFile(what, file)} is not a readable picture (no video stream with a size)`);
   return p;
 }
 
