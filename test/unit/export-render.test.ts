@@ -143,6 +143,37 @@ describe("renderExport on the system ffmpeg", () => {
     expect(isBlue(px(75))).toBe(true);
   });
 
+  it("splits long timelines into several runs within a memory budget, crossfades across the cuts intact", async () => {
+    const seqs = [
+      { seconds: 1, look: f.red, media: { kind: "video" as const, path: f.green, show: "half" as const }, wav: f.wav },
+      { seconds: 1, look: f.red, media: { kind: "image" as const, path: f.blue, show: "full" as const }, wav: f.wav },
+      { seconds: 1, look: f.red, media: { kind: "video" as const, path: f.green, show: "full" as const }, wav: f.wav },
+      { seconds: 1, look: f.yellow, wav: f.wav },
+    ];
+    const spec = buildSpec(seqs, { width: 180, height: 320, transitions: true, subtitles: true });
+    for (const xfade of [true, false]) {
+      const out = path.join(dir, `chunked-${xfade}.mp4`);
+      // About one clip per run (the budget is in 1080×1920 units; this output is 36× smaller, capped at 4×).
+      const r = await renderExport(spec, { outPath: out, tools, xfade, chunkBudget: 1.25 });
+      await expectValid(tools, out, spec, r);
+      expect(r.runs).toBeGreaterThanOrEqual(3);
+      const px = (n: number, y = 0.25): number[] => pixel(frameRgb(tools, out, n, 180, 320), 180, 320, 0.5, y);
+      expect(isGreen(px(20))).toBe(true);
+      if (xfade) {
+        // The window opening sequence 2 blends the first sequence's continuation, recreated by run 2.
+        const mid = px(37);
+        expect(mid[1]! > 60 && mid[2]! > 60).toBe(true);
+        const mid2 = px(67);
+        expect(mid2[1]! > 60 && mid2[2]! > 60).toBe(true);
+      } else {
+        expect([isDark(px(29)), isDark(px(30))]).toEqual([true, true]);
+      }
+      expect(isBlue(px(50))).toBe(true);
+      expect(isGreen(px(80))).toBe(true);
+      expect(isRed(px(110, 0.5)) || px(110, 0.5)[1]! > 180).toBe(true); // yellow look
+    }
+  });
+
   it("burns subtitles only when enabled", async () => {
     const W = 360;
     const H = 640;

@@ -247,15 +247,86 @@ export interface GraphOptions {
   info: Map<string, InputInfo>;
   /** The raw frame file of each still job, by key. */
   stillFiles: Map<string, string>;
-  /** Transition length in seconds (0.5). */
-  transitionSeconds?: number;
 }
 
 export interface VideoGraph {
   inputs: string[];
   graph: string;
-  /** Boundaries (index of the sequence after it) that got a transition. */
-  transitions: number[];
+}
+
+/** Transition length: 0.5 s. */
+export function transitionFrames(fps: number): number {
+  return Math.max(1, Math.round(0.5 * fps));
+}
+
+/** Boundaries i (between sequence i-1 and i) that get a transition: both sides longer than the window. */
+export function transitionsOf(plan: RenderPlan): Set<number> {
+  const XF = transitionFrames(plan.fps);
+  const trans = new Set<number>();
+  if (plan.options.transitions) {
+    for (let i = 1; i < plan.sequences.length; i++) {
+      if (plan.sequences[i - 1]!.frames > XF && plan.sequences[i]!.frames > XF) trans.add(i);
+    }
+  }
+  return trans;
+}
+
+/** A run of consecutive sequences rendered by one ffmpeg process. */
+export interface Chunk {
+  from: number;
+  to: number;
+  startFrame: number;
+  frames: number;
+}
+
+/**
+ * What a sequence keeps alive in one render run, in units of about 9 MB at 1080×1920: every filter
+ * keeps its buffer pools and every decoder its reference frames until the run ends, so a graph's
+ * memory grows with the sequences in it (12 sequences: 760 MB, 36: 1.55 GB, measured). A clip is a
+ * decoder plus per-frame scaling; a still is one raw frame; an xfade window a few plane pools.
+ */
+function cost(v: SequenceVisual): number {
+  switch (v.type) {
+    case "still":
+      return 1;
+    case "video-full":
+      return 4;
+    default:
+      return 5;
+  }
+}
+
+/**
+ * Splits the timeline into runs whose graphs stay within a memory budget (the 59 s reference plan —
+ * six sequences, two clips, five crossfades — is one run). Longer timelines are rendered run after
+ * run and the video streams joined without re-encoding; a crossfade across a cut is rendered by the
+ * next run from the end of the previous sequence, recreated for its last half second.
+ */
+export function planChunks(plan: RenderPlan, visuals: SequenceVisual[], o: { xfade: boolean; budget?: number }): Chunk[] {
+  const trans = transitionsOf(plan);
+  // Smaller outputs keep smaller frames alive: more fits in a run (up to 4×).
+  const scale = Math.min(4, Math.max(1, (1080 * 1920) / (plan.W * plan.H)));
+  const budget = (o.budget ?? 24) * scale;
+  const chunks: Chunk[] = [];
+  let from = 0;
+  let used = 0;
+  const close = (to: number): void => {
+    const start = plan.sequences[from]!.start;
+    const end = to < plan.sequences.length ? plan.sequences[to]!.start : plan.frames;
+    chunks.push({ from, to, startFrame: start, frames: end - start });
+    from = to;
+  };
+  visuals.forEach((v, i) => {
+    const c = cost(v) + (o.xfade && trans.has(i) ? 2 : 0);
+    if (i > from && used + c > budget) {
+      close(i);
+      // The next run also recreates the previous sequence for its crossfade tail.
+      used = o.xfade && trans.has(i) ? cost(visuals[i - 1]!) : 0;
+    }
+    used += c;
+  });
+  close(visuals.length);
+  return chunks;
 }
 
 /**
@@ -275,10 +346,20 @@ export function crossfade(a: string, bLabel: string, out: string, XF: number, F:
   ];
 }
 
-export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: GraphOptions): VideoGraph {
+/** The still jobs a visual reads. */
+function jobsOf(v: SequenceVisual): StillJob[] {
+  if (v.type === "still") return [v.frame];
+  if (v.type === "video-half") return [v.avatar];
+  if (v.type === "video-background" && v.fg) return [v.fg];
+  return [];
+}
+
+/** The graph of one run (the whole timeline when `chunk` is omitted). */
+export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: GraphOptions, chunk?: Chunk): VideoGraph {
   const { W, H, fps: F } = plan;
-  const XF = Math.max(1, Math.round((o.transitionSeconds ?? 0.5) * F));
-  const n = plan.sequences.length;
+  const XF = transitionFrames(F);
+  const from = chunk?.from ?? 0;
+  const to = chunk?.to ?? plan.sequences.length;
   const inputs: string[] = [];
   const lines: string[] = [];
   let nextInput = 0;
@@ -298,20 +379,18 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
   /** After xfade, vstack or overlay: no `fps` there (it dropped the last frame). */
   const join = `format=yuv420p,settb=1/${F},setpts=N`;
 
-  // Transitions at boundary i (between i-1 and i) when both sides are longer than the window.
-  const trans = new Set<number>();
-  if (plan.options.transitions) {
-    for (let i = 1; i < n; i++) {
-      if (plan.sequences[i - 1]!.frames > XF && plan.sequences[i]!.frames > XF) trans.add(i);
-    }
-  }
+  const trans = transitionsOf(plan);
+  // A crossfade into this run's first sequence needs the previous one's continuation: recreated here.
+  const carry = o.xfade && from > 0 && trans.has(from);
+  // A fade in from black needs nothing from the previous run.
+  const inT = (i: number): boolean => trans.has(i) && (i > from || carry || !o.xfade);
+  // The last sequence of a run crossfades out only in the next run; a fade to black stays here.
+  const outT = (i: number): boolean => trans.has(i + 1) && (i + 1 < to || !o.xfade);
 
-  // Raw stills: one input per file, split to every sequence that uses it.
+  // Raw stills: one input per file, split to every branch that uses it.
+  const members = [...(carry ? [from - 1] : []), ...Array.from({ length: to - from }, (_, k) => from + k)];
   const stillUses = new Map<string, { job: StillJob; count: number }>();
-  for (const v of visuals) {
-    const j = v.type === "still" ? v.frame : v.type === "video-half" ? v.avatar : v.type === "video-background" ? v.fg : undefined;
-    if (j) stillUses.set(j.key, { job: j, count: (stillUses.get(j.key)?.count ?? 0) + 1 });
-  }
+  for (const i of members) for (const j of jobsOf(visuals[i]!)) stillUses.set(j.key, { job: j, count: (stillUses.get(j.key)?.count ?? 0) + 1 });
   const stillPads = new Map<string, string[]>();
   for (const [key, { job, count }] of stillUses) {
     const file = o.stillFiles.get(key);
@@ -322,36 +401,38 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
     stillPads.set(key, labels);
   }
   const still = (j: StillJob): string => stillPads.get(j.key)!.shift()!;
-  const video = (file: string, frames: number, trimStart: number | undefined): string => {
-    const info = o.info.get(file);
-    let ss = trimStart && trimStart > 0 ? trimStart : 0;
-    if (info?.durationSeconds && ss >= info.durationSeconds - 0.1) ss = 0;
+  /** A clip from `offset` frames into its sequence, `frames` long, looped when it is shorter. */
+  const video = (file: string, frames: number, trimStart: number | undefined, offset: number): string => {
+    const dur = o.info.get(file)?.durationSeconds;
+    let ss = (trimStart && trimStart > 0 ? trimStart : 0) + offset / F;
+    if (dur && dur > 0.2) {
+      if (trimStart && trimStart >= dur - 0.1) ss = offset / F;
+      // A looped clip starts over at 0: where the continuation is, inside the file.
+      if (ss >= dur - 0.05) ss = ss % dur;
+    }
     // One decoder thread: frame threads each keep their own reference frames (~20 MB per 1080p clip
     // here), and the CPU is already busy with x264; single-threaded decoding cost less CPU in total.
     // Looped so a clip shorter than its sequence keeps moving; -t bounds the reading.
-    const idx = addInput(["-threads", "1", "-stream_loop", "-1", ...(ss ? ["-ss", num(ss)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`]);
+    const idx = addInput(["-threads", "1", "-stream_loop", "-1", ...(ss > 0 ? ["-ss", num(Math.round(ss * 1000) / 1000)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`]);
     // Trimmed right after fps: no frame beyond the sequence is scaled.
     return `[${idx}:v]fps=${F},trim=end_frame=${frames},`;
   };
 
   const boxes = layoutBoxes(W, H);
-  const segs: string[] = [];
-  visuals.forEach((v, i) => {
-    const L = plan.sequences[i]!.frames;
-    const nf = L + (trans.has(i + 1) && o.xfade ? XF + 1 : 0);
-    const seg = label("seg");
+  /** The branch drawing `nf` frames of visual v, from `offset` frames into its sequence. */
+  const source = (v: SequenceVisual, nf: number, offset: number, seg: string): void => {
     switch (v.type) {
       case "still":
         lines.push(`[${still(v.frame)}]${loop(nf)},format=yuv420p[${seg}]`);
         break;
       case "video-full":
-        lines.push(`${video(v.video, nf, v.trimStart)}${cropTo(W, H)},scale=${W}:${H},setsar=1,${tail}[${seg}]`);
+        lines.push(`${video(v.video, nf, v.trimStart, offset)}${cropTo(W, H)},scale=${W}:${H},setsar=1,${tail}[${seg}]`);
         break;
       case "video-half": {
         const { vertical, media: mb } = boxes.half;
         const md = label("md");
         const av = label("av");
-        lines.push(`${video(v.video, nf, v.trimStart)}${cropTo(mb.w, mb.h)},scale=${mb.w}:${mb.h},setsar=1,${tail}[${md}]`);
+        lines.push(`${video(v.video, nf, v.trimStart, offset)}${cropTo(mb.w, mb.h)},scale=${mb.w}:${mb.h},setsar=1,${tail}[${md}]`);
         lines.push(`[${still(v.avatar)}]${loop(nf)},format=yuv420p[${av}]`);
         lines.push(`[${md}][${av}]${vertical ? "vstack" : "hstack"}=inputs=2,${join}[${seg}]`);
         break;
@@ -360,7 +441,7 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
         const q = boxes.quarter;
         const bg = v.fg ? label("bg") : seg;
         lines.push(
-          `${video(v.video, nf, v.trimStart)}${cropTo(q.w, q.h)},scale=${q.w}:${q.h},format=yuv420p,` +
+          `${video(v.video, nf, v.trimStart, offset)}${cropTo(q.w, q.h)},scale=${q.w}:${q.h},format=yuv420p,` +
             `boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1,${tail}[${bg}]`,
         );
         if (v.fg) {
@@ -371,34 +452,41 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
         break;
       }
     }
-    segs.push(seg);
-  });
+  };
 
-  // Cut each sequence into head / body / tail windows around its transitions.
+  const tails = new Map<number, string>();
+  if (carry) {
+    const prev = from - 1;
+    const t = label("carry");
+    source(visuals[prev]!, XF + 1, plan.sequences[prev]!.frames, t);
+    tails.set(prev, t);
+  }
+
+  // Each sequence, cut into head / body / tail windows around its transitions.
   const parts: string[] = [];
   const h1 = Math.floor(XF / 2); // fade-out frames at the end of a sequence (no-xfade path)
   const h2 = XF - h1; // fade-in frames at the start of the next
-  const tails: string[] = [];
-  plan.sequences.forEach((p, i) => {
-    const L = p.frames;
-    const seg = segs[i]!;
-    const inT = trans.has(i);
-    const outT = trans.has(i + 1);
-    if (!inT && !outT) {
+  for (let i = from; i < to; i++) {
+    const L = plan.sequences[i]!.frames;
+    const seg = label("seg");
+    const hasIn = inT(i);
+    const hasOut = outT(i);
+    source(visuals[i]!, L + (hasOut && o.xfade ? XF + 1 : 0), 0, seg);
+    if (!hasIn && !hasOut) {
       parts.push(seg);
-      return;
+      continue;
     }
     type Cut = { key: string; a: number; b: number; fade?: string };
     const cuts: Cut[] = [];
     if (o.xfade) {
-      if (inT) cuts.push({ key: "h", a: 0, b: XF });
-      cuts.push({ key: "b", a: inT ? XF : 0, b: L });
-      if (outT) cuts.push({ key: "t", a: L, b: L + XF + 1 });
+      if (hasIn) cuts.push({ key: "h", a: 0, b: XF });
+      cuts.push({ key: "b", a: hasIn ? XF : 0, b: L });
+      if (hasOut) cuts.push({ key: "t", a: L, b: L + XF + 1 });
     } else {
       // Through black: the last h1 frames of a sequence fade out, the first h2 of the next fade in.
-      if (inT) cuts.push({ key: "h", a: 0, b: h2, fade: `fade=t=in:s=0:n=${h2}` });
-      cuts.push({ key: "b", a: inT ? h2 : 0, b: outT ? L - h1 : L });
-      if (outT) cuts.push({ key: "t", a: L - h1, b: L, fade: `fade=t=out:s=0:n=${h1}` });
+      if (hasIn) cuts.push({ key: "h", a: 0, b: h2, fade: `fade=t=in:s=0:n=${h2}` });
+      cuts.push({ key: "b", a: hasIn ? h2 : 0, b: hasOut ? L - h1 : L });
+      if (hasOut) cuts.push({ key: "t", a: L - h1, b: L, fade: `fade=t=out:s=0:n=${h1}` });
     }
     const labels = cuts.map((c) => `${seg}${c.key}`);
     lines.push(`[${seg}]split=${cuts.length}${labels.map((l) => `[${l}]`).join("")}`);
@@ -409,27 +497,32 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
       trimmed.set(c.key, t);
     });
     if (o.xfade) {
-      if (inT) {
+      if (hasIn) {
         const xf = label("xf");
-        lines.push(...crossfade(tails[i - 1]!, trimmed.get("h")!, xf, XF, F, join));
+        lines.push(...crossfade(tails.get(i - 1)!, trimmed.get("h")!, xf, XF, F, join));
         parts.push(xf);
       }
       parts.push(trimmed.get("b")!);
-      if (outT) tails[i] = trimmed.get("t")!;
+      if (hasOut) tails.set(i, trimmed.get("t")!);
     } else {
-      if (inT) parts.push(trimmed.get("h")!);
+      if (hasIn) parts.push(trimmed.get("h")!);
       parts.push(trimmed.get("b")!);
-      if (outT) parts.push(trimmed.get("t")!);
+      if (hasOut) parts.push(trimmed.get("t")!);
     }
-  });
+  }
 
   const cat = parts.length === 1 ? parts[0]! : "cat";
   if (parts.length > 1) lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
   if (o.subtitles) {
     const fonts = o.subtitles.fontsDir ? `:fontsdir=${esc(o.subtitles.fontsDir)}` : "";
-    lines.push(`[${cat}]subtitles=filename=${esc(o.subtitles.file)}${fonts}[vout]`);
+    // libass times cues by frame timestamps: a later run's frames are moved to their place in the
+    // video for it, and back to 0 after.
+    const start = chunk?.startFrame ?? 0;
+    const before = start ? `settb=1/${F},setpts=PTS+${start},` : "";
+    const after = start ? ",setpts=PTS-STARTPTS" : "";
+    lines.push(`[${cat}]${before}subtitles=filename=${esc(o.subtitles.file)}${fonts}${after}[vout]`);
   } else {
     lines.push(`[${cat}]null[vout]`);
   }
-  return { inputs, graph: lines.join(";\n") + "\n", transitions: [...trans].sort((x, y) => x - y) };
+  return { inputs, graph: lines.join(";\n") + "\n" };
 }

@@ -24,7 +24,7 @@ import { getTools, type Tools } from "../tools.js";
 import { buildAudioJob, renderAudio } from "./audio.js";
 import { exportCaps } from "./caps.js";
 import { ExportError, toExportError } from "./errors.js";
-import { buildVideoGraph, planVisuals, stillJobs } from "./graph.js";
+import { buildVideoGraph, planChunks, planVisuals, stillJobs } from "./graph.js";
 import { drawStills, learnInputs } from "./inputs.js";
 import { planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
 import { buildAss, planCues } from "./subtitles.js";
@@ -43,6 +43,11 @@ export interface RenderExportOptions {
   xfade?: boolean;
   /** x264 threads (0 = x264's choice). */
   threads?: number;
+  /**
+   * Memory budget of one render run, in units of ~9 MB of graph at 1080×1920 (default 24, which keeps
+   * the 59 s reference plan in one run). Longer timelines are rendered in several runs.
+   */
+  chunkBudget?: number;
   /** AAC coder of the soundtrack ("twoloop" is ffmpeg's default; "fast" costs a quarter of its CPU). */
   aacCoder?: "twoloop" | "fast";
 }
@@ -55,6 +60,8 @@ export interface RenderExportResult {
   frames: number;
   ffmpegVersion: string;
   usedXfade: boolean;
+  /** ffmpeg render runs (1 unless the timeline was long enough to be split). */
+  runs: number;
   /** Non-fatal: sizes above 4096, subtitles that could not be burned, and the like. */
   warnings: string[];
   /** Milliseconds: audio (mix, concurrent with the render), avatar (probes), render, mux, check, total. */
@@ -172,65 +179,77 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     const info = new Map([...images, ...(await videos)]);
     timings.avatar = performance.now() - tp;
     cancelled();
-    const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles });
-    fs.writeFileSync(path.join(wd, "video.graph"), vg.graph);
+    const chunks = planChunks(plan, visuals, { xfade: usedXfade, budget: o.chunkBudget });
 
-    // ---- render: one ffmpeg run for the picture ----
+    // ---- render: one ffmpeg run for the picture (one per chunk on long timelines) ----
     step = "rendering the video";
     progress("render", STEP_START.render);
     const tr = performance.now();
     const preTiming = caps.timing[0] === "-vsync" ? caps.timing : [];
     const postTiming = preTiming.length ? [] : caps.timing;
     const span = RENDER_END - STEP_START.render;
-    const videoTmp = path.join(wd, "video.mp4");
-    const renderP = runTool(
-      tools.ffmpeg,
-      [
-        ...QUIET,
-        "-progress",
-        "pipe:1",
-        ...preTiming,
-        ...vg.inputs,
-        "-filter_complex_script",
-        "video.graph",
-        "-map",
-        "[vout]",
-        "-an",
-        "-c:v",
-        "libx264",
-        "-preset",
-        "veryfast",
-        "-crf",
-        "23",
-        ...(o.threads ? ["-threads", String(o.threads)] : []),
-        "-pix_fmt",
-        "yuv420p",
-        // The encoder's time base is the frame grid; passthrough timing never dups or drops a frame,
-        // so a graph that loses one fails the frame-count check instead of being papered over.
-        "-r",
-        String(plan.fps),
-        ...postTiming,
-        ...BT709,
-        "-frames:v",
-        String(plan.frames),
-        "-t",
-        num(plan.seconds),
-        "-f",
-        "mp4",
-        videoTmp,
-      ],
-      {
-        signal: ac.signal,
-        cwd: wd,
-        onLine: (line) => {
-          // out_time_us (5.1) or out_time_ms (4.1; microseconds despite the name); N/A early on.
-          const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
-          if (m) progress("render", STEP_START.render + span * Math.min(1, Number(m[1]) / 1e6 / plan.seconds));
+    const videoFiles: string[] = [];
+    for (const [k, chunk] of chunks.entries()) {
+      const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles }, chunk);
+      const graphFile = `video-${k}.graph`;
+      fs.writeFileSync(path.join(wd, graphFile), vg.graph);
+      const videoFile = path.join(wd, `video-${k}.mp4`);
+      const renderP = runTool(
+        tools.ffmpeg,
+        [
+          ...QUIET,
+          "-progress",
+          "pipe:1",
+          ...preTiming,
+          ...vg.inputs,
+          "-filter_complex_script",
+          graphFile,
+          "-map",
+          "[vout]",
+          "-an",
+          "-c:v",
+          "libx264",
+          "-preset",
+          "veryfast",
+          "-crf",
+          "23",
+          ...(o.threads ? ["-threads", String(o.threads)] : []),
+          "-pix_fmt",
+          "yuv420p",
+          // The encoder's time base is the frame grid; passthrough timing never dups or drops a frame,
+          // so a graph that loses one fails the frame-count check instead of being papered over.
+          "-r",
+          String(plan.fps),
+          ...postTiming,
+          ...BT709,
+          "-frames:v",
+          String(chunk.frames),
+          "-t",
+          num(chunk.frames / plan.fps),
+          // Whole-frame timestamps: chunks joined by the concat demuxer then line up exactly (the
+          // default timescale left a third of a millisecond at each join).
+          "-video_track_timescale",
+          String(plan.fps),
+          "-f",
+          "mp4",
+          videoFile,
+        ],
+        {
+          signal: ac.signal,
+          cwd: wd,
+          onLine: (line) => {
+            // out_time_us (5.1) or out_time_ms (4.1; microseconds despite the name); N/A early on.
+            const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+            if (!m) return;
+            const done = chunk.startFrame / plan.fps + Math.min(Number(m[1]) / 1e6, chunk.frames / plan.fps);
+            progress("render", STEP_START.render + span * Math.min(1, done / plan.seconds));
+          },
         },
-      },
-    );
-    pending.push(renderP);
-    await renderP;
+      );
+      pending.push(renderP);
+      await renderP;
+      videoFiles.push(videoFile);
+    }
     timings.render = performance.now() - tr;
 
     step = "mixing the audio";
@@ -241,9 +260,14 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     step = "writing the output";
     const tm = performance.now();
     tmpOut = tempPathFor(o.outPath);
+    let videoIn = ["-i", `file:${videoFiles[0]!}`];
+    if (videoFiles.length > 1) {
+      fs.writeFileSync(path.join(wd, "chunks.txt"), videoFiles.map((f) => `file '${path.basename(f)}'\n`).join(""));
+      videoIn = ["-f", "concat", "-safe", "0", "-i", "chunks.txt"];
+    }
     await runTool(
       tools.ffmpeg,
-      [...QUIET, "-i", `file:${videoTmp}`, "-i", `file:${audio.file}`, "-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", tmpOut],
+      [...QUIET, ...videoIn, "-i", `file:${audio.file}`, "-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", tmpOut],
       { signal: ac.signal, cwd: wd },
     );
     timings.mux = performance.now() - tm;
@@ -272,6 +296,7 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
       frames: plan.frames,
       ffmpegVersion: tools.ffmpegVersion,
       usedXfade,
+      runs: chunks.length,
       warnings,
       timings,
     };
