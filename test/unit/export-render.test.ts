@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearToolsCache, getTools, probe, type Tools } from "../../src/media/index.js";
-import { ExportError, exportSize, renderExport, type ExportStep, type RenderExportResult, type RenderSpec } from "../../src/media/export/index.js";
+import { ExportError, exportSize, planSpec, renderExport, type ExportStep, type RenderExportResult, type RenderSpec } from "../../src/media/export/index.js";
+import { buildAss, planCues } from "../../src/media/export/subtitles.js";
 import { tempDir } from "./media-fixtures.js";
 import {
   alive,
@@ -195,6 +196,37 @@ describe("renderExport on the system ffmpeg", () => {
     };
     expect(await whiteInBand(true)).toBeGreaterThan(100);
     expect(await whiteInBand(false)).toBe(0);
+  });
+
+  it("shows each cue on exactly the frames a per-frame burn of the same subtitles would", async () => {
+    const seqs = [
+      { seconds: 1.2, look: f.red, text: "First words on the screen now and then some more words", wav: f.wav },
+      { seconds: 1.2, look: f.red, media: { kind: "video" as const, path: f.green, show: "background" as const }, text: "Then the clip plays behind the presenter here", wav: f.wav },
+      { seconds: 1.2, look: f.yellow, text: "And a last line to close", wav: f.wav },
+    ];
+    const W = 360;
+    const H = 640;
+    const spec = buildSpec(seqs, { width: W, height: H, subtitles: true, transitions: true });
+    const ours = await render(spec);
+    await expectValid(tools, ours.out, spec, ours.r);
+    // The same video without subtitles, then the same ASS burned on every frame afterwards.
+    const bare = await render({ ...spec, options: { ...spec.options, subtitles: false } });
+    const plan = planSpec(spec);
+    const fonts = fs.mkdtempSync(path.join(dir, "fonts-"));
+    fs.copyFileSync(tools.fontFile, path.join(fonts, path.basename(tools.fontFile)));
+    fs.writeFileSync(path.join(fonts, "subs.ass"), buildAss(plan, planCues(plan)));
+    const burned = path.join(dir, "burned.mp4");
+    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-i", bare.out, "-vf", "subtitles=filename=subs.ass:fontsdir=.", "-c:v", "libx264", "-crf", "10", burned], { cwd: fonts });
+    const stats = path.join(fonts, "psnr.txt");
+    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", ours.out, "-i", burned, "-lavfi", "psnr=stats_file=psnr.txt", "-f", "null", "-"], { cwd: fonts });
+    const perFrame = fs
+      .readFileSync(stats, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => Number(/psnr_avg:(\S+)/.exec(l)![1]));
+    expect(perFrame).toHaveLength(plan.frames);
+    // A cue shown one frame early or late differs by a whole line of text: ~20 dB on that frame.
+    expect(Math.min(...perFrame)).toBeGreaterThan(32);
   });
 
   it("mixes music under the voice only when enabled, silence elsewhere", async () => {
