@@ -5,7 +5,8 @@
 // capability probing excluded. Peak RSS is the whole process tree (node or python + every ffmpeg),
 // sampled from /proc. Prints one JSON line. Needs a build (`npx tsc -p .`), ffmpeg, espeak-ng, python3.
 // Env: REFERENCE_RENDER_DIR (the kit), BENCH_INPUTS (reuse inputs), BENCH_PAIRS, BENCH_ONLY=ours|reference,
-// BENCH_KEEP=1 (keep work dirs), BENCH_THREADS (x264 threads), BENCH_AAC_CODER (fast|twoloop).
+// BENCH_KEEP=1 (keep work dirs), BENCH_THREADS (x264 threads), BENCH_AAC_CODER (fast|twoloop),
+// BENCH_CHUNK_BUDGET (render-run memory budget).
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -161,11 +162,12 @@ async function runOurs(i) {
     tools,
     threads: process.env.BENCH_THREADS ? Number(process.env.BENCH_THREADS) : undefined,
     aacCoder: process.env.BENCH_AAC_CODER,
+    chunkBudget: process.env.BENCH_CHUNK_BUDGET ? Number(process.env.BENCH_CHUNK_BUDGET) : undefined,
   });
   const wall = (performance.now() - t0) / 1000;
   const rss = stop();
   if (process.env.BENCH_KEEP !== "1") fs.rmSync(work, { recursive: true, force: true });
-  return { wall_s: Math.round(wall * 100) / 100, tts_s: Math.round(tts / 10) / 100, timings: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, Math.round(v / 10) / 100])), peak_rss_mb: rss, xfade: r.usedXfade, frames: r.frames };
+  return { runs: r.runs, wall_s: Math.round(wall * 100) / 100, tts_s: Math.round(tts / 10) / 100, timings: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, Math.round(v / 10) / 100])), peak_rss_mb: rss, xfade: r.usedXfade, frames: r.frames };
 }
 
 const median = (xs) => {
@@ -202,7 +204,7 @@ console.log(
     pairs: PAIRS,
     ours_runs: ours.map((r) => r.wall_s),
     reference_runs: refs.map((r) => r.wall_s),
-    ours_steps: ours.map((r) => ({ tts: r.tts_s, ...r.timings })),
+    ours_steps: ours.map((r) => ({ runs: r.runs, tts: r.tts_s, ...r.timings })),
     load_before: loadBefore,
     load_after: load(),
     cpus: os.cpus().length,

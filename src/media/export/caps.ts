@@ -12,24 +12,20 @@ export interface ExportCaps {
   /** Frame timing option: `-fps_mode passthrough` (5.1+) or the older `-vsync passthrough`. */
   timing: string[];
   libass: boolean;
-  /** libsoxr is built in: its resampler after loudnorm (192 kHz → 48 kHz) keeps ~14 MB less alive. */
-  soxr: boolean;
 }
 
 const cache = new Map<string, Promise<ExportCaps>>();
 
 async function detect(tools: Tools): Promise<ExportCaps> {
-  const [amix, long, version] = await Promise.all([
+  const [amix, long] = await Promise.all([
     runTool(tools.ffmpeg, ["-hide_banner", "-h", "filter=amix"]).then((r) => r.stdout, () => ""),
     runTool(tools.ffmpeg, ["-hide_banner", "-h", "long"]).then((r) => r.stdout, () => ""),
-    runTool(tools.ffmpeg, ["-version"]).then((r) => r.stdout, () => ""),
   ]);
   return {
     xfade: tools.hasXfade,
     amixNormalize: /\bnormalize\b/.test(amix),
     timing: /-fps_mode\b/.test(long) ? ["-fps_mode", "passthrough"] : ["-vsync", "passthrough"],
     libass: tools.hasLibass,
-    soxr: /--enable-libsoxr\b/.test(version),
   };
 }
 

@@ -8,7 +8,7 @@
  *    (decoding a PNG every frame costs ~30 %; decoding and scaling it inside the render kept ~45 MB
  *    of decoder and scaler buffers alive to the end of the run); videos are decoded, cropped, scaled
  *    and stacked per frame; only the short transition windows go through `xfade`, everything else is
- *    joined with `concat`; subtitles are burned in each branch (once per cue on stills).
+ *    joined with `concat`; subtitles are burned last.
  *
  * What else keeps it fast (measured against the reference render, ffmpeg 5.1, 2 cores):
  * - Videos are cropped to the box's aspect ratio BEFORE scaling: "cover" by scaling first and cropping
@@ -241,11 +241,8 @@ export function buildStillsGraph(jobs: StillJob[], stillInput: (file: string, in
 export interface GraphOptions {
   /** Crossfades through xfade; false: fades through black (ffmpeg without xfade, or forced). */
   xfade: boolean;
-  /**
-   * ASS file and font dir, relative to the run's cwd, and the frames at which the subtitles change
-   * (a cue starts or ends); omitted: no subtitles.
-   */
-  subtitles?: { file: string; fontsDir?: string; changes: number[] };
+  /** ASS file and font dir, relative to the run's cwd; omitted: no subtitles. */
+  subtitles?: { file: string; fontsDir?: string };
   /** Probed facts of the input files, by path (videos: duration, to clamp trim_start). */
   info: Map<string, InputInfo>;
   /** The raw frame file of each still job, by key. */
@@ -422,34 +419,14 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
   };
 
   const boxes = layoutBoxes(W, H);
-  /**
-   * Subtitles are burned in each branch, on frames stamped with their place in the video (libass
-   * times cues by the frame's timestamp), before the branch is cut into windows: a crossfade then
-   * blends two frames showing the same cue.
-   */
-  const subs = o.subtitles ? `subtitles=filename=${esc(o.subtitles.file)}${o.subtitles.fontsDir ? `:fontsdir=${esc(o.subtitles.fontsDir)}` : ""}` : "";
-  const burn = (at: number): string => (subs ? `,setpts=N+${at},${subs},setpts=N` : "");
-  /**
-   * A still repeated `nf` frames from video frame `at`, its subtitles burned once per cue instead of
-   * on every frame (which copied every repeated frame to draw on it: ~0.6 ms a frame at 1080×1920):
-   * one frame per stretch without a subtitle change, stamped at the stretch's start (plus a last one
-   * at the end), through libass, then repeated by `fps` to fill each stretch — by reference.
-   */
-  const stillRun = (label0: string, nf: number, at: number, fmt: string): string => {
-    if (!subs) return `[${label0}]${loop(nf)},format=${fmt}`;
-    const starts = [at, ...o.subtitles!.changes.filter((c) => c > at && c < at + nf)];
-    let expr = String(at + nf);
-    for (let j = starts.length - 1; j >= 0; j--) expr = `if(eq(N\\,${j})\\,${starts[j]}\\,${expr})`;
-    return `[${label0}]loop=loop=${starts.length}:size=1:start=0,settb=1/${F},setpts='${expr}',${subs},fps=${F},trim=end_frame=${nf},setpts=N,fps=${F},format=${fmt}`;
-  };
-  /** The branch drawing `nf` frames of visual v, from `offset` frames into its sequence (video frame `at`). */
-  const source = (v: SequenceVisual, nf: number, offset: number, at: number, seg: string): void => {
+  /** The branch drawing `nf` frames of visual v, from `offset` frames into its sequence. */
+  const source = (v: SequenceVisual, nf: number, offset: number, seg: string): void => {
     switch (v.type) {
       case "still":
-        lines.push(`${stillRun(still(v.frame), nf, at, "yuv420p")}[${seg}]`);
+        lines.push(`[${still(v.frame)}]${loop(nf)},format=yuv420p[${seg}]`);
         break;
       case "video-full":
-        lines.push(`${video(v.video, nf, v.trimStart, offset)}${cropTo(W, H)},scale=${W}:${H},setsar=1,${tail}${burn(at)}[${seg}]`);
+        lines.push(`${video(v.video, nf, v.trimStart, offset)}${cropTo(W, H)},scale=${W}:${H},setsar=1,${tail}[${seg}]`);
         break;
       case "video-half": {
         const { vertical, media: mb } = boxes.half;
@@ -457,7 +434,7 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
         const av = label("av");
         lines.push(`${video(v.video, nf, v.trimStart, offset)}${cropTo(mb.w, mb.h)},scale=${mb.w}:${mb.h},setsar=1,${tail}[${md}]`);
         lines.push(`[${still(v.avatar)}]${loop(nf)},format=yuv420p[${av}]`);
-        lines.push(`[${md}][${av}]${vertical ? "vstack" : "hstack"}=inputs=2,${join}${burn(at)}[${seg}]`);
+        lines.push(`[${md}][${av}]${vertical ? "vstack" : "hstack"}=inputs=2,${join}[${seg}]`);
         break;
       }
       case "video-background": {
@@ -465,12 +442,12 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
         const bg = v.fg ? label("bg") : seg;
         lines.push(
           `${video(v.video, nf, v.trimStart, offset)}${cropTo(q.w, q.h)},scale=${q.w}:${q.h},format=yuv420p,` +
-            `boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1,${tail}${v.fg ? "" : burn(at)}[${bg}]`,
+            `boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1,${tail}[${bg}]`,
         );
         if (v.fg) {
           const fg = label("fg");
           lines.push(`[${still(v.fg)}]${loop(nf)},format=yuva420p[${fg}]`);
-          lines.push(`[${bg}][${fg}]overlay=x=${(W - v.fg.w) >> 1}:y=${(H - v.fg.h) >> 1}:format=yuv420,${join}${burn(at)}[${seg}]`);
+          lines.push(`[${bg}][${fg}]overlay=x=${(W - v.fg.w) >> 1}:y=${(H - v.fg.h) >> 1}:format=yuv420,${join}[${seg}]`);
         }
         break;
       }
@@ -481,7 +458,7 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
   if (carry) {
     const prev = from - 1;
     const t = label("carry");
-    source(visuals[prev]!, XF + 1, plan.sequences[prev]!.frames, plan.sequences[from]!.start, t);
+    source(visuals[prev]!, XF + 1, plan.sequences[prev]!.frames, t);
     tails.set(prev, t);
   }
 
@@ -494,7 +471,7 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
     const seg = label("seg");
     const hasIn = inT(i);
     const hasOut = outT(i);
-    source(visuals[i]!, L + (hasOut && o.xfade ? XF + 1 : 0), 0, plan.sequences[i]!.start, seg);
+    source(visuals[i]!, L + (hasOut && o.xfade ? XF + 1 : 0), 0, seg);
     if (!hasIn && !hasOut) {
       parts.push(seg);
       continue;
@@ -534,7 +511,18 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
     }
   }
 
-  if (parts.length > 1) lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[vout]`);
-  else lines.push(`[${parts[0]!}]null[vout]`);
+  const cat = parts.length === 1 ? parts[0]! : "cat";
+  if (parts.length > 1) lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
+  if (o.subtitles) {
+    const fonts = o.subtitles.fontsDir ? `:fontsdir=${esc(o.subtitles.fontsDir)}` : "";
+    // libass times cues by frame timestamps: a later run's frames are moved to their place in the
+    // video for it, and back to 0 after.
+    const start = chunk?.startFrame ?? 0;
+    const before = start ? `settb=1/${F},setpts=PTS+${start},` : "";
+    const after = start ? ",setpts=PTS-STARTPTS" : "";
+    lines.push(`[${cat}]${before}subtitles=filename=${esc(o.subtitles.file)}${fonts}${after}[vout]`);
+  } else {
+    lines.push(`[${cat}]null[vout]`);
+  }
   return { inputs, graph: lines.join(";\n") + "\n" };
 }

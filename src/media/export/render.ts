@@ -27,7 +27,7 @@ import { ExportError, toExportError } from "./errors.js";
 import { buildVideoGraph, planChunks, planVisuals, stillJobs } from "./graph.js";
 import { drawStills, learnInputs } from "./inputs.js";
 import { planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
-import { buildAss, cueChanges, planCues } from "./subtitles.js";
+import { buildAss, planCues } from "./subtitles.js";
 
 export type ExportStep = "render-audio" | "avatar" | "render";
 
@@ -155,15 +155,14 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     });
     pending.push(audioP);
 
-    let subtitles: { file: string; fontsDir?: string; changes: number[] } | undefined;
+    let subtitles: { file: string; fontsDir?: string } | undefined;
     if (plan.options.subtitles) {
       if (!caps.libass) warnings.push("this ffmpeg has no libass: subtitles are not burned in");
       else {
-        const cues = planCues(plan);
-        fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, cues));
+        fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, planCues(plan)));
         const fonts = fontsDir(tools, wd);
         if (!fonts) warnings.push("no font file found: subtitles use libass's default font");
-        subtitles = { file: "subs.ass", fontsDir: fonts, changes: cueChanges(cues, plan.fps) };
+        subtitles = { file: "subs.ass", fontsDir: fonts };
       }
     }
 

@@ -101,14 +101,3 @@ export function buildAss(plan: Pick<RenderPlan, "W" | "H">, cues: Cue[]): string
   return lines.join("\n") + "\n";
 }
 
-/**
- * The first frame at which each cue appears or disappears. libass compares a frame's time with the
- * cue times as written (centiseconds): a cue from t shows on the frames whose time is at least t.
- */
-export function cueChanges(cues: Cue[], fps: number): number[] {
-  const frames = new Set<number>();
-  for (const c of cues) {
-    for (const ms of [c.startMs, c.endMs]) frames.add(Math.ceil((Math.max(0, Math.round(ms / 10)) * fps) / 100 - 1e-9));
-  }
-  return [...frames].sort((a, b) => a - b);
-}
