@@ -1,0 +1,398 @@
+/**
+ * The export renderer on the system ffmpeg (Debian 5.1 here): real renders of small timelines, checked
+ * on the files ffmpeg wrote — streams, exact size and frame count, duration, pixels of each layout,
+ * audio levels — and on the processes and temp files a cancelled or failed job leaves (none).
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clearToolsCache, getTools, probe, type Tools } from "../../src/media/index.js";
+import { ExportError, exportSize, planSpec, renderExport, type ExportStep, type RenderExportResult, type RenderSpec } from "../../src/media/export/index.js";
+import { buildAss, planCues } from "../../src/media/export/subtitles.js";
+import { tempDir } from "./media-fixtures.js";
+import {
+  alive,
+  buildSpec,
+  expectValid,
+  isBlue,
+  isDark,
+  isGreen,
+  isRed,
+  frameRgb,
+  leftovers,
+  meanVolumeDb,
+  musicFile,
+  pixel,
+  processesIn,
+  solidImage,
+  solidVideo,
+  toneWav,
+} from "./export-render-fixtures.js";
+
+let tools: Tools;
+let dir: string;
+let f: { red: string; blue: string; yellow: string; green: string; wav: string; music: string };
+
+beforeAll(async () => {
+  for (const k of ["MEDIAGEN_FFMPEG", "MEDIAGEN_FFPROBE", "MEDIAGEN_ESPEAK", "MEDIAGEN_MEDIA_FALLBACK"]) delete process.env[k];
+  clearToolsCache();
+  tools = await getTools();
+  dir = tempDir();
+  f = {
+    red: solidImage(tools, path.join(dir, "avatar.png"), "red", "360x640"),
+    yellow: solidImage(tools, path.join(dir, "look2.png"), "yellow", "360x640"),
+    blue: solidImage(tools, path.join(dir, "still.jpg"), "blue", "320x180"),
+    green: solidVideo(tools, path.join(dir, "clip.mp4"), { color: "0x00ff00", size: "320x180", seconds: 1 }),
+    wav: toneWav(tools, path.join(dir, "speech.wav"), 0.9),
+    music: musicFile(tools, path.join(dir, "music.mp3"), 2),
+  };
+});
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+let outN = 0;
+async function render(spec: RenderSpec, o: { xfade?: boolean; onProgress?: (s: ExportStep, p: number) => void } = {}): Promise<{ out: string; r: RenderExportResult }> {
+  const out = path.join(dir, `out-${++outN}.mp4`);
+  const r = await renderExport(spec, { outPath: out, tools, ...o });
+  return { out, r };
+}
+
+describe("renderExport on the system ffmpeg", () => {
+  it("draws every media layout where it belongs (hide, full, half, background; image and video; no look)", async () => {
+    const W = 180;
+    const H = 320;
+    const seqs = [
+      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "hide" as const } },
+      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "full" as const } },
+      { seconds: 0.8, look: f.red, media: { kind: "video" as const, path: f.green, show: "full" as const } },
+      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "half" as const } },
+      { seconds: 0.8, look: f.red, media: { kind: "video" as const, path: f.green, show: "half" as const } },
+      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "background" as const } },
+      { seconds: 0.8, look: f.red, media: { kind: "video" as const, path: f.green, show: "background" as const } },
+      { seconds: 0.8, look: null },
+    ].map((s) => ({ ...s, wav: f.wav }));
+    const spec = buildSpec(seqs, { width: W, height: H });
+    const { out, r } = await render(spec);
+    await expectValid(tools, out, spec, r);
+    const at = (i: number): Buffer => frameRgb(tools, out, i * 24 + 12, W, H);
+    const px = (i: number, x: number, y: number): number[] => pixel(at(i), W, H, x, y);
+    expect(isRed(px(0, 0.5, 0.5))).toBe(true); // hide: the avatar only
+    expect(isBlue(px(1, 0.5, 0.5))).toBe(true); // full image
+    expect(isGreen(px(2, 0.5, 0.5))).toBe(true); // full video
+    const half = at(3);
+    expect([isBlue(pixel(half, W, H, 0.5, 0.25)), isRed(pixel(half, W, H, 0.5, 0.75))]).toEqual([true, true]); // media on top
+    const halfV = at(4);
+    expect([isGreen(pixel(halfV, W, H, 0.5, 0.25)), isRed(pixel(halfV, W, H, 0.5, 0.75))]).toEqual([true, true]);
+    const bg = at(5);
+    expect([isRed(pixel(bg, W, H, 0.5, 0.5)), isBlue(pixel(bg, W, H, 0.03, 0.02))]).toEqual([true, true]); // avatar over the media
+    const bgV = at(6);
+    expect([isRed(pixel(bgV, W, H, 0.5, 0.5)), isGreen(pixel(bgV, W, H, 0.03, 0.5))]).toEqual([true, true]);
+    expect(isDark(px(7, 0.5, 0.5))).toBe(true); // no look: a dark background
+  });
+
+  it("splits half layouts side by side in landscape output", async () => {
+    const spec = buildSpec([{ seconds: 0.5, look: f.red, media: { kind: "image", path: f.blue, show: "half" }, wav: f.wav }], { width: 320, height: 180 });
+    const { out, r } = await render(spec);
+    await expectValid(tools, out, spec, r);
+    const fr = frameRgb(tools, out, 7, 320, 180);
+    expect([isBlue(pixel(fr, 320, 180, 0.25, 0.5)), isRed(pixel(fr, 320, 180, 0.75, 0.5))]).toEqual([true, true]);
+  });
+
+  it("crossfades only the transition window with xfade", async () => {
+    const spec = buildSpec(
+      [
+        { seconds: 1, look: f.red, wav: f.wav },
+        { seconds: 1, look: f.red, media: { kind: "image", path: f.blue, show: "full" }, wav: f.wav },
+        { seconds: 1, look: f.red, media: { kind: "video", path: f.green, show: "full" }, wav: f.wav },
+      ],
+      { width: 180, height: 320, transitions: true },
+    );
+    const { out, r } = await render(spec);
+    await expectValid(tools, out, spec, r);
+    expect(r.usedXfade).toBe(true);
+    const px = (n: number): number[] => pixel(frameRgb(tools, out, n, 180, 320), 180, 320, 0.5, 0.5);
+    expect(isRed(px(29))).toBe(true); // the last frame of the first sequence is untouched
+    const mid = px(37); // halfway through the 15-frame window that opens the second sequence
+    expect(mid[0]! > 60 && mid[2]! > 60).toBe(true);
+    expect(isBlue(px(46))).toBe(true); // after the window
+    const mid2 = px(67);
+    expect(mid2[1]! > 60 && mid2[2]! > 60).toBe(true); // blue → green
+    expect(isGreen(px(80))).toBe(true);
+  });
+
+  it("fades through black when xfade is not used (forced here, as on ffmpeg builds without it)", async () => {
+    const spec = buildSpec(
+      [
+        { seconds: 1, look: f.red, wav: f.wav },
+        { seconds: 1, look: f.red, media: { kind: "video", path: f.green, show: "full" }, wav: f.wav },
+        { seconds: 1, look: f.red, media: { kind: "image", path: f.blue, show: "full" }, wav: f.wav },
+      ],
+      { width: 180, height: 320, transitions: true },
+    );
+    const { out, r } = await render(spec, { xfade: false });
+    await expectValid(tools, out, spec, r);
+    expect(r.usedXfade).toBe(false);
+    const px = (n: number): number[] => pixel(frameRgb(tools, out, n, 180, 320), 180, 320, 0.5, 0.5);
+    expect(isRed(px(15))).toBe(true);
+    expect(isDark(px(29))).toBe(true); // end of the fade out
+    expect(isDark(px(30))).toBe(true); // start of the fade in
+    expect(isGreen(px(45))).toBe(true);
+    expect(isDark(px(60))).toBe(true);
+    expect(isBlue(px(75))).toBe(true);
+  });
+
+  it("splits long timelines into several runs within a memory budget, crossfades across the cuts intact", async () => {
+    const seqs = [
+      { seconds: 1, look: f.red, media: { kind: "video" as const, path: f.green, show: "half" as const }, wav: f.wav },
+      { seconds: 1, look: f.red, media: { kind: "image" as const, path: f.blue, show: "full" as const }, wav: f.wav },
+      { seconds: 1, look: f.red, media: { kind: "video" as const, path: f.green, show: "full" as const }, wav: f.wav },
+      { seconds: 1, look: f.yellow, wav: f.wav },
+    ];
+    const spec = buildSpec(seqs, { width: 180, height: 320, transitions: true, subtitles: true });
+    for (const xfade of [true, false]) {
+      const out = path.join(dir, `chunked-${xfade}.mp4`);
+      // About one clip per run (the budget is in 1080×1920 units; this output is 36× smaller, capped at 4×).
+      const r = await renderExport(spec, { outPath: out, tools, xfade, chunkBudget: 1.25 });
+      await expectValid(tools, out, spec, r);
+      expect(r.runs).toBeGreaterThanOrEqual(3);
+      const px = (n: number, y = 0.25): number[] => pixel(frameRgb(tools, out, n, 180, 320), 180, 320, 0.5, y);
+      expect(isGreen(px(20))).toBe(true);
+      if (xfade) {
+        // The window opening sequence 2 blends the first sequence's continuation, recreated by run 2.
+        const mid = px(37);
+        expect(mid[1]! > 60 && mid[2]! > 60).toBe(true);
+        const mid2 = px(67);
+        expect(mid2[1]! > 60 && mid2[2]! > 60).toBe(true);
+      } else {
+        expect([isDark(px(29)), isDark(px(30))]).toEqual([true, true]);
+      }
+      expect(isBlue(px(50))).toBe(true);
+      expect(isGreen(px(80))).toBe(true);
+      expect(isRed(px(110, 0.5)) || px(110, 0.5)[1]! > 180).toBe(true); // yellow look
+    }
+  });
+
+  it("burns subtitles only when enabled", async () => {
+    const W = 360;
+    const H = 640;
+    const seqs = [{ seconds: 1, look: null, text: "Words that must show up on screen", wav: f.wav }];
+    const whiteInBand = async (subtitles: boolean): Promise<number> => {
+      const spec = buildSpec(seqs, { width: W, height: H, subtitles });
+      const { out, r } = await render(spec);
+      await expectValid(tools, out, spec, r);
+      const fr = frameRgb(tools, out, 15, W, H);
+      let n = 0;
+      // Bottom-centred, 15 % above the bottom edge.
+      for (let y = Math.floor(H * 0.7); y < Math.floor(H * 0.9); y++) {
+        for (let x = 0; x < W; x++) {
+          const [rr, g, b] = pixel(fr, W, H, x / W, y / H);
+          if (rr > 200 && g > 200 && b > 200) n++;
+        }
+      }
+      return n;
+    };
+    expect(await whiteInBand(true)).toBeGreaterThan(100);
+    expect(await whiteInBand(false)).toBe(0);
+  });
+
+  it("shows each cue on exactly the frames a per-frame burn of the same subtitles would", async () => {
+    const seqs = [
+      { seconds: 1.2, look: f.red, text: "First words on the screen now and then some more words", wav: f.wav },
+      { seconds: 1.2, look: f.red, media: { kind: "video" as const, path: f.green, show: "background" as const }, text: "Then the clip plays behind the presenter here", wav: f.wav },
+      { seconds: 1.2, look: f.yellow, text: "And a last line to close", wav: f.wav },
+    ];
+    const W = 360;
+    const H = 640;
+    const spec = buildSpec(seqs, { width: W, height: H, subtitles: true, transitions: true });
+    const ours = await render(spec);
+    await expectValid(tools, ours.out, spec, ours.r);
+    // The same video without subtitles, then the same ASS burned on every frame afterwards.
+    const bare = await render({ ...spec, options: { ...spec.options, subtitles: false } });
+    const plan = planSpec(spec);
+    const fonts = fs.mkdtempSync(path.join(dir, "fonts-"));
+    fs.copyFileSync(tools.fontFile, path.join(fonts, path.basename(tools.fontFile)));
+    fs.writeFileSync(path.join(fonts, "subs.ass"), buildAss(plan, planCues(plan)));
+    const burned = path.join(dir, "burned.mp4");
+    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-i", bare.out, "-vf", "subtitles=filename=subs.ass:fontsdir=.", "-c:v", "libx264", "-crf", "10", burned], { cwd: fonts });
+    const stats = path.join(fonts, "psnr.txt");
+    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", ours.out, "-i", burned, "-lavfi", "psnr=stats_file=psnr.txt", "-f", "null", "-"], { cwd: fonts });
+    const perFrame = fs
+      .readFileSync(stats, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => Number(/psnr_avg:(\S+)/.exec(l)![1]));
+    expect(perFrame).toHaveLength(plan.frames);
+    // A cue shown one frame early or late differs by a whole line of text: ~20 dB on that frame.
+    expect(Math.min(...perFrame)).toBeGreaterThan(32);
+  });
+
+  it("mixes music under the voice only when enabled, silence elsewhere", async () => {
+    const seqs = [
+      { seconds: 1, look: f.red, wav: f.wav },
+      { seconds: 1.5, look: f.red, text: null },
+    ];
+    const withMusic = buildSpec(seqs, { width: 180, height: 320, music: f.music });
+    const a = await render(withMusic);
+    await expectValid(tools, a.out, withMusic, a.r);
+    const without = buildSpec(seqs, { width: 180, height: 320 });
+    const b = await render(without);
+    await expectValid(tools, b.out, without, b.r);
+    // The voice is there either way; in the silent sequence only the music plays (looped: the file is 2 s).
+    expect(meanVolumeDb(tools, a.out, 0.1, 0.8)).toBeGreaterThan(-35);
+    expect(meanVolumeDb(tools, b.out, 0.1, 0.8)).toBeGreaterThan(-35);
+    expect(meanVolumeDb(tools, a.out, 1.2, 1.0)).toBeGreaterThan(-45);
+    expect(meanVolumeDb(tools, b.out, 1.2, 1.0)).toBeLessThan(-70);
+  });
+
+  it("renders every export format at its exact size, odd custom sizes rounded to even", async () => {
+    const cases: Array<[Parameters<typeof exportSize>[0], { width?: number; height?: number }, [number, number]]> = [
+      ["vertical", {}, [1080, 1920]],
+      ["ads", {}, [1080, 1350]],
+      ["square", {}, [1080, 1080]],
+      ["horizontal", {}, [1920, 1080]],
+      ["custom", { width: 720, height: 720 }, [720, 720]],
+      ["custom", { width: 721, height: 405 }, [722, 406]],
+    ];
+    for (const [format, custom, size] of cases) {
+      const s = exportSize(format, custom);
+      expect([s.width, s.height]).toEqual(size);
+      const spec = buildSpec([{ seconds: 0.3, look: f.red, media: { kind: "image", path: f.blue, show: "half" }, wav: f.wav }], { width: s.width, height: s.height });
+      const { out, r } = await render(spec);
+      await expectValid(tools, out, spec, r);
+      expect([r.width, r.height]).toEqual(size);
+    }
+    expect(exportSize("custom", { width: 721, height: 405 }).warnings.join(" ")).toMatch(/721 rounded to 722/);
+    expect(exportSize("custom", { width: 5000, height: 4100 }).warnings.join(" ")).toMatch(/above 4096/);
+    expect(exportSize("custom").width).toBe(1080);
+    expect(() => exportSize("custom", { width: 5001 })).toThrow(expect.objectContaining({ code: "FORMAT_CONVERSION_FAILED" }));
+    expect(() => exportSize("custom", { height: 0 })).toThrow(expect.objectContaining({ code: "FORMAT_CONVERSION_FAILED" }));
+  }, 180_000);
+
+  it("takes variable frame rate, rotated clips with their own audio, and still lands on the frame grid", async () => {
+    const vfr = solidVideo(tools, path.join(dir, "vfr.mp4"), { color: "0x00ff00", size: "320x180", seconds: 1, rate: 24, audio: true, vfr: true });
+    const rotated = path.join(dir, "rotated.mp4");
+    // A phone clip: landscape pixels, displayed rotated.
+    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-i", vfr, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated]);
+    const spec = buildSpec(
+      [
+        { seconds: 1.1, look: f.red, media: { kind: "video", path: vfr, show: "full" }, wav: f.wav },
+        { seconds: 0.9, look: f.red, media: { kind: "video", path: rotated, show: "half", trim_start: 0.3 }, wav: f.wav },
+      ],
+      { width: 180, height: 320, transitions: true },
+    );
+    const { out, r } = await render(spec);
+    await expectValid(tools, out, spec, r);
+  });
+
+  it("reports progress that only grows, through the steps in order, ending at 100 after the checks", async () => {
+    const seen: Array<[ExportStep, number]> = [];
+    const spec = buildSpec(
+      [
+        { seconds: 1, look: f.red, media: { kind: "video", path: f.green, show: "background" }, wav: f.wav },
+        { seconds: 1, look: f.yellow, wav: f.wav },
+      ],
+      { width: 180, height: 320, transitions: true, subtitles: true, music: f.music },
+    );
+    const { out, r } = await render(spec, { onProgress: (s, p) => seen.push([s, p]) });
+    await expectValid(tools, out, spec, r);
+    const order = ["render-audio", "avatar", "render"];
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]![1]).toBeGreaterThanOrEqual(seen[i - 1]![1]);
+      expect(order.indexOf(seen[i]![0])).toBeGreaterThanOrEqual(order.indexOf(seen[i - 1]![0]));
+    }
+    expect(seen[0]).toEqual(["render-audio", 0]);
+    expect(seen.at(-1)).toEqual(["render", 100]);
+    expect(seen.filter(([, p]) => p === 100)).toHaveLength(1);
+    expect(new Set(seen.map(([s]) => s))).toEqual(new Set(order));
+  });
+
+  it("on abort kills every ffmpeg of the job and leaves no temp file", async () => {
+    const jobDir = fs.mkdtempSync(path.join(dir, "abort-"));
+    const seqs = [0, 1, 2, 3].map((i) => ({ seconds: 3, look: f.red, media: { kind: "video" as const, path: f.green, show: i % 2 ? ("background" as const) : ("full" as const) }, wav: f.wav }));
+    const spec = buildSpec(seqs, { width: 640, height: 360, transitions: true, subtitles: true, music: f.music });
+    const ac = new AbortController();
+    let pids: number[] = [];
+    const out = path.join(jobDir, "out.mp4");
+    const job = renderExport(spec, {
+      outPath: out,
+      tools,
+      signal: ac.signal,
+      onProgress: (step, pct) => {
+        if (step === "render" && pct >= 11 && !ac.signal.aborted) {
+          pids = processesIn(jobDir);
+          ac.abort();
+        }
+      },
+    });
+    const err = await job.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ExportError);
+    expect(err).toMatchObject({ code: "EXPORT_FAILED", aborted: true });
+    expect(pids.length).toBeGreaterThan(0); // the render (and maybe the audio mix) was running
+    expect(pids.filter(alive)).toEqual([]);
+    expect(processesIn(jobDir)).toEqual([]);
+    expect(fs.readdirSync(jobDir)).toEqual([]);
+  });
+
+  it("fails with ENCODING_FAILED naming the unreadable input, without server paths", async () => {
+    const broken = path.join(dir, "broken.mp4");
+    fs.writeFileSync(broken, Buffer.from("this is not a video at all, just text pretending".repeat(100)));
+    const spec = buildSpec([{ seconds: 0.5, look: f.red, media: { kind: "video", path: broken, show: "full" }, wav: f.wav }], { width: 180, height: 320 });
+    const err = (await render(spec).catch((e: unknown) => e)) as ExportError;
+    expect(err).toBeInstanceOf(ExportError);
+    expect(err.code).toBe("ENCODING_FAILED");
+    expect(err.message).toMatch(/media of sequence 1 \(broken\.mp4\)/);
+    expect(err.message).toMatch(/Invalid data|not a readable/i);
+    expect(err.message).not.toContain(dir);
+
+    const badLook = path.join(dir, "look-bad.png");
+    fs.writeFileSync(badLook, fs.readFileSync(f.red).subarray(0, 60)); // a PNG cut off after its header
+    const spec2 = buildSpec([{ seconds: 0.5, look: badLook, wav: f.wav }], { width: 180, height: 320 });
+    const err2 = (await render(spec2).catch((e: unknown) => e)) as ExportError;
+    expect(err2.code).toBe("ENCODING_FAILED");
+    expect(err2.message).toMatch(/look-bad\.png/);
+    expect(err2.message).not.toContain(dir);
+    expect(leftovers(dir)).toEqual([]);
+  });
+
+  it("fails with the spec's other codes: missing input, bad size, unwritable output", async () => {
+    const missing = buildSpec([{ seconds: 0.5, look: path.join(dir, "nope.png"), wav: f.wav }], { width: 180, height: 320 });
+    await expect(render(missing)).rejects.toMatchObject({ code: "EXPORT_FAILED", message: expect.stringMatching(/missing input: look image of sequence 1 \(nope\.png\)/) });
+    const odd = buildSpec([{ seconds: 0.5, look: f.red, wav: f.wav }], { width: 181, height: 320 });
+    await expect(render(odd)).rejects.toMatchObject({ code: "FORMAT_CONVERSION_FAILED" });
+    const file = path.join(dir, "a-file");
+    fs.writeFileSync(file, "x");
+    const ok = buildSpec([{ seconds: 0.5, look: f.red, wav: f.wav }], { width: 180, height: 320 });
+    await expect(renderExport(ok, { outPath: path.join(file, "out.mp4"), tools })).rejects.toMatchObject({ code: "STORAGE_FAILED" });
+    const gap = buildSpec([{ seconds: 0.5, look: f.red, wav: f.wav }, { seconds: 0.5, look: f.red, wav: f.wav }], { width: 180, height: 320 });
+    gap.blocks[0]!.sequences[1]!.start_ms += 100;
+    await expect(render(gap)).rejects.toMatchObject({ code: "EXPORT_FAILED", message: expect.stringMatching(/sequence 2 starts at/) });
+  });
+
+  it("reuses the cached soundtrack and stills on a second export of the same video", async () => {
+    const cacheDir = path.join(dir, "cache");
+    const spec = buildSpec(
+      [
+        { seconds: 0.6, look: f.red, media: { kind: "image", path: f.blue, show: "half" }, wav: f.wav },
+        { seconds: 0.6, look: f.yellow, wav: f.wav },
+      ],
+      { width: 180, height: 320, music: f.music },
+    );
+    const a = path.join(dir, "cached-a.mp4");
+    await renderExport(spec, { outPath: a, tools, cacheDir });
+    const cached = fs.readdirSync(cacheDir).sort();
+    expect(cached.filter((n) => n.startsWith("mix-"))).toHaveLength(1);
+    expect(cached.filter((n) => n.startsWith("still-"))).toHaveLength(2);
+    const mtimes = cached.map((n) => fs.statSync(path.join(cacheDir, n)).mtimeMs);
+    const b = path.join(dir, "cached-b.mp4");
+    const r = await renderExport(spec, { outPath: b, tools, cacheDir });
+    await expectValid(tools, b, spec, r);
+    expect(fs.readdirSync(cacheDir).sort()).toEqual(cached);
+    expect(cached.map((n) => fs.statSync(path.join(cacheDir, n)).mtimeMs)).toEqual(mtimes);
+  });
+});
