@@ -1,0 +1,324 @@
+/**
+ * renderExport: a RenderSpec (a video timeline with absolute paths) → one verified H.264/AAC MP4.
+ *
+ *   render-audio  the soundtrack (voice on the sample grid, music ducked, loudness-normalised, AAC),
+ *                 in its own ffmpeg, ALONGSIDE the video render: it needs nothing from it, and AAC
+ *                 encoding in the render's main thread would hold back the filtergraph; subtitles (ASS)
+ *   avatar        probe each input once (sizes for layout boxes; a clear error for unreadable files)
+ *   render        ONE ffmpeg run with the whole graph (graph.ts), progress from `-progress pipe:1`;
+ *                 then a stream-copy mux of video + soundtrack with faststart, an ffprobe check
+ *                 (exact size, frame count, duration within one frame, h264 + aac), and a rename.
+ *
+ * Everything is written under a temp name next to the output and renamed only after the check. On
+ * abort or failure every ffmpeg of the job is killed with its process group (run.ts spawns them
+ * detached), temp files are removed, and an ExportError with one of the spec's codes is thrown.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { removeQuietly, tempPathFor } from "../atomic.js";
+import { stillInputArgs } from "../card.js";
+import { num } from "../filtergraph.js";
+import { probe, type ProbeResult } from "../probe.js";
+import { runTool } from "../run.js";
+import { getTools, type Tools } from "../tools.js";
+import { buildAudioJob, renderAudio } from "./audio.js";
+import { exportCaps } from "./caps.js";
+import { ExportError, toExportError } from "./errors.js";
+import { buildVideoGraph, type InputInfo } from "./graph.js";
+import { describeFile, planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
+import { buildAss, planCues } from "./subtitles.js";
+
+export type ExportStep = "render-audio" | "avatar" | "render";
+
+export interface RenderExportOptions {
+  outPath: string;
+  signal?: AbortSignal;
+  /** Step and overall percent (0..100, never decreasing); 100 only after the output is verified. */
+  onProgress?: (step: ExportStep, percent: number) => void;
+  tools?: Tools;
+  /** Where mixed soundtracks are cached (by hash); none: mixed every time. */
+  cacheDir?: string;
+  /** false: fades through black even where ffmpeg has xfade (the path of ffmpeg builds without it). */
+  xfade?: boolean;
+  /** x264 threads (0 = x264's choice). */
+  threads?: number;
+  /** AAC coder of the soundtrack ("twoloop" is ffmpeg's default; "fast" costs a quarter of its CPU). */
+  aacCoder?: "twoloop" | "fast";
+}
+
+export interface RenderExportResult {
+  path: string;
+  durationMs: number;
+  width: number;
+  height: number;
+  frames: number;
+  ffmpegVersion: string;
+  usedXfade: boolean;
+  /** Non-fatal: sizes above 4096, subtitles that could not be burned, and the like. */
+  warnings: string[];
+  /** Milliseconds: audio (mix, concurrent with the render), avatar (probes), render, mux, check, total. */
+  timings: { audio: number; avatar: number; render: number; mux: number; check: number; total: number };
+}
+
+const QUIET = ["-hide_banner", "-nostdin", "-y", "-nostats", "-loglevel", "error"];
+const BT709 = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"];
+/** Overall percent at which each step starts; render runs from 10 to 96, mux and check after. */
+const STEP_START: Record<ExportStep, number> = { "render-audio": 0, avatar: 5, render: 10 };
+const RENDER_END = 96;
+
+/** Copies the bundled font (regular and bold) into a private dir for libass's `fontsdir`. */
+function fontsDir(tools: Tools, workDir: string): string | undefined {
+  if (!tools.fontFile) return undefined;
+  const dir = path.join(workDir, "fonts");
+  fs.mkdirSync(dir, { recursive: true });
+  const regular = tools.fontFile;
+  const bold = path.join(path.dirname(regular), path.basename(regular).replace(/\.ttf$/i, "-Bold.ttf"));
+  for (const f of [regular, bold]) {
+    if (fs.existsSync(f)) fs.copyFileSync(f, path.join(dir, path.basename(f)));
+  }
+  return "fonts";
+}
+
+/** The files each sequence reads, with the first use described for messages. */
+function inputFiles(plan: RenderPlan): Map<string, { what: string; video: boolean }> {
+  const files = new Map<string, { what: string; video: boolean }>();
+  for (const p of plan.sequences) {
+    const n = p.index + 1;
+    const m = p.seq.media;
+    if (m && m.show !== "hide" && !files.has(m.path)) files.set(m.path, { what: `media of sequence ${n}`, video: m.kind === "video" });
+    const look = p.seq.look_image_path;
+    if (look && !files.has(look)) files.set(look, { what: `look image of sequence ${n}`, video: false });
+  }
+  return files;
+}
+
+async function probeInputs(plan: RenderPlan, tools: Tools, signal: AbortSignal): Promise<Map<string, InputInfo>> {
+  const files = inputFiles(plan);
+  const info = new Map<string, InputInfo>();
+  await Promise.all(
+    [...files].map(async ([file, use]) => {
+      let p: ProbeResult;
+      try {
+        p = await probe(file, { tools, signal });
+      } catch (e) {
+        const err = toExportError(e, `reading ${describeFile(use.what, file)}`);
+        throw err.aborted ? err : new ExportError("ENCODING_FAILED", err.message.replace(/ failed: ffprobe exited with code \d+/, " failed: not a readable image or video"), { cause: e });
+      }
+      if (!p.width || !p.height) throw new ExportError("ENCODING_FAILED", `${describeFile(use.what, file)} has no picture (no video stream)`);
+      info.set(file, { width: p.width, height: p.height, durationSeconds: p.durationSeconds });
+    }),
+  );
+  return info;
+}
+
+function checkOutput(p: ProbeResult, plan: RenderPlan): string[] {
+  const problems: string[] = [];
+  if (p.streams !== 2) problems.push(`${p.streams} streams, expected 2`);
+  if (p.videoCodec !== "h264") problems.push(`video codec ${p.videoCodec ?? "none"}, expected h264`);
+  if (p.audioCodec !== "aac") problems.push(`audio codec ${p.audioCodec ?? "none"}, expected aac`);
+  if (p.width !== plan.W || p.height !== plan.H) problems.push(`size ${p.width}x${p.height}, expected ${plan.W}x${plan.H}`);
+  if (p.videoFrames !== undefined && p.videoFrames !== plan.frames) problems.push(`${p.videoFrames} frames, expected ${plan.frames}`);
+  if (Math.abs(p.durationSeconds - plan.seconds) > 1 / plan.fps + 1e-6) problems.push(`duration ${p.durationSeconds} s, expected ${num(plan.seconds)} s`);
+  return problems;
+}
+
+export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Promise<RenderExportResult> {
+  const t0 = performance.now();
+  const timings = { audio: 0, avatar: 0, render: 0, mux: 0, check: 0, total: 0 };
+  let last = -1;
+  const progress = (step: ExportStep, pct: number): void => {
+    const v = Math.max(last, Math.min(100, Math.floor(pct)));
+    if (v === last && pct !== 100) return;
+    last = v;
+    o.onProgress?.(step, v);
+  };
+  // One controller for the job: the caller's abort and our own first failure both end every tool.
+  const ac = new AbortController();
+  const onAbort = (): void => ac.abort();
+  if (o.signal?.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true });
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+  const cancelled = (): void => {
+    if (ac.signal.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true });
+  };
+
+  let workDir: string | undefined;
+  let tmpOut: string | undefined;
+  const pending: Promise<unknown>[] = [];
+  let step = "preparing the export";
+  // The first real failure: when one tool fails the others are aborted, and their aborts are not news.
+  let failure: { e: unknown; step: string } | undefined;
+  try {
+    const plan = planSpec(spec);
+    const tools = o.tools ?? (await getTools());
+    const caps = await exportCaps(tools);
+    const warnings = [...plan.warnings];
+    const usedXfade = caps.xfade && o.xfade !== false;
+    if (o.xfade === true && !caps.xfade) warnings.push(`this ffmpeg (${tools.ffmpegVersion}) has no xfade: transitions fade through black`);
+
+    step = "preparing the output directory";
+    try {
+      workDir = tempPathFor(o.outPath);
+      fs.mkdirSync(workDir);
+    } catch (e) {
+      throw new ExportError("STORAGE_FAILED", `cannot create the output directory for ${path.basename(o.outPath)}: ${(e as NodeJS.ErrnoException).code ?? e}`, { cause: e });
+    }
+    const wd = workDir;
+
+    // ---- render-audio: the mix starts now and runs while the video renders ----
+    progress("render-audio", STEP_START["render-audio"]);
+    const audioJob = buildAudioJob(plan, tools, caps, { aacCoder: o.aacCoder });
+    const ta = performance.now();
+    const audioP = renderAudio(audioJob, tools, { workDir: wd, cacheDir: o.cacheDir, signal: ac.signal }).then((r) => {
+      timings.audio = performance.now() - ta;
+      return r;
+    });
+    // Observed at once so a failure stops the render instead of waiting for it to finish.
+    audioP.catch((e: unknown) => {
+      if (!ac.signal.aborted) failure ??= { e, step: "mixing the audio" };
+      ac.abort();
+    });
+    pending.push(audioP);
+
+    let subtitles: { file: string; fontsDir?: string } | undefined;
+    if (plan.options.subtitles) {
+      if (!caps.libass) warnings.push("this ffmpeg has no libass: subtitles are not burned in");
+      else {
+        fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, planCues(plan)));
+        const fonts = fontsDir(tools, wd);
+        if (!fonts) warnings.push("no font file found: subtitles use libass's default font");
+        subtitles = { file: "subs.ass", fontsDir: fonts };
+      }
+    }
+
+    // ---- avatar: probe inputs once, lay out the stills ----
+    step = "reading the inputs";
+    progress("avatar", STEP_START.avatar);
+    const tp = performance.now();
+    const info = await probeInputs(plan, tools, ac.signal);
+    timings.avatar = performance.now() - tp;
+    cancelled();
+    const vg = buildVideoGraph(plan, {
+      xfade: usedXfade,
+      subtitles,
+      info,
+      stillInput: (file, index) => stillInputArgs(file, wd, index),
+    });
+    fs.writeFileSync(path.join(wd, "video.graph"), vg.graph);
+
+    // ---- render: one ffmpeg run for the picture ----
+    step = "rendering the video";
+    progress("render", STEP_START.render);
+    const tr = performance.now();
+    const preTiming = caps.timing[0] === "-vsync" ? caps.timing : [];
+    const postTiming = preTiming.length ? [] : caps.timing;
+    const span = RENDER_END - STEP_START.render;
+    const videoTmp = path.join(wd, "video.mp4");
+    const renderP = runTool(
+      tools.ffmpeg,
+      [
+        ...QUIET,
+        "-progress",
+        "pipe:1",
+        ...preTiming,
+        ...vg.inputs,
+        "-filter_complex_script",
+        "video.graph",
+        "-map",
+        "[vout]",
+        "-an",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "veryfast",
+        "-crf",
+        "23",
+        ...(o.threads ? ["-threads", String(o.threads)] : []),
+        "-pix_fmt",
+        "yuv420p",
+        // The encoder's time base is the frame grid; passthrough timing never dups or drops a frame,
+        // so a graph that loses one fails the frame-count check instead of being papered over.
+        "-r",
+        String(plan.fps),
+        ...postTiming,
+        ...BT709,
+        "-frames:v",
+        String(plan.frames),
+        "-t",
+        num(plan.seconds),
+        "-f",
+        "mp4",
+        videoTmp,
+      ],
+      {
+        signal: ac.signal,
+        cwd: wd,
+        onLine: (line) => {
+          // out_time_us (5.1) or out_time_ms (4.1; microseconds despite the name); N/A early on.
+          const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+          if (m) progress("render", STEP_START.render + span * Math.min(1, Number(m[1]) / 1e6 / plan.seconds));
+        },
+      },
+    );
+    pending.push(renderP);
+    await renderP;
+    timings.render = performance.now() - tr;
+
+    step = "mixing the audio";
+    const audio = await audioP;
+    cancelled();
+
+    // ---- mux (stream copy, faststart), check, rename ----
+    step = "writing the output";
+    const tm = performance.now();
+    tmpOut = tempPathFor(o.outPath);
+    await runTool(
+      tools.ffmpeg,
+      [...QUIET, "-i", `file:${videoTmp}`, "-i", `file:${audio.file}`, "-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", tmpOut],
+      { signal: ac.signal, cwd: wd },
+    );
+    timings.mux = performance.now() - tm;
+    progress("render", 98);
+
+    step = "checking the output";
+    const tc = performance.now();
+    const p = await probe(tmpOut, { tools, signal: ac.signal });
+    const problems = checkOutput(p, plan);
+    if (problems.length) throw new ExportError("ENCODING_FAILED", `the rendered file failed its checks: ${problems.join("; ")}`);
+    timings.check = performance.now() - tc;
+    cancelled();
+    try {
+      fs.renameSync(tmpOut, path.resolve(o.outPath));
+    } catch (e) {
+      throw new ExportError("STORAGE_FAILED", `cannot move the output into place (${(e as NodeJS.ErrnoException).code ?? e})`, { cause: e });
+    }
+    tmpOut = undefined;
+    timings.total = performance.now() - t0;
+    progress("render", 100);
+    return {
+      path: path.resolve(o.outPath),
+      durationMs: Math.round(p.durationSeconds * 1000),
+      width: plan.W,
+      height: plan.H,
+      frames: plan.frames,
+      ffmpegVersion: tools.ffmpegVersion,
+      usedXfade,
+      warnings,
+      timings,
+    };
+  } catch (e) {
+    ac.abort();
+    // Every tool of the job has exited before its files are removed.
+    await Promise.allSettled(pending);
+    if (o.signal?.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true, cause: e });
+    failure ??= { e, step };
+    throw toExportError(failure.e, failure.step);
+  } finally {
+    o.signal?.removeEventListener("abort", onAbort);
+    if (workDir) {
+      if (process.env.MEDIAGEN_MEDIA_KEEP === "1") process.stderr.write(`[media] kept export work dir ${workDir}\n`);
+      else removeQuietly(workDir);
+    }
+    if (tmpOut) removeQuietly(tmpOut);
+  }
+}
