@@ -24,8 +24,8 @@ import { fromMilli } from "../../contract/credits.js";
 import { localDebug } from "../../local/debug.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "../../local/types.js";
 import { removeQuietly } from "../../media/atomic.js";
-import { MediaToolError } from "../../media/errors.js";
-import { ExportError, toExportError } from "../../media/export/errors.js";
+import { MediaInputError, MediaToolError, RenderError } from "../../media/errors.js";
+import { ExportError, isStorageError, toExportError } from "../../media/export/errors.js";
 import { renderExport, type ExportStep } from "../../media/export/render.js";
 import { pruneCache } from "../../media/fetch.js";
 import { runTool } from "../../media/run.js";
@@ -34,7 +34,7 @@ import { simulatedCustomCode } from "../asset/simulate.js";
 import { readVideo, timelineOf } from "../video/record.js";
 import { thumbnailSize } from "../video/thumbnail.js";
 import { reapProcessesUnder } from "./reap.js";
-import { EXPORT_STEP_ORDER, exportDir, publishedPaths, readExport, type ExportRow, type ExportStepName } from "./record.js";
+import { exportDir, publishedPaths, readExport, type ExportRow, type ExportStepName } from "./record.js";
 import { avatarStills, renderSpecOf } from "./render-spec.js";
 
 export const DEFAULT_EXPORT_FAILURE = "EXPORT_FAILED";
@@ -198,6 +198,11 @@ export function clearEarlierAttempts(instance: LocalInstanceApi, row: Pick<Expor
   }
 }
 
+/** A tool's failure (or the disk's) as the export's error; anything else is a crash, left to the queue. */
+function mediaFailure(e: unknown, what: string): unknown {
+  return e instanceof RenderError || e instanceof MediaInputError || isStorageError(e) ? toExportError(e, what) : e;
+}
+
 function toolsLine(tools: Tools): string {
   return `ffmpeg ${tools.ffmpegVersion} (${tools.source === "npm" ? "npm fallback" : tools.source === "env" ? "MEDIAGEN_FFMPEG" : "system"}: ${tools.ffmpeg})`;
 }
@@ -239,7 +244,7 @@ export const exportKind: JobKind = {
       try {
         stills = await avatarStills(timeline, instance.mediaDir, attempt, tools, signal);
       } catch (e) {
-        throw toExportError(e, "reading the avatar video");
+        throw mediaFailure(e, "reading the avatar video");
       }
       const spec = renderSpecOf(timeline, { width: row.width, height: row.height }, instance.mediaDir, stills);
       const r = await renderExport(spec, {
@@ -252,7 +257,7 @@ export const exportKind: JobKind = {
       try {
         await makeThumbnail(tools, out, thumb, r, attempt, signal);
       } catch (e) {
-        throw toExportError(e, "making the thumbnail");
+        throw mediaFailure(e, "making the thumbnail");
       }
       progress.flush();
       progress.stop();
@@ -299,6 +304,3 @@ export const exportKind: JobKind = {
 };
 
 export const exportKinds: Record<string, JobKind> = { export: exportKind };
-
-/** Steps in order, for readers that compare them. */
-export const STEP_INDEX: Record<ExportStepName, number> = Object.fromEntries(EXPORT_STEP_ORDER.map((s, i) => [s, i])) as Record<ExportStepName, number>;
