@@ -5,8 +5,7 @@ export const exp = {
   commands: [
     {
       name: "export",
-      summary: "Export a video to an MP4 (POST /export/start), and follow export jobs (GET /export/status)",
-      term: "export [options] <video_id> | export status <job_id>",
+      summary: "Export a video to an MP4 (POST /export/start); `export status` follows export jobs (GET /export/status)",
       load: async () => ({ command: (await import("./cli.js")).exportCommand }),
     },
   ],
