@@ -3,7 +3,8 @@
  * /generation/status/{job_id}). Every request field has a flag; `--body` gives a whole request;
  * `--plan` reads a sequence plan and checks it with the service's own plan rules (plan.ts) before
  * anything is sent, printing the JSON path of every problem (exit 2). `--watch` waits on the
- * generation schedule of the spec (the local target polls faster).
+ * generation schedule of the spec (the local target polls faster). `--export` (or `--download`) then
+ * exports the done video and follows the export (src/features/export/cli.ts), input to file in one go.
  */
 import fs from "node:fs";
 import path from "node:path";
