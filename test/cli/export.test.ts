@@ -110,6 +110,30 @@ describe("the issue's done-when", () => {
   });
 });
 
+describe("generate --export", () => {
+  it("--json: stdout is the export's final object; a failed generation exits 7 and exports nothing", async () => {
+    const r = await run(["generate", "--script", "Hi there.", "--voice", "vc_emma", "--export", "--json"], { home, timeoutMs: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json<ExportStatus>()).toMatchObject({ job_id: expect.stringMatching(/^exp_/), status: "completed", progress: 100, result: { cost: 0 } });
+    // Both waits reported on stderr as NDJSON.
+    expect(r.stderr).toMatch(/"label":"generation run_\w+","state":"done"/);
+    expect(r.stderr).toMatch(/"label":"export exp_\w+","state":"done"/);
+
+    const failed = await run(["generate", "--script", "Hi there.", "--voice", "vc_emma", "--simulate", "fail", "--export", "--json"], { home, timeoutMs: 60_000 });
+    expect(failed.exitCode).toBe(7);
+    expect(failed.json<{ job_id: string; status: string }>()).toMatchObject({ job_id: expect.stringMatching(/^run_/), status: "failed" });
+    expect(failed.stderr).not.toMatch(/export exp_/);
+
+    // A bad --download is refused before anything is debited.
+    const before = await credits();
+    const taken = path.join(work, "taken.mp4");
+    fs.writeFileSync(taken, "already here");
+    const bad = await run(["generate", "--script", "Hi there.", "--voice", "vc_emma", "--download", taken, "--json"], { home });
+    expect([bad.exitCode, bad.errorLine()?.code]).toEqual([2, "file_exists"]);
+    expect(await credits()).toBe(before);
+  });
+});
+
 describe("mediagen export, export status", () => {
   it("starts (job id, or the object with --json), follows with --watch, saves with --download to a directory or a file", async () => {
     const videoId = await makeVideo();
