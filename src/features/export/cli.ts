@@ -13,9 +13,10 @@ import { examples } from "../../cli/help-text.js";
 import { keyValues } from "../../cli/output.js";
 import { BODY_FLAG, defineFlags, flagError, type FlagInput } from "../../cli/flags.js";
 import { parseSimulate, waitOptionsFrom } from "../../cli/parse.js";
-import { shellQuote } from "../../cli/resume.js";
+import { shellQuote, withGlobalFlags } from "../../cli/resume.js";
 import { exportSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
+import type { CliContext } from "../../cli/context.js";
 import type { ExportJob, ExportStartResponse } from "./contract.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
@@ -164,7 +165,8 @@ export async function followExport(ctx: Context, engine: Engine, jobId: string, 
   if (target) {
     const url = last.result?.video_url;
     if (!url) throw new CliError(`export ${jobId} completed without a video_url to download`, EXIT.error, "no_url");
-    saved = await ctx.download(url, target.dir, target.name ?? `${jobId}.mp4`, { force: flags.force === true });
+    // Ctrl-C during the download prints the same resume command as during the wait.
+    saved = await (ctx as CliContext).save(url, target.dir, target.name ?? `${jobId}.mp4`, { force: flags.force === true, resume: withGlobalFlags(ctx.opts, resume) });
   }
   if (ctx.opts.json) {
     ctx.print(last, () => []);
