@@ -229,6 +229,13 @@ describe("failures end with their code, refunded once", () => {
     expect(done).toMatchObject({ status: "failed", error: { code: "STORAGE_FAILED", message: expect.stringMatching(/cannot publish/) } });
     expect(ledgerOf(t, s.job_id)).toEqual([["debit", -2500], ["refund", 2500]]);
     expect(fs.readdirSync(path.join(t.mediaDir, exportDir(s.job_id))).filter((n) => n.startsWith("attempt-"))).toEqual([]);
+
+    // The thumbnail's name blocked: the video that did move is taken back.
+    await t.stopWorker(1_000);
+    const s2 = await t.api.exportStart({ video_id: video, ...CHARGED });
+    fs.mkdirSync(path.join(t.mediaDir, exportDir(s2.job_id), "thumbnail.jpg", "in-the-way"), { recursive: true });
+    expect((await runExport(t, s2.job_id)).error?.code).toBe("STORAGE_FAILED");
+    expect(fs.readdirSync(path.join(t.mediaDir, exportDir(s2.job_id)))).toEqual(["thumbnail.jpg"]);
   });
 
   it("a crash is retried, then given up with EXPORT_FAILED, refunded once", async () => {

@@ -272,12 +272,19 @@ export const exportKind: JobKind = {
           const current = readExport(instance, row.id);
           if (!current || (current.status !== "pending" && current.status !== "processing")) return;
           const files = publishedPaths(row.id);
+          const videoAt = path.join(instance.mediaDir, files.video);
+          let moved = false;
           try {
-            fs.renameSync(out, path.join(instance.mediaDir, files.video));
+            fs.renameSync(out, videoAt);
+            moved = true;
             fs.renameSync(thumb, path.join(instance.mediaDir, files.thumbnail));
           } catch (e) {
             const code = (e as NodeJS.ErrnoException).code ?? String(e);
-            if (failExport(instance, row.id, { code: "STORAGE_FAILED", message: `cannot publish the rendered file (${code})` })) removeQuietly(attempt);
+            if (failExport(instance, row.id, { code: "STORAGE_FAILED", message: `cannot publish the rendered file (${code})` })) {
+              removeQuietly(attempt);
+              // A failed export publishes nothing, not even the half of it that moved.
+              if (moved) removeQuietly(videoAt);
+            }
             return;
           }
           completeExport(instance, current, rendered);
