@@ -5,7 +5,10 @@
 // as music_url) and the video exported at 1080x1920. Timed like the reference: from the generation
 // request (TTS first) to the export job's verified MP4; capability probing excluded (done once per
 // process before timing). Alternates with render-reference.sh, median of BENCH_PAIRS (3) pairs; peak
-// RSS of the process tree (node + every ffmpeg and espeak-ng) sampled from /proc. Prints one JSON line.
+// RSS of the process tree (node + every ffmpeg and espeak-ng) sampled from /proc, and the CPU time of
+// each whole run (user + system of the tree, from bash's `times`): on a shared machine the wall times
+// swing with the load, the CPU times much less. Each of our runs is its own node process (this script
+// with --one), as the reference is. Prints one JSON line.
 // Needs a build (`npx tsc -p .`), ffmpeg, ffprobe, espeak-ng, python3.
 // Env: REFERENCE_RENDER_DIR (the kit), BENCH_INPUTS (reuse inputs), BENCH_PAIRS, BENCH_ONLY=ours|reference,
 // BENCH_KEEP=1 (keep homes).
@@ -39,8 +42,10 @@ for (const t of ["ffmpeg", "ffprobe", "espeak-ng", "python3"]) {
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const only = process.env.BENCH_ONLY;
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-export-e2e-"));
-const refDir = process.env.BENCH_INPUTS ?? path.join(dir, "ref");
+// `--one <i> <inputs> <dir>`: one of our runs, in this process (the parent times the process tree).
+const one = process.argv[2] === "--one" ? { i: Number(process.argv[3]), refDir: process.argv[4], dir: process.argv[5] } : undefined;
+const dir = one?.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "mg-export-e2e-"));
+const refDir = one?.refDir ?? process.env.BENCH_INPUTS ?? path.join(dir, "ref");
 if (!fs.existsSync(path.join(refDir, "plan-meta.json"))) {
   process.stderr.write(`export e2e bench: making the reference inputs in ${refDir}\n`);
   execFileSync(path.join(kit, "make-inputs.sh"), [refDir], { stdio: ["ignore", "ignore", "inherit"] });
@@ -90,9 +95,20 @@ function rssSampler(rootPid) {
   };
 }
 
-function runReference(i) {
+/** "1m2.345s" → seconds. */
+const seconds = (t) => {
+  const m = /^(\d+)m([\d.]+)s$/.exec(t);
+  return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+};
+
+/**
+ * Runs a command under bash and returns its last stdout line (JSON), the CPU time of the whole tree
+ * (bash's `times`: its children's user + system, which include everything they waited for) and the
+ * tree's peak RSS.
+ */
+function timed(command, args, what) {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(kit, "render-reference.sh"), [refDir, path.join(dir, `ref-${i}.mp4`)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-c", '"$@"; rc=$?; times >&2; exit $rc', "bash", command, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     const stop = rssSampler(child.pid);
     let out = "";
     let err = "";
@@ -100,12 +116,16 @@ function runReference(i) {
     child.stderr.on("data", (d) => (err += d));
     child.on("close", (code) => {
       const rss = stop();
-      if (code !== 0) return reject(new Error(`render-reference.sh exited ${code}: ${err.slice(-2000)}`));
+      if (code !== 0) return reject(new Error(`${what} exited ${code}: ${err.slice(-2000)}`));
+      const times = err.trim().split("\n").slice(-1)[0].trim().split(/\s+/).map(seconds);
       const line = out.trim().split("\n").pop();
-      resolve({ ...JSON.parse(line), peak_rss_mb: rss });
+      resolve({ ...JSON.parse(line), cpu_s: Math.round((times[0] + times[1]) * 100) / 100, peak_rss_mb: rss });
     });
   });
 }
+
+const runReference = (i) => timed(path.join(kit, "render-reference.sh"), [refDir, path.join(dir, `ref-${i}.mp4`)], "render-reference.sh");
+const runOursProcess = (i) => timed(process.execPath, [fileURLToPath(import.meta.url), "--one", String(i), refDir, dir], "our run");
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(read, done) {
@@ -137,7 +157,6 @@ async function runOurs(i) {
     }
     if (meta.music) body.music_url = meta.music_url;
 
-    const stop = rssSampler(process.pid);
     const t0 = performance.now();
     const gen = await engine.generationStart(body);
     const g = await until(() => engine.generationStatus({ job_id: gen.job_id }), (s) => s.status === "completed" || s.status === "failed");
@@ -146,7 +165,6 @@ async function runOurs(i) {
     const exp = await engine.exportStart({ video_id: g.result.video_id, format: "vertical" });
     const e = await until(() => engine.exportStatus({ job_id: exp.job_id }), (s) => s.status === "completed" || s.status === "failed");
     const wall = (performance.now() - t0) / 1000;
-    const rss = stop();
     if (e.status !== "completed") throw new Error(`export failed: ${JSON.stringify(e.error)}`);
     const row = readExport(instance, exp.job_id);
     const out = path.join(instance.mediaDir, row.video_path);
@@ -162,7 +180,6 @@ async function runOurs(i) {
       generate_s: Math.round((tGen - t0) / 10) / 100,
       export_s: Math.round((performance.now() - tGen) / 10) / 100,
       export_job_render_s: row.render_ms / 1000,
-      peak_rss_mb: rss,
       xfade: row.xfade === 1,
       ffmpeg: row.ffmpeg,
       frames: p.videoFrames,
@@ -181,18 +198,23 @@ const median = (xs) => {
 };
 const load = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
 
+if (one) {
+  console.log(JSON.stringify(await runOurs(one.i)));
+  process.exit(0);
+}
+
 const loadBefore = load();
 const ours = [];
 const refs = [];
 for (let i = 0; i < PAIRS; i++) {
   if (only !== "ours") {
     refs.push(await runReference(i));
-    process.stderr.write(`export e2e bench: reference #${i + 1} ${refs.at(-1).wall_s} s\n`);
+    process.stderr.write(`export e2e bench: reference #${i + 1} ${refs.at(-1).wall_s} s, cpu ${refs.at(-1).cpu_s} s\n`);
   }
   if (only !== "reference") {
-    ours.push(await runOurs(i));
+    ours.push(await runOursProcess(i));
     const o = ours.at(-1);
-    process.stderr.write(`export e2e bench: ours #${i + 1} ${o.wall_s} s (generate ${o.generate_s} s, export ${o.export_s} s, ${o.peak_rss_mb} MB)\n`);
+    process.stderr.write(`export e2e bench: ours #${i + 1} ${o.wall_s} s, cpu ${o.cpu_s} s (generate ${o.generate_s} s, export ${o.export_s} s, ${o.peak_rss_mb} MB)\n`);
   }
 }
 const oursS = ours.length ? median(ours.map((r) => r.wall_s)) : null;
@@ -203,6 +225,9 @@ console.log(
     ours_s: oursS,
     reference_s: refS,
     ratio: oursS && refS ? Math.round((oursS / refS) * 1000) / 1000 : null,
+    ours_cpu_s: ours.length ? median(ours.map((r) => r.cpu_s)) : null,
+    reference_cpu_s: refs.length ? median(refs.map((r) => r.cpu_s)) : null,
+    cpu_ratio: ours.length && refs.length ? Math.round((median(ours.map((r) => r.cpu_s)) / median(refs.map((r) => r.cpu_s))) * 1000) / 1000 : null,
     peak_rss_mb: ours.length ? Math.max(...ours.map((r) => r.peak_rss_mb)) : null,
     reference_peak_rss_mb: refs.length ? Math.max(...refs.map((r) => r.peak_rss_mb)) : null,
     ffmpeg: ffmpegLine,
@@ -211,6 +236,8 @@ console.log(
     pairs: PAIRS,
     ours_runs: ours.map((r) => r.wall_s),
     reference_runs: refs.map((r) => r.wall_s),
+    ours_cpu_runs: ours.map((r) => r.cpu_s),
+    reference_cpu_runs: refs.map((r) => r.cpu_s),
     ours_steps: ours.map((r) => ({ generate: r.generate_s, export: r.export_s, export_job_render: r.export_job_render_s })),
     load_before: loadBefore,
     load_after: load(),
