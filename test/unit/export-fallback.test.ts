@@ -26,7 +26,7 @@ it("a video with transitions, media and music exports on ffmpeg 4.1: faded throu
     {
       voice_id: "vc_emma",
       look_id: "lk_maya_kitchen",
-      sequences: [{ text: "Hello from the fallback tools." }, { text: "Here is a picture.", media: { url: path.join(files, "still.png"), show: "half" } }],
+      sequences: [{ text: "Hello from the fallback tools." }, { text: "Here is a picture.", media: { url: path.join(files, "still.png"), show: "half" as const } }],
     },
   ];
   const gen = await t.api.generationStart({ sequence_plan: plan, enable: { music: true, transitions: true } });
