@@ -46,7 +46,7 @@ function anythingUnder(dir: string): number[] {
 }
 
 async function killMidRender(maxAttempts: number) {
-  const t = openTestInstance({ worker: "none" });
+  const t = openTestInstance({ worker: "none", rateLimit: { limit: 100_000, windowMs: 60_000 } });
   open.push(t);
   const spaceId = t.spaceForKey(t.key)!.id;
   // The video is made by a worker in this process, which is then stopped: the export is left to the fixtures.

@@ -21,7 +21,8 @@ beforeAll(async () => {
 it("a video with transitions, media and music exports on ffmpeg 4.1: faded through black, verified, and recorded as the npm fallback", async () => {
   const files = tempHome();
   await renderImage({ out: path.join(files, "still.png"), width: 120, height: 80, prompt: "still" });
-  const t = openTestInstance();
+  // Polls are frequent and the render takes seconds: no 429 wait in the way (the rate limit is tested elsewhere).
+  const t = openTestInstance({ rateLimit: { limit: 100_000, windowMs: 60_000 } });
   const plan = [
     {
       voice_id: "vc_emma",

@@ -24,7 +24,8 @@ afterEach(async () => {
 
 /** An instance whose worker runs only while a test lets it. */
 function instance(): TestInstance {
-  const t = openTestInstance({ worker: "none" });
+  // Polls are frequent: no 429 wait in the way (the rate limit is tested elsewhere).
+  const t = openTestInstance({ worker: "none", rateLimit: { limit: 100_000, windowMs: 60_000 } });
   open.push(t);
   return t;
 }
