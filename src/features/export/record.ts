@@ -9,7 +9,6 @@ import type { VideoFormat } from "../generation/contract.js";
 
 export type ExportStatus = "pending" | "processing" | "completed" | "failed";
 export type ExportStepName = "render-audio" | "avatar" | "render";
-export const EXPORT_STEP_ORDER: readonly ExportStepName[] = ["render-audio", "avatar", "render"];
 
 export interface ExportRow {
   id: string;
@@ -45,13 +44,6 @@ export interface ExportRow {
 export function readExport(instance: Pick<LocalInstanceApi, "db">, id: string | null | undefined): ExportRow | undefined {
   if (!id) return undefined;
   return instance.db.prepare("SELECT * FROM exports WHERE id = ?").get(id) as ExportRow | undefined;
-}
-
-/** Every export of a space (or of the instance), oldest first. */
-export function listExports(instance: Pick<LocalInstanceApi, "db">, spaceId?: string): ExportRow[] {
-  return instance.db
-    .prepare("SELECT * FROM exports WHERE (@space IS NULL OR space_id = @space) ORDER BY created_at, rowid")
-    .all({ space: spaceId ?? null }) as ExportRow[];
 }
 
 /** Whether a video already has an export that counts (pending, processing or completed). */

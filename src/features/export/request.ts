@@ -18,7 +18,6 @@ import { sequencesOf, type VideoTimeline } from "../video/timeline.js";
 
 export const EXPORT_FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
 export const MAX_EXPORT_SIDE = 5000;
-export const DEFAULT_CUSTOM_SIZE = { width: 1080, height: 1920 } as const;
 /** The avatar model used when the request names none (the hosted service "picks a default"). */
 export const DEFAULT_AVATAR_MODEL = "standard";
 
@@ -72,7 +71,7 @@ export function looksOf(t: Pick<VideoTimeline, "blocks">): string[] {
   return [...new Set(sequencesOf(t).flatMap((x) => (x.sequence.look_id ? [x.sequence.look_id] : [])))];
 }
 
-/** The output size: the format's; custom takes width/height (defaults 1080×1920) rounded up to even. */
+/** The output size: the format's; custom takes width/height (defaults 1080×1920, the renderer's) rounded up to even. */
 function outputSize(
   format: VideoFormat,
   custom: { width?: number; height?: number },
