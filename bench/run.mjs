@@ -1,6 +1,8 @@
 // Runs every bench/*.bench.mjs and bench/startup.mjs, one at a time (they measure time, so never in
 // parallel), and prints one JSON object: {"<name>": <its case, or the list of its cases>, …}.
 // A bench is a script that prints one JSON line per case on stdout. `node bench/run.mjs [filter]`.
+// The export cases: export.bench.mjs (the renderer alone) and export-e2e.bench.mjs (the same plan
+// through mediagen: looks, generation and the export job on a local instance); `node bench/run.mjs export`.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";

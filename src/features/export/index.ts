@@ -1,5 +1,21 @@
+import type { LocalPart } from "../types.js";
+
 export const exp = {
   name: "export",
-  commands: [],
+  commands: [
+    {
+      name: "export",
+      summary: "Export a video to an MP4 (POST /export/start); `export status` follows export jobs (GET /export/status)",
+      load: async () => ({ command: (await import("./cli.js")).exportCommand }),
+    },
+  ],
   contract: () => import("./contract.js"),
+  local: async (): Promise<LocalPart> => {
+    const [{ exportHandlers }, { exportKinds }, { exportsTable }] = await Promise.all([
+      import("./local.js"),
+      import("./job.js"),
+      import("./schema.js"),
+    ]);
+    return { handlers: exportHandlers, jobKinds: exportKinds, migrations: [{ version: 7, sql: exportsTable }] };
+  },
 } as const;

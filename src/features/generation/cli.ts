@@ -3,7 +3,8 @@
  * /generation/status/{job_id}). Every request field has a flag; `--body` gives a whole request;
  * `--plan` reads a sequence plan and checks it with the service's own plan rules (plan.ts) before
  * anything is sent, printing the JSON path of every problem (exit 2). `--watch` waits on the
- * generation schedule of the spec (the local target polls faster).
+ * generation schedule of the spec (the local target polls faster). `--export` (or `--download`) then
+ * exports the done video and follows the export (src/features/export/cli.ts), input to file in one go.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -338,7 +339,33 @@ function waitFlags(cmd: Command, until: string): Command {
 // ---- commands -----------------------------------------------------------------------------------------
 
 type GenerateOptions = GenerateFlags &
-  WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean };
+  WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean; export?: boolean; download?: string; force?: boolean; avatarModel?: string };
+
+/**
+ * `generate --export`: waits for the video (progress on stderr), then exports it in its own format and
+ * size (POST /export/start) and follows the export, saving the MP4 with --download. stdout carries
+ * what the export ends with, so one command goes from input to file.
+ */
+async function generateAndExport(ctx: Context, engine: Engine, jobId: string, opts: GenerateOptions): Promise<void> {
+  const { runExport } = await import("../export/cli.js");
+  const video = await ctx.wait<GenerationStatusResponse>(
+    {
+      label: `generation ${jobId}`,
+      poll: (signal: AbortSignal) => engine.generationStatus({ job_id: jobId }, { signal }),
+      state: jobState,
+      describe: statusText,
+      schedule: generationSchedule,
+      resume: `mediagen generation status ${jobId} --watch`,
+    },
+    waitOptionsFrom(opts),
+  );
+  const videoId = video.result?.video_id;
+  if (!videoId) throw new CliError(`generation ${jobId} completed without a video_id`, EXIT.error, "no_video");
+  if (!ctx.opts.json) ctx.io.info(`Video ${videoId} is done; exporting it`);
+  const body: Record<string, unknown> = { video_id: videoId };
+  if (opts.avatarModel !== undefined) body.avatar_model = opts.avatarModel;
+  await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) });
+}
 
 export const generateCommand: CommandModule = {
   register(generate: Command, getContext) {
@@ -385,7 +412,11 @@ export const generateCommand: CommandModule = {
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)")
       .option("--dry-run", "print the estimated price and exit; nothing is started (supplied speech cannot be priced before)")
       .option("--max-credits <n>", "refuse to start (exit 2) if the estimate is above n credits, or cannot be known before starting")
-      .option("-y, --yes", "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)");
+      .option("-y, --yes", "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)")
+      .option("--export", "once the video is done, export it to an MP4 in its own format (POST /export/start) and wait for it (implies --watch)")
+      .option("--download <file.mp4|dir>", "with --export: save the MP4 as this file (a path ending in .mp4) or into this directory (implies --export)")
+      .option("--force", "overwrite an existing file when downloading")
+      .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)");
     waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => {
       const ctx = getContext(cmd);
       const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
@@ -400,7 +431,12 @@ export const generateCommand: CommandModule = {
         throw usage("--prompt", "nothing to make a video from: give --prompt with --duration, --script with --voice, --plan, --voice-url or --avatar-url", "missing_field");
       }
       const simulate = parseSimulate(opts.simulate);
-      if (opts.watch) waitOptionsFrom(opts);
+      const exporting = opts.export === true || opts.download !== undefined;
+      if (!exporting && opts.avatarModel !== undefined) throw usage("--avatar-model", "needs --export (it is the export's avatar_model)", "usage_error");
+      if (!exporting && opts.force) throw usage("--force", "needs --download", "usage_error");
+      if (opts.watch || exporting) waitOptionsFrom(opts);
+      // A bad --download is a usage error before anything is debited.
+      if (exporting) await (await import("../export/cli.js")).checkExportWaitFlags({ ...opts, watch: true });
       if ((await ctx.target()) === "hosted") {
         const local = hostedMediaProblem(opts, body);
         if (local) throw local;
@@ -451,6 +487,10 @@ export const generateCommand: CommandModule = {
       ]);
       // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
       if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
+      if (exporting) {
+        await generateAndExport(ctx, engine, res.job_id, opts);
+        return;
+      }
       if (!opts.watch) {
         ctx.print(res, (r: GenerationStartResponse) => [r.job_id], (r) => [r.job_id]);
         return;
@@ -465,6 +505,7 @@ export const generateCommand: CommandModule = {
       "mediagen generate --voice-url speech.mp3 --avatar lk_zoe_podcast -q",
       "mediagen generate --body request.json --format custom --width 1280 --height 720",
       'mediagen generate --prompt "why cats purr" --duration 45 --dry-run',
+      'mediagen generate --script "Hello! This is a local test." --voice vc_emma --avatar lk_maya_kitchen --watch --export --download hello.mp4',
     ]);
   },
 };
