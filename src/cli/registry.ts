@@ -128,6 +128,8 @@ export function unknownCommandIn(program: Command, args: readonly string[]): { c
     }
     // A command with arguments takes the word as one; a leaf has no commands to miss.
     if (!cmd.commands.length || cmd.registeredArguments.length) return undefined;
+    // A group with a default subcommand (`export <video_id>` is `export start <video_id>`) takes any word.
+    if ((cmd as unknown as { _defaultCommandName?: string })._defaultCommandName) return undefined;
     const next = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
     if (!next) return { cmd, name: a };
     // Only the group argv names is loaded; the others are stubs whose commands are not known.

@@ -16,6 +16,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { readEnv } from "../../config/env.js";
 import { removeQuietly, tempPathFor } from "../atomic.js";
 import { num } from "../filtergraph.js";
 import { probe, type ProbeResult } from "../probe.js";
@@ -310,7 +311,7 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
     if (workDir) {
-      if (process.env.MEDIAGEN_MEDIA_KEEP === "1") process.stderr.write(`[media] kept export work dir ${workDir}\n`);
+      if (readEnv("MEDIAGEN_MEDIA_KEEP")) process.stderr.write(`[media] kept export work dir ${workDir}\n`);
       else removeQuietly(workDir);
     }
     if (tmpOut) removeQuietly(tmpOut);
