@@ -48,6 +48,8 @@ export interface RenderExportOptions {
    * the 59 s reference plan in one run). Longer timelines are rendered in several runs.
    */
   chunkBudget?: number;
+  /** A render run that produces no new frame for this long is killed (ENCODING_FAILED). Default 120 s. */
+  stallTimeoutMs?: number;
   /** AAC coder of the soundtrack ("twoloop" is ffmpeg's default; "fast" costs a quarter of its CPU). */
   aacCoder?: "twoloop" | "fast";
 }
@@ -238,6 +240,11 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
           signal: ac.signal,
           cwd: wd,
           onLine: (line) => {
+            const f = /^frame=(\d+)/.exec(line);
+            if (f && Number(f[1]) > lastFrame) {
+              lastFrame = Number(f[1]);
+              lastAdvance = performance.now();
+            }
             // out_time_us (5.1) or out_time_ms (4.1; microseconds despite the name); N/A early on.
             const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
             if (!m) return;
@@ -247,7 +254,21 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
         },
       );
       pending.push(renderP);
-      await renderP;
+      // A graph that deadlocks leaves ffmpeg alive, polling its inputs, forever (seen with ffmpeg 5.1
+      // when a branch lacked its closing fps): no new frame for this long ends the job.
+      let lastFrame = -1;
+      let lastAdvance = performance.now();
+      const stallMs = o.stallTimeoutMs ?? 120_000;
+      const watchdog = setInterval(() => {
+        if (performance.now() - lastAdvance < stallMs) return;
+        failure ??= { e: new ExportError("ENCODING_FAILED", `rendering the video failed: ffmpeg made no progress for ${Math.round(stallMs / 1000)} s (stuck after ${chunk.startFrame + Math.max(0, lastFrame)} of ${plan.frames} frames)`), step };
+        ac.abort();
+      }, Math.min(5000, Math.max(10, stallMs / 4)));
+      try {
+        await renderP;
+      } finally {
+        clearInterval(watchdog);
+      }
       videoFiles.push(videoFile);
     }
     timings.render = performance.now() - tr;
