@@ -339,6 +339,25 @@ describe("renderExport on the system ffmpeg", () => {
     expect(fs.readdirSync(jobDir)).toEqual([]);
   });
 
+  it("kills a render that stops making progress and says so", async () => {
+    const jobDir = fs.mkdtempSync(path.join(dir, "stall-"));
+    const spec = buildSpec([{ seconds: 2, look: f.red, media: { kind: "video", path: f.green, show: "full" }, wav: f.wav }], { width: 640, height: 360 });
+    let pids: number[] = [];
+    const err = await renderExport(spec, {
+      outPath: path.join(jobDir, "out.mp4"),
+      tools,
+      // Shorter than ffmpeg's first progress report: the watchdog fires on a healthy run, which is
+      // what this checks — the kill and the clean-up, not the detection.
+      stallTimeoutMs: 40,
+      onProgress: (step) => {
+        if (step === "render" && pids.length === 0) pids = processesIn(jobDir);
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "ENCODING_FAILED", message: expect.stringMatching(/made no progress for 0 s \(stuck after 0 of 60 frames\)/) });
+    expect(pids.filter(alive)).toEqual([]);
+    expect(fs.readdirSync(jobDir)).toEqual([]);
+  });
+
   it("fails with ENCODING_FAILED naming the unreadable input, without server paths", async () => {
     const broken = path.join(dir, "broken.mp4");
     fs.writeFileSync(broken, Buffer.from("this is not a video at all, just text pretending".repeat(100)));

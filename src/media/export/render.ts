@@ -1,15 +1,18 @@
 /**
  * renderExport: a RenderSpec (a video timeline with absolute paths) → one verified H.264/AAC MP4.
  *
- *   render-audio  the soundtrack (voice on the sample grid, music ducked, loudness-normalised, AAC),
- *                 in its own ffmpeg, ALONGSIDE the video render: it needs nothing from it, and AAC
- *                 encoding in the render's main thread would hold back the filtergraph; subtitles (ASS)
- *   avatar        probe each input once (sizes for layout boxes; a clear error for unreadable files)
- *   render        ONE ffmpeg run with the whole graph (graph.ts), progress from `-progress pipe:1`;
- *                 then a stream-copy mux of video + soundtrack with faststart, an ffprobe check
- *                 (exact size, frame count, duration within one frame, h264 + aac), and a rename.
+ *   render-audio  the soundtrack (voice on the 48 kHz grid, music looped and ducked, amix, loudnorm,
+ *                 AAC) in its own ffmpeg, ALONGSIDE everything below: it needs nothing from the
+ *                 picture, and the render leaves part of the second core idle; subtitles (ASS).
+ *   avatar        learn the inputs once (image sizes from their headers, videos probed) and draw
+ *                 every still picture at its layout box once, as raw frames (inputs.ts, graph.ts).
+ *   render        ONE ffmpeg run with the whole graph (graph.ts; long timelines: one run per chunk
+ *                 that fits a memory budget), progress from `-progress pipe:1`, a watchdog for runs
+ *                 that stop making progress; then a stream-copy mux of picture + soundtrack with
+ *                 faststart, an ffprobe check (exact size and frame count, duration within one frame,
+ *                 h264 + aac) and a rename.
  *
- * Everything is written under a temp name next to the output and renamed only after the check. On
+ * Everything is written under temp names next to the output and renamed only after the check. On
  * abort or failure every ffmpeg of the job is killed with its process group (run.ts spawns them
  * detached), temp files are removed, and an ExportError with one of the spec's codes is thrown.
  */
@@ -38,7 +41,7 @@ export interface RenderExportOptions {
   /** Step and overall percent (0..100, never decreasing); 100 only after the output is verified. */
   onProgress?: (step: ExportStep, percent: number) => void;
   tools?: Tools;
-  /** Where mixed soundtracks are cached (by hash); none: mixed every time. */
+  /** Where soundtracks and drawn stills are cached (by hash); none: made every time. */
   cacheDir?: string;
   /** false: fades through black even where ffmpeg has xfade (the path of ffmpeg builds without it). */
   xfade?: boolean;
@@ -49,6 +52,8 @@ export interface RenderExportOptions {
    * the 59 s reference plan in one run). Longer timelines are rendered in several runs.
    */
   chunkBudget?: number;
+  /** A render run that produces no new frame for this long is killed (ENCODING_FAILED). Default 120 s. */
+  stallTimeoutMs?: number;
   /** AAC coder of the soundtrack ("twoloop" is ffmpeg's default; "fast" costs a quarter of its CPU). */
   aacCoder?: "twoloop" | "fast";
 }
@@ -65,7 +70,7 @@ export interface RenderExportResult {
   runs: number;
   /** Non-fatal: sizes above 4096, subtitles that could not be burned, and the like. */
   warnings: string[];
-  /** Milliseconds: audio (mix, concurrent with the render), avatar (probes), render, mux, check, total. */
+  /** Milliseconds: audio (concurrent with the rest), avatar (inputs + stills), render, mux, check, total. */
   timings: { audio: number; avatar: number; render: number; mux: number; check: number; total: number };
 }
 
@@ -239,6 +244,11 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
           signal: ac.signal,
           cwd: wd,
           onLine: (line) => {
+            const f = /^frame=(\d+)/.exec(line);
+            if (f && Number(f[1]) > lastFrame) {
+              lastFrame = Number(f[1]);
+              lastAdvance = performance.now();
+            }
             // out_time_us (5.1) or out_time_ms (4.1; microseconds despite the name); N/A early on.
             const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
             if (!m) return;
@@ -248,7 +258,21 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
         },
       );
       pending.push(renderP);
-      await renderP;
+      // A graph that deadlocks leaves ffmpeg alive, polling its inputs, forever (seen with ffmpeg 5.1
+      // when a branch lacked its closing fps): no new frame for this long ends the job.
+      let lastFrame = -1;
+      let lastAdvance = performance.now();
+      const stallMs = o.stallTimeoutMs ?? 120_000;
+      const watchdog = setInterval(() => {
+        if (performance.now() - lastAdvance < stallMs) return;
+        failure ??= { e: new ExportError("ENCODING_FAILED", `rendering the video failed: ffmpeg made no progress for ${Math.round(stallMs / 1000)} s (stuck after ${chunk.startFrame + Math.max(0, lastFrame)} of ${plan.frames} frames)`), step };
+        ac.abort();
+      }, Math.min(5000, Math.max(10, stallMs / 4)));
+      try {
+        await renderP;
+      } finally {
+        clearInterval(watchdog);
+      }
       videoFiles.push(videoFile);
     }
     timings.render = performance.now() - tr;
