@@ -8,8 +8,6 @@
  * Renders are kept short (plans of a few seconds) so the suite stays fast.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +23,7 @@ import type { VideoTimeline } from "../../src/features/video/timeline.js";
 import { probe, renderImage, renderVideo } from "../../src/media/index.js";
 import { goodPlan } from "../unit/generation-fixtures.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
+import { startFixtureServer, type FixtureServer } from "../helpers/fixture-server.js";
 
 // ---- fixtures: media files and an HTTP server (media URLs + webhooks) ------------------------------
 
@@ -32,8 +31,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-exp-"));
 const file = (name: string) => path.join(dir, name);
 let origin = "";
 const src = (name: string) => `${origin}/media/${name}`;
-const hooks: { path: string; body: Record<string, unknown> }[] = [];
-let server: http.Server;
+let fixtures: FixtureServer;
 
 beforeAll(async () => {
   await Promise.all([
@@ -41,30 +39,12 @@ beforeAll(async () => {
     renderImage({ out: file("c.png"), width: 240, height: 320, prompt: "fixture C" }),
     renderVideo({ out: file("b.mp4"), width: 320, height: 180, durationSeconds: 2, prompt: "fixture clip", audio: false }),
   ]);
-  server = http.createServer((req, res) => {
-    if (req.method === "POST" && req.url?.startsWith("/hook/")) {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
-      req.on("end", () => {
-        hooks.push({ path: req.url!, body: JSON.parse(body) as Record<string, unknown> });
-        res.writeHead(200).end("ok");
-      });
-      return;
-    }
-    const name = decodeURIComponent((req.url ?? "").replace(/^\/media\//, "").split("?")[0]!);
-    if (req.method === "GET" && req.url?.startsWith("/media/") && fs.existsSync(file(name))) {
-      res.writeHead(200, { "content-type": "application/octet-stream" });
-      fs.createReadStream(file(name)).pipe(res);
-      return;
-    }
-    res.writeHead(404).end("missing");
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fixtures = await startFixtureServer(dir);
+  origin = fixtures.origin;
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise<void>((r) => server.close(() => r()));
+  await fixtures.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -150,7 +130,7 @@ function ledgerOf(t: TargetHarness, spaceId: string, ref: string): [string, numb
 async function waitForHook(pathName: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const h = hooks.filter((x) => x.path === pathName);
+    const h = fixtures.hooks.filter((x) => x.path === pathName);
     if (h.length) return h;
     if (Date.now() > deadline) throw new Error(`no webhook at ${pathName}`);
     await sleep(50);
