@@ -47,6 +47,12 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/download.js"),
   },
   {
+    name: "mcp",
+    summary: "Serve the engine to AI agents over stdio (Model Context Protocol): tools, waits, downloads, a credit cap",
+    term: "mcp [options]",
+    load: () => import("./commands/mcp.js"),
+  },
+  {
     name: "whoami",
     summary: "Target, space, plan and balance of the key in use",
     load: () => import("./commands/whoami.js"),

@@ -1,0 +1,54 @@
+/**
+ * `mediagen mcp`: serves the engine to an MCP client (an AI agent) over stdio, on the target the
+ * global flags choose (the local instance by default). The server itself, and the MCP SDK, are in
+ * src/mcp/, loaded only when the command runs.
+ */
+import type { Command } from "commander";
+import { CliError, EXIT, type CommandModule } from "../types.js";
+import type { CliContext } from "../context.js";
+import { examples } from "../help-text.js";
+import { collect, parseCredits } from "../parse.js";
+
+interface McpFlags {
+  allowDir: string[];
+  maxCredits?: string;
+  readOnly?: boolean;
+}
+
+export const command: CommandModule = {
+  register(mcp: Command, getContext) {
+    mcp
+      .option("--allow-dir <dir>", "let the download tool save into <dir> (repeatable; created if missing); without it downloads are off", collect, [])
+      .option("--max-credits <n>", "the most this session may spend: each start is priced first and refused past it (a start whose price is unknown too)")
+      .option("--read-only", "offer only the tools that read (lists, statuses, pricing, wait_for, download): nothing can be started")
+      .action(async (flags: McpFlags, cmd: Command) => {
+        const ctx = getContext(cmd) as CliContext;
+        if (ctx.io.isStdoutTTY && ctx.io.canPrompt) {
+          ctx.io.info("mediagen mcp speaks the Model Context Protocol on stdin/stdout: configure it in an MCP client (see `mediagen mcp --help`). Ctrl-C stops.");
+        }
+        const maxCredits = flags.maxCredits !== undefined ? parseCredits(flags.maxCredits, "--max-credits") : undefined;
+        const { prepareDir } = await import("../download.js");
+        const { allowedDirs } = await import("../../mcp/paths.js");
+        let allowDirs: string[];
+        try {
+          allowDirs = allowedDirs(flags.allowDir, (d) => prepareDir(d, "--allow-dir"));
+        } catch (e) {
+          if (e instanceof CliError) throw e;
+          throw new CliError(`--allow-dir: ${(e as Error).message}`, EXIT.usage, "invalid_value", "--allow-dir");
+        }
+        const { runMcp } = await import("../../mcp/server.js");
+        await runMcp(ctx, { readOnly: flags.readOnly === true, allowDirs, ...(maxCredits !== undefined ? { maxCredits } : {}) });
+      });
+    examples(mcp, [
+      "mediagen mcp --allow-dir ~/agent-out",
+      "mediagen mcp --allow-dir out/ --max-credits 50",
+      "mediagen mcp --read-only",
+      "mediagen --target hosted mcp --allow-dir out/ --max-credits 20",
+    ]);
+    mcp.addHelpText(
+      "after",
+      '\nClient configuration (stdio): {"command": "mediagen", "args": ["mcp", "--allow-dir", "/path/to/out", "--max-credits", "50"]}\n' +
+        "stdout carries protocol messages only; everything else is said on stderr.",
+    );
+  },
+};
