@@ -6,8 +6,11 @@
 
 /** What a feature keeps for the local target only: handlers, job kinds, migrations. */
 const FEATURE_LOCAL_ONLY = "^src/features/[^/]+/(local|job|schema)\\.ts$";
-/** The CLI side: the frame and every feature's commands. */
-const CLI = ["^src/cli/", "^src/features/[^/]+/cli\\.ts$"];
+/** The CLI side: the frame, every feature's commands, and the MCP server (`mediagen mcp`), which sits beside them. */
+const CLI = ["^src/cli/", "^src/features/[^/]+/cli\\.ts$", "^src/mcp/"];
+/** The MCP server and the one command that starts it. */
+const MCP = "^src/mcp/";
+const MCP_COMMAND = "^src/cli/commands/mcp\\.ts$";
 /** The modules allowed to open the local target, lazily: the one door from the CLI into it. */
 const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local)\\.ts$"];
 const DOOR = "^src/features/local\\.ts$";
@@ -64,6 +67,28 @@ module.exports = {
       severity: "error",
       from: { path: "^src/cli/commands/serve\\.ts$" },
       to: { path: "^src/server/", dynamic: false, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "mcp-on-top",
+      comment:
+        "src/mcp/ is a front end like the commands: it uses features, the engine and CLI helpers, and nothing but `mediagen mcp` loads it.",
+      severity: "error",
+      from: { pathNot: [MCP, MCP_COMMAND] },
+      to: { path: MCP },
+    },
+    {
+      name: "mcp-lazy",
+      comment: "`mediagen mcp` loads src/mcp/ (and the MCP SDK with it) by dynamic import(), so `--help` and other commands never do.",
+      severity: "error",
+      from: { path: MCP_COMMAND },
+      to: { path: MCP, dynamic: false, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "mcp-sdk-only-in-mcp",
+      comment: "The MCP SDK is loaded by src/mcp/ only (start-up time of every other command).",
+      severity: "error",
+      from: { pathNot: MCP },
+      to: { path: "^node_modules/@modelcontextprotocol/" },
     },
     {
       name: "local-core-not-above",

@@ -33,6 +33,10 @@ const ALLOWED: Record<string, string> = {
     `  const [{ handlers }, { start }] = await Promise.all([import("../../features/local.js"), import("../../server/server.js")]);\n` +
     `  return start(handlers);\n}\n`,
   "src/server/server.ts": `import { core } from "../local/core.js";\nexport function start(h: unknown) {\n  return [core, h];\n}\n`,
+  // The MCP server: the SDK and CLI helpers, loaded lazily by `mediagen mcp` only.
+  "src/mcp/server.ts":
+    `import { Server } from "@modelcontextprotocol/sdk/server/index.js";\nimport { readEnv } from "../config/env.js";\nexport const s = { Server, readEnv };\n`,
+  "src/cli/commands/mcp.ts": `export const run = () => import("../../mcp/server.js");\n`,
   "src/hosted/client.ts": `export const client = "hosted";\n`,
   "src/local/core.ts": `import type { Folder } from "../features/folder/contract.js";\nexport const core = "core";\nexport type FolderShape = typeof Folder;\n`,
   "src/media/render.ts":
@@ -91,6 +95,21 @@ const PLANTED: Planted[] = [
         `export async function serve() {\n  return start((await import("../../features/local.js")).handlers);\n}\n`,
     },
     reported: "src/cli/commands/serve.ts → src/server/server.ts",
+  },
+  {
+    rule: "mcp-on-top",
+    files: { "src/cli/commands/help.ts": `export const m = () => import("../../mcp/server.js");\n` },
+    reported: "src/cli/commands/help.ts → src/mcp/server.ts",
+  },
+  {
+    rule: "mcp-lazy",
+    files: { "src/cli/commands/mcp.ts": `import { s } from "../../mcp/server.js";\nexport const run = () => s;\n` },
+    reported: "src/cli/commands/mcp.ts → src/mcp/server.ts",
+  },
+  {
+    rule: "mcp-sdk-only-in-mcp",
+    files: { "src/cli/sdk.ts": `import { Client } from "@modelcontextprotocol/sdk/client/index.js";\nexport const c = Client;\n` },
+    reported: "src/cli/sdk.ts → node_modules/@modelcontextprotocol/sdk/",
   },
   { rule: "local-core-not-above", files: { "src/local/peek.ts": `import { client } from "../hosted/client.js";\nexport const c = client;\n` }, reported: "src/local/peek.ts → src/hosted/client.ts" },
   {
@@ -177,7 +196,7 @@ describe("the layer check", () => {
     const loads = new Map(
       modules.map((m) => [m.source, m.dependencies.filter((d) => !d.dynamic && !d.dependencyTypes.includes("type-only")).map((d) => d.resolved)]),
     );
-    const cli = modules.map((m) => m.source).filter((s) => /^src\/cli\/|^src\/features\/[^/]+\/cli\.ts$/.test(s));
+    const cli = modules.map((m) => m.source).filter((s) => /^src\/cli\/|^src\/features\/[^/]+\/cli\.ts$|^src\/mcp\//.test(s));
     expect(cli.length).toBeGreaterThan(20);
     const localTarget = /^src\/local\/|^src\/features\/[^/]+\/(local|job|schema)\.ts$|^src\/features\/local\.ts$|^src\/media\/|^src\/server\/|better-sqlite3/;
     const chains: string[] = [];
