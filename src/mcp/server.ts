@@ -11,6 +11,7 @@
  * The MCP SDK is loaded here only (the `mcp` command imports this module when it runs).
  */
 import type { Writable } from "node:stream";
+import { z } from "zod";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -116,6 +117,8 @@ const RESOURCES = [
     mimeType: "application/schema+json",
   },
 ] as const;
+
+const CALL_TOOL = z.looseObject({ method: z.literal("tools/call"), params: z.looseObject({}).optional() });
 
 type Args = Record<string, unknown>;
 type Extra = { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: ServerNotification) => Promise<void> };
@@ -245,7 +248,8 @@ export class McpSession {
         if (token !== undefined) {
           polls++;
           const secs = Math.round((this.ctx.runtime.clock.now() - started) / 1000);
-          extra
+          // Awaited, so the last one reaches the client before the result (which ends its progress handler).
+          await extra
             .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: polls, message: `${job.label}: ${kind.describe(v)} (${secs} s)` } })
             .catch(() => undefined);
         }
@@ -373,7 +377,12 @@ export class McpSession {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(req.params.name, (req.params.arguments ?? {}) as Args, extra as Extra));
+    // Registered under a lenient schema: the SDK then checks the call itself and answers a malformed
+    // one with "invalid params" (-32602), where its own strict schema would make it an internal error.
+    server.setRequestHandler(CALL_TOOL, (req, extra) => {
+      const { params } = CallToolRequestSchema.parse(req);
+      return this.callTool(params.name, (params.arguments ?? {}) as Args, extra as Extra);
+    });
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((r) => ({ ...r })) }));
     server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
       try {
