@@ -187,6 +187,46 @@ describe("mediagen mcp on the local instance", () => {
   });
 });
 
+describe("mediagen mcp: a whole video workflow on the local instance", () => {
+  it("generation_start → wait_for → export_start → wait_for → download an MP4; a look; what the session spent is what the ledger debited", async () => {
+    const home = newHome();
+    const allowed = newHome();
+    const s = await startSession(home, ["--allow-dir", allowed, "--max-credits", "50"]);
+    try {
+      const before = await balance(home);
+      const args = { script: "Hello! This is a test of the agent tools.", voice_id: "vc_emma", avatar_id: "lk_maya_kitchen" };
+      const priced = body(await s.client.callTool({ name: "price", arguments: { tool: "generation_start", arguments: args } }));
+      const gen = await s.client.callTool({ name: "generation_start", arguments: args });
+      expect(gen.isError, JSON.stringify(gen.content)).toBeFalsy();
+      const job = body(gen) as { job_id: string; estimated_credits: number };
+      expect(job.estimated_credits).toBe(priced.credits);
+      const done = body(await s.client.callTool({ name: "wait_for", arguments: { id: job.job_id, timeout_seconds: 120 } }));
+      expect(done).toMatchObject({ kind: "generation", finished: true, state: "done" });
+      const videoId = (done.status as { result: { video_id: string } }).result.video_id;
+
+      const exportArgs = { video_id: videoId, format: "vertical" };
+      expect(body(await s.client.callTool({ name: "price", arguments: { tool: "export_start", arguments: exportArgs } }))).toMatchObject({ credits: 0, exact: true });
+      const exp = body(await s.client.callTool({ name: "export_start", arguments: exportArgs })) as { job_id: string };
+      expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: exp.job_id, timeout_seconds: 120 } }))).toMatchObject({ kind: "export", finished: true, state: "done" });
+      const mp4 = body(await s.client.callTool({ name: "download", arguments: { id: exp.job_id, dir: "videos" } })).saved as string;
+      expect(mp4).toBe(path.join(fs.realpathSync(allowed), "videos", `${exp.job_id}.mp4`));
+      expect(fs.readFileSync(mp4).subarray(4, 8).toString("latin1")).toBe("ftyp");
+
+      const look = body(await s.client.callTool({ name: "avatar_create", arguments: { prompt: "friendly barista, warm light" } })) as { avatar_id: string; look_id: string };
+      expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: look.look_id } }))).toMatchObject({ kind: "look", finished: true });
+      const pic = body(await s.client.callTool({ name: "download", arguments: { id: look.look_id } })).saved as string;
+      expect(fs.readFileSync(pic).subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+
+      const spent = (body(await s.client.callTool({ name: "price", arguments: { tool: "folder_create", arguments: {} } })).budget as { spent: number }).spent;
+      const after = await balance(home);
+      expect(spent).toBeGreaterThan(0);
+      expect(before.credits - after.credits).toBeCloseTo(spent, 3);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe("mediagen mcp --read-only", () => {
   it("lists only the reads: no start, create, edit, duplicate or export tool, and refuses them by name", async () => {
     const home = newHome();
