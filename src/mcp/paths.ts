@@ -9,7 +9,7 @@ import path from "node:path";
 
 export class PathRefused extends Error {
   override readonly name = "PathRefused";
-  readonly code = "path_not_allowed";
+  code = "path_not_allowed";
   readonly field = "dir";
 }
 
@@ -58,7 +58,14 @@ export function resolveDownloadDir(allowed: readonly string[], requested: string
   const target = path.join(real, ...rest);
   const root = allowed.find((a) => inside(a, target));
   if (!root) throw new PathRefused(`dir: ${abs} is outside the directories mediagen mcp may write to (${list})`);
-  fs.mkdirSync(target, { recursive: true });
+  try {
+    fs.mkdirSync(target, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw Object.assign(new PathRefused(`dir: cannot save into ${abs}: ${code === "EEXIST" || code === "ENOTDIR" ? "not a directory" : (code ?? (e as Error).message)}`), {
+      code: "invalid_value",
+    });
+  }
   // Created (or already there): its real path must still be inside (a link made meanwhile, say).
   const final = fs.realpathSync(target);
   if (!inside(root, final)) throw new PathRefused(`dir: ${abs} leads outside the directories mediagen mcp may write to (${list})`);

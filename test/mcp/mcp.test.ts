@@ -143,6 +143,9 @@ describe("mediagen mcp on the local instance", () => {
     }
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(fs.existsSync(path.join(path.dirname(allowed), "elsewhere"))).toBe(false);
+    // A file where a directory is asked for: a clear error, not a crash.
+    fs.writeFileSync(path.join(allowed, "a-file"), "x");
+    expect(toolError(await s.client.callTool({ name: "download", arguments: { id, dir: "a-file" } }))).toMatchObject({ code: "invalid_value", field: "dir" });
     // An absolute path inside the allowed directory is fine.
     expect(body(await s.client.callTool({ name: "download", arguments: { id, dir: path.join(allowed, "abs") } })).saved).toBe(
       path.join(fs.realpathSync(allowed), "abs", `${id}.png`),
