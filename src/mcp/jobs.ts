@@ -41,14 +41,14 @@ export function kindByShape(id: string): JobKind | undefined {
 }
 
 /** Which job `args` names: its kind and, for a look, its avatar. */
-export function jobRef(args: Record<string, unknown>, known: (id: string) => Partial<JobRef> | undefined): JobRef {
+export function jobRef(args: Record<string, unknown>, known: Partial<JobRef> | undefined): JobRef {
   const id = args.id;
   if (typeof id !== "string" || id.trim() === "") throw new JobRefError("id is required: the job's id (asset, look, generation or export)", "missing_field", "id");
   let kind = args.kind;
   if (kind !== undefined && !(typeof kind === "string" && (KINDS as readonly string[]).includes(kind))) {
     throw new JobRefError(`kind must be one of ${KINDS.join(", ")}`, "invalid_value", "kind");
   }
-  const k = known(id);
+  const k = known;
   kind ??= k?.kind ?? kindByShape(id);
   if (kind === undefined) {
     throw new JobRefError(`the kind of ${id} is not known here; give kind (${KINDS.join(", ")})`, "missing_field", "kind");

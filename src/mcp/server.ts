@@ -28,10 +28,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CliContext } from "../cli/context.js";
 import type { Engine, OpName } from "../engine/engine.js";
-import { redact } from "../engine/redact.js";
+import { redact, registerSecret } from "../engine/redact.js";
 import type { JobKind } from "../cli/journal.js";
 import { runWaitAll, type WaitJob } from "../cli/wait.js";
-import { describeOp, HELPER_TOOLS, inputSchema, opTool, opTools, type OpTool } from "./tools.js";
+import { describeOp, inputSchema, opTool, opTools, type OpTool } from "./tools.js";
 import { debitedBy, priceOf } from "./price.js";
 import { Budget } from "./budget.js";
 import { jobRef, jobsStarted, KINDS, watchOf, type JobRef } from "./jobs.js";
@@ -217,21 +217,23 @@ export class McpSession {
     );
   }
 
-  private async known(id: string): Promise<(id: string) => Partial<JobRef> | undefined> {
+  /** What this session or the history knows of a job id: its kind, and a look's avatar. */
+  private async known(id: unknown): Promise<Partial<JobRef> | undefined> {
+    if (typeof id !== "string") return undefined;
     const mine = this.started.get(id);
-    if (mine) return () => mine;
+    if (mine) return mine;
     const { findJob } = await import("../cli/journal.js");
-    let entry: ReturnType<typeof findJob>;
     try {
-      entry = findJob(this.ctx.home, id, this.engine.target);
+      const entry = findJob(this.ctx.home, id, this.engine.target);
+      return entry ? { kind: entry.kind as JobKind, ...(entry.avatar_id ? { avatar_id: entry.avatar_id } : {}) } : undefined;
     } catch {
-      entry = undefined;
+      // an unreadable history knows nothing
+      return undefined;
     }
-    return () => (entry ? { kind: entry.kind as JobKind, ...(entry.avatar_id ? { avatar_id: entry.avatar_id } : {}) } : undefined);
   }
 
   private async waitFor(args: Args, signal: AbortSignal, extra: Extra): Promise<CallToolResult> {
-    const ref = jobRef(args, await this.known(String(args.id ?? "")));
+    const ref = jobRef(args, await this.known(args.id));
     const t = args.timeout_seconds;
     if (t !== undefined && !(typeof t === "number" && t > 0 && t <= WAIT_MAX_S)) {
       return toolError({ code: "invalid_value", field: "timeout_seconds", message: `timeout_seconds must be a number of seconds from 1 to ${WAIT_MAX_S}` });
@@ -297,7 +299,7 @@ export class McpSession {
   private async download(args: Args, signal: AbortSignal): Promise<CallToolResult> {
     if (args.dir !== undefined && typeof args.dir !== "string") return toolError({ code: "invalid_value", field: "dir", message: "dir must be a string" });
     const dir = resolveDownloadDir(this.options.allowDirs, args.dir as string | undefined);
-    const ref = jobRef(args, await this.known(String(args.id ?? "")));
+    const ref = jobRef(args, await this.known(args.id));
     const { job, kind } = await watchOf(this.engine, ref);
     const value = await job.poll(signal);
     const state = kind.state(value);
@@ -435,7 +437,7 @@ export class McpSession {
 
 export async function runMcp(ctx: CliContext, options: McpOptions): Promise<void> {
   const engine = await ctx.engine();
+  // The local default key is used without being configured: masked like a configured one.
+  if (engine.target === "local" && !ctx.runtime.engine && !ctx.resolve().key) registerSecret((await ctx.localInstance()).defaultKey());
   await new McpSession(ctx, engine, options).serve();
 }
-
-export { HELPER_TOOLS };

@@ -248,6 +248,17 @@ describe("mediagen mcp --read-only", () => {
       const before = await balance(home);
       expect(toolError(await s.client.callTool({ name: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "x" } }))).toMatchObject({ code: "read_only" });
       expect(await balance(home)).toEqual(before);
+      // Pricing is a read: the service's dry-run figure, with a note that nothing can start here.
+      const dry = body(await s.client.callTool({ name: "asset_pricing", arguments: { model: "imgA-4" } })) as { total_cost: number };
+      expect(body(await s.client.callTool({ name: "price", arguments: { tool: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "x" } } }))).toMatchObject({
+        credits: dry.total_cost,
+        note: expect.stringContaining("read-only"),
+      });
+      // A look started by the CLI: wait_for finds its avatar in the history (`mediagen history`).
+      const created = await run(["avatar", "create", "--prompt", "a sailor on deck", "--json"], { home });
+      expect(created.exitCode, created.stderr).toBe(0);
+      const { look_id } = created.json<{ avatar_id: string; look_id: string }>();
+      expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: look_id, timeout_seconds: 60 } }))).toMatchObject({ kind: "look", id: look_id, finished: true });
       // Downloads need --allow-dir.
       expect(toolError(await s.client.callTool({ name: "download", arguments: { id: "0123456789abcdef01234567" } }))).toMatchObject({ code: "path_not_allowed" });
     } finally {
