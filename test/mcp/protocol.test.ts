@@ -157,6 +157,17 @@ describe("mediagen mcp: stdout is protocol only", () => {
     expect(raw.stderr).toContain("[mcp] call asset_start");
   });
 
+  it("SIGTERM ends the session: exit 0, nothing on stdout", async () => {
+    const raw = start([]);
+    const init = await raw.request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } });
+    expect(init.result).toBeDefined();
+    raw.child.kill("SIGTERM");
+    const [code, signal] = await raw.exited;
+    expect([code, signal]).toEqual([0, null]);
+    expect(raw.lines).toHaveLength(1);
+    expect(raw.rest).toBe("");
+  });
+
   it("a bad flag fails before the session starts: a usage error on stderr, stdout empty, exit 2", async () => {
     const raw = start(["--max-credits", "lots"]);
     raw.child.stdin.end();
