@@ -10,7 +10,7 @@ import { examples } from "../help-text.js";
 import { collect, parseCredits } from "../parse.js";
 
 interface McpFlags {
-  allowDir: string[];
+  allowDir?: string[];
   maxCredits?: string;
   readOnly?: boolean;
 }
@@ -18,7 +18,7 @@ interface McpFlags {
 export const command: CommandModule = {
   register(mcp: Command, getContext) {
     mcp
-      .option("--allow-dir <dir>", "let the download tool save into <dir> (repeatable; created if missing); without it downloads are off", collect, [])
+      .option("--allow-dir <dir>", "let the download tool save into <dir> (repeatable; created if missing); without it downloads are off", collect)
       .option("--max-credits <n>", "the most this session may spend: each start is priced first and refused past it (a start whose price is unknown too)")
       .option("--read-only", "offer only the tools that read (lists, statuses, pricing, wait_for, download): nothing can be started")
       .action(async (flags: McpFlags, cmd: Command) => {
@@ -31,7 +31,7 @@ export const command: CommandModule = {
         const { allowedDirs } = await import("../../mcp/paths.js");
         let allowDirs: string[];
         try {
-          allowDirs = allowedDirs(flags.allowDir, (d) => prepareDir(d, "--allow-dir"));
+          allowDirs = allowedDirs(flags.allowDir ?? [], (d) => prepareDir(d, "--allow-dir"));
         } catch (e) {
           if (e instanceof CliError) throw e;
           throw new CliError(`--allow-dir: ${(e as Error).message}`, EXIT.usage, "invalid_value", "--allow-dir");
