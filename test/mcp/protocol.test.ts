@@ -168,14 +168,19 @@ describe("mediagen mcp: stdout is protocol only", () => {
     expect(raw.rest).toBe("");
   });
 
-  it("a bad flag fails before the session starts: a usage error on stderr, stdout empty, exit 2", async () => {
-    const raw = start(["--max-credits", "lots"]);
+  it.each([
+    ["--max-credits", ["--max-credits", "lots"]],
+    ["--max-credits", ["--max-credits", "-3"]],
+    ["--allow-dir", ["--allow-dir", "/dev/null/out"]],
+  ])("a bad flag fails before the session starts: a usage error naming %s on stderr, stdout empty, exit 2", async (flag, args) => {
+    const raw = start(args);
     raw.child.stdin.end();
     const [code] = await raw.exited;
-    expect(code).toBe(2);
+    expect(code, raw.stderr).toBe(2);
     expect(raw.lines).toEqual([]);
     expect(raw.rest).toBe("");
-    expect(raw.stderr).toContain("--max-credits");
+    expect(raw.stderr).toContain(flag);
+    expect(raw.stderr).not.toMatch(/\n\s+at /);
   });
 });
 
