@@ -7,9 +7,6 @@
 import { z } from "zod";
 import { operations, type OpName, type OperationDef } from "../features/operations.js";
 
-/** The tools mediagen adds to the operations: waiting, saving a result, pricing a start. */
-export const HELPER_TOOLS = ["wait_for", "download", "price"] as const;
-
 /** POSTs that change nothing: reads for --read-only, and nothing to price or debit. */
 const READ_POSTS = new Set<string>(["assetPricing"]);
 
