@@ -114,7 +114,7 @@ export function generateBody(flags: GenerateFlags, body: Record<string, unknown>
   return overlayFlags(flags, FIELDS, body);
 }
 
-async function readStdin(ctx: Context): Promise<string> {
+export async function readStdin(ctx: Context): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of ctx.io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
   return Buffer.concat(chunks).toString("utf8");
@@ -138,7 +138,7 @@ export async function scriptText(ctx: Context, value: string): Promise<string> {
 }
 
 /** Local paths in a plan read from a file are relative to that file; existing ones are made absolute. */
-function absolutePlanPaths(plan: unknown, baseDir: string): unknown {
+export function absolutePlanPaths(plan: unknown, baseDir: string): unknown {
   if (!Array.isArray(plan)) return plan;
   const fix = (v: unknown) => {
     if (typeof v !== "string" || /^[a-z][a-z0-9+.-]+:/i.test(v) || path.isAbsolute(v)) return v;
