@@ -11,6 +11,7 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
+import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
 import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
 import { HOSTED_MEDIA_HELP, hostedMediaError } from "../../cli/flags.js";
@@ -499,6 +500,7 @@ export const generateCommand: CommandModule = {
       .option("--force", "overwrite an existing file when downloading")
       .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)");
     waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => runGenerate(getContext(cmd), opts));
+    addWebhookListen(generate, getContext, { fields: ["webhook", "webhookUrl"] });
     examples(generate, [
       'mediagen generate --prompt "why cats purr" --duration 30 --voice vc_emma --avatar lk_maya_kitchen --watch',
       "mediagen generate --script script.txt --voice vc_noah --avatar lk_james_podcast --format horizontal --json",
