@@ -8,13 +8,15 @@
 import { execa, type ResultPromise } from "execa";
 import fs from "node:fs";
 import path from "node:path";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import readline from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signWebhook } from "../../src/local/webhooks.js";
 import { verifyStandardWebhook } from "../../src/cli/webhook-verify.js";
 import { startFixtureServer, type FixtureServer } from "../helpers/fixture-server.js";
 import { runEnv } from "../helpers/cli.js";
-import { BIN, newHome, run } from "./helpers.js";
+import { BIN, newHome, run, startInProcess } from "./helpers.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -172,6 +174,31 @@ describe("mediagen listen on the local instance", () => {
     expect(stopped.exitCode).toBe(0);
   });
 
+  it("on a terminal: a readable line per delivery and its body; the URL on stderr", async () => {
+    // A free port, then the receiver on it (in process, stdout a terminal).
+    const probe = await new Promise<number>((resolve) => {
+      const srv = http.createServer().listen(0, "127.0.0.1", () => {
+        const p = (srv.address() as AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const running = startInProcess(["listen", "--port", String(probe), "--count", "1"], { home, tty: { stdout: true, stderr: true } });
+    const url = `http://127.0.0.1:${probe}/webhook`;
+    for (let i = 0; i < 200; i++) {
+      const up = await fetch(url).then((r) => r.ok, () => false);
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const body = JSON.stringify({ task: "avatar_create", status: "completed", avatar_id: "av_1", look_id: "lk_1" });
+    expect((await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body })).status).toBe(200);
+    const r = await running.result;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Listening for webhooks at ${url}`);
+    expect(r.stdout).toMatch(/^\d\d:\d\d:\d\d POST \/webhook avatar_create completed · look_id lk_1 · signature MISSING: no webhook-id, webhook-timestamp, webhook-signature header\n/);
+    expect(r.stdout).toContain('  "avatar_id": "av_1",');
+    expect(r.stderr).toMatch(/warning: delivery #1 has no signature/);
+  });
+
   it("refuses a bad --port or --forward-to (exit 2)", async () => {
     for (const args of [["--port", "70000"], ["--forward-to", "ftp://x"], ["--count", "0"]]) {
       const r = await run(["listen", ...args], { home });
@@ -191,6 +218,16 @@ describe("--webhook-listen on start commands", () => {
     expect(r.stderr).toMatch(new RegExp(`Webhook received: .* asset_generation completed · asset_id ${id} · signature valid`));
     const log = (await run(["local", "webhooks", "--json"], { home })).json<{ url: string; status: string; payload: { asset_id?: string } }[]>();
     expect(log.find((d) => d.payload.asset_id === id)).toMatchObject({ status: "delivered", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/) });
+  }, 60_000);
+
+  it("avatar create --webhook-listen --watch: the look's webhook arrives after the wait", async () => {
+    const r = await run(["avatar", "create", "--prompt", "a calm librarian", "--watch", "--webhook-listen", "--json"], { home, timeoutMs: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const ev = r.stderr.split("\n").filter((l) => l.startsWith('{"event":"webhook"')).map((l) => JSON.parse(l) as Event);
+    expect(ev).toHaveLength(1);
+    expect(ev[0]).toMatchObject({ signature: "valid", body: { task: "avatar_create", status: "completed" } });
+    // stdout is the command's own result, unchanged.
+    expect(() => JSON.parse(r.stdout)).not.toThrow();
   }, 60_000);
 
   it("a failed job's webhook is awaited too (exit 7 kept); --json reports it as an NDJSON event on stderr", async () => {

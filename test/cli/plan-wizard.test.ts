@@ -172,6 +172,22 @@ describe("plan new on a terminal", () => {
     ]);
   });
 
+  it("at the end it offers to generate: the equivalent command is printed first, then the video is made", async () => {
+    const file = path.join(dir, "short.json");
+    fs.writeFileSync(file, JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "A short one." }] }]));
+    const steps: Step[] = [
+      { expect: "Block 1 · voice Noah (vc_noah)" },
+      { expect: "What next?", send: UP + UP + ENTER },
+      { expect: "Make the video now?", send: DOWN + ENTER },
+      { expect: "Running: mediagen generate --plan short.json --watch" },
+    ];
+    const r = await onTerminal(steps, ["plan", "edit", "short.json"], 90).finally(() => fs.renameSync(file, path.join(home, "short.json")));
+    expect(r.failed_step, r.screen).toBeNull();
+    expect(r.exit, r.screen).toBe(0);
+    expect(r.screen).toMatch(/Started generation run_[0-9a-f]+/);
+    expect(r.screen).toMatch(/status\s+completed/);
+  }, 120_000);
+
   it("Ctrl-C mid-wizard: exit 130, no stack trace, no file and no temp file", async () => {
     const steps: Step[] = [
       ...PICK_DEFAULTS,
