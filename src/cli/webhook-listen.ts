@@ -10,6 +10,8 @@
  *
  * Light at import time (types only): the receiver is loaded when the flag is used.
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT, type ContextGetter } from "./types.js";
 import type { CliContext } from "./context.js";
@@ -34,7 +36,8 @@ export async function webhookSecret(ctx: CliContext, flag?: string): Promise<{ s
   const env = readEnv("MEDIAGEN_WEBHOOK_SECRET", ctx.env);
   if (env) return { secret: env, from: "MEDIAGEN_WEBHOOK_SECRET" };
   try {
-    if ((await ctx.target()) === "local") {
+    // Only an instance that exists is read: listening creates none.
+    if ((await ctx.target()) === "local" && fs.existsSync(path.join((await ctx.config()).home, "local", "instance.db"))) {
       const s = (await ctx.localInstance()).getSetting("webhook_secret");
       if (s) return { secret: s, from: "the local instance's webhook secret" };
     }

@@ -75,7 +75,7 @@ beforeAll(async () => {
 const leftovers = () => fs.readdirSync(dir).filter((f) => !f.startsWith("steps-") && f !== "kitchen.png");
 
 describe("plan new on a terminal", () => {
-  it("builds two speech blocks, a silence and a media item; the saved plan validates and generate --plan starts it", async () => {
+  it("builds two speech blocks, a silence and a media item; the saved plan validates and generate --plan starts it", { timeout: 120_000 }, async () => {
     const steps: Step[] = [
       ...PICK_DEFAULTS,
       { expect: "No block yet." },

@@ -571,6 +571,10 @@ export async function runWizard(ctx: Context, o: WizardOptions): Promise<void> {
   if (!stdinTTY || !ctx.io.isStderrTTY || !ctx.opts.input || isCI(env)) {
     throw new CliError(NO_TTY, EXIT.usage, "no_terminal");
   }
+  const outDir = path.dirname(path.resolve(o.output));
+  if (!fs.statSync(outDir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CliError(`--output: ${outDir} is not a directory`, EXIT.usage, "invalid_value", "--output");
+  }
   let st: State | undefined;
   if (o.edit !== undefined) {
     const { loadPlan } = await import("./plan-io.js");
