@@ -49,6 +49,14 @@ function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
+/** Headers that may carry credentials: forwarded as they came, never printed. */
+const PRIVATE_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key"]);
+function printable(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k] = PRIVATE_HEADERS.has(k) ? "[redacted]" : v;
+  return out;
+}
+
 async function forward(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number | null; error?: string }> {
   const h: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k)) h[k] = v;
@@ -101,7 +109,7 @@ export function startReceiver(o: ReceiverOptions): Promise<Receiver> {
           received_at: new Date(now()).toISOString(),
           method: req.method!,
           path: req.url ?? "/",
-          headers,
+          headers: printable(headers),
           body,
           bytes: raw.length,
           webhook_id: headers["webhook-id"] ?? null,

@@ -162,13 +162,16 @@ describe("mediagen listen on the local instance", () => {
   it("--forward-to passes the body and headers on; without a secret signatures are unchecked", async () => {
     const l = await listen(["--forward-to", `${fixture.origin}/hook/forwarded`, "--count", "1"], { MEDIAGEN_TARGET: "hosted", MEDIAGEN_BASE_URL: fixture.origin });
     const body = JSON.stringify({ task: "asset_generation", status: "failed", asset_id: "a1", error: { code: "generation_failed", message: "no" } });
-    const res = await fetch(l.url, { method: "POST", headers: { "content-type": "application/json", "x-custom": "kept", "webhook-id": "whd_fwd" }, body });
+    const res = await fetch(l.url, { method: "POST", headers: { "content-type": "application/json", "x-custom": "kept", "webhook-id": "whd_fwd", authorization: "Bearer s3cr3t-token" }, body });
     expect(res.status).toBe(200);
     const e = await l.next(() => true);
     expect(e).toMatchObject({ signature: "unchecked", forwarded: { url: `${fixture.origin}/hook/forwarded`, status: 200 } });
     const hook = fixture.hooks.find((h) => h.path === "/hook/forwarded")!;
     expect(hook.body).toEqual(JSON.parse(body));
-    expect(hook.headers).toMatchObject({ "content-type": "application/json", "x-custom": "kept", "webhook-id": "whd_fwd" });
+    expect(hook.headers).toMatchObject({ "content-type": "application/json", "x-custom": "kept", "webhook-id": "whd_fwd", authorization: "Bearer s3cr3t-token" });
+    // Forwarded as it came, but never printed.
+    expect(e.headers.authorization).toBe("[redacted]");
+    expect(JSON.stringify(l.events)).not.toContain("s3cr3t-token");
     // --count 1: it stops by itself after the delivery.
     const stopped = await l.stop();
     expect(stopped.exitCode).toBe(0);

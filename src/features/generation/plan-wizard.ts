@@ -427,7 +427,7 @@ class Wizard {
         { name: `Look of this block: ${this.lookName(this.blockLook(st, b))}${b.look_id ? "" : " (the default)"}`, value: "look" },
         { name: "Done with this block", value: "back" },
       ];
-      const what = await this.p.select({ message: `Block ${i + 1}`, choices }, this.io);
+      const what = await this.p.select({ message: `Block ${i + 1}`, choices, pageSize: 14 }, this.io);
       if (what === "back") return;
       if (what.startsWith("edit:")) {
         const j = Number(what.slice(5));
