@@ -219,8 +219,14 @@ describe("--webhook-listen on start commands", () => {
     expect(id).toMatch(/^[0-9a-f]{24}$/);
     expect(r.stderr).toMatch(/Listening for this job's webhook at http:\/\/127\.0\.0\.1:\d+\/webhook/);
     expect(r.stderr).toMatch(new RegExp(`Webhook received: .* asset_generation completed · asset_id ${id} · signature valid`));
-    const log = (await run(["local", "webhooks", "--json"], { home })).json<{ url: string; status: string; payload: { asset_id?: string } }[]>();
-    expect(log.find((d) => d.payload.asset_id === id)).toMatchObject({ status: "delivered", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/) });
+    // The worker records the delivery once the receiver has answered: read the log until it has.
+    let row: { url: string; status: string; payload: { asset_id?: string } } | undefined;
+    for (let i = 0; i < 100 && row?.status !== "delivered"; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 100));
+      const log = (await run(["local", "webhooks", "--json"], { home })).json<{ url: string; status: string; payload: { asset_id?: string } }[]>();
+      row = log.find((d) => d.payload.asset_id === id);
+    }
+    expect(row).toMatchObject({ status: "delivered", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/) });
   }, 60_000);
 
   it("avatar create --webhook-listen --watch: the look's webhook arrives after the wait", async () => {
