@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Ajv2020 from "ajv/dist/2020.js";
 import { generationCredits } from "../../src/contract/pricing.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
@@ -252,5 +252,60 @@ describe("plan price and plan show", () => {
       expect(r.errorLine()).toMatchObject({ code: "INVALID_PLAN", field: "sequence_plan[0].sequences[0].duration_ms" });
       expect(r.stdout).toBe("");
     }
+  });
+});
+
+describe("against the hosted target (a local instance served over HTTP)", () => {
+  let served: { baseUrl: string; close(ms?: number): Promise<void> };
+  let inst: { close(): Promise<void>; stopWorker(ms: number): Promise<void> };
+  let key: string;
+  const hosted = () => ["--target", "hosted", "--base-url", served.baseUrl];
+
+  beforeAll(async () => {
+    const { openLocalInstance } = await import("../../src/features/local.js");
+    const { startServer } = await import("../../src/server/server.js");
+    const instance = openLocalInstance({ home: newHome(), worker: "inline" });
+    inst = instance;
+    key = instance.createSpace({ plan: "PRO", credits: 100 }).api_key;
+    served = await startServer({ instance, host: "127.0.0.1", port: 0 });
+  });
+  afterAll(async () => {
+    await served?.close(1_000);
+    await inst?.stopWorker(1_000);
+    await inst?.close();
+  });
+
+  it("resolves ids over HTTP, refuses local files there, and prices as an estimate", async () => {
+    const env = { MEDIAGEN_API_KEY: key };
+    const f = path.join(dir, "hosted.json");
+    fs.writeFileSync(f, JSON.stringify([{ voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hi.", media: { url: png, show: "full" } }] }]));
+    const ok = await run([...hosted(), "plan", "validate", f, "--json"], { home, env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ valid: true, ids_checked: true });
+
+    fs.writeFileSync(f, JSON.stringify([{ voice_id: "vc_emma", look_id: "lk_nobody", sequences: [{ text: "Hi.", media: { url: "/tmp/pic.png" } }] }]));
+    const local = await run([...hosted(), "plan", "validate", f, "--json"], { home, env });
+    expect(local.exitCode).toBe(2);
+    // The rules first: a local file is a problem over HTTP; ids are only resolved once the rules pass.
+    expect(local.json<Report>().problems.map((p) => [p.code, p.field])).toEqual([["INVALID_PLAN", "sequence_plan[0].sequences[0].media.url"]]);
+
+    fs.writeFileSync(f, JSON.stringify([{ voice_id: "vc_emma", look_id: "lk_nobody", sequences: [{ text: "Hi." }] }]));
+    const unknown = await run([...hosted(), "plan", "validate", f, "--json"], { home, env });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.json<Report>().problems.map((p) => [p.code, p.field])).toEqual([["PLAN_RESOLUTION_FAILED", "sequence_plan[0].look_id"]]);
+
+    const price = await run([...hosted(), "plan", "price", f, "--offline", "--json"], { home, env });
+    expect(price.json()).toMatchObject({ exact: false, target: "hosted", estimated_credits: 5 });
+  });
+
+  it("a target that cannot be reached: the rules are checked, the ids are said not to be", async () => {
+    const f = path.join(dir, "unreachable.json");
+    fs.writeFileSync(f, JSON.stringify([{ voice_id: "vc_emma", sequences: [{ text: "Hi." }] }]));
+    const r = await run(["--target", "hosted", "--base-url", "http://127.0.0.1:9/api/public/v1", "plan", "validate", f, "--json"], {
+      home,
+      env: { MEDIAGEN_API_KEY: key, MEDIAGEN_REQUEST_TIMEOUT: "5" },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ valid: true, ids_checked: false, ids_note: expect.stringMatching(/not reachable/) });
   });
 });
