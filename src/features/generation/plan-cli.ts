@@ -56,7 +56,8 @@ export const planCommand: CommandModule = {
     ]);
 
     const validate = plan
-      .command("validate <file>")
+      .command("validate")
+      .argument("<file>", "the plan: a JSON file (an array of speech blocks, or an object with sequence_plan), or - for stdin")
       .description("Check a plan with the service's plan rules (each problem with its JSON path), then its voice, look, avatar and asset ids against the target; exit 2 on any problem")
       .option("--offline", "do not check ids against the target (rules only)")
       .action(async (file: string, flags: JudgeFlags, cmd: Command) => {
@@ -92,7 +93,8 @@ export const planCommand: CommandModule = {
     examples(schema, ["mediagen plan schema > sequence-plan.schema.json"]);
 
     const price = plan
-      .command("price <file>")
+      .command("price")
+      .argument("<file>", "the plan: a JSON file (an array of speech blocks, or an object with sequence_plan), or - for stdin")
       .description("The credits generate --plan would be charged for this plan (5 per started 30 s with a 15 s buffer, +5 per animated image)")
       .option("--animate-image", "as with generate --animate-image: images of the plan are animated (+5 credits each)")
       .option("--max-animated-images <n>", "as with generate --max-animated-images")
@@ -126,7 +128,8 @@ export const planCommand: CommandModule = {
     examples(price, ["mediagen plan price plan.json", "mediagen plan price plan.json --animate-image -q"]);
 
     const show = plan
-      .command("show <file>")
+      .command("show")
+      .argument("<file>", "the plan: a JSON file (an array of speech blocks, or an object with sequence_plan), or - for stdin")
       .description("The plan as a timeline: blocks, sequences with estimated times, voices, looks, actions, media, length and price")
       .option("--offline", "do not check ids against the target, nor read voice and look names")
       .action(async (file: string, flags: JudgeFlags, cmd: Command) => {
@@ -165,7 +168,8 @@ export const planCommand: CommandModule = {
     examples(created, ["mediagen plan new", "mediagen plan new -o launch.json"]);
 
     const edit = plan
-      .command("edit <file>")
+      .command("edit")
+      .argument("<file>", "the plan file to re-open")
       .description("Re-open a plan in the wizard and save it back (validated)")
       .option("-o, --output <file>", "save to another file (default: the file opened)")
       .action(async (file: string, flags: { output?: string }, cmd: Command) => {
