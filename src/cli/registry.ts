@@ -27,6 +27,12 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
     term: "serve [options]",
     load: () => import("./commands/serve.js"),
   },
+  {
+    name: "listen",
+    summary: "Receive webhooks on 127.0.0.1: print each delivery, check its signature, optionally forward it",
+    term: "listen [options]",
+    load: () => import("./commands/listen.js"),
+  },
   { name: "auth", summary: "Log in and out of a target, and check the key in use", load: () => import("./commands/auth.js") },
   {
     name: "config",

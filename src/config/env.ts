@@ -76,6 +76,11 @@ export const ENV_VARS = {
   MEDIAGEN_BASE_URL: variable("cli", "base URL of the hosted target (beats the profile's setting; --base-url beats it)", text),
   MEDIAGEN_API_KEY: variable("cli", "API key to use; beats the key stored for the profile", (raw) => raw?.trim() || undefined),
   MEDIAGEN_PROFILE: variable("cli", "profile to use (default: default; --profile beats it)", text),
+  MEDIAGEN_WEBHOOK_SECRET: variable(
+    "cli",
+    "signing secret (whsec_…) that `mediagen listen` and --webhook-listen check Standard Webhooks signatures with (--secret beats it; on the local target the instance's own secret is the default)",
+    (raw) => raw?.trim() || undefined,
+  ),
   XDG_DATA_HOME: variable("cli", "base of the default MEDIAGEN_HOME on Linux and other Unixes, when it is an absolute path", text),
   APPDATA: variable("cli", "base of the default MEDIAGEN_HOME on Windows", nonEmpty),
   NO_COLOR: variable("cli", "any non-empty value turns colour off (no-color.org); beats FORCE_COLOR", (raw) => raw !== undefined && raw !== ""),

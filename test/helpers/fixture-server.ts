@@ -11,7 +11,7 @@ export interface FixtureServer {
   /** `http://127.0.0.1:<port>`. */
   origin: string;
   /** Webhook deliveries received, in order. */
-  hooks: { path: string; body: Record<string, unknown> }[];
+  hooks: { path: string; body: Record<string, unknown>; headers: Record<string, string | string[] | undefined> }[];
   close(): Promise<void>;
 }
 
@@ -22,7 +22,7 @@ export async function startFixtureServer(dir: string): Promise<FixtureServer> {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString("utf8")));
       req.on("end", () => {
-        hooks.push({ path: req.url!, body: JSON.parse(body) as Record<string, unknown> });
+        hooks.push({ path: req.url!, body: JSON.parse(body) as Record<string, unknown>, headers: req.headers });
         res.writeHead(200).end("ok");
       });
       return;

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
+import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { absoluteIfFile, checkWaitFlags, waits } from "../../cli/parse.js";
 import { BODY_FLAG, defineFlags, SIMULATE_FLAG, type FlagInput } from "../../cli/flags.js";
@@ -430,6 +431,7 @@ export const command: CommandModule = {
       else if (!ctx.opts.json) ctx.io.info(res.asset_ids.join("\n"));
       if (wait) await watchAssets(ctx, engine, res.asset_ids, opts);
     });
+    addWebhookListen(start, getContext, { fields: ["webhookUrl"], expected: (o) => (typeof o.count === "string" ? Number(o.count) || 1 : 1) });
     examples(start, [
       'mediagen asset start --type image --model imgA-4 --prompt "a red fox at dawn" --watch --download out/',
       'mediagen asset start --type video --model vidA-3 --prompt "waves at night" --duration 4 --setting generateAudio=false',

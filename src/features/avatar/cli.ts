@@ -3,6 +3,7 @@
  * and edit waits for the look; `--download` saves the look's thumbnail.
  */
 import path from "node:path";
+import { addWebhookListen } from "../../cli/webhook-listen.js";
 import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
@@ -281,6 +282,7 @@ export const command: CommandModule = {
       ]);
       await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
     });
+    addWebhookListen(create, getContext, { fields: ["webhookUrl"] });
     examples(create, [
       'mediagen avatar create --prompt "friendly barista, warm light" --watch',
       'mediagen avatar create --prompt "podcast host" --style podcast --format horizontal --resolution 4K --watch --download out/',
@@ -320,6 +322,7 @@ export const command: CommandModule = {
       ]);
       await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
     });
+    addWebhookListen(edit, getContext, { fields: ["webhookUrl"] });
     examples(edit, [
       'mediagen avatar edit --avatar av_maya --look lk_maya_kitchen --prompt "in a bakery" --watch',
       'mediagen avatar edit --avatar av_123 --look lk_456 --prompt "holding our product" --image product.png --format horizontal',

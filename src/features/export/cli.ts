@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
+import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
 import { BODY_FLAG, defineFlags, flagError, type FlagInput } from "../../cli/flags.js";
 import { parseSimulate, waitOptionsFrom } from "../../cli/parse.js";
@@ -227,6 +228,7 @@ export const exportCommand: CommandModule = {
       const engine = await ctx.engine();
       await runExport(ctx, engine, body, opts, flags.simulate);
     });
+    addWebhookListen(start, getContext, { fields: ["webhook"] });
     examples(start, [
       "mediagen export 65f0c2a1b3e4d5f6a7b8c9d0",
       "mediagen export 65f0c2a1b3e4d5f6a7b8c9d0 --format square --watch",

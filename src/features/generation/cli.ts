@@ -11,6 +11,7 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples } from "../../cli/help-text.js";
+import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
 import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
 import { HOSTED_MEDIA_HELP, hostedMediaError } from "../../cli/flags.js";
@@ -114,7 +115,7 @@ export function generateBody(flags: GenerateFlags, body: Record<string, unknown>
   return overlayFlags(flags, FIELDS, body);
 }
 
-async function readStdin(ctx: Context): Promise<string> {
+export async function readStdin(ctx: Context): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of ctx.io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
   return Buffer.concat(chunks).toString("utf8");
@@ -138,7 +139,7 @@ export async function scriptText(ctx: Context, value: string): Promise<string> {
 }
 
 /** Local paths in a plan read from a file are relative to that file; existing ones are made absolute. */
-function absolutePlanPaths(plan: unknown, baseDir: string): unknown {
+export function absolutePlanPaths(plan: unknown, baseDir: string): unknown {
   if (!Array.isArray(plan)) return plan;
   const fix = (v: unknown) => {
     if (typeof v !== "string" || /^[a-z][a-z0-9+.-]+:/i.test(v) || path.isAbsolute(v)) return v;
@@ -338,7 +339,7 @@ function waitFlags(cmd: Command, until: string): Command {
 
 // ---- commands -----------------------------------------------------------------------------------------
 
-type GenerateOptions = GenerateFlags &
+export type GenerateOptions = GenerateFlags &
   WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean; export?: boolean; download?: string; force?: boolean; avatarModel?: string };
 
 /**
@@ -365,6 +366,87 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
   const body: Record<string, unknown> = { video_id: videoId };
   if (opts.avatarModel !== undefined) body.avatar_model = opts.avatarModel;
   await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) });
+}
+
+/** What `generate` does with its options (the wizard runs a saved plan through it too). */
+export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<void> {
+  const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
+  if (fromStdin.length > 1) throw usage(fromStdin[1]![0]!, `only one of --script, --plan and --body can read stdin`, "usage_error");
+  const base = opts.body ? await ctx.readBody(opts.body) : {};
+  const flags: GenerateFlags = { ...opts };
+  if (opts.script !== undefined) flags.script = await scriptText(ctx, opts.script);
+  const body = generateBody(flags, base);
+  if (opts.plan !== undefined) body.sequence_plan = await readPlan(ctx, opts.plan);
+  const content = ["sequence_plan", "script", "prompt", "voice_url", "avatar_url"].some((k) => body[k] !== undefined && body[k] !== "");
+  if (!content) {
+    throw usage("--prompt", "nothing to make a video from: give --prompt with --duration, --script with --voice, --plan, --voice-url or --avatar-url", "missing_field");
+  }
+  const simulate = parseSimulate(opts.simulate);
+  const exporting = opts.export === true || opts.download !== undefined;
+  if (!exporting && opts.avatarModel !== undefined) throw usage("--avatar-model", "needs --export (it is the export's avatar_model)", "usage_error");
+  if (!exporting && opts.force) throw usage("--force", "needs --download", "usage_error");
+  if (opts.watch || exporting) waitOptionsFrom(opts);
+  // A bad --download is a usage error before anything is debited.
+  if (exporting) await (await import("../export/cli.js")).checkExportWaitFlags({ ...opts, watch: true });
+  if ((await ctx.target()) === "hosted") {
+    const local = hostedMediaProblem(opts, body);
+    if (local) throw local;
+  }
+  const given = givenFieldFlags(flags, FIELDS);
+  ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
+  let maxCredits: number | undefined;
+  if (opts.maxCredits !== undefined) {
+    maxCredits = Number(opts.maxCredits);
+    if (!/^\d+(\.\d+)?$/.test(opts.maxCredits.trim())) throw usage("--max-credits", `expected a number of credits, got "${opts.maxCredits}"`);
+  }
+  const cli = ctx as CliContext;
+  const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
+  const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
+  if (opts.dryRun || needsPrice(cli, guard)) {
+    const { estimateGenerate } = await import("./estimate.js");
+    const target = await cli.target();
+    const est = estimateGenerate(body, target);
+    if (opts.dryRun) {
+      ctx.print(
+        { estimated_credits: est.credits, seconds: est.seconds, exact: est.exact, basis: est.basis },
+        (e) => [
+          e.estimated_credits === null
+            ? `Not known before it starts: ${e.basis}.`
+            : `${e.exact ? "" : "About "}${credits(e.estimated_credits)}${e.seconds !== null ? ` for about ${e.seconds} s of video` : ""}, from ${e.basis}.`,
+        ],
+        (e) => [e.estimated_credits === null ? "unknown" : String(e.estimated_credits)],
+      );
+      if (!ctx.opts.json) {
+        if (!est.exact && est.credits !== null) ctx.io.info("The service debits its own estimate when the job starts (shown then).");
+        ctx.io.info("Dry run: nothing was started.");
+      }
+      return;
+    }
+    await guardCost(cli, { ...guard, price: est.credits, what: "this video generation", unknownBecause: est.basis });
+  }
+  const engine = await ctx.engine();
+  const res = await engine.generationStart(body, simulate ? { simulate } : {});
+  await ctx.recordJobs?.([
+    {
+      kind: "generation",
+      id: res.job_id,
+      model: body.use_native_avatar === true ? (typeof body.native_avatar_model === "string" ? body.native_avatar_model : "omni-flash") : null,
+      cost: res.estimated_credits,
+      status: res.status,
+      ...(typeof body.prompt === "string" ? { prompt: body.prompt } : typeof body.script === "string" ? { prompt: body.script } : {}),
+    },
+  ]);
+  // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
+  if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
+  if (exporting) {
+    await generateAndExport(ctx, engine, res.job_id, opts);
+    return;
+  }
+  if (!opts.watch) {
+    ctx.print(res, (r: GenerationStartResponse) => [r.job_id], (r) => [r.job_id]);
+    return;
+  }
+  await watchGeneration(ctx, engine, res.job_id, opts, res.estimated_credits);
 }
 
 export const generateCommand: CommandModule = {
@@ -417,86 +499,8 @@ export const generateCommand: CommandModule = {
       .option("--download <file.mp4|dir>", "with --export: save the MP4 as this file (a path ending in .mp4) or into this directory (implies --export)")
       .option("--force", "overwrite an existing file when downloading")
       .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)");
-    waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
-      if (fromStdin.length > 1) throw usage(fromStdin[1]![0]!, `only one of --script, --plan and --body can read stdin`, "usage_error");
-      const base = opts.body ? await ctx.readBody(opts.body) : {};
-      const flags: GenerateFlags = { ...opts };
-      if (opts.script !== undefined) flags.script = await scriptText(ctx, opts.script);
-      const body = generateBody(flags, base);
-      if (opts.plan !== undefined) body.sequence_plan = await readPlan(ctx, opts.plan);
-      const content = ["sequence_plan", "script", "prompt", "voice_url", "avatar_url"].some((k) => body[k] !== undefined && body[k] !== "");
-      if (!content) {
-        throw usage("--prompt", "nothing to make a video from: give --prompt with --duration, --script with --voice, --plan, --voice-url or --avatar-url", "missing_field");
-      }
-      const simulate = parseSimulate(opts.simulate);
-      const exporting = opts.export === true || opts.download !== undefined;
-      if (!exporting && opts.avatarModel !== undefined) throw usage("--avatar-model", "needs --export (it is the export's avatar_model)", "usage_error");
-      if (!exporting && opts.force) throw usage("--force", "needs --download", "usage_error");
-      if (opts.watch || exporting) waitOptionsFrom(opts);
-      // A bad --download is a usage error before anything is debited.
-      if (exporting) await (await import("../export/cli.js")).checkExportWaitFlags({ ...opts, watch: true });
-      if ((await ctx.target()) === "hosted") {
-        const local = hostedMediaProblem(opts, body);
-        if (local) throw local;
-      }
-      const given = givenFieldFlags(flags, FIELDS);
-      ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
-      let maxCredits: number | undefined;
-      if (opts.maxCredits !== undefined) {
-        maxCredits = Number(opts.maxCredits);
-        if (!/^\d+(\.\d+)?$/.test(opts.maxCredits.trim())) throw usage("--max-credits", `expected a number of credits, got "${opts.maxCredits}"`);
-      }
-      const cli = ctx as CliContext;
-      const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
-      const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
-      if (opts.dryRun || needsPrice(cli, guard)) {
-        const { estimateGenerate } = await import("./estimate.js");
-        const target = await cli.target();
-        const est = estimateGenerate(body, target);
-        if (opts.dryRun) {
-          ctx.print(
-            { estimated_credits: est.credits, seconds: est.seconds, exact: est.exact, basis: est.basis },
-            (e) => [
-              e.estimated_credits === null
-                ? `Not known before it starts: ${e.basis}.`
-                : `${e.exact ? "" : "About "}${credits(e.estimated_credits)}${e.seconds !== null ? ` for about ${e.seconds} s of video` : ""}, from ${e.basis}.`,
-            ],
-            (e) => [e.estimated_credits === null ? "unknown" : String(e.estimated_credits)],
-          );
-          if (!ctx.opts.json) {
-            if (!est.exact && est.credits !== null) ctx.io.info("The service debits its own estimate when the job starts (shown then).");
-            ctx.io.info("Dry run: nothing was started.");
-          }
-          return;
-        }
-        await guardCost(cli, { ...guard, price: est.credits, what: "this video generation", unknownBecause: est.basis });
-      }
-      const engine = await ctx.engine();
-      const res = await engine.generationStart(body, simulate ? { simulate } : {});
-      await ctx.recordJobs?.([
-        {
-          kind: "generation",
-          id: res.job_id,
-          model: body.use_native_avatar === true ? (typeof body.native_avatar_model === "string" ? body.native_avatar_model : "omni-flash") : null,
-          cost: res.estimated_credits,
-          status: res.status,
-          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : typeof body.script === "string" ? { prompt: body.script } : {}),
-        },
-      ]);
-      // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
-      if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
-      if (exporting) {
-        await generateAndExport(ctx, engine, res.job_id, opts);
-        return;
-      }
-      if (!opts.watch) {
-        ctx.print(res, (r: GenerationStartResponse) => [r.job_id], (r) => [r.job_id]);
-        return;
-      }
-      await watchGeneration(ctx, engine, res.job_id, opts, res.estimated_credits);
-    });
+    waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => runGenerate(getContext(cmd), opts));
+    addWebhookListen(generate, getContext, { fields: ["webhook", "webhookUrl"] });
     examples(generate, [
       'mediagen generate --prompt "why cats purr" --duration 30 --voice vc_emma --avatar lk_maya_kitchen --watch',
       "mediagen generate --script script.txt --voice vc_noah --avatar lk_james_podcast --format horizontal --json",

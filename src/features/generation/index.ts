@@ -14,6 +14,11 @@ export const generation = {
       summary: "Follow generation jobs (GET /generation/status)",
       load: async () => ({ command: (await import("./cli.js")).generationCommand }),
     },
+    {
+      name: "plan",
+      summary: "Sequence plans: build one interactively, validate, price, show as a timeline, print the JSON Schema",
+      load: async () => ({ command: (await import("./plan-cli.js")).planCommand }),
+    },
   ],
   contract: () => import("./contract.js"),
   local: async (): Promise<LocalPart> => {
