@@ -368,14 +368,16 @@ describe("HostedEngine abort (CallOptions.signal)", () => {
   });
 
   it("aborts a 429 wait of the default sleep promptly", async () => {
-    const s = await serve(() => ({ status: 429, body: { error: "slow down" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 50) } }));
+    const ac = new AbortController();
+    // Aborted once the 429 has been answered (not on a timer from the call: under load the request
+    // itself could still be on its way), so the abort lands in the 50 s wait.
+    const s = await serve(() => (setTimeout(() => ac.abort(), 50), { status: 429, body: { error: "slow down" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 50) } }));
     const engine = new HostedEngine({ baseUrl: s.url, apiKey: KEY, env: {} });
     open.push(engine);
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 50);
     const started = Date.now();
     const err = await engine.folderCreate({ name: "x" }, { signal: ac.signal }).catch((e) => e);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Far below the announced 50 s wait (a loose bound: only a wait that ignores the signal fails it).
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(err).toMatchObject({ name: "AbortError" });
     expect(s.seen).toHaveLength(1);
   });
