@@ -91,7 +91,7 @@ export function registerCatalog(local: Command, get: Getter): void {
     });
   examples(sync, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from models.json --json"]);
 
-  catalog
+  const status = catalog
     .command("status")
     .description("Where the local model catalog comes from, how old it is, and the models a sync skipped")
     .action(async (_opts: unknown, cmd: Command) => {
@@ -114,7 +114,9 @@ export function registerCatalog(local: Command, get: Getter): void {
       );
     });
 
-  catalog
+  examples(status, ["mediagen local catalog status", "mediagen local catalog status --json | jq .age_seconds"]);
+
+  const reset = catalog
     .command("reset")
     .description("Go back to the built-in model catalog")
     .action(async (_opts: unknown, cmd: Command) => {
@@ -125,4 +127,5 @@ export function registerCatalog(local: Command, get: Getter): void {
       ctx.print({ reset: was }, () => [], () => []);
       if (!ctx.opts.json) ctx.io.info(was ? "The local instance uses its built-in model catalog again." : "The local instance already uses its built-in model catalog.");
     });
+  examples(reset, ["mediagen local catalog reset"]);
 }
