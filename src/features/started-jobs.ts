@@ -57,9 +57,22 @@ export function findStartedJob(instance: LocalInstance, q: StartedQuery): Starte
     }
     case "generate": {
       const rows = db
-        .prepare("SELECT id, created_at, cost_milli FROM generations WHERE space_id = ? AND created_at >= ? ORDER BY created_at, rowid")
+        .prepare("SELECT id, created_at, cost_milli, spec FROM generations WHERE space_id = ? AND created_at >= ? ORDER BY created_at, rowid")
         .all(space.id, q.since) as Row[];
-      const r = rows.find(free);
+      // The request's own words, as the normalised spec keeps them.
+      const same = (r: Row) => {
+        let spec: Record<string, unknown>;
+        try {
+          spec = JSON.parse(String(r.spec)) as Record<string, unknown>;
+        } catch {
+          return false;
+        }
+        return ["prompt", "script", "avatar_id"].every((k) => {
+          const want = str(q.body[k]);
+          return want === undefined || str(spec[k])?.trim() === want.trim();
+        });
+      };
+      const r = rows.find((x) => free(x) && same(x));
       return r ? { ids: [r.id], cost: fromMilli(r.cost_milli as number) } : undefined;
     }
     case "export": {

@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { newHome, run, runBin, startBin } from "./helpers.js";
+import { newHome, run, runBin, startBin, startInProcess } from "./helpers.js";
 
 const FAST = { MEDIAGEN_LOCAL_RATE_LIMIT: "20", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "1000" };
 
@@ -258,6 +258,33 @@ describe("batch budget and input", () => {
     expect(path.basename((second.paths as string[])[0]!)).toMatch(/^B2-[0-9a-f]{24}\.png$/);
     const status = await run(["asset", "status", (second.ids as string[])[0]!, "--json"], { home });
     expect(status.json<{ generation_params: { prompt: string } }>().generation_params.prompt).toBe(tricky);
+    // The batch's jobs are in the history too, with what became of them.
+    const history = (await run(["history", "--json"], { home })).json<{ id: string; kind: string; status: string; saved: string | null }[]>();
+    expect(history.find((h) => h.id === (second.ids as string[])[0])).toMatchObject({ kind: "asset", status: "completed", saved: (second.paths as string[])[0] });
+  });
+
+  it("on a terminal, draws a progress bar on stderr and ends with a summary; Ctrl-C stops it with 130 and the re-run finishes", async () => {
+    const home = newHome();
+    const file = writeBatch(home, 6, 0);
+    const out = path.join(home, "out");
+    const ac = new AbortController();
+    const started = startInProcess(["batch", "run", file, "--out", out, "--parallel", "2"], { home, tty: { stderr: true }, interrupt: ac.signal, timeoutMs: 60_000 });
+    const manifest = path.join(out, "batch.jsonl.manifest.jsonl");
+    for (let i = 0; i < 400; i++) {
+      if (fs.existsSync(manifest) && manifestEvents(manifest).some((e) => e.ev === "done")) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    ac.abort();
+    const r = await started.result;
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(r.stderr).toMatch(/\r\x1b\[K\[[#.]{24}\] \d+\/6 done · \d+ failed · \d+ running · [\d.]+ credits?/);
+    expect(r.stderr).toMatch(/Batch: \d\/6 done/);
+    const again = await run(["batch", "run", file, "--out", out, "--json"], { home, timeoutMs: 60_000 });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(ndjson(again.stdout).find((e) => e.event === "summary")).toMatchObject({ done: 6 });
+    const debits = (await ledger(home)).filter((x) => x.kind === "debit");
+    expect(new Set(debits.map((d) => d.ref)).size).toBe(6);
+    expect(debits).toHaveLength(6);
   });
 
   it("refuses a bad file before anything starts, naming the line (exit 2)", async () => {

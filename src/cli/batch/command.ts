@@ -89,6 +89,44 @@ export async function priceBatch(ctx: CliContext, lines: readonly BatchLine[]): 
   }
 }
 
+/** Jobs the batch starts go to the history too (`mediagen history`, `mediagen download <id>`). */
+function journal(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "started" }>): void {
+  const l = lines.find((x) => x.line === e.line);
+  if (!l || !ctx.recordJobs) return;
+  const kind = e.step === "export" || l.kind === "export" ? "export" : l.kind === "asset" ? "asset" : l.kind === "generate" ? "generation" : l.kind === "avatar" ? "look" : undefined;
+  if (!kind) return;
+  const b = l.body;
+  const prompt = typeof b.prompt === "string" ? b.prompt : typeof b.script === "string" ? b.script : undefined;
+  const per = e.ids.length ? Math.round((e.cost / e.ids.length) * 1000) / 1000 : e.cost;
+  void ctx
+    .recordJobs(
+      e.ids.map((id) => ({
+        kind,
+        id,
+        model: kind === "asset" && typeof b.model === "string" ? b.model : null,
+        cost: per,
+        status: kind === "asset" ? "generating" : "pending",
+        ...(kind === "look" && e.avatar_id ? { avatar_id: e.avatar_id } : {}),
+        ...(prompt !== undefined && kind !== "export" ? { prompt } : {}),
+      })),
+    )
+    .catch(() => undefined);
+}
+
+/** What became of a finished line's jobs, for the history. */
+function journalDone(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "line" }>): void {
+  const l = lines.find((x) => x.line === e.line);
+  if (!l || !ctx.recordUpdates) return;
+  const kindOf = (id: string) => (id.startsWith("exp_") ? "export" : id.startsWith("run_") ? "generation" : l.kind === "asset" ? "asset" : l.kind === "avatar" ? "look" : undefined);
+  const updates = (e.ids ?? []).flatMap((id) => {
+    const kind = kindOf(id);
+    if (!kind) return [];
+    const saved = (e.paths ?? []).find((p) => p.includes(id));
+    return [{ kind, id, status: "completed", ...(saved ? { saved } : {}) } as const];
+  });
+  void ctx.recordUpdates(updates).catch(() => undefined);
+}
+
 /** The progress a person sees on stderr. */
 class Progress {
   private readonly t0: number;
@@ -178,6 +216,17 @@ export async function runBatch(ctx: CliContext, lines: readonly BatchLine[], o: 
       );
     }
   }
+  if (target === "hosted") {
+    const sim = lines.find((l) => l.simulate !== undefined);
+    if (sim) {
+      throw new CliError(
+        `line ${sim.line}: "simulate" is for the local instance only; on the hosted target it would start a real, paid job`,
+        EXIT.usage,
+        "usage_error",
+        "simulate",
+      );
+    }
+  }
   const ac = new AbortController();
   const off = ctx.onInterrupt(() => ac.abort(new CliError("interrupted", EXIT.interrupted, "interrupted")));
   const writer = new ManifestWriter(o.manifestPath);
@@ -208,7 +257,11 @@ export async function runBatch(ctx: CliContext, lines: readonly BatchLine[], o: 
         manifest,
         save: (url, dir, name) => ctx.save(url, dir, name, { force: true, signal: ac.signal }),
         ...(findStarted ? { findStarted } : {}),
-        report: (e) => progress.event(e),
+        report: (e) => {
+          if (e.event === "started") journal(ctx, lines, e);
+          if (e.event === "line" && e.status === "done") journalDone(ctx, lines, e);
+          progress.event(e);
+        },
         ...(crashLine !== undefined
           ? {
               afterStartAnswered: (line: number, step: string) => {

@@ -68,7 +68,7 @@ export type LineOutcome = "done" | "failed" | "skipped_budget" | "unknown" | "in
 
 export type BatchEvent =
   | { event: "line"; line: number; kind: BatchKind; status: LineOutcome; ids?: string[]; paths?: string[]; cost?: number; price?: number | null; code?: string; message?: string }
-  | { event: "started"; line: number; kind: BatchKind; step: Step; ids: string[]; cost: number; adopted?: boolean }
+  | { event: "started"; line: number; kind: BatchKind; step: Step; ids: string[]; cost: number; adopted?: boolean; avatar_id?: string }
   | { event: "progress" };
 
 export interface BatchSummary {
@@ -433,7 +433,7 @@ export class BatchRunner {
     }
     this.spent.set(l.line, addCredits(this.spent.get(l.line) ?? 0, f.cost));
     this.committed = addCredits(this.committed, f.cost);
-    this.deps.report({ event: "started", line: l.line, kind: l.kind, step, ids: f.ids, cost: f.cost, ...(adopted ? { adopted: true } : {}) });
+    this.deps.report({ event: "started", line: l.line, kind: l.kind, step, ids: f.ids, cost: f.cost, ...(adopted ? { adopted: true } : {}), ...(f.avatar_id ? { avatar_id: f.avatar_id } : {}) });
     return s.steps[step]!;
   }
 
