@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Pacer, PRIORITY, type PacerClock } from "../../src/cli/batch/pacer.js";
-import { ManifestWriter, readManifest } from "../../src/cli/batch/manifest.js";
+import { lockManifest, ManifestWriter, readManifest } from "../../src/cli/batch/manifest.js";
 import { fillWord, parseCsv, parseJsonl, splitWords } from "../../src/cli/batch/input.js";
 import type { RateLimitInfo } from "../../src/engine/engine.js";
 
@@ -114,6 +114,21 @@ describe("manifest", () => {
     w.append({ ev: "started", line: 1, hash: "h1", step: "start", ids: ["a1"], cost: 1, at: "2026-01-01T00:00:01.000Z" });
     w.close();
     expect(readManifest(file).lines.get(1)!.steps.start!.ids).toEqual(["a1"]);
+  });
+});
+
+describe("manifest lock", () => {
+  it("refuses while a live process holds it, takes over the lock of a process that is gone", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-manifest-"));
+    const file = path.join(dir, "m.jsonl");
+    fs.writeFileSync(`${file}.lock`, String(process.ppid));
+    expect(lockManifest(file)).toEqual({ heldBy: process.ppid });
+    fs.writeFileSync(`${file}.lock`, "2147483646");
+    const release = lockManifest(file);
+    expect(typeof release).toBe("function");
+    expect(fs.readFileSync(`${file}.lock`, "utf8")).toBe(String(process.pid));
+    (release as () => void)();
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
   });
 });
 

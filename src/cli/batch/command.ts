@@ -7,9 +7,10 @@
  * at the end; with --json, NDJSON events on stdout (`started`, `line`, then `summary`).
  */
 import type { CliContext } from "../context.js";
+import type { Engine } from "../../engine/engine.js";
 import { CliError, EXIT } from "../types.js";
 import type { BatchKind, BatchLine } from "./input.js";
-import { ManifestWriter, readManifest } from "./manifest.js";
+import { lockManifest, ManifestWriter, readManifest } from "./manifest.js";
 import { Pacer, PRIORITY } from "./pacer.js";
 import { addCredits, priceLine, type LinePrice } from "./price.js";
 import { BatchRunner, type BatchEvent, type BatchSummary, type FoundStart } from "./runner.js";
@@ -193,6 +194,36 @@ class Progress {
 export async function runBatch(ctx: CliContext, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
   const engine = await ctx.engine();
   const target = engine.target;
+  if (target === "hosted") {
+    const sim = lines.find((l) => l.simulate !== undefined);
+    if (sim) {
+      throw new CliError(
+        `line ${sim.line}: "simulate" is for the local instance only; on the hosted target it would start a real, paid job`,
+        EXIT.usage,
+        "usage_error",
+        "simulate",
+      );
+    }
+  }
+  // The lock first, so the manifest read is the one this run goes on from.
+  const lock = lockManifest(o.manifestPath);
+  if (typeof lock !== "function") {
+    throw new CliError(
+      `--manifest: another batch (pid ${lock.heldBy}) is running on ${o.manifestPath}; wait for it, or stop it and run again`,
+      EXIT.usage,
+      "manifest_locked",
+      "--manifest",
+    );
+  }
+  try {
+    await runLocked(ctx, engine, lines, o);
+  } finally {
+    lock();
+  }
+}
+
+async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
+  const target = engine.target;
   const manifest = readManifest(o.manifestPath);
   // Where the jobs live: the hosted base URL, or the local instance's home.
   const baseUrl = ctx.runtime.engine ? null : target === "hosted" ? (ctx.resolve().config.baseUrl ?? null) : `local:${ctx.home}`;
@@ -213,17 +244,6 @@ export async function runBatch(ctx: CliContext, lines: readonly BatchLine[], o: 
         EXIT.usage,
         "manifest_mismatch",
         "--manifest",
-      );
-    }
-  }
-  if (target === "hosted") {
-    const sim = lines.find((l) => l.simulate !== undefined);
-    if (sim) {
-      throw new CliError(
-        `line ${sim.line}: "simulate" is for the local instance only; on the hosted target it would start a real, paid job`,
-        EXIT.usage,
-        "usage_error",
-        "simulate",
       );
     }
   }

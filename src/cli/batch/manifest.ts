@@ -199,3 +199,37 @@ export function claimedIds(m: Manifest): Set<string> {
   for (const s of m.lines.values()) for (const st of Object.values(s.steps)) for (const id of st?.ids ?? []) ids.add(id);
   return ids;
 }
+
+/**
+ * One batch per manifest at a time: two processes following the same lines could both start one.
+ * The lock is a file beside the manifest holding the owner's pid, made with O_EXCL; a lock whose
+ * process is gone (killed, even by SIGKILL) is taken over. Returns the release.
+ */
+export function lockManifest(file: string): (() => void) | { heldBy: number } {
+  const lock = `${file}.lock`;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(lock, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      return () => fs.rmSync(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const pid = Number(fs.readFileSync(lock, "utf8").trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return { heldBy: pid };
+      // A lock left by a process that is gone.
+      fs.rmSync(lock, { force: true });
+    }
+  }
+  throw new Error(`could not lock ${file}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
