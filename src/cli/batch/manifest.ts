@@ -19,8 +19,12 @@ import fs from "node:fs";
 import path from "node:path";
 
 export type Step = "start" | "export";
-/** Where a line failed: `start` the request was refused (not paid), `job` the job failed, `download` saving failed. */
-export type Phase = "start" | "job" | "download";
+/**
+ * Where a line failed: `start` the request was refused (not paid), `job` the job failed (both: a
+ * retry starts the step again); `watch` its status could not be read, `download` saving failed
+ * (both: a retry goes on with the job already paid for).
+ */
+export type Phase = "start" | "job" | "watch" | "download";
 
 export interface StepState {
   /** When the start request was announced (ISO); set before it is sent. */

@@ -223,7 +223,7 @@ export class BatchRunner {
     }
     if (s.status === "failed" && s.failure) {
       // A refused start or a failed job starts that step over; a failed download only saves again.
-      if (s.failure.phase !== "download") this.record({ ev: "retry", line: l.line, hash: l.hash, step: s.failure.step });
+      if (s.failure.phase === "start" || s.failure.phase === "job") this.record({ ev: "retry", line: l.line, hash: l.hash, step: s.failure.step });
     }
     if (s.status === "unknown" && s.failure) this.record({ ev: "retry", line: l.line, hash: l.hash, step: s.failure.step });
     // What an earlier attempt cost stays in the batch's total, not in this attempt's.
@@ -236,7 +236,8 @@ export class BatchRunner {
       this.record({ ev: "done", line: l.line, hash: l.hash, cost });
       this.finish(l, "done", { paths, cost, ids: this.ids(l) });
     } catch (e) {
-      const stop = e instanceof LineStop ? e : this.deps.signal.aborted ? new LineStop("interrupted", "start", "job", "interrupted", "interrupted") : new LineStop("failed", "start", "job", errCode(e), errMessage(e));
+      // Anything else (a manifest that cannot be written…) is not the job's fault: a retry goes on with what was started.
+      const stop = e instanceof LineStop ? e : this.deps.signal.aborted ? new LineStop("interrupted", "start", "watch", "interrupted", "interrupted") : new LineStop("failed", "start", "watch", errCode(e), errMessage(e));
       if (stop.outcome === "failed") this.record({ ev: "failed", line: l.line, hash: l.hash, step: stop.step, phase: stop.phase, code: stop.code, message: stop.message });
       this.finish(l, stop.outcome, { code: stop.code, message: stop.message, ids: this.ids(l), cost: this.spent.get(l.line) ?? 0 });
     } finally {
@@ -476,7 +477,14 @@ export class BatchRunner {
     const delay = (elapsed: number) => this.opts.intervalMs ?? (this.deps.target === "local" ? localSchedule(elapsed) : schedule(elapsed));
     for (;;) {
       if (signal.aborted) throw new LineStop("interrupted", step, "job", "interrupted", "interrupted");
-      const x = await pacer.run(PRIORITY.poll, poll, () => engine.lastRateLimit());
+      let x: T;
+      try {
+        x = await pacer.run(PRIORITY.poll, poll, () => engine.lastRateLimit());
+      } catch (e) {
+        if (signal.aborted) throw new LineStop("interrupted", step, "watch", "interrupted", "interrupted");
+        // The job is paid for and may still finish: a retry watches it again, it does not start it again.
+        throw new LineStop("failed", step, "watch", errCode(e), `reading its status failed: ${errMessage(e)} (--retry-failed watches it again, without a new start)`);
+      }
       const s = status(x);
       if (s === "completed" || s === "failed") return x;
       const elapsed = clock.now() - t0;
