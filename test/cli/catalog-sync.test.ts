@@ -84,6 +84,15 @@ beforeAll(async () => {
         const d = catalog.details.find((x) => x.name === decodeURIComponent(one[1]!));
         return d ? send(200, d) : send(404, { error: "Model not found", details: [{ code: "model_not_found", message: "Model not found" }] });
       }
+      if (req.method === "GET" && p === "/voice/list") {
+        return send(200, [
+          { id: "vc_hosted_ava", name: "Ava", language: "en", gender: "female", tags: ["warm"], source: "config" },
+          { id: "vc_hosted_min", name: "Min", language: "ko", gender: "female", tags: [], source: "config" },
+        ]);
+      }
+      if (req.method === "GET" && p === "/resources/voices") {
+        return send(200, [{ id: "vc_hosted_ava", name: "Ava", language: "en", accent: "Californian", gender: "female", tags: ["warm"], preview: "https://x/ava.mp3" }]);
+      }
       if (req.method === "POST" && p === "/asset/pricing") {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Json;
         const total = catalog.price(body);
@@ -173,5 +182,27 @@ describe("local catalog sync --from-hosted", () => {
 
     const bad = await run(["local", "catalog", "sync"], { home });
     expect(bad.exitCode).toBe(2);
+  });
+
+  it("--voices also replaces the public voices: the hosted ones, spoken by a local voice of their language", async () => {
+    const h = newHome();
+    const sync = await run(["local", "catalog", "sync", "--from-hosted", "--voices", "--json"], { home: h, env: hosted() });
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const synced = sync.json<{ voices: string[]; skipped: { name: string; reason: string }[] }>();
+    expect(synced.voices).toEqual(["vc_hosted_ava"]);
+    expect(synced.skipped).toContainEqual({ name: "voice vc_hosted_min", reason: 'the local speech has no voice for language "ko"' });
+    const voices = (await run(["voice", "list", "--json"], { home: h })).json<{ id: string }[]>();
+    expect(voices.map((v) => v.id)).toEqual(["vc_hosted_ava"]);
+    const resources = (await run(["voice", "resources", "--json"], { home: h })).json<{ id: string; language: string; gender: string; accent: string }[]>();
+    expect(resources).toEqual([expect.objectContaining({ id: "vc_hosted_ava", language: "en", gender: "female", accent: "Californian" })]);
+    // It speaks: a generation with it completes; a built-in voice is no longer offered.
+    const g = await run(["generate", "--script", "Hello there.", "--voice", "vc_hosted_ava", "--avatar", "lk_zoe_podcast", "--watch", "--json"], { home: h, timeoutMs: 60_000 });
+    expect(g.exitCode, g.stderr).toBe(0);
+    const old = await run(["generate", "--script", "Hello there.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast", "--json"], { home: h });
+    expect(old.exitCode).toBe(2);
+    expect(old.errorLine()?.code).toMatch(/invalid_voice_id/i);
+    expect((await run(["local", "catalog", "status", "--json"], { home: h })).json<{ voices: number }>().voices).toBe(1);
+    await run(["local", "catalog", "reset"], { home: h });
+    expect((await run(["voice", "list", "--json"], { home: h })).json<{ id: string }[]>().map((v) => v.id)).toContain("vc_emma");
   });
 });

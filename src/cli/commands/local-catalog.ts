@@ -15,10 +15,11 @@ type Getter = (cmd: Command) => CliContext;
 interface SyncOptions {
   fromHosted?: boolean;
   from?: string;
+  voices?: boolean;
 }
 
-/** Model records from a file: `{"models":[…]}` (each with its input_schema) or a bare array. */
-function readModelsFile(file: string): unknown[] {
+/** Model records from a file: `{"models":[…], "voices"?:[…]}` (each model with its input_schema) or a bare array of models. */
+function readModelsFile(file: string): { models: unknown[]; voices?: unknown[] } {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
@@ -33,7 +34,8 @@ function readModelsFile(file: string): unknown[] {
   }
   const list = Array.isArray(data) ? data : data && typeof data === "object" && Array.isArray((data as { models?: unknown }).models) ? (data as { models: unknown[] }).models : undefined;
   if (!list) throw new CliError(`--from: ${file} must hold {"models": [model records with input_schema]} or an array of them`, EXIT.usage, "invalid_value", "--from");
-  return list;
+  const voices = !Array.isArray(data) && Array.isArray((data as { voices?: unknown }).voices) ? (data as { voices: unknown[] }).voices : undefined;
+  return { models: list, ...(voices ? { voices } : {}) };
 }
 
 export function registerCatalog(local: Command, get: Getter): void {
@@ -44,7 +46,8 @@ export function registerCatalog(local: Command, get: Getter): void {
     .command("sync")
     .description("Replace the local model catalog with the hosted service's (GET /asset/models, each model's input_schema, prices from POST /asset/pricing)")
     .option("--from-hosted", "read the hosted service of this profile (its base URL and key; see `mediagen auth login --target hosted`)")
-    .option("--from <file.json>", "read model records from a file: {\"models\": [GET /asset/models/{name} answers]}; prices from each base_cost")
+    .option("--from <file.json>", "read model records from a file: {\"models\": [GET /asset/models/{name} answers], \"voices\"?: [GET /voice/list items]}; prices from each base_cost")
+    .option("--voices", "also replace the public voices with the hosted ones (GET /voice/list?onlyPublic=true), each spoken by a local voice of its language and gender")
     .action(async (opts: SyncOptions, cmd: Command) => {
       const ctx = get(cmd);
       if ((opts.fromHosted ? 1 : 0) + (opts.from !== undefined ? 1 : 0) !== 1) {
@@ -54,6 +57,8 @@ export function registerCatalog(local: Command, get: Getter): void {
       let records: unknown[];
       let source: string;
       let probe: ((req: Record<string, unknown>) => Promise<number>) | undefined;
+      let voiceList: unknown[] | undefined;
+      let voiceResources: unknown[] = [];
       if (opts.fromHosted) {
         ctx.useTarget({ target: "hosted" });
         const engine = await ctx.engine();
@@ -63,12 +68,28 @@ export function registerCatalog(local: Command, get: Getter): void {
         records = [];
         for (const m of list.models) records.push(await engine.assetModel({ name: m.name }));
         probe = async (req) => (await engine.assetPricing(req as never)).total_cost;
+        if (opts.voices) {
+          voiceList = (await engine.voiceList({ onlyPublic: true } as never)) as unknown[];
+          voiceResources = (await engine.resourceVoices({})) as unknown[];
+        }
       } else {
-        records = readModelsFile(opts.from!);
+        const file = readModelsFile(opts.from!);
+        records = file.models;
         source = `file ${opts.from}`;
+        if (opts.voices) {
+          if (!file.voices) throw new CliError(`--voices: ${opts.from} has no "voices" list`, EXIT.usage, "missing_field", "--voices");
+          voiceList = file.voices;
+        }
       }
       const models = [];
       const skipped = [];
+      let voices: Awaited<ReturnType<typeof import("../../features/asset/catalog-sync.js")["convertVoices"]>>["voices"] | undefined;
+      if (voiceList) {
+        const [{ convertVoices }, { CATALOG_VOICES }] = await Promise.all([import("../../features/asset/catalog-sync.js"), import("../../features/voice/catalog.js")]);
+        const converted = convertVoices(voiceList, voiceResources, CATALOG_VOICES);
+        voices = converted.voices;
+        skipped.push(...converted.skipped);
+      }
       for (const r of records) {
         const c = await convertModel(r, probe);
         if ("model" in c) models.push(c.model);
@@ -78,18 +99,19 @@ export function registerCatalog(local: Command, get: Getter): void {
         throw new CliError(`nothing to sync: none of the ${records.length} model(s) is of a class the local renderer knows; the catalog is unchanged`, EXIT.error, "nothing_to_sync");
       }
       const instance = await ctx.localInstance();
-      storeCatalog(instance, source, models, skipped);
-      const result = { source, models: models.map((m) => m.name), skipped };
+      storeCatalog(instance, source, models, skipped, voices);
+      const result = { source, models: models.map((m) => m.name), ...(voices ? { voices: voices.map((v) => v.id) } : {}), skipped };
       ctx.print(
         result,
         (r) => [
           `Synced ${r.models.length} model${r.models.length === 1 ? "" : "s"} from ${r.source}: ${r.models.join(", ")}`,
+          ...(r.voices ? [`Synced ${r.voices.length} public voice${r.voices.length === 1 ? "" : "s"}: ${r.voices.join(", ")}`] : []),
           ...(r.skipped.length ? [`Skipped ${r.skipped.length} (not a class the local renderer knows):`, ...r.skipped.map((s) => `  ${s.name}: ${s.reason}`)] : []),
         ],
         (r) => r.models,
       );
     });
-  examples(sync, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from models.json --json"]);
+  examples(sync, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from-hosted --voices", "mediagen local catalog sync --from models.json --json"]);
 
   const status = catalog
     .command("status")
@@ -105,6 +127,7 @@ export function registerCatalog(local: Command, get: Getter): void {
         (x) => [
           `source: ${x.source}`,
           `models: ${x.models}`,
+          `voices: ${x.voices === null ? "built-in" : x.voices}`,
           ...(x.synced_at ? [`synced: ${x.synced_at} (${formatDuration((x.age_seconds ?? 0) * 1000)} ago)`] : []),
           ...(x.skipped.length
             ? ["skipped:", ...table(x.skipped, [{ header: "model", get: (k) => k.name }, { header: "reason", get: (k) => k.reason }], widthOf(ctx.io)).map((l) => `  ${l}`)]

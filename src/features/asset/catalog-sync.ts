@@ -28,9 +28,65 @@ CREATE TABLE model_catalog (
   synced_at TEXT NOT NULL,
   revision  INTEGER NOT NULL,
   models    TEXT NOT NULL,
-  skipped   TEXT NOT NULL
+  skipped   TEXT NOT NULL,
+  -- The public voices, when the sync copied them (NULL: the built-in voices).
+  voices    TEXT
 ) STRICT;
 `;
+
+/** A public voice copied from the hosted service, spoken locally by an espeak-ng voice of its language and gender. */
+export interface SyncedVoice {
+  id: string;
+  name: string;
+  language: string;
+  accent: string;
+  gender: "male" | "female";
+  tags: string[];
+  tts: string;
+}
+
+/** The synced public voices, or undefined when the instance uses its built-in ones. */
+export function syncedVoicesOf(db: DB): SyncedVoice[] | undefined {
+  const row = db.prepare("SELECT voices FROM model_catalog WHERE id = 1").get() as { voices: string | null } | undefined;
+  return row?.voices ? (JSON.parse(row.voices) as SyncedVoice[]) : undefined;
+}
+
+/**
+ * Hosted voices (GET /voice/list?onlyPublic=true, with the accent of GET /resources/voices) as local
+ * ones: each speaks with the built-in voice of the same language and gender (else the language), so
+ * generation and previews work; a language the local speech does not have is skipped.
+ */
+export function convertVoices(
+  list: unknown[],
+  resources: unknown[],
+  builtIn: readonly { language: string; gender: string; tts: string }[],
+): { voices: SyncedVoice[]; skipped: SkippedModel[] } {
+  const accent = new Map<string, string>();
+  for (const r of resources) if (isObj(r) && typeof r.id === "string" && typeof r.accent === "string") accent.set(r.id, r.accent);
+  const voices: SyncedVoice[] = [];
+  const skipped: SkippedModel[] = [];
+  for (const v of list) {
+    if (!isObj(v) || typeof v.id !== "string") continue;
+    if (v.source === "space") continue;
+    const language = typeof v.language === "string" ? v.language.toLowerCase().split(/[-_]/)[0]! : "";
+    const gender = v.gender === "male" || v.gender === "female" ? v.gender : undefined;
+    const speaker = builtIn.find((b) => b.language === language && b.gender === gender) ?? builtIn.find((b) => b.language === language);
+    if (!gender || !speaker) {
+      skipped.push({ name: `voice ${v.id}`, reason: !gender ? "no gender" : `the local speech has no voice for language ${JSON.stringify(v.language)}` });
+      continue;
+    }
+    voices.push({
+      id: v.id,
+      name: typeof v.name === "string" ? v.name : v.id,
+      language,
+      accent: accent.get(v.id) ?? "",
+      gender,
+      tags: strings(v.tags),
+      tts: speaker.tts,
+    });
+  }
+  return { voices, skipped };
+}
 
 export type ModelLookup = (name: string) => ModelDef | undefined;
 
@@ -85,32 +141,43 @@ export interface CatalogStatus {
   synced_at: string | null;
   age_seconds: number | null;
   models: number;
+  /** Public voices copied by the sync; null: the built-in voices. */
+  voices: number | null;
   skipped: SkippedModel[];
 }
 
 export function catalogStatus(instance: Pick<LocalInstance, "db" | "clock">): CatalogStatus {
   const row = readRow(instance.db);
-  if (!row) return { source: "built-in", synced_at: null, age_seconds: null, models: MODELS.length, skipped: [] };
+  if (!row) return { source: "built-in", synced_at: null, age_seconds: null, models: MODELS.length, voices: null, skipped: [] };
+  const voices = syncedVoicesOf(instance.db);
   return {
     source: row.source,
     synced_at: row.synced_at,
     age_seconds: Math.max(0, Math.round((instance.clock.now() - Date.parse(row.synced_at)) / 1000)),
     models: (JSON.parse(row.models) as unknown[]).length,
+    voices: voices ? voices.length : null,
     skipped: JSON.parse(row.skipped) as SkippedModel[],
   };
 }
 
-export function storeCatalog(instance: Pick<LocalInstance, "db" | "nowIso">, source: string, models: readonly ModelDef[], skipped: readonly SkippedModel[]): void {
+export function storeCatalog(
+  instance: Pick<LocalInstance, "db" | "nowIso">,
+  source: string,
+  models: readonly ModelDef[],
+  skipped: readonly SkippedModel[],
+  voices?: readonly SyncedVoice[],
+): void {
   const db = instance.db;
   db.transaction(() => {
     const prev = db.prepare("SELECT revision FROM model_catalog WHERE id = 1").get() as { revision: number } | undefined;
     db.prepare("DELETE FROM model_catalog WHERE id = 1").run();
-    db.prepare("INSERT INTO model_catalog (id, source, synced_at, revision, models, skipped) VALUES (1, ?, ?, ?, ?, ?)").run(
+    db.prepare("INSERT INTO model_catalog (id, source, synced_at, revision, models, skipped, voices) VALUES (1, ?, ?, ?, ?, ?, ?)").run(
       source,
       instance.nowIso(),
       (prev?.revision ?? 0) + 1,
       JSON.stringify(models),
       JSON.stringify(skipped),
+      voices ? JSON.stringify(voices) : null,
     );
   }).immediate();
 }
