@@ -121,10 +121,11 @@ describe("local catalog sync --from-hosted", () => {
 
     const sync = await run(["local", "catalog", "sync", "--from-hosted", "--json"], { home, env: hosted() });
     expect(sync.exitCode, sync.stderr).toBe(0);
-    const synced = sync.json<{ models: string[]; skipped: { name: string; reason: string }[]; source: string }>();
+    const synced = sync.json<{ models: string[]; skipped: { name: string; reason: string }[]; source: string; warnings: string[] }>();
     expect(synced.models).toEqual(["imgA-4-fast", "vidZ-1"]);
     expect(synced.skipped).toEqual([{ name: "lipsync-1", reason: "it takes audio_url, which the local renderer does not know" }]);
     expect(synced.source).toBe(`hosted ${baseUrl}/api/public/v1`);
+    expect(synced.warnings).toEqual([]);
 
     // Listing and input_schema: the hosted ones.
     const models = (await run(["asset", "models", "--json"], { home })).json<{ models: { name: string; base_cost: number }[] }>();

@@ -32,6 +32,17 @@ describe("convertModel", () => {
     });
   }
 
+  it("warns when the hosted prices do not follow a local formula (a fixed fee plus a rate per second)", async () => {
+    const m = MODELS.find((x) => x.name === "vidB-2-fast")!;
+    const nonLinear = async (req: Record<string, unknown>) => 1 + 0.5 * Number(req.duration ?? m.default_duration);
+    const c = await convertModel(JSON.parse(JSON.stringify(modelDetail(m))), nonLinear);
+    if (!("model" in c)) throw new Error("skipped");
+    expect(c.warnings).toEqual([
+      `vidB-2-fast: at ${m.durations[0]} s the hosted price is ${1 + 0.5 * m.durations[0]!}, the local formula gives ${Math.round(((1 + 0.5 * m.default_duration!) / m.default_duration!) * m.durations[0]! * 1000) / 1000}`,
+      `vidB-2-fast: at ${m.durations.at(-1)} s the hosted price is ${1 + 0.5 * m.durations.at(-1)!}, the local formula gives ${Math.round(((1 + 0.5 * m.default_duration!) / m.default_duration!) * m.durations.at(-1)! * 1000) / 1000}`,
+    ]);
+  });
+
   it("skips a model of a class the renderer does not know, and says why", async () => {
     const detail = { ...modelDetail(MODELS[0]!), name: "lipsync-1" } as Record<string, unknown>;
     const schema = detail.input_schema as { properties: Record<string, unknown>; required: string[] };

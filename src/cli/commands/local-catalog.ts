@@ -90,23 +90,27 @@ export function registerCatalog(local: Command, get: Getter): void {
         voices = converted.voices;
         skipped.push(...converted.skipped);
       }
+      const warnings: string[] = [];
       for (const r of records) {
         const c = await convertModel(r, probe);
-        if ("model" in c) models.push(c.model);
-        else skipped.push(c.skipped);
+        if ("model" in c) {
+          models.push(c.model);
+          warnings.push(...(c.warnings ?? []));
+        } else skipped.push(c.skipped);
       }
       if (!models.length) {
         throw new CliError(`nothing to sync: none of the ${records.length} model(s) is of a class the local renderer knows; the catalog is unchanged`, EXIT.error, "nothing_to_sync");
       }
       const instance = await ctx.localInstance();
       storeCatalog(instance, source, models, skipped, voices);
-      const result = { source, models: models.map((m) => m.name), ...(voices ? { voices: voices.map((v) => v.id) } : {}), skipped };
+      const result = { source, models: models.map((m) => m.name), ...(voices ? { voices: voices.map((v) => v.id) } : {}), skipped, warnings };
       ctx.print(
         result,
         (r) => [
           `Synced ${r.models.length} model${r.models.length === 1 ? "" : "s"} from ${r.source}: ${r.models.join(", ")}`,
           ...(r.voices ? [`Synced ${r.voices.length} public voice${r.voices.length === 1 ? "" : "s"}: ${r.voices.join(", ")}`] : []),
           ...(r.skipped.length ? [`Skipped ${r.skipped.length} (not a class the local renderer knows):`, ...r.skipped.map((s) => `  ${s.name}: ${s.reason}`)] : []),
+          ...(r.warnings.length ? ["Prices the local formulas follow only approximately:", ...r.warnings.map((w) => `  ${w}`)] : []),
         ],
         (r) => r.models,
       );

@@ -238,7 +238,7 @@ function settingsOf(v: unknown): SettingDef[] {
 const milli = (credits: number) => Math.round(credits * 1000);
 
 /** Converts one hosted model record; `probe` asks the hosted pricing endpoint (absent: a file source). */
-export async function convertModel(detail: unknown, probe?: PriceProbe): Promise<{ model: ModelDef } | { skipped: SkippedModel }> {
+export async function convertModel(detail: unknown, probe?: PriceProbe): Promise<{ model: ModelDef; warnings?: string[] } | { skipped: SkippedModel }> {
   const d = isObj(detail) ? detail : {};
   const name = typeof d.name === "string" ? d.name : "";
   if (!name) return { skipped: { name: "(no name)", reason: "the record has no name" } };
@@ -307,7 +307,25 @@ export async function convertModel(detail: unknown, probe?: PriceProbe): Promise
   };
   const base = typeof d.base_cost === "number" && d.base_cost >= 0 ? d.base_cost : 0;
   def.pricing = await pricingOf(def, base, probe);
-  return { model: def };
+  const warnings = probe ? await checkPrices(def, probe) : [];
+  return warnings.length ? { model: def, warnings } : { model: def };
+}
+
+/**
+ * The fitted formula checked where it was not fitted: the shortest and longest durations. A model
+ * the local formulas cannot follow keeps the fit, with a warning naming the difference.
+ */
+async function checkPrices(def: ModelDef, probe: PriceProbe): Promise<string[]> {
+  const { quote } = await import("./catalog/pricing.js");
+  const points = [...new Set([def.durations[0], def.durations.at(-1)])].filter((d): d is number => d !== undefined && d !== def.default_duration);
+  const out: string[] = [];
+  for (const duration of points) {
+    const req = { model: def.name, duration };
+    const hosted = await probe(req);
+    const local = quote(req, (n) => (n === def.name ? def : undefined)).total_cost;
+    if (Math.abs(hosted - local) > 0.0005) out.push(`${def.name}: at ${duration} s the hosted price is ${hosted}, the local formula gives ${local}`);
+  }
+  return out;
 }
 
 /** The local formula that gives the hosted prices (see the module comment). */
