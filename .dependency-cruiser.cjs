@@ -12,7 +12,7 @@ const CLI = ["^src/cli/", "^src/features/[^/]+/cli\\.ts$", "^src/mcp/"];
 const MCP = "^src/mcp/";
 const MCP_COMMAND = "^src/cli/commands/mcp\\.ts$";
 /** The modules allowed to open the local target, lazily: the one door from the CLI into it. */
-const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local)\\.ts$"];
+const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local|batch)\\.ts$"];
 const DOOR = "^src/features/local\\.ts$";
 const CONTRACT = ["^src/contract/", "^src/features/[^/]+/contract\\.ts$"];
 /** Read by every layer, media included: it imports nothing, so it drags no layer along. */

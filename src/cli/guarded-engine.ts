@@ -78,7 +78,13 @@ export class GuardedEngine extends BaseEngine {
         "--simulate",
       );
     }
-    const callOpts: CallOptions = { ...opts, onRateLimited: (ms) => this.guard.onRateLimited(ms) };
+    const callOpts: CallOptions = {
+      ...opts,
+      onRateLimited: (ms) => {
+        this.guard.onRateLimited(ms);
+        opts.onRateLimited?.(ms);
+      },
+    };
     const def = operations[op];
     if (def.method === "GET" || NO_EFFECT.has(op)) return this.inner.call(op, input, callOpts);
 

@@ -47,6 +47,11 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/history.js"),
   },
   {
+    name: "batch",
+    summary: "Run many requests from a JSONL or CSV file under the rate limit and a credit budget; resumable",
+    load: () => import("./commands/batch.js"),
+  },
+  {
     name: "download",
     summary: "Save the result of a finished job by its id, whatever command started it",
     term: "download [options] <id>",

@@ -47,3 +47,6 @@ export const localParts: LocalParts = composeParts(
 export function openLocalInstance(opts: Omit<OpenOptions, "parts"> & { parts?: LocalParts }): LocalInstance {
   return openCore({ ...opts, parts: opts.parts ?? localParts });
 }
+
+/** `mediagen batch`: whether a start announced before a crash landed (see started-jobs.ts). */
+export { findStartedJob, type StartedQuery, type StartedJob } from "./started-jobs.js";

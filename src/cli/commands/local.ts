@@ -8,6 +8,7 @@ import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 import { cell, table, widthOf, type Column } from "../output.js";
 import { parseCredits } from "../parse.js";
+import { registerCatalog } from "./local-catalog.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -406,5 +407,6 @@ export const command: CommandModule = {
     registerWebhooks(local, get);
     registerVideos(local, get);
     registerReset(local, get);
+    registerCatalog(local, get);
   },
 };

@@ -10,7 +10,7 @@ import { fromMilli } from "../../contract/credits.js";
 import { ApiError } from "../../engine/errors.js";
 import { priceMilli, quote } from "./catalog/pricing.js";
 import { modelDetail, modelSummary } from "./catalog/model-schema.js";
-import { MODELS, findModel } from "./catalog/models.js";
+import { catalogOf } from "./catalog-sync.js";
 import type { HandlerTable, RequestContext } from "../../local/types.js";
 import { avatarThumbnailPath } from "../avatar/lookup.js";
 import { extensionFor } from "./names.js";
@@ -32,11 +32,11 @@ function queryString(v: unknown): string | undefined {
   return Array.isArray(v) ? String(v[0]) : String(v);
 }
 
-function listModels(_ctx: RequestContext, input: Record<string, unknown>): ModelListResponse {
+function listModels(ctx: RequestContext, input: Record<string, unknown>): ModelListResponse {
   const type = queryString(input.type);
   const provider = queryString(input.provider);
   const tag = queryString(input.tag);
-  const models: ModelSummary[] = MODELS.filter(
+  const models: ModelSummary[] = catalogOf(ctx.instance).models.filter(
     (m) => (!type || m.type === type) && (!provider || m.provider === provider) && (!tag || m.tags.includes(tag)),
   ).map((m) => {
     const s = modelSummary(m);
@@ -51,9 +51,9 @@ function listModels(_ctx: RequestContext, input: Record<string, unknown>): Model
   return out;
 }
 
-function getModel(_ctx: RequestContext, input: Record<string, unknown>) {
+function getModel(ctx: RequestContext, input: Record<string, unknown>) {
   const name = queryString(input.name);
-  const model = name ? findModel(name) : undefined;
+  const model = name ? catalogOf(ctx.instance).find(name) : undefined;
   if (!model) throw ApiError.of("model_not_found", `Model not found: ${name ?? ""}`);
   return modelDetail(model);
 }
@@ -87,6 +87,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
     },
     cwd: process.cwd(),
     allowLocalFiles: ctx.allowLocalFiles,
+    model: catalogOf(instance).find,
   };
 }
 
@@ -213,7 +214,7 @@ function assetStatus(ctx: RequestContext, input: Record<string, unknown>) {
 export const assetHandlers: HandlerTable = {
   assetModels: (ctx, input) => listModels(ctx, input as Record<string, unknown>),
   assetModel: (ctx, input) => getModel(ctx, input as Record<string, unknown>),
-  assetPricing: (_ctx, input) => quote(input as Record<string, unknown>),
+  assetPricing: (ctx, input) => quote(input as Record<string, unknown>, catalogOf(ctx.instance).find),
   assetStart: (ctx, input) => startAssets(ctx, input as Record<string, unknown>),
   assetStatus: (ctx, input) => assetStatus(ctx, input as Record<string, unknown>),
 };

@@ -3,6 +3,7 @@
  * `asset_id`, `avatar_id`; image/video extensions; asset ids of this space; avatar ids that resolve
  * to a thumbnail. Each item is resolved to something the renderer can open.
  */
+import type { ModelDef } from "./catalog/models.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, type ReferenceItem } from "./contract.js";
@@ -31,6 +32,8 @@ export interface StartLookups {
   cwd: string;
   /** Whether a `url` may name a file on this machine (RequestContext.allowLocalFiles). */
   allowLocalFiles: boolean;
+  /** The instance's model catalog (the synced one, else the built-in); default the built-in. */
+  model?: (name: string) => ModelDef | undefined;
 }
 
 export interface ResolvedRef {

@@ -79,7 +79,7 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
   // 2. type and model
   if (input.type !== "image" && input.type !== "video") throw invalid("type", "type must be image or video");
   if (typeof input.model !== "string") throw invalid("model", "model must be a string");
-  const model = findModel(input.model);
+  const model = (lookups.model ?? findModel)(input.model);
   if (!model) throw invalid("model", `Unknown model: ${input.model}`);
   if (model.type !== input.type) {
     throw invalid("type", `type must match the model: ${model.name} is a ${model.type} model`);

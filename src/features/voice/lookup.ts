@@ -7,6 +7,7 @@ import type { Plan } from "../../contract/plans.js";
 import { voiceTiersFor } from "../../contract/plans.js";
 import { CATALOG_VOICES, catalogVoicePreviewRelPath, ensureVoicePreview, type CatalogVoice } from "./catalog.js";
 import { eachLimited } from "../../local/media-cache.js";
+import { syncedVoicesOf } from "../asset/catalog-sync.js";
 import type { DB, LocalInstanceApi } from "../../local/types.js";
 
 export interface SpaceVoiceRow {
@@ -75,6 +76,10 @@ export function voicesFor(db: DB, spaceId: string, plan: Plan, opts: { onlyPubli
   const own = opts.onlyPublic
     ? []
     : (db.prepare(`SELECT * FROM voices WHERE space_id = ? ORDER BY seq`).all(spaceId) as SpaceVoiceRow[]).map(viewOfRow);
+  // Public voices synced from the hosted service (`local catalog sync --voices`) replace the built-in
+  // ones; the hosted list was already the syncing plan's, so every plan sees them.
+  const synced = syncedVoicesOf(db);
+  if (synced) return [...own, ...synced.map((v) => viewOfCatalog({ ...v, tier: "free" }))];
   const tiers = new Set<string>(voiceTiersFor(plan));
   return [...own, ...CATALOG_VOICES.filter((v) => tiers.has(v.tier)).map(viewOfCatalog)];
 }

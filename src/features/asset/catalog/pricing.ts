@@ -115,12 +115,12 @@ function coerceSetting(value: unknown, options: readonly string[] | undefined): 
  * resolution or a non-number falls back to the default …) and an input the model does not take is
  * ignored. `normalized` lists exactly those fields: the value used, or null for an ignored one.
  */
-export function quote(input: PricingRequest): PricingQuote {
+export function quote(input: PricingRequest, find: (name: string) => ModelDef | undefined = findModel): PricingQuote {
   if (input.model === undefined || input.model === null || input.model === "") {
     throw ApiError.of("missing_field", "model is required", { field: "model" });
   }
   const name = String(input.model);
-  const model = findModel(name);
+  const model = find(name);
   if (!model) throw ApiError.of("model_not_found", `Model not found: ${name}`, { field: "model" });
 
   const p = defaultPriceParams(model);

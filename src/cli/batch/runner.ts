@@ -1,0 +1,553 @@
+/**
+ * Runs the lines of a batch: at most `parallel` lines at once, every request through one pacer
+ * (pacer.ts), each job followed on the spec's schedule, results saved under `out`, and every step
+ * recorded in the manifest before and after it happens (manifest.ts), so that a batch killed at any
+ * moment and run again pays for no line twice.
+ *
+ * The window between "start request sent" and "job id recorded": before each start the line's
+ * intent is appended and fsync'ed; after the answer its job ids are. A re-run that finds an intent
+ * without ids does not send again blindly:
+ * - on the local instance it asks the instance for a start of that kind, space and request made at
+ *   or after the intent and not held by another line (started-jobs.ts); found, the line adopts it
+ *   and goes on watching it; not found, the request never landed and is sent again;
+ * - on the hosted service (no idempotency key, no job listing) the outcome cannot be known: the line
+ *   is `unknown`, reported with what to check, and sent again only with `--retry-unknown`.
+ */
+import path from "node:path";
+import fs from "node:fs";
+import type { CallOptions, Engine, Target } from "../../engine/engine.js";
+import type { PollSchedule } from "../../contract/poll.js";
+import { assetSchedule, avatarSchedule, exportSchedule, generationSchedule, localSchedule } from "../../contract/poll.js";
+import type { BatchLine, BatchKind } from "./input.js";
+import { apply, claimedIds, emptyLine, type Event, type LineState, type Manifest, type ManifestWriter, type Phase, type Step, type StepState } from "./manifest.js";
+import { Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
+import { addCredits, type LinePrice } from "./price.js";
+
+export interface FoundStart {
+  ids: string[];
+  cost: number;
+  look_id?: string;
+  avatar_id?: string;
+  video_id?: string;
+  script?: string;
+}
+
+export interface RunnerDeps {
+  engine: Engine;
+  target: Target;
+  clock: PacerClock;
+  /** Aborted on Ctrl-C: no new line starts, waits stop. */
+  signal: AbortSignal;
+  pacer: Pacer;
+  writer: ManifestWriter;
+  manifest: Manifest;
+  /** Saves a media URL as `dir/name` (atomic; overwrites). */
+  save(url: string, dir: string, name: string): Promise<string>;
+  /** Local instance only: a start announced at `since` that landed (see the module comment). */
+  findStarted?(kind: BatchKind | "export", since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>): Promise<FoundStart | undefined>;
+  /** Testing: called between a start's answer and the record of its ids (MEDIAGEN_BATCH_CRASH_AFTER_START). */
+  afterStartAnswered?(line: number, step: Step): void;
+  /** Progress and results (the command draws or prints them). */
+  report(e: BatchEvent): void;
+}
+
+export interface RunnerOptions {
+  parallel: number;
+  out: string;
+  name: string;
+  maxCredits?: number;
+  retryFailed: boolean;
+  retryUnknown: boolean;
+  /** Per job: give up waiting after this long (the line stays resumable). */
+  timeoutMs: number;
+  /** Poll interval override (ms); default the spec's schedules, faster on the local target. */
+  intervalMs?: number;
+}
+
+export type LineOutcome = "done" | "failed" | "skipped_budget" | "unknown" | "incomplete" | "skipped_done" | "skipped_failed" | "interrupted";
+
+export type BatchEvent =
+  | { event: "line"; line: number; kind: BatchKind; status: LineOutcome; ids?: string[]; paths?: string[]; cost?: number; price?: number | null; code?: string; message?: string }
+  | { event: "started"; line: number; kind: BatchKind; step: Step; ids: string[]; cost: number; adopted?: boolean; avatar_id?: string }
+  | { event: "progress" };
+
+export interface BatchSummary {
+  lines: number;
+  done: number;
+  failed: number;
+  skipped_budget: number;
+  unknown: number;
+  incomplete: number;
+  /** Credits debited at start by the lines of this batch (this run and earlier runs). */
+  credits: number;
+  /** Requests sent by this run, and 429s it met (waited out). */
+  requests: number;
+  rate_limited: number;
+  interrupted: boolean;
+}
+
+/** Why a line stops short (recorded in the manifest, then reported). */
+class LineStop extends Error {
+  constructor(
+    readonly outcome: "failed" | "skipped_budget" | "unknown" | "incomplete" | "interrupted",
+    readonly step: Step,
+    readonly phase: Phase,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const EXT = /^\.[a-z0-9]{1,5}$/i;
+const DEFAULT_EXT: Record<string, string> = { asset: ".bin", avatar: ".jpg", generate: ".jpg", export: ".mp4", script: ".txt", duplicate: ".mp4" };
+
+function extOf(url: string, kind: string): string {
+  try {
+    const e = path.posix.extname(new URL(url, "file:///").pathname).toLowerCase();
+    if (EXT.test(e)) return e;
+  } catch {
+    // the default
+  }
+  return DEFAULT_EXT[kind] ?? ".bin";
+}
+
+/** One value in a file name: letters, digits, `.`, `_`, `-`; the rest become `-`. */
+function safePart(v: string): string {
+  return v.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80) || "x";
+}
+
+/** `{line}-{kind}-{id}` and friends, plus the line's fields (`{model}`, CSV columns). */
+export function fileName(template: string, l: BatchLine, id: string, index: number, ext: string): string {
+  const vars: Record<string, string> = { ...l.fields, line: String(l.line), kind: l.kind, id, index: String(index), hash: l.hash };
+  const base = template.replace(/\{([A-Za-z0-9_ -]+)\}/g, (m, k: string) => (k.trim() in vars ? safePart(vars[k.trim()]!) : m));
+  return `${safePart(base)}${ext}`;
+}
+
+export class BatchRunner {
+  private readonly states = new Map<number, LineState>();
+  private committed = 0;
+  private readonly reserved = new Map<number, number>();
+  private readonly spent = new Map<number, number>();
+  private readonly outcomes = new Map<number, LineOutcome>();
+  private adoptLock: Promise<unknown> = Promise.resolve();
+  private readonly names = new Set<string>();
+  running = 0;
+
+  constructor(
+    private readonly lines: readonly BatchLine[],
+    private readonly prices: ReadonlyMap<number, LinePrice>,
+    private readonly deps: RunnerDeps,
+    private readonly opts: RunnerOptions,
+  ) {
+    for (const l of lines) {
+      const prev = deps.manifest.lines.get(l.line);
+      const s = prev && prev.hash === l.hash ? prev : emptyLine(l.line, l.hash);
+      this.states.set(l.line, s);
+      const cost = Object.values(s.steps).reduce((n, st) => addCredits(n, st?.cost ?? 0), 0);
+      this.spent.set(l.line, cost);
+      this.committed = addCredits(this.committed, cost);
+    }
+  }
+
+  outcome(line: number): LineOutcome | undefined {
+    return this.outcomes.get(line);
+  }
+
+  /** Credits debited by the batch's lines so far, this run and the earlier ones. */
+  get credits(): number {
+    return this.committed;
+  }
+
+  counts(): { done: number; failed: number; running: number; total: number } {
+    let done = 0;
+    let failed = 0;
+    for (const o of this.outcomes.values()) {
+      if (o === "done" || o === "skipped_done") done++;
+      else if (o !== "interrupted") failed++;
+    }
+    return { done, failed, running: this.running, total: this.lines.length };
+  }
+
+  private record(ev: Event): LineState {
+    this.deps.writer.append({ ...ev });
+    return apply(this.deps.manifest, ev);
+  }
+
+  private state(l: BatchLine): LineState {
+    return this.deps.manifest.lines.get(l.line) ?? this.states.get(l.line)!;
+  }
+
+  async run(): Promise<BatchSummary> {
+    const queue = [...this.lines];
+    const worker = async () => {
+      for (;;) {
+        if (this.deps.signal.aborted) return;
+        const l = queue.shift();
+        if (!l) return;
+        await this.runOne(l);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.opts.parallel, this.lines.length)) }, worker));
+    for (const l of queue) this.outcomes.set(l.line, "interrupted");
+    for (const l of this.lines) if (!this.outcomes.has(l.line)) this.outcomes.set(l.line, "interrupted");
+    const all = [...this.outcomes.values()];
+    const n = (...o: LineOutcome[]) => all.filter((x) => o.includes(x)).length;
+    return {
+      lines: this.lines.length,
+      done: n("done", "skipped_done"),
+      failed: n("failed", "skipped_failed"),
+      skipped_budget: n("skipped_budget"),
+      unknown: n("unknown"),
+      incomplete: n("incomplete", "interrupted"),
+      credits: this.committed,
+      requests: this.deps.pacer.sent,
+      rate_limited: this.deps.pacer.limited,
+      interrupted: this.deps.signal.aborted,
+    };
+  }
+
+  private async runOne(l: BatchLine): Promise<void> {
+    const s = this.state(l);
+    if (s.status === "done") {
+      this.finish(l, "skipped_done", { paths: s.paths });
+      return;
+    }
+    if (s.status === "failed" && !this.opts.retryFailed) {
+      this.finish(l, "skipped_failed", { code: s.failure?.code, message: `failed earlier (${s.failure?.message ?? "no reason"}); --retry-failed runs it again` });
+      return;
+    }
+    if (s.status === "unknown" && !this.opts.retryUnknown) {
+      this.finish(l, "unknown", { code: "unknown_outcome", message: `${s.failure?.message ?? "the start may have landed"}; --retry-unknown sends it again` });
+      return;
+    }
+    if (s.status === "failed" && s.failure) {
+      // A refused start or a failed job starts that step over; a failed download only saves again.
+      if (s.failure.phase === "start" || s.failure.phase === "job") this.record({ ev: "retry", line: l.line, hash: l.hash, step: s.failure.step });
+    }
+    if (s.status === "unknown" && s.failure) this.record({ ev: "retry", line: l.line, hash: l.hash, step: s.failure.step });
+    // What an earlier attempt cost stays in the batch's total, not in this attempt's.
+    if (s.status === "pending" && !Object.keys(s.steps).length) this.spent.set(l.line, 0);
+    this.running++;
+    this.deps.report({ event: "progress" });
+    try {
+      const paths = await this.execute(l);
+      const cost = this.spent.get(l.line) ?? 0;
+      this.record({ ev: "done", line: l.line, hash: l.hash, cost });
+      this.finish(l, "done", { paths, cost, ids: this.ids(l) });
+    } catch (e) {
+      // Anything else (a manifest that cannot be written…) is not the job's fault: a retry goes on with what was started.
+      const stop = e instanceof LineStop ? e : this.deps.signal.aborted ? new LineStop("interrupted", "start", "watch", "interrupted", "interrupted") : new LineStop("failed", "start", "watch", errCode(e), errMessage(e));
+      if (stop.outcome === "failed") this.record({ ev: "failed", line: l.line, hash: l.hash, step: stop.step, phase: stop.phase, code: stop.code, message: stop.message });
+      this.finish(l, stop.outcome, { code: stop.code, message: stop.message, ids: this.ids(l), cost: this.spent.get(l.line) ?? 0 });
+    } finally {
+      this.running--;
+      this.reserved.delete(l.line);
+      this.deps.report({ event: "progress" });
+    }
+  }
+
+  private ids(l: BatchLine): string[] {
+    const s = this.state(l);
+    return [...(s.steps.start?.ids ?? []), ...(s.steps.export?.ids ?? [])];
+  }
+
+  private finish(l: BatchLine, status: LineOutcome, extra: { paths?: string[]; cost?: number; ids?: string[]; code?: string | undefined; message?: string } = {}): void {
+    this.outcomes.set(l.line, status);
+    const ev: BatchEvent = { event: "line", line: l.line, kind: l.kind, status };
+    if (extra.ids?.length) ev.ids = extra.ids;
+    if (extra.paths?.length) ev.paths = extra.paths;
+    if (extra.cost !== undefined) ev.cost = extra.cost;
+    if (status === "skipped_budget") ev.price = this.prices.get(l.line)?.credits ?? null;
+    if (extra.code !== undefined) ev.code = extra.code;
+    if (extra.message !== undefined) ev.message = extra.message;
+    this.deps.report(ev);
+  }
+
+  // ---- steps ------------------------------------------------------------------------------------------
+
+  private async execute(l: BatchLine): Promise<string[]> {
+    const e = this.deps.engine;
+    const sim = this.callOpts(l.simulate);
+    switch (l.kind) {
+      case "asset": {
+        const st = await this.ensureStarted(l, "start", l.body, async () => {
+          const r = await e.assetStart(l.body as never, sim);
+          return { ids: r.asset_ids, cost: r.total_cost };
+        });
+        const paths: string[] = [];
+        for (const [i, id] of (st.ids ?? []).entries()) {
+          const a = await this.follow("start", () => e.assetStatus({ assetId: id }, this.callOpts(undefined)), (x) => x.status, assetSchedule);
+          if (a.status === "failed" || !a.url) throw new LineStop("failed", "start", "job", a.error?.code ?? "failed", `asset ${id} failed: ${a.error?.message ?? "no reason given"} (refunded)`);
+          paths.push(await this.saveOnce(l, a.url, id, i + 1, "start"));
+        }
+        return paths;
+      }
+      case "avatar": {
+        const edit = l.body.look_id !== undefined;
+        const st = await this.ensureStarted(l, "start", l.body, async () => {
+          const r = edit ? await e.avatarEdit(l.body as never, sim) : await e.avatarCreate(l.body as never, sim);
+          const { priceLine } = await import("./price.js");
+          const p = await priceLine(l, this.deps.target, async () => ({ total_cost: 0 }));
+          return { ids: [r.look_id], cost: p.credits ?? 0, look_id: r.look_id, avatar_id: r.avatar_id };
+        });
+        const lookId = st.lookId ?? st.ids![0]!;
+        const avatarId = st.avatarId ?? String(l.body.avatar_id ?? "");
+        const x = await this.follow("start", () => e.avatarStatus({ avatar_id: avatarId, look_id: lookId }, this.callOpts(undefined)), (v) => (v.status === "completed" ? "completed" : v.status), avatarSchedule);
+        if (x.status !== "completed" || !x.result?.thumbnail) throw new LineStop("failed", "start", "job", x.error?.code ?? "failed", `look ${lookId} failed: ${x.error?.message ?? "no reason given"}`);
+        return [await this.saveOnce(l, x.result.thumbnail, lookId, 1, "start")];
+      }
+      case "generate": {
+        const st = await this.ensureStarted(l, "start", l.body, async () => {
+          const r = await e.generationStart(l.body as never, sim);
+          return { ids: [r.job_id], cost: r.estimated_credits };
+        });
+        const jobId = st.ids![0]!;
+        let videoId = st.videoId;
+        let thumb: string | undefined;
+        if (!videoId || !l.export) {
+          const g = await this.follow("start", () => e.generationStatus({ job_id: jobId }, this.callOpts(undefined)), (v) => v.status, generationSchedule);
+          if (g.status !== "completed" || !g.result?.video_id) throw new LineStop("failed", "start", "job", g.error?.code ?? "failed", `generation ${jobId} failed: ${g.error?.message ?? "no reason given"}`);
+          videoId = g.result.video_id;
+          thumb = g.result.thumbnail_url;
+          if (!st.videoId) this.record({ ev: "result", line: l.line, hash: l.hash, step: "start", video_id: videoId });
+        }
+        if (!l.export) return thumb ? [await this.saveOnce(l, thumb, jobId, 1, "start")] : [];
+        return this.exportStep(l, videoId, l.export);
+      }
+      case "duplicate": {
+        const st = await this.ensureStarted(l, "start", l.body, async () => {
+          const r = await e.videoDuplicate(l.body as never, this.callOpts(undefined));
+          return { ids: [r.video_id], cost: 0, video_id: r.video_id };
+        });
+        const videoId = st.videoId ?? st.ids![0]!;
+        if (!l.export) return [];
+        return this.exportStep(l, videoId, l.export);
+      }
+      case "export":
+        return this.exportStep(l, String(l.body.video_id), l.body, "start");
+      case "script": {
+        const st = await this.ensureStarted(l, "start", l.body, async () => {
+          const r = await e.scriptGenerate(l.body as never, sim);
+          return { ids: [`script-${l.line}`], cost: r.cost, script: r.script };
+        });
+        const text = st.script;
+        if (text === undefined) throw new LineStop("failed", "start", "download", "no_script", "the script was paid for but its text was lost in a crash; --retry-failed generates it again (and pays again)");
+        return [this.writeText(l, text, st.ids![0]!)];
+      }
+    }
+  }
+
+  /** Every call tells the pacer about a 429 the engine waited out (there should be none). */
+  private callOpts(simulate: string | undefined): CallOptions {
+    return { ...(simulate !== undefined ? { simulate } : {}), onRateLimited: () => this.deps.pacer.rateLimited() };
+  }
+
+  private async exportStep(l: BatchLine, videoId: string, fields: Record<string, unknown>, step: Step = "export"): Promise<string[]> {
+    const e = this.deps.engine;
+    const body = { ...fields, video_id: videoId };
+    const sim = this.callOpts(l.kind === "export" ? l.simulate : undefined);
+    const st = await this.ensureStarted(l, step, body, async () => {
+      const r = await e.exportStart(body as never, sim);
+      return { ids: [r.job_id], cost: r.estimated_credits };
+    });
+    const jobId = st.ids![0]!;
+    const x = await this.follow(step, () => e.exportStatus({ job_id: jobId }, this.callOpts(undefined)), (v) => v.status, exportSchedule);
+    if (x.status !== "completed" || !x.result?.video_url) throw new LineStop("failed", step, "job", x.error?.code ?? "failed", `export ${jobId} failed: ${x.error?.message ?? "no reason given"}`);
+    return [await this.saveOnce(l, x.result.video_url, jobId, 1, step)];
+  }
+
+  /**
+   * The job(s) of a step, started once: already recorded → as recorded; announced but not recorded
+   * → found on the local instance, or unknown on the hosted service; otherwise the budget is
+   * checked, the intent recorded, the request sent and its ids recorded.
+   */
+  private async ensureStarted(
+    l: BatchLine,
+    step: Step,
+    body: Record<string, unknown>,
+    send: () => Promise<FoundStart>,
+  ): Promise<StepState> {
+    const kind = step === "export" ? "export" : l.kind;
+    let st = this.state(l).steps[step];
+    if (st?.ids) return st;
+    if (st?.intentAt) {
+      const found = await this.lookup(l, kind, st.intentAt, body);
+      if (found) return this.started(l, step, found, true);
+      if (!this.deps.findStarted) {
+        this.record({ ev: "unknown", line: l.line, hash: l.hash, step, message: this.unknownMessage(kind) });
+        throw new LineStop("unknown", step, "start", "unknown_outcome", `${this.unknownMessage(kind)}; --retry-unknown sends it again`);
+      }
+      // Looked for and not there: the request never landed, so sending it is the first time.
+    }
+    if (step === "start" || l.kind === "export") this.reserve(l);
+    if (this.deps.signal.aborted) throw new LineStop("interrupted", step, "start", "interrupted", "interrupted");
+    // The slot first, then the intent: an intent on record always means the request was sent (or about to be).
+    const { pacer, engine } = this.deps;
+    await pacer.acquire(PRIORITY.start).catch(() => {
+      throw new LineStop("interrupted", step, "start", "interrupted", "interrupted");
+    });
+    const at = new Date(this.deps.clock.now()).toISOString();
+    let res: FoundStart;
+    try {
+      this.record({ ev: "intent", line: l.line, hash: l.hash, step, at });
+    } catch (e) {
+      pacer.settle(undefined);
+      throw e;
+    }
+    try {
+      res = await send();
+      pacer.settle(engine.lastRateLimit());
+      this.deps.afterStartAnswered?.(l.line, step);
+    } catch (e) {
+      pacer.settle(rateInfoOf(e) ?? engine.lastRateLimit());
+      if (mayHaveLanded(e) || this.deps.signal.aborted) {
+        const found = await this.lookup(l, kind, at, body);
+        if (found) return this.started(l, step, found, true);
+        if (!this.deps.findStarted) {
+          const message = `${errMessage(e)}; ${this.unknownMessage(kind)}`;
+          this.record({ ev: "unknown", line: l.line, hash: l.hash, step, message });
+          throw new LineStop("unknown", step, "start", "unknown_outcome", message);
+        }
+      }
+      throw new LineStop("failed", step, "start", errCode(e), `${kind} start refused: ${errMessage(e)}${mayHaveLanded(e) ? "" : " (nothing was debited)"}`);
+    }
+    st = this.started(l, step, res, false);
+    return st;
+  }
+
+  private started(l: BatchLine, step: Step, f: FoundStart, adopted: boolean): StepState {
+    const s = this.record({
+      ev: "started",
+      line: l.line,
+      hash: l.hash,
+      step,
+      ids: f.ids,
+      cost: f.cost,
+      ...(adopted ? { adopted: true } : {}),
+      ...(f.look_id ? { look_id: f.look_id } : {}),
+      ...(f.avatar_id ? { avatar_id: f.avatar_id } : {}),
+      at: new Date(this.deps.clock.now()).toISOString(),
+    });
+    if (f.video_id || f.script !== undefined) {
+      this.record({ ev: "result", line: l.line, hash: l.hash, step, ...(f.video_id ? { video_id: f.video_id } : {}), ...(f.script !== undefined ? { script: f.script } : {}) });
+    }
+    this.spent.set(l.line, addCredits(this.spent.get(l.line) ?? 0, f.cost));
+    this.committed = addCredits(this.committed, f.cost);
+    this.deps.report({ event: "started", line: l.line, kind: l.kind, step, ids: f.ids, cost: f.cost, ...(adopted ? { adopted: true } : {}), ...(f.avatar_id ? { avatar_id: f.avatar_id } : {}) });
+    return s.steps[step]!;
+  }
+
+  private unknownMessage(kind: string): string {
+    return this.deps.target === "hosted"
+      ? `the ${kind} start was sent but its answer was not recorded, and the hosted service cannot be asked whether it landed (check the dashboard's recent jobs and the balance)`
+      : `the ${kind} start may have landed; it could not be looked up`;
+  }
+
+  /** One lookup at a time, so two lines in doubt never adopt the same job. */
+  private lookup(l: BatchLine, kind: BatchKind | "export", since: string, body: Record<string, unknown>): Promise<FoundStart | undefined> {
+    const find = this.deps.findStarted;
+    if (!find) return Promise.resolve(undefined);
+    const next = this.adoptLock.then(() => find(kind, since, body, claimedIds(this.deps.manifest)));
+    this.adoptLock = next.catch(() => undefined);
+    return next;
+  }
+
+  /** `--max-credits`: the line's whole price must fit beside what is spent and reserved. */
+  private reserve(l: BatchLine): void {
+    const max = this.opts.maxCredits;
+    if (max === undefined || this.reserved.has(l.line)) return;
+    const price = this.prices.get(l.line)?.credits ?? null;
+    const skip = (why: string) => {
+      this.record({ ev: "skipped_budget", line: l.line, hash: l.hash, price });
+      return new LineStop("skipped_budget", "start", "start", "over_max_credits", why);
+    };
+    if (price === null) throw skip(`its price is not known before it starts (${this.prices.get(l.line)?.basis ?? "unknown"}), so --max-credits cannot allow it`);
+    let pending = 0;
+    for (const [line, r] of this.reserved) pending = addCredits(pending, Math.max(0, r - (this.spent.get(line) ?? 0)));
+    const total = addCredits(addCredits(this.committed, pending), price);
+    if (total > max) throw skip(`it would cost ${price} credits, taking the batch to ${total}, over --max-credits ${max}`);
+    this.reserved.set(l.line, price);
+  }
+
+  /** Polls one job on the spec's schedule (faster on the local target), through the pacer. */
+  private async follow<T>(step: Step, poll: () => Promise<T>, status: (t: T) => string, schedule: PollSchedule): Promise<T> {
+    const { clock, signal, pacer, engine } = this.deps;
+    const t0 = clock.now();
+    const delay = (elapsed: number) => this.opts.intervalMs ?? (this.deps.target === "local" ? localSchedule(elapsed) : schedule(elapsed));
+    for (;;) {
+      if (signal.aborted) throw new LineStop("interrupted", step, "job", "interrupted", "interrupted");
+      let x: T;
+      try {
+        x = await pacer.run(PRIORITY.poll, poll, () => engine.lastRateLimit());
+      } catch (e) {
+        if (signal.aborted) throw new LineStop("interrupted", step, "watch", "interrupted", "interrupted");
+        // The job is paid for and may still finish: a retry watches it again, it does not start it again.
+        throw new LineStop("failed", step, "watch", errCode(e), `reading its status failed: ${errMessage(e)} (--retry-failed watches it again, without a new start)`);
+      }
+      const s = status(x);
+      if (s === "completed" || s === "failed") return x;
+      const elapsed = clock.now() - t0;
+      if (elapsed >= this.opts.timeoutMs) {
+        throw new LineStop("incomplete", step, "job", "timeout", `still ${s} after ${Math.round(elapsed / 1000)} s; run the batch again to keep waiting`);
+      }
+      await clock.sleep(delay(elapsed), signal).catch(() => undefined);
+    }
+  }
+
+  private uniqueName(name: string): string {
+    let n = name;
+    for (let i = 2; this.names.has(n); i++) {
+      const ext = path.extname(name);
+      n = `${name.slice(0, name.length - ext.length)}-${i}${ext}`;
+    }
+    this.names.add(n);
+    return n;
+  }
+
+  /** Saves a result once: a file this line already saved (recorded and on disk) is not fetched again. */
+  private async saveOnce(l: BatchLine, url: string, id: string, index: number, step: Step): Promise<string> {
+    const name = this.uniqueName(fileName(this.opts.name, l, id, index, extOf(url, step === "export" ? "export" : l.kind)));
+    const target = path.resolve(this.opts.out, name);
+    if (this.state(l).paths.includes(target) && fs.existsSync(target)) return target;
+    let saved: string;
+    try {
+      saved = await this.deps.save(url, this.opts.out, name);
+    } catch (e) {
+      if (this.deps.signal.aborted) throw new LineStop("interrupted", step, "download", "interrupted", "interrupted");
+      throw new LineStop("failed", step, "download", errCode(e), `saving ${name} failed: ${errMessage(e)} (the job is paid; --retry-failed saves it again without a new start)`);
+    }
+    this.record({ ev: "saved", line: l.line, hash: l.hash, path: saved });
+    return saved;
+  }
+
+  private writeText(l: BatchLine, text: string, id: string): string {
+    const name = this.uniqueName(fileName(this.opts.name, l, id, 1, ".txt"));
+    const target = path.resolve(this.opts.out, name);
+    fs.mkdirSync(this.opts.out, { recursive: true });
+    const tmp = `${target}.${process.pid}.part`;
+    fs.writeFileSync(tmp, text.endsWith("\n") ? text : `${text}\n`);
+    fs.renameSync(tmp, target);
+    this.record({ ev: "saved", line: l.line, hash: l.hash, path: target });
+    return target;
+  }
+}
+
+function errCode(e: unknown): string {
+  const c = e && typeof e === "object" ? (e as { code?: unknown }).code : undefined;
+  return typeof c === "string" && c ? c : "error";
+}
+
+function errMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The failures after which a start may still have been acted on (guarded-engine.ts's rule). */
+function mayHaveLanded(e: unknown): boolean {
+  const x = (e && typeof e === "object" ? e : {}) as { name?: string; status?: unknown; message?: unknown };
+  if (x.name === "ApiError") return typeof x.status === "number" && x.status >= 500;
+  if (x.name === "UnexpectedResponseError") return true;
+  if (x.name === "NetworkError") return typeof x.message === "string" && x.message.includes("may have reached the service");
+  if (x.name === "CliError" && (e as { code?: string }).code === "interrupted") return true;
+  return false;
+}

@@ -1,0 +1,158 @@
+/**
+ * `mediagen local catalog sync|status|reset`: the local instance's model catalog, copied from the
+ * hosted service (or a file of its model records) so that local validation, pricing and
+ * `input_schema` are the hosted ones (src/features/asset/catalog-sync.ts), and back to the built-in.
+ */
+import fs from "node:fs";
+import type { Command } from "commander";
+import { CliError, EXIT } from "../types.js";
+import type { CliContext } from "../context.js";
+import { examples } from "../help-text.js";
+import { table, widthOf } from "../output.js";
+
+type Getter = (cmd: Command) => CliContext;
+
+interface SyncOptions {
+  fromHosted?: boolean;
+  from?: string;
+  voices?: boolean;
+}
+
+/** Model records from a file: `{"models":[…], "voices"?:[…]}` (each model with its input_schema) or a bare array of models. */
+function readModelsFile(file: string): { models: unknown[]; voices?: unknown[] } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new CliError(`--from: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.usage, "usage_error", "--from");
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new CliError(`--from: ${file} is not valid JSON (${(e as Error).message})`, EXIT.usage, "invalid_json", "--from");
+  }
+  const list = Array.isArray(data) ? data : data && typeof data === "object" && Array.isArray((data as { models?: unknown }).models) ? (data as { models: unknown[] }).models : undefined;
+  if (!list) throw new CliError(`--from: ${file} must hold {"models": [model records with input_schema]} or an array of them`, EXIT.usage, "invalid_value", "--from");
+  const voices = !Array.isArray(data) && Array.isArray((data as { voices?: unknown }).voices) ? (data as { voices: unknown[] }).voices : undefined;
+  return { models: list, ...(voices ? { voices } : {}) };
+}
+
+export function registerCatalog(local: Command, get: Getter): void {
+  const catalog = local.command("catalog").description("The local model catalog: copy the hosted one (models, input_schema, prices), show it, or go back to the built-in");
+  examples(catalog, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from models.json", "mediagen local catalog status", "mediagen local catalog reset"]);
+
+  const sync = catalog
+    .command("sync")
+    .description("Replace the local model catalog with the hosted service's (GET /asset/models, each model's input_schema, prices from POST /asset/pricing)")
+    .option("--from-hosted", "read the hosted service of this profile (its base URL and key; see `mediagen auth login --target hosted`)")
+    .option("--from <file.json>", "read model records from a file: {\"models\": [GET /asset/models/{name} answers], \"voices\"?: [GET /voice/list items]}; prices from each base_cost")
+    .option("--voices", "also replace the public voices with the hosted ones (GET /voice/list?onlyPublic=true), each spoken by a local voice of its language and gender")
+    .action(async (opts: SyncOptions, cmd: Command) => {
+      const ctx = get(cmd);
+      if ((opts.fromHosted ? 1 : 0) + (opts.from !== undefined ? 1 : 0) !== 1) {
+        throw new CliError("give exactly one of --from-hosted and --from <file.json>", EXIT.usage, "usage_error", "--from-hosted");
+      }
+      const { convertModel, storeCatalog } = await import("../../features/asset/catalog-sync.js");
+      let records: unknown[];
+      let source: string;
+      let probe: ((req: Record<string, unknown>) => Promise<number>) | undefined;
+      let voiceList: unknown[] | undefined;
+      let voiceResources: unknown[] = [];
+      if (opts.fromHosted) {
+        ctx.useTarget({ target: "hosted" });
+        const engine = await ctx.engine();
+        const { config } = ctx.resolve();
+        source = engine.target === "hosted" ? `hosted ${config.baseUrl ?? ""}`.trim() : "local (the --target given)";
+        const list = await engine.assetModels({});
+        records = [];
+        for (const m of list.models) records.push(await engine.assetModel({ name: m.name }));
+        probe = async (req) => (await engine.assetPricing(req as never)).total_cost;
+        if (opts.voices) {
+          voiceList = (await engine.voiceList({ onlyPublic: true } as never)) as unknown[];
+          voiceResources = (await engine.resourceVoices({})) as unknown[];
+        }
+      } else {
+        const file = readModelsFile(opts.from!);
+        records = file.models;
+        source = `file ${opts.from}`;
+        if (opts.voices) {
+          if (!file.voices) throw new CliError(`--voices: ${opts.from} has no "voices" list`, EXIT.usage, "missing_field", "--voices");
+          voiceList = file.voices;
+        }
+      }
+      const models = [];
+      const skipped = [];
+      let voices: Awaited<ReturnType<typeof import("../../features/asset/catalog-sync.js")["convertVoices"]>>["voices"] | undefined;
+      if (voiceList) {
+        const [{ convertVoices }, { CATALOG_VOICES }] = await Promise.all([import("../../features/asset/catalog-sync.js"), import("../../features/voice/catalog.js")]);
+        const converted = convertVoices(voiceList, voiceResources, CATALOG_VOICES);
+        voices = converted.voices;
+        skipped.push(...converted.skipped);
+      }
+      const warnings: string[] = [];
+      for (const r of records) {
+        const c = await convertModel(r, probe);
+        if ("model" in c) {
+          models.push(c.model);
+          warnings.push(...(c.warnings ?? []));
+        } else skipped.push(c.skipped);
+      }
+      if (!models.length) {
+        throw new CliError(`nothing to sync: none of the ${records.length} model(s) is of a class the local renderer knows; the catalog is unchanged`, EXIT.error, "nothing_to_sync");
+      }
+      const instance = await ctx.localInstance();
+      storeCatalog(instance, source, models, skipped, voices);
+      const result = { source, models: models.map((m) => m.name), ...(voices ? { voices: voices.map((v) => v.id) } : {}), skipped, warnings };
+      ctx.print(
+        result,
+        (r) => [
+          `Synced ${r.models.length} model${r.models.length === 1 ? "" : "s"} from ${r.source}: ${r.models.join(", ")}`,
+          ...(r.voices ? [`Synced ${r.voices.length} public voice${r.voices.length === 1 ? "" : "s"}: ${r.voices.join(", ")}`] : []),
+          ...(r.skipped.length ? [`Skipped ${r.skipped.length} (not a class the local renderer knows):`, ...r.skipped.map((s) => `  ${s.name}: ${s.reason}`)] : []),
+          ...(r.warnings.length ? ["Prices the local formulas follow only approximately:", ...r.warnings.map((w) => `  ${w}`)] : []),
+        ],
+        (r) => r.models,
+      );
+    });
+  examples(sync, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from-hosted --voices", "mediagen local catalog sync --from models.json --json"]);
+
+  const status = catalog
+    .command("status")
+    .description("Where the local model catalog comes from, how old it is, and the models a sync skipped")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const { catalogStatus } = await import("../../features/asset/catalog-sync.js");
+      const s = catalogStatus(instance);
+      const { formatDuration } = await import("../parse.js");
+      ctx.print(
+        s,
+        (x) => [
+          `source: ${x.source}`,
+          `models: ${x.models}`,
+          `voices: ${x.voices === null ? "built-in" : x.voices}`,
+          ...(x.synced_at ? [`synced: ${x.synced_at} (${formatDuration((x.age_seconds ?? 0) * 1000)} ago)`] : []),
+          ...(x.skipped.length
+            ? ["skipped:", ...table(x.skipped, [{ header: "model", get: (k) => k.name }, { header: "reason", get: (k) => k.reason }], widthOf(ctx.io)).map((l) => `  ${l}`)]
+            : []),
+        ],
+        (x) => [x.source],
+      );
+    });
+
+  examples(status, ["mediagen local catalog status", "mediagen local catalog status --json | jq .age_seconds"]);
+
+  const reset = catalog
+    .command("reset")
+    .description("Go back to the built-in model catalog")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const { resetCatalog } = await import("../../features/asset/catalog-sync.js");
+      const was = resetCatalog(instance);
+      ctx.print({ reset: was }, () => [], () => []);
+      if (!ctx.opts.json) ctx.io.info(was ? "The local instance uses its built-in model catalog again." : "The local instance already uses its built-in model catalog.");
+    });
+  examples(reset, ["mediagen local catalog reset"]);
+}
