@@ -11,7 +11,7 @@ import { clearToolsCache, getTools, type Tools } from "../../src/media/index.js"
 import { ExportError, exportCaps, exportSize, renderExport, type ExportStep } from "../../src/media/export/index.js";
 import { tempDir } from "./media-fixtures.js";
 import {
-  alive,
+  stillRunningIn,
   buildSpec,
   expectValid,
   frameRgb,
@@ -138,7 +138,7 @@ describe("renderExport on the npm ffmpeg 4.1 fallback", () => {
     expect(err).toBeInstanceOf(ExportError);
     expect(err).toMatchObject({ code: "EXPORT_FAILED", aborted: true });
     expect(pids.length).toBeGreaterThan(0);
-    expect(pids.filter(alive)).toEqual([]);
+    expect(stillRunningIn(jobDir, pids)).toEqual([]);
     expect(fs.readdirSync(jobDir)).toEqual([]);
   });
 });

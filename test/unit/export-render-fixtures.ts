@@ -132,6 +132,15 @@ export function processesIn(dir: string): number[] {
   return pids;
 }
 
+/**
+ * Which of `pids` (seen running in `dir`) are still running there. A pid is checked against its
+ * working directory too: under load the system can hand a finished job's pid to another process.
+ */
+export function stillRunningIn(dir: string, pids: readonly number[]): number[] {
+  const now = new Set(processesIn(dir));
+  return pids.filter((p) => now.has(p) && alive(p));
+}
+
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

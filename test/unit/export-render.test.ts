@@ -12,7 +12,7 @@ import { ExportError, exportSize, planSpec, renderExport, type ExportStep, type 
 import { buildAss, planCues } from "../../src/media/export/subtitles.js";
 import { tempDir } from "./media-fixtures.js";
 import {
-  alive,
+  stillRunningIn,
   buildSpec,
   expectValid,
   isBlue,
@@ -334,7 +334,7 @@ describe("renderExport on the system ffmpeg", () => {
     expect(err).toBeInstanceOf(ExportError);
     expect(err).toMatchObject({ code: "EXPORT_FAILED", aborted: true });
     expect(pids.length).toBeGreaterThan(0); // the render (and maybe the audio mix) was running
-    expect(pids.filter(alive)).toEqual([]);
+    expect(stillRunningIn(jobDir, pids)).toEqual([]);
     expect(processesIn(jobDir)).toEqual([]);
     expect(fs.readdirSync(jobDir)).toEqual([]);
   });
@@ -354,7 +354,7 @@ describe("renderExport on the system ffmpeg", () => {
       },
     }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "ENCODING_FAILED", message: expect.stringMatching(/made no progress for 0 s \(stuck after 0 of 60 frames\)/) });
-    expect(pids.filter(alive)).toEqual([]);
+    expect(stillRunningIn(jobDir, pids)).toEqual([]);
     expect(fs.readdirSync(jobDir)).toEqual([]);
   });
 
