@@ -1,4 +1,5 @@
-import { operations, type OpName, type OpRequest, type OpResponse } from "../features/operations.js";
+import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
+import { ROUTES } from "../features/routes.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engine.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
@@ -24,7 +25,11 @@ export class HostedEngine extends BaseEngine {
   }
 
   async call<K extends OpName>(op: K, input: OpRequest<K>, opts: CallOptions = {}): Promise<OpResponse<K>> {
-    const def = operations[op];
+    const def = ROUTES[op];
+    // The schemas (every contract and zod) are only needed for the response check: loaded while the
+    // request is in flight, so a command that never calls the hosted target never loads them.
+    const schemas = import("../features/operations.js");
+    schemas.catch(() => undefined);
     const filled = fillPathOrRefuse(def.path, (input ?? {}) as Record<string, unknown>);
     const headers: Record<string, string> = {};
     if (opts.simulate) headers["x-local-simulate"] = opts.simulate;
@@ -38,7 +43,8 @@ export class HostedEngine extends BaseEngine {
     });
     // Checked before anyone reads it: a sparse or malformed body is an UnexpectedResponseError naming
     // the field, never a crash in a renderer. Unknown enum strings pass (the service may add states).
-    return checkResponse<OpResponse<K>>(def.response, res.body, { op, status: res.status, tolerateUnknownValues: true });
+    const { operations } = await schemas;
+    return checkResponse<OpResponse<K>>(operations[op].response, res.body, { op, status: res.status, tolerateUnknownValues: true });
   }
 
   override lastRateLimit(): RateLimitInfo | undefined {

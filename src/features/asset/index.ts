@@ -5,7 +5,7 @@ export const asset = {
   commands: [{ name: "asset", summary: "Generate images and videos (assets) with a model", load: () => import("./cli.js") }],
   contract: () => import("./contract.js"),
   local: async (): Promise<LocalPart> => {
-    const [{ assetHandlers }, { assetKinds }, { assets }] = await Promise.all([import("./local.js"), import("./job.js"), import("./schema.js")]);
-    return { handlers: assetHandlers, jobKinds: assetKinds, migrations: [{ version: 2, sql: assets }] };
+    const [{ assetHandlers }, { assetKinds }] = await Promise.all([import("./local.js"), import("./job.js")]);
+    return { handlers: assetHandlers, jobKinds: assetKinds };
   },
 } as const;

@@ -5,7 +5,7 @@ export const avatar = {
   commands: [{ name: "avatar", summary: "Create, edit and browse avatars and their looks", load: () => import("./cli.js") }],
   contract: () => import("./contract.js"),
   local: async (): Promise<LocalPart> => {
-    const [{ avatarHandlers }, { lookKinds }, { avatars }] = await Promise.all([import("./local.js"), import("./job.js"), import("./schema.js")]);
-    return { handlers: avatarHandlers, jobKinds: lookKinds, migrations: [{ version: 3, sql: avatars }] };
+    const [{ avatarHandlers }, { lookKinds }] = await Promise.all([import("./local.js"), import("./job.js")]);
+    return { handlers: avatarHandlers, jobKinds: lookKinds };
   },
 } as const;

@@ -11,11 +11,10 @@ export const exp = {
   ],
   contract: () => import("./contract.js"),
   local: async (): Promise<LocalPart> => {
-    const [{ exportHandlers }, { exportKinds }, { exportsTable }] = await Promise.all([
+    const [{ exportHandlers }, { exportKinds }] = await Promise.all([
       import("./local.js"),
       import("./job.js"),
-      import("./schema.js"),
     ]);
-    return { handlers: exportHandlers, jobKinds: exportKinds, migrations: [{ version: 7, sql: exportsTable }] };
+    return { handlers: exportHandlers, jobKinds: exportKinds };
   },
 } as const;

@@ -17,11 +17,10 @@ export const generation = {
   ],
   contract: () => import("./contract.js"),
   local: async (): Promise<LocalPart> => {
-    const [{ generationHandlers }, { generationKinds }, { generations }] = await Promise.all([
+    const [{ generationHandlers }, { generationKinds }] = await Promise.all([
       import("./local.js"),
       import("./job.js"),
-      import("./schema.js"),
     ]);
-    return { handlers: generationHandlers, jobKinds: generationKinds, migrations: [{ version: 4, sql: generations }] };
+    return { handlers: generationHandlers, jobKinds: generationKinds };
   },
 } as const;
