@@ -4,9 +4,10 @@
  * feature.
  *
  * Loading is lazy (start-up time, bench/startup.mjs): this module holds the route table and the
- * migrations (SQL text), which is all that opening the instance needs. A feature's handlers and job
- * kinds (and what they import: catalogs, the media layer) are loaded when one of its operations is
- * first dispatched, and every feature's before a worker claims a job (`LocalParts.load`).
+ * migrations (SQL text), which is all that opening the instance needs. A feature's handlers (and what
+ * they import: a catalog, say) are loaded when one of its operations is first dispatched; the job
+ * kinds (which reach the media layer), with every handler, before a worker claims a job
+ * (`LocalParts.load`).
  */
 import { webhookKinds } from "../local/webhook-kind.js";
 import { openLocalInstance as openCore, type LocalInstance, type OpenOptions } from "../local/instance.js";
@@ -64,29 +65,36 @@ export function composeParts(
 
 type Feature = (typeof FEATURES)[number];
 
-/** Every feature's part, each loaded once, on demand, into the shared tables of `localParts`. */
+/**
+ * Every feature's part, each loaded once, on demand, into the shared tables of `localParts`: a
+ * feature's handlers when one of its operations is dispatched, and every feature's handlers and job
+ * kinds before a worker claims a job.
+ */
 function lazyParts(): LocalParts {
   const parts = composeParts([], { operations: ROUTES, workerEntry: workerEntry() });
-  const loading = new Map<Feature, Promise<void>>();
-  const loadFeature = (f: Feature): Promise<void> => {
-    let p = loading.get(f);
+  const loading = new Map<string, Promise<void>>();
+  const once = (key: string, load: () => Promise<LocalPart>): Promise<void> => {
+    let p = loading.get(key);
     if (!p) {
-      p = "local" in f ? f.local().then((part) => mergePart(parts.handlers, parts.jobKinds, part)) : Promise.resolve();
+      p = load().then((part) => mergePart(parts.handlers, parts.jobKinds, part));
       // A failed load is tried again by the next request rather than remembered.
-      p.catch(() => loading.delete(f));
-      loading.set(f, p);
+      p.catch(() => loading.delete(key));
+      loading.set(key, p);
     }
     return p;
   };
+  const handlersOf = (f: Feature) => once(`${f.name}:handlers`, () => ("local" in f ? f.local() : Promise.resolve({})));
+  const jobsOf = (f: Feature) =>
+    once(`${f.name}:jobs`, async () => ("jobs" in f ? { jobKinds: await f.jobs() } : {}));
   const loadAll = async (): Promise<void> => {
-    await Promise.all(FEATURES.map(loadFeature));
+    await Promise.all(FEATURES.flatMap((f) => [handlersOf(f), jobsOf(f)]));
   };
   parts.load = async (op?: OpName): Promise<void> => {
     if (op === undefined) return loadAll();
     // Operations are named <feature><Verb>; one that is not (or not found there) loads every feature.
     const owner = FEATURES.find((f) => op.startsWith(f.name));
-    if (owner) await loadFeature(owner);
-    if (!(op in parts.handlers)) await loadAll();
+    if (owner) await handlersOf(owner);
+    if (!(op in parts.handlers)) await Promise.all(FEATURES.map(handlersOf));
   };
   return parts;
 }

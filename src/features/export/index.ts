@@ -10,11 +10,6 @@ export const exp = {
     },
   ],
   contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => {
-    const [{ exportHandlers }, { exportKinds }] = await Promise.all([
-      import("./local.js"),
-      import("./job.js"),
-    ]);
-    return { handlers: exportHandlers, jobKinds: exportKinds };
-  },
+  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).exportHandlers }),
+  jobs: async () => (await import("./job.js")).exportKinds,
 } as const;

@@ -16,11 +16,6 @@ export const generation = {
     },
   ],
   contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => {
-    const [{ generationHandlers }, { generationKinds }] = await Promise.all([
-      import("./local.js"),
-      import("./job.js"),
-    ]);
-    return { handlers: generationHandlers, jobKinds: generationKinds };
-  },
+  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).generationHandlers }),
+  jobs: async () => (await import("./job.js")).generationKinds,
 } as const;
