@@ -55,13 +55,8 @@ const EXTERNAL = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
   .flatMap((name) => [name, `${name}/*`]);
 
 fs.rmSync(outdir, { recursive: true, force: true });
-const result = await esbuild.build({
+const common = {
   absWorkingDir: root,
-  entryPoints: {
-    mediagen: "src/cli/main.ts",
-    "worker-main": "src/features/worker-main.ts",
-    "tts-wasm-child": "src/media/tts-wasm-child.ts",
-  },
   outdir,
   bundle: true,
   splitting: true,
@@ -74,12 +69,20 @@ const result = await esbuild.build({
   // Error classes and debug output name functions and classes: keep the names the sources give them.
   keepNames: true,
   metafile: true,
+  chunkNames: "chunk-[hash]",
   // commander is CommonJS: its require() of node built-ins needs a real require in an ES module.
   banner: { js: BANNER },
-  chunkNames: "chunk-[hash]",
   logLevel: "warning",
   plugins: [lazyChildProcess],
+};
+// The CLI, with its common modules gathered in one chunk (scripts/bundle-common.ts).
+const cli = await esbuild.build({ ...common, entryPoints: { mediagen: "src/cli/main.ts" }, inject: ["scripts/bundle-common.ts"] });
+// The processes it starts: their own build (a process shares no module with the CLI's).
+const children = await esbuild.build({
+  ...common,
+  entryPoints: { "worker-main": "src/features/worker-main.ts", "tts-wasm-child": "src/media/tts-wasm-child.ts" },
 });
+const result = { metafile: { inputs: { ...children.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...children.metafile.outputs, ...cli.metafile.outputs } } };
 // The banner is only needed where bundled CommonJS code calls require(); elsewhere node:module is
 // not worth loading. It is blanked, not removed, so the source maps' line numbers still hold.
 for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith(".js"))) {
