@@ -40,5 +40,3 @@ import "../src/engine/sleep.ts";
 import "../src/engine/timeouts.ts";
 import "../src/features/index.ts";
 import "../src/features/routes.ts";
-import "../src/local/debug.ts";
-import "../src/local/version.ts";
