@@ -8,11 +8,11 @@
  *
  * Packages stay external (resolved in node_modules at run time, as with tsc's output) and load only
  * where they are imported: native better-sqlite3, the ffmpeg/ffprobe/espeak/font helper packages
- * (found on disk through require.resolve) and the rest. Four pure-JS packages are bundled instead,
- * because loading them file by file is most of a short command's start-up: commander (every
- * command, 8 CommonJS files), chalk (every command's output), zod (95 files; only in the chunks of
- * the contracts, which the hosted target's response check and a few commands load) and undici
- * (111 files; the hosted target only).
+ * (found on disk through require.resolve), undici and the rest. Three pure-JS packages are bundled
+ * instead, because loading them file by file is most of a short command's start-up: commander
+ * (every command, 8 CommonJS files), chalk (every command's output) and zod (95 files; only in the
+ * chunks of the contracts, which the hosted target's response check and a few commands load).
+ * undici (111 files, hosted target only) stays external: bundled, its streamed downloads stalled.
  * Source maps are written beside each file; bin/mediagen.js turns them on for --debug (and
  * MEDIAGEN_DEBUG), so stack traces then point at src/. dist/bundle/meta.json maps every output to
  * its inputs (test/cli/startup-modules.test.ts reads it).
@@ -25,7 +25,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Everything in package.json's dependencies but these is external. */
-const BUNDLED = new Set(["commander", "chalk", "zod", "undici"]);
+const BUNDLED = new Set(["commander", "chalk", "zod"]);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = path.join(root, "dist", "bundle");
