@@ -76,14 +76,19 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-const compiled = (Object.keys(ROUTES) as OpName[]).flatMap((name) => {
-  const def: RouteDef = ROUTES[name];
-  return [def.path, ...(def.aliases ?? [])].map((p) => {
-    const names = pathParams(p);
-    const re = new RegExp("^" + p.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{(\w+)\\?\}/g, "([^/]+)") + "/?$");
-    return { name, method: def.method, re, names };
+/** The routes as regular expressions, compiled on first use (the CLI never routes). */
+let compiled: { name: OpName; method: string; re: RegExp; names: string[] }[] | undefined;
+function routes(): NonNullable<typeof compiled> {
+  compiled ??= (Object.keys(ROUTES) as OpName[]).flatMap((name) => {
+    const def: RouteDef = ROUTES[name];
+    return [def.path, ...(def.aliases ?? [])].map((p) => {
+      const names = pathParams(p);
+      const re = new RegExp("^" + p.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{(\w+)\\?\}/g, "([^/]+)") + "/?$");
+      return { name, method: def.method, re, names };
+    });
   });
-});
+  return compiled;
+}
 
 /**
  * Matches a path (under the prefix) to an operation. Returns `undefined` for unknown paths and
@@ -94,7 +99,7 @@ export function matchRoute(
   path: string,
 ): RouteMatch | { allowed: string[] } | undefined {
   const allowed = new Set<string>();
-  for (const r of compiled) {
+  for (const r of routes()) {
     const m = r.re.exec(path);
     if (!m) continue;
     if (r.method !== method) {
