@@ -3,7 +3,8 @@
  * Where `mediagen serve` spends its time on status reads: runs the built server in this process
  * (start it with `node --cpu-prof --cpu-prof-dir=DIR bench/serve-profile.mjs`) under the load
  * generator of serve.bench.mjs (a child without profiling) for `--duration` seconds (default 5) on
- * GET /asset/status/{id}, then prints the top self-time functions of the newest profile in DIR
+ * GET /asset/status/{id} (`--bare`: against a bare node:http server answering the same bytes, for
+ * comparison), then prints the top self-time functions of the newest profile in DIR
  * (`node bench/serve-profile.mjs --top DIR`).
  */
 import { fork } from "node:child_process";
@@ -55,13 +56,34 @@ for (let i = 0; i < 100; i++) {
   if (s.status !== "generating") break;
   await new Promise((r) => setTimeout(r, 100));
 }
+// --bare: the same load on a bare node:http server answering the same bytes, for comparison.
+let target = `${served.baseUrl}/asset/status/${id}`;
+let bare;
+if (argi("bare") >= 0) {
+  const sample = await fetch(target, { headers });
+  const text = await sample.text();
+  const keep = {};
+  for (const [k, v] of sample.headers) if (k === "content-type" || k.startsWith("x-ratelimit-") || k === "x-request-id") keep[k] = v;
+  const http = await import("node:http");
+  bare = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, keep);
+      res.end(text);
+    });
+  });
+  await new Promise((r) => bare.listen(0, "127.0.0.1", r));
+  target = `http://127.0.0.1:${bare.address().port}/api/public/v1/asset/status/${id}`;
+}
 const result = await new Promise((resolve, reject) => {
-  const spec = { url: `${served.baseUrl}/asset/status/${id}`, method: "GET", headers, expect: 200, connections: 16, durationMs: duration * 1000, warmupMs: 1000 };
+  const spec = { url: target, method: "GET", headers, expect: 200, connections: 16, durationMs: duration * 1000, warmupMs: 1000 };
   const child = fork(path.join(root, "bench/serve.bench.mjs"), ["--load", JSON.stringify(spec)], { stdio: "inherit", execArgv: [] });
   child.once("message", resolve);
   child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`load generator exited ${code}`))));
 });
-console.log(JSON.stringify({ case: "GET /asset/status/{id}", rps: Math.round(result.rps), load_average: os.loadavg()[0] }));
+console.log(JSON.stringify({ case: `GET /asset/status/{id}${bare ? " (bare node:http)" : ""}`, rps: Math.round(result.rps), load_average: os.loadavg()[0] }));
+bare?.closeAllConnections();
+bare?.close();
 await served.close(1000);
 await instance.stopWorker(1000);
 await instance.close();
