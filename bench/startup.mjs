@@ -5,7 +5,8 @@
 // Cases: --help, --version, and on the local target (a temporary MEDIAGEN_HOME prepared once with one
 // finished asset) folder list, asset status <id>, voice list, asset models (all --json); and
 // asset status against a stub hosted server (a node http server on 127.0.0.1:0 answering the status
-// JSON; --target hosted --base-url, the key in MEDIAGEN_API_KEY).
+// JSON; --target hosted --base-url, the key in MEDIAGEN_API_KEY). For reference, `floor-sqlite-read`
+// is not mediagen: node loading better-sqlite3 and reading the same database, the floor of a local read.
 // `node bench/startup.mjs [filter]` runs only the cases whose name contains the filter.
 import { spawnSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -27,10 +28,10 @@ delete baseEnv.MEDIAGEN_API_KEY;
 delete baseEnv.MEDIAGEN_PROFILE;
 
 /** Runs one command asynchronously (the stub server lives in this process) and times it. */
-function time(args, env = baseEnv) {
+function time(args, env = baseEnv, cwd = undefined) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env });
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env, ...(cwd ? { cwd } : {}) });
     let err = "";
     child.stderr.on("data", (d) => (err += d));
     child.on("error", reject);
@@ -84,6 +85,21 @@ const cases = [
   { name: "asset-status", args: ["asset", "status", assetId, "--json"] },
   { name: "voice-list", args: ["voice", "list", "--json"] },
   { name: "asset-models", args: ["asset", "models", "--json"] },
+  // Not mediagen: what opening SQLite alone costs (node, better-sqlite3, open the same database, read
+  // one table, close), the floor under any local read.
+  {
+    name: "floor-sqlite-read",
+    args: [
+      "--input-type=module",
+      "-e",
+      `import Database from "better-sqlite3";
+       const db = new Database(${JSON.stringify(path.join(home, "local", "instance.db"))});
+       db.pragma("journal_mode = WAL");
+       process.stdout.write(JSON.stringify(db.prepare("SELECT * FROM folders").all()));
+       db.close();`,
+    ],
+    cwd: root,
+  },
   {
     name: "asset-status-hosted",
     args: ["asset", "status", assetId, "--json", "--target", "hosted", "--base-url", baseUrl],
@@ -95,12 +111,13 @@ try {
   // Warm the file cache once so the first measured run is not an outlier.
   await time(["-e", "0"]);
   for (const c of cases) {
-    await time([bin, ...c.args], c.env);
+    const argv = c.cwd ? c.args : [bin, ...c.args];
+    await time(argv, c.env, c.cwd);
     const node = [];
     const cmd = [];
     for (let i = 0; i < runs; i++) {
       node.push(await time(["-e", "0"]));
-      cmd.push(await time([bin, ...c.args], c.env));
+      cmd.push(await time(argv, c.env, c.cwd));
     }
     const nodeMs = median(node);
     const cmdMs = median(cmd);
