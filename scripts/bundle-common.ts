@@ -5,8 +5,11 @@
  * commands that uses them; a short command then reads a few files instead of dozens. Nothing heavy
  * belongs here (no zod, no SQLite, no media layer, no undici): `--help` loads it too.
  */
+import "../src/cli/body.ts";
 import "../src/cli/context.ts";
+import "../src/cli/credits-note.ts";
 import "../src/cli/debug.ts";
+import "../src/cli/each.ts";
 import "../src/cli/env-setting.ts";
 import "../src/cli/errors.ts";
 import "../src/cli/exit-codes.ts";
@@ -14,11 +17,14 @@ import "../src/cli/flags.ts";
 import "../src/cli/guarded-engine.ts";
 import "../src/cli/help-text.ts";
 import "../src/cli/io.ts";
+import "../src/cli/journal.ts";
 import "../src/cli/output.ts";
 import "../src/cli/parse.ts";
 import "../src/cli/resume.ts";
 import "../src/cli/runtime.ts";
 import "../src/cli/types.ts";
+import "../src/cli/wait-report.ts";
+import "../src/cli/wait.ts";
 import "../src/config/credentials.ts";
 import "../src/config/env.ts";
 import "../src/config/home.ts";
@@ -29,6 +35,7 @@ import "../src/contract/errors.ts";
 import "../src/contract/limits.ts";
 import "../src/contract/operation.ts";
 import "../src/contract/plans.ts";
+import "../src/contract/poll.ts";
 import "../src/contract/query.ts";
 import "../src/contract/rate-limit.ts";
 import "../src/engine/engine.ts";

@@ -1,47 +1,14 @@
 /**
  * Asset endpoints of the local instance: models, pricing, start, status. Start (./start.ts) validates
  * everything first (nothing is written by a rejected request), then debits and queues every
- * generation in one IMMEDIATE transaction; it is loaded on the first start, so reading models and
- * statuses loads neither the reference checks nor the media layer.
+ * generation in one IMMEDIATE transaction. What an endpoint needs beyond the asset rows is loaded on
+ * its first call: the catalog for models and pricing (./models-local.ts, ./catalog/pricing.ts), the
+ * reference checks and the media layer for start, so a status read loads none of them.
  */
-import type { ModelListResponse, ModelSummary } from "./contract.js";
 import { ApiError } from "../../engine/errors.js";
-import { quote } from "./catalog/pricing.js";
-import { modelDetail, modelSummary } from "./catalog/model-schema.js";
-import { MODELS, findModel } from "./catalog/models.js";
 import type { HandlerTable, RequestContext } from "../../local/types.js";
 import { readAsset, toAsset } from "./record.js";
-
-function queryString(v: unknown): string | undefined {
-  if (v === undefined || v === null || v === "") return undefined;
-  return Array.isArray(v) ? String(v[0]) : String(v);
-}
-
-function listModels(_ctx: RequestContext, input: Record<string, unknown>): ModelListResponse {
-  const type = queryString(input.type);
-  const provider = queryString(input.provider);
-  const tag = queryString(input.tag);
-  const models: ModelSummary[] = MODELS.filter(
-    (m) => (!type || m.type === type) && (!provider || m.provider === provider) && (!tag || m.tags.includes(tag)),
-  ).map((m) => {
-    const s = modelSummary(m);
-    // A filtered value is said once at the root, not on every item (hosted behaviour).
-    if (type) delete s.type;
-    if (provider) delete s.provider;
-    return s;
-  });
-  const out: ModelListResponse = { models, count: models.length };
-  if (type) out.type = type;
-  if (provider) out.provider = provider;
-  return out;
-}
-
-function getModel(_ctx: RequestContext, input: Record<string, unknown>) {
-  const name = queryString(input.name);
-  const model = name ? findModel(name) : undefined;
-  if (!model) throw ApiError.of("model_not_found", `Model not found: ${name ?? ""}`);
-  return modelDetail(model);
-}
+import { queryString } from "./query.js";
 
 function assetStatus(ctx: RequestContext, input: Record<string, unknown>) {
   const id = queryString(input.assetId);
@@ -52,9 +19,9 @@ function assetStatus(ctx: RequestContext, input: Record<string, unknown>) {
 }
 
 export const assetHandlers: HandlerTable = {
-  assetModels: (ctx, input) => listModels(ctx, input as Record<string, unknown>),
-  assetModel: (ctx, input) => getModel(ctx, input as Record<string, unknown>),
-  assetPricing: (_ctx, input) => quote(input as Record<string, unknown>),
+  assetModels: async (ctx, input) => (await import("./models-local.js")).listModels(ctx, input as Record<string, unknown>),
+  assetModel: async (ctx, input) => (await import("./models-local.js")).getModel(ctx, input as Record<string, unknown>),
+  assetPricing: async (_ctx, input) => (await import("./catalog/pricing.js")).quote(input as Record<string, unknown>),
   assetStart: async (ctx, input) => (await import("./start.js")).startAssets(ctx, input as Record<string, unknown>),
   assetStatus: (ctx, input) => assetStatus(ctx, input as Record<string, unknown>),
 };
