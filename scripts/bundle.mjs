@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 /**
  * Bundles the CLI for start-up time (bench/startup.mjs): one small entry per process mediagen starts
- * (the CLI, the detached worker, the WASM TTS child) and lazily loaded chunks, one per command group
- * and per layer reached by a dynamic import(), all in dist/bundle/ (chunks beside the entries, so
- * `new URL("./worker-main.js", import.meta.url)` finds its sibling from any chunk, and
- * `../../package.json` is the package's from there as from dist/<layer>/).
+ * (the CLI; then, in a second build, the detached worker and the WASM TTS child) and lazily loaded
+ * chunks, one per command group and per layer reached by a dynamic import(), all in dist/bundle/
+ * (chunks beside the entries, so `new URL("./worker-main.js", import.meta.url)` finds its sibling
+ * from any chunk, and `../../package.json` is the package's from there as from dist/<layer>/).
+ * scripts/bundle-common.ts gathers the frame modules nearly every command loads into one common
+ * chunk (esbuild would otherwise cut them into a small chunk per combination of importers, and a
+ * short command read ~40 files; now 2 for --help, 7 for `folder list`).
  *
  * Packages stay external (resolved in node_modules at run time, as with tsc's output) and load only
  * where they are imported: native better-sqlite3, the ffmpeg/ffprobe/espeak/font helper packages
