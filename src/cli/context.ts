@@ -21,6 +21,7 @@ import {
   type WaitSpec,
 } from "./types.js";
 import { isCI, type FrameIO } from "./io.js";
+import { GuardedEngine } from "./guarded-engine.js";
 import { defaultQuietLines, toJson } from "./output.js";
 import { createTracer, type Trace } from "./debug.js";
 import type { MultiWaitSpec, WaitOutcome } from "./wait.js";
@@ -193,12 +194,10 @@ export class CliContext implements Context {
   private async createEngine(): Promise<Engine> {
     const engine = await this.targetEngine();
     // The hosted client made here traces its HTTP requests itself; other engines are traced per call.
-    const [{ GuardedEngine }, traced] = await Promise.all([
-      import("./guarded-engine.js"),
+    const traced =
       this.trace && (this.runtime.engine !== undefined || engine.target === "local")
-        ? import("./traced-engine.js").then(({ TracedEngine }) => new TracedEngine(engine, this.trace!))
-        : engine,
-    ]);
+        ? new (await import("./traced-engine.js")).TracedEngine(engine, this.trace)
+        : engine;
     return new GuardedEngine(traced, {
       onInterrupt: (handler) => this.onInterrupt(handler),
       onRateLimited: (ms) => this.rateLimited(ms),

@@ -7,7 +7,7 @@
  *   (a 5xx, an unreadable 2xx, a connection lost after sending, Ctrl-C while in flight) says that
  *   it may have been received and how to check, before the user repeats it and pays twice.
  */
-import { operations } from "../features/operations.js";
+import { ROUTES } from "../features/routes.js";
 import { BaseEngine, type CallOptions, type Engine, type OpName, type OpRequest, type OpResponse, type RateLimitInfo } from "../engine/engine.js";
 import { CliError, EXIT } from "./types.js";
 
@@ -85,7 +85,7 @@ export class GuardedEngine extends BaseEngine {
         opts.onRateLimited?.(ms);
       },
     };
-    const def = operations[op];
+    const def = ROUTES[op];
     if (def.method === "GET" || NO_EFFECT.has(op)) return this.inner.call(op, input, callOpts);
 
     const what = `${def.method} ${def.path}`;

@@ -9,7 +9,11 @@ import { redact } from "../engine/redact.js";
 import type { Engine } from "../engine/engine.js";
 import { buildProgram, globalOptions } from "./program.js";
 import { unknownCommandIn } from "./registry.js";
-import type { CliContext } from "./context.js";
+// Static, though `--help` needs none of them: in the bundle they are in the common chunk that every
+// command loads anyway (scripts/bundle-common.ts), and an import() would cost one more file.
+import { CliContext } from "./context.js";
+import { createIO } from "./io.js";
+import { loadStyles, resetStyles } from "./output.js";
 import type { Env, Streams } from "./io.js";
 import { terminalWidth } from "./io.js";
 import { realClock, signalsFrom, type Clock, type Runtime, type Signals } from "./runtime.js";
@@ -56,7 +60,7 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
   };
   const argv = [...args];
   let ctx: CliContext | undefined;
-  // The context is built in the preAction hook, so `--help` never loads it (startup time).
+  // The context is built in the preAction hook, so `--help` never builds it (startup time).
   const getContext = (): CliContext => {
     if (!ctx) throw new Error("the command context is only available inside an action");
     return ctx;
@@ -75,11 +79,6 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
     { args: argv },
   );
   program.hook("preAction", async (_root, action) => {
-    const [{ CliContext }, { createIO }, { loadStyles }] = await Promise.all([
-      import("./context.js"),
-      import("./io.js"),
-      import("./output.js"),
-    ]);
     const opts = globalOptions(action);
     ctx ??= new CliContext(createIO(streams, env, opts), opts, env, version, runtime);
     // A bad --request-timeout is a usage error on any command, not only when a request is made.
@@ -99,7 +98,7 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (code === "commander.helpDisplayed" || code === "commander.version") return 0;
-    const [{ renderError }, { resetStyles }] = await Promise.all([import("./errors.js"), import("./output.js")]);
+    const { renderError } = await import("./errors.js");
     // Usage errors happen before any context exists: read the flags that shape the report from argv,
     // and report without colour, as a fresh process would (an earlier run in process may have set it).
     if (!ctx) resetStyles();

@@ -1,9 +1,6 @@
-import { z } from "zod";
-
 /** Space plans, spelt as the spec spells them. */
 export const PLANS = ["free", "start", "PRO", "ENTREPRISE"] as const;
-export const Plan = z.enum(PLANS);
-export type Plan = z.infer<typeof Plan>;
+export type Plan = (typeof PLANS)[number];
 
 const RANK: Record<Plan, number> = { free: 0, start: 1, PRO: 2, ENTREPRISE: 3 };
 

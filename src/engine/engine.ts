@@ -1,4 +1,5 @@
-import { operations, type OpName, type OpRequest, type OpResponse } from "../features/operations.js";
+import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
+import { ROUTES } from "../features/routes.js";
 import type { RateLimitInfo } from "../contract/rate-limit.js";
 
 export type { OpName, OpRequest, OpResponse, RateLimitInfo };
@@ -58,7 +59,7 @@ export abstract class BaseEngine {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface BaseEngine extends OperationMethods {}
 
-for (const name of Object.keys(operations) as OpName[]) {
+for (const name of Object.keys(ROUTES) as OpName[]) {
   Object.defineProperty(BaseEngine.prototype, name, {
     value: function (this: BaseEngine, input: unknown = {}, opts?: CallOptions) {
       return this.call(name, input as never, opts);

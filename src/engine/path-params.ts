@@ -1,4 +1,4 @@
-import { fillPath } from "../features/operations.js";
+import { fillPath } from "../features/routes.js";
 import { ApiError } from "./errors.js";
 
 /**

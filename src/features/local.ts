@@ -1,47 +1,115 @@
 /**
  * The local target composed: the local core (src/local/) with every feature's handlers, job kinds and
- * migrations, and the operation table. Callers open the instance through here; the core never
- * imports a feature.
+ * migrations, and the route table. Callers open the instance through here; the core never imports a
+ * feature.
+ *
+ * Loading is lazy (start-up time, bench/startup.mjs): this module holds the route table and the
+ * migrations (SQL text), which is all that opening the instance needs. A feature's handlers (and what
+ * they import: a catalog, say) are loaded when one of its operations is first dispatched; the job
+ * kinds (which reach the media layer), with every handler, before a worker claims a job
+ * (`LocalParts.load`).
  */
-import { core } from "../local/db/core-schema.js";
 import { webhookKinds } from "../local/webhook-kind.js";
 import { openLocalInstance as openCore, type LocalInstance, type OpenOptions } from "../local/instance.js";
 import type { HandlerTable, JobKind, LocalParts } from "../local/types.js";
 import { FEATURES } from "./index.js";
-import { operations, type Operations } from "./operations.js";
+import { MIGRATIONS } from "./migrations.js";
+import type { OpName } from "./operations.js";
+import { ROUTES, type RouteTable } from "./routes.js";
 import type { LocalPart, Migration } from "./types.js";
 import { workerEntry } from "./worker-entry.js";
 
 export * from "../local/instance.js";
 export { DEFAULT_RATE_LIMIT, rateLimitFromEnv, type RateLimitConfig } from "../local/rate-limit.js";
 
-/** Joins the core's parts and the features'; migrations must number 2, 3, … without gaps or repeats. */
-export function composeParts(parts: readonly LocalPart[], table: { operations: Operations; workerEntry: string }): LocalParts {
-  const handlers: HandlerTable = {};
-  const jobKinds: Record<string, JobKind> = { ...webhookKinds };
-  const migrations: Migration[] = [{ version: 1, sql: core }];
-  for (const p of parts) {
-    for (const [op, h] of Object.entries(p.handlers ?? {})) {
-      if (op in handlers) throw new Error(`two features handle ${op}`);
-      (handlers as Record<string, unknown>)[op] = h;
-    }
-    for (const [kind, k] of Object.entries(p.jobKinds ?? {})) {
-      if (kind in jobKinds) throw new Error(`two features define the job kind ${kind}`);
-      jobKinds[kind] = k;
-    }
-    migrations.push(...(p.migrations ?? []));
-  }
-  migrations.sort((a, b) => a.version - b.version);
-  migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migration versions must run 1..${migrations.length} without gaps; found ${m.version} at ${i + 1}`);
+/** Checks that migrations number 1, 2, … without gaps or repeats, and returns their SQL in order. */
+function orderedMigrations(migrations: readonly Migration[]): string[] {
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  sorted.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`migration versions must run 1..${sorted.length} without gaps; found ${m.version} at ${i + 1}`);
   });
-  return { operations: table.operations, handlers, jobKinds, migrations: migrations.map((m) => m.sql), workerEntry: table.workerEntry };
+  return sorted.map((m) => m.sql);
 }
 
-export const localParts: LocalParts = composeParts(
-  (await Promise.all(FEATURES.map((f) => ("local" in f ? f.local() : undefined)))).filter((p): p is LocalPart => p !== undefined),
-  { operations, workerEntry: workerEntry() },
-);
+/** Adds one feature's part to the tables; two features may not claim the same operation or job kind. */
+function mergePart(handlers: HandlerTable, jobKinds: Record<string, JobKind>, p: LocalPart): void {
+  for (const op of Object.keys(p.handlers ?? {})) {
+    if (op in handlers) throw new Error(`two features handle ${op}`);
+  }
+  for (const kind of Object.keys(p.jobKinds ?? {})) {
+    if (kind in jobKinds) throw new Error(`two features define the job kind ${kind}`);
+  }
+  Object.assign(handlers, p.handlers ?? {});
+  Object.assign(jobKinds, p.jobKinds ?? {});
+}
+
+/**
+ * Joins the core's parts and already loaded feature parts (tests compose their own); migrations
+ * default to src/features/migrations.ts and must number 1, 2, … without gaps or repeats.
+ */
+export function composeParts(
+  parts: readonly LocalPart[],
+  table: { operations: RouteTable; workerEntry: string; migrations?: readonly Migration[] },
+): LocalParts {
+  const handlers: HandlerTable = {};
+  const jobKinds: Record<string, JobKind> = { ...webhookKinds };
+  for (const p of parts) mergePart(handlers, jobKinds, p);
+  return {
+    operations: table.operations,
+    handlers,
+    jobKinds,
+    migrations: orderedMigrations(table.migrations ?? MIGRATIONS),
+    workerEntry: table.workerEntry,
+  };
+}
+
+type Feature = (typeof FEATURES)[number];
+
+/**
+ * Every feature's part, each loaded once, on demand, into the shared tables of `localParts`: a
+ * feature's handlers when one of its operations is dispatched, and every feature's handlers and job
+ * kinds before a worker claims a job.
+ */
+function lazyParts(): LocalParts {
+  const parts = composeParts([], { operations: ROUTES, workerEntry: workerEntry() });
+  const loading = new Map<string, Promise<void>>();
+  const once = (key: string, load: () => Promise<LocalPart>): Promise<void> => {
+    let p = loading.get(key);
+    if (!p) {
+      p = load().then((part) => mergePart(parts.handlers, parts.jobKinds, part));
+      // A failed load is tried again by the next request rather than remembered.
+      p.catch(() => loading.delete(key));
+      loading.set(key, p);
+    }
+    return p;
+  };
+  const handlersOf = (f: Feature) => once(`${f.name}:handlers`, () => ("local" in f ? f.local() : Promise.resolve({})));
+  const jobsOf = (f: Feature) =>
+    once(`${f.name}:jobs`, async () => ("jobs" in f ? { jobKinds: await f.jobs() } : {}));
+  const loadAll = async (): Promise<void> => {
+    await Promise.all(FEATURES.flatMap((f) => [handlersOf(f), jobsOf(f)]));
+  };
+  parts.load = async (op?: OpName): Promise<void> => {
+    if (op === undefined) return loadAll();
+    // Operations are named <feature><Verb>; one that is not (or not found there) loads every feature.
+    const owner = FEATURES.find((f) => op.startsWith(f.name));
+    if (owner) await handlersOf(owner);
+    if (!(op in parts.handlers)) await Promise.all(FEATURES.map(handlersOf));
+  };
+  return parts;
+}
+
+/**
+ * The parts every instance opened here shares. `handlers` and `jobKinds` fill as features load
+ * (`loadLocalParts()` loads them all); tests may replace entries once loaded.
+ */
+export const localParts: LocalParts = lazyParts();
+
+/** `localParts` with every feature loaded (what a test that inspects or replaces entries needs). */
+export async function loadLocalParts(): Promise<LocalParts> {
+  await localParts.load?.();
+  return localParts;
+}
 
 /** Opens the local instance under `opts.home` with every feature. */
 export function openLocalInstance(opts: Omit<OpenOptions, "parts"> & { parts?: LocalParts }): LocalInstance {

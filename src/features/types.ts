@@ -29,11 +29,15 @@ export interface Migration {
   sql: string;
 }
 
-/** What a feature adds to the local instance. */
+/**
+ * What a feature adds to the local instance: its handlers, loaded when an operation of the feature is
+ * first dispatched, and its job kinds (the manifest's `jobs()`), loaded before a worker claims a job.
+ * Its migrations are not here: they are in src/features/migrations.ts, so opening the instance loads
+ * no handler.
+ */
 export interface LocalPart {
   handlers?: HandlerTable;
   jobKinds?: Record<string, JobKind>;
-  migrations?: Migration[];
 }
 
 export interface FeatureManifest<Ops extends Record<string, OperationDef> = Record<string, OperationDef>> {
@@ -41,6 +45,8 @@ export interface FeatureManifest<Ops extends Record<string, OperationDef> = Reco
   commands: readonly CommandEntry[];
   /** The feature's zod contract; `operations` is its slice of the operation table. */
   contract(): Promise<{ operations: Ops }>;
-  /** Its local handlers, job kinds and migrations (absent: the local instance answers 501). */
+  /** Its local handlers (absent: the local instance answers 501). */
   local?(): Promise<LocalPart>;
+  /** Its job kinds, which run in a worker (they reach the media layer: never loaded to answer a read). */
+  jobs?(): Promise<Record<string, JobKind>>;
 }

@@ -1,10 +1,24 @@
-import { operations, type OpName, type OpRequest, type OpResponse } from "../features/operations.js";
+import type { z } from "zod";
+import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
+import { ROUTES } from "../features/routes.js";
+import { FEATURES } from "../features/index.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engine.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
 import { checkResponse } from "./response-check.js";
 
 export type HostedEngineOptions = HttpClientOptions;
+
+/**
+ * The response schema of `op`: from the contract of the feature the operation is named after (one
+ * contract, not all of them), else from the whole operation table.
+ */
+async function responseSchema(op: OpName): Promise<z.ZodType> {
+  const owner = FEATURES.find((f) => op.startsWith(f.name));
+  const own = owner ? ((await owner.contract()).operations as Record<string, { response: z.ZodType }>)[op] : undefined;
+  if (own) return own.response;
+  return (await import("../features/operations.js")).operations[op].response;
+}
 
 /**
  * The service over HTTP: each operation of the contract table becomes one request (GET with a query
@@ -24,7 +38,11 @@ export class HostedEngine extends BaseEngine {
   }
 
   async call<K extends OpName>(op: K, input: OpRequest<K>, opts: CallOptions = {}): Promise<OpResponse<K>> {
-    const def = operations[op];
+    const def = ROUTES[op];
+    // The schemas (zod) are only needed for the response check: loaded while the request is in
+    // flight, so a command that never calls the hosted target never loads them.
+    const schemas = responseSchema(op);
+    schemas.catch(() => undefined);
     const filled = fillPathOrRefuse(def.path, (input ?? {}) as Record<string, unknown>);
     const headers: Record<string, string> = {};
     if (opts.simulate) headers["x-local-simulate"] = opts.simulate;
@@ -38,7 +56,7 @@ export class HostedEngine extends BaseEngine {
     });
     // Checked before anyone reads it: a sparse or malformed body is an UnexpectedResponseError naming
     // the field, never a crash in a renderer. Unknown enum strings pass (the service may add states).
-    return checkResponse<OpResponse<K>>(def.response, res.body, { op, status: res.status, tolerateUnknownValues: true });
+    return checkResponse<OpResponse<K>>(await schemas, res.body, { op, status: res.status, tolerateUnknownValues: true });
   }
 
   override lastRateLimit(): RateLimitInfo | undefined {

@@ -20,6 +20,8 @@ export interface BackgroundOptions {
   leaseMs: number;
   concurrency: number;
   jobKinds: Record<string, JobKind>;
+  /** Completes `jobKinds` before a worker of this process claims a job (`LocalParts.load`). */
+  prepare?: () => Promise<void>;
   /** Script the detached worker process runs (`--home <home> --worker-id <id>`). */
   workerEntry: string;
 }
@@ -57,6 +59,7 @@ export class Background {
       leaseMs: this.o.leaseMs,
       concurrency: this.o.concurrency,
       register: true,
+      ...(this.o.prepare ? { prepare: this.o.prepare } : {}),
     });
     this.worker.start();
     // Temp files and render dirs of processes that died mid-render (their pid is in the name).
@@ -120,6 +123,7 @@ export class Background {
         mode: "inline",
         leaseMs: this.o.leaseMs,
         concurrency: this.o.concurrency,
+        ...(this.o.prepare ? { prepare: this.o.prepare } : {}),
       });
       temp.start();
       w = temp;

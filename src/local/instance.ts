@@ -130,6 +130,7 @@ export class LocalInstance implements LocalInstanceApi {
       leaseMs: this.leaseMs,
       concurrency: this.concurrency,
       jobKinds: this.jobKinds,
+      ...(this.parts.load ? { prepare: () => this.parts.load!() } : {}),
       workerEntry: this.parts.workerEntry,
     });
     this.lifecycle = new Lifecycle(this.storage, this.background, this.clock, forgetAuth);

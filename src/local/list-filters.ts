@@ -3,7 +3,7 @@
  * (case-insensitive); a value outside a closed vocabulary (gender, booleans) is a 400
  * `invalid_value` naming the field, rather than a silently empty list.
  */
-import { splitList } from "../contract/common.js";
+import { splitList } from "../contract/query.js";
 import { ApiError } from "../engine/errors.js";
 
 function invalidValue(field: string, message: string): ApiError {

@@ -122,7 +122,10 @@ export class LocalService {
       rateLimit = decision.info;
       if (!decision.allowed) return { status: 429, body: limiter.rejectionBody(), rateLimit };
 
-      const handler = this.instance.parts.handlers[op] as Handler<OpName> | undefined;
+      const parts = this.instance.parts;
+      // The features' handlers load on first use (src/features/local.ts).
+      if (!(op in parts.handlers) && parts.load) await parts.load(op);
+      const handler = parts.handlers[op] as Handler<OpName> | undefined;
       if (!handler) {
         const { body } = errorResponse("not_implemented", `${op} is not implemented by the local instance`, {
           status: 501,

@@ -96,17 +96,19 @@ export class InstanceStorage {
 
   /**
    * Undefined while the database file at the instance's path is the one this connection writes;
-   * otherwise why it is not (deleted, or replaced by another file). Two stat calls: cheap enough for
-   * every request and every write transaction. Once gone, always gone for this connection.
+   * otherwise why it is not (deleted, or replaced by another file). One stat call of the path (its
+   * inode must be the one opened; a deleted file has no path left): cheap enough for every request
+   * and every write transaction. Once gone, always gone for this connection.
    */
   problem(): StoreUnavailableError | undefined {
     if (this.gone || this.fd === undefined) return this.gone;
     let what: string | undefined;
     try {
-      if (fs.fstatSync(this.fd).nlink === 0) what = "the database file was deleted";
-      else {
-        const st = fs.statSync(this.paths.dbPath);
-        if (st.ino !== this.ino || st.dev !== this.dev) what = "the database file was replaced by another file";
+      const st = fs.statSync(this.paths.dbPath, { throwIfNoEntry: false });
+      if (!st) what = "the database file was deleted";
+      else if (st.ino !== this.ino || st.dev !== this.dev) {
+        // Our inode without a link left: deleted (and another file put there); else replaced.
+        what = fs.fstatSync(this.fd).nlink === 0 ? "the database file was deleted" : "the database file was replaced by another file";
       }
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;

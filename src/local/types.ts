@@ -4,7 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import type { Plan } from "../contract/plans.js";
-import type { OpName, OpRequest, OpResponse, Operations } from "../features/operations.js";
+import type { OpName, OpRequest, OpResponse, RouteTable } from "../features/operations.js";
 import type { WebhookPayload } from "../contract/webhook.js";
 
 export type DB = Database.Database;
@@ -136,11 +136,17 @@ export interface WebhooksApi {
  * point. The core takes them from here, never from the features, so it does not depend on them.
  */
 export interface LocalParts {
-  /** Method, path and success status of every operation: the dispatch answers with these statuses. */
-  operations: Operations;
+  /** Method, path and success status of every operation (no schemas): the dispatch answers with these statuses. */
+  operations: RouteTable;
   handlers: HandlerTable;
   /** Every job kind by name, the core's webhook deliveries included. */
   jobKinds: Record<string, JobKind>;
+  /**
+   * Fills `handlers` and `jobKinds` with what they lack: the part serving `op`, or every part when
+   * `op` is absent. Absent: the tables are complete. The dispatch calls it for an operation it has no
+   * handler for; a worker calls it (without `op`) before it claims a job.
+   */
+  load?(op?: OpName): Promise<void>;
   /** Ordered SQL: entry i brings the schema to `PRAGMA user_version` i + 1. */
   migrations: readonly string[];
   /** Script run with node as the detached worker process (`--home <home> [--worker-id <id>]`). */

@@ -52,6 +52,7 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
     concurrency: instance.concurrency,
     keepAlive: true,
     register: true,
+    ...(instance.parts.load ? { prepare: () => instance.parts.load!() } : {}),
   });
   if (!worker.start(true)) {
     // Another live worker already serves this instance.

@@ -19,6 +19,11 @@ export interface WorkerOptions {
   keepAlive?: boolean;
   /** Write a row in `workers` so `kick()` elsewhere finds this worker. */
   register?: boolean;
+  /**
+   * Completes the job kinds (the features' parts load lazily: `LocalParts.load`); the worker claims
+   * nothing before it has resolved, and tries again at the next poll if it failed.
+   */
+  prepare?: () => Promise<void>;
 }
 
 export const DEFAULT_POLL_MS = 200;
@@ -58,6 +63,8 @@ export class Worker {
   private seq = 0;
   private readonly pollMs: number;
   private lastRescue = -Infinity;
+  private prepared: boolean;
+  private preparing = false;
 
   constructor(
     private readonly instance: LocalInstanceApi,
@@ -68,6 +75,25 @@ export class Worker {
     this.id = opts.id ?? `w_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
     this.laneMax = { work: Math.max(1, opts.concurrency), webhook: Math.max(1, opts.webhookConcurrency ?? 4) };
     this.pollMs = opts.pollMs ?? readEnv("MEDIAGEN_WORKER_POLL_MS") ?? DEFAULT_POLL_MS;
+    this.prepared = !opts.prepare;
+  }
+
+  /** Starts `opts.prepare` once at a time; the pump runs again when it has resolved. */
+  private prepare(): void {
+    if (this.preparing || !this.opts.prepare) return;
+    this.preparing = true;
+    this.opts.prepare().then(
+      () => {
+        this.preparing = false;
+        this.prepared = true;
+        this.schedule(0);
+      },
+      (e: unknown) => {
+        this.preparing = false;
+        this.trouble("loading the job kinds failed", e);
+        this.schedule(this.pollMs);
+      },
+    );
   }
 
   get isRunning(): boolean {
@@ -157,6 +183,7 @@ export class Worker {
       this.running = false;
       return;
     }
+    if (!this.prepared) return this.prepare();
     try {
       const t = performance.now();
       if (t - this.lastRescue >= RESCUE_INTERVAL_MS) {

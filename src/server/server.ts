@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { API_PREFIX } from "../features/operations.js";
+import { API_PREFIX } from "../features/routes.js";
 import type { LocalInstance } from "../local/instance.js";
 import type { UrlBuilder } from "../local/types.js";
 import { loadMediaSecret, MediaSigner } from "./media.js";

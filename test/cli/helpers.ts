@@ -2,10 +2,11 @@
  * Two ways to run `mediagen` in the CLI tests, with one result shape:
  * - `run` (the default): the CLI in this process (test/helpers/cli.ts), in-memory streams, its own
  *   environment and a temp MEDIAGEN_HOME. Fast: no node start-up per command.
- * - `runBin`/`startBin`: the BUILT CLI (bin/mediagen.js → dist/) as users run it, a real process, for
+ * - `runBin`/`startBin`: the BUILT CLI (bin/mediagen.js → dist/bundle/) as users run it, a real process, for
  *   what only a process shows: its exit status, signals, a closed stdin, a broken pipe, start-up.
  * Both: CI=1, no inherited MEDIAGEN_* variables, stdin empty and closed unless `input` is given.
- * Build first (`npx tsc -p .`; `npm test` does it): the local instance's worker runs from dist/.
+ * Build first (`npm run build`: tsc, then the bundle; `npm test` does it): the local instance's worker
+ * runs from dist/.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -18,8 +19,8 @@ export { newHome, sharedHome, startInProcess, type RunOptions, type RunResult };
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BIN = path.join(ROOT, "bin", "mediagen.js");
 
-if (!fs.existsSync(path.join(ROOT, "dist", "cli", "main.js"))) {
-  throw new Error("dist/cli/main.js is missing: build first with `npx tsc -p .`");
+for (const built of ["dist/cli/main.js", "dist/bundle/mediagen.js"]) {
+  if (!fs.existsSync(path.join(ROOT, built))) throw new Error(`${built} is missing: build first with \`npm run build\``);
 }
 
 /** `mediagen <args>` in this process. */

@@ -8,8 +8,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const BIN = path.join(ROOT, "bin/mediagen.js");
 
 export function assertBuilt(): void {
-  if (!fs.existsSync(path.join(ROOT, "dist/cli/main.js"))) {
-    throw new Error("dist/ is missing: run `npx tsc -p .` (or `npm test`, which builds first)");
+  if (!fs.existsSync(path.join(ROOT, "dist/cli/main.js")) || !fs.existsSync(path.join(ROOT, "dist/bundle/mediagen.js"))) {
+    throw new Error("dist/ is missing: run `npm run build` (or `npm test`, which builds first)");
   }
 }
 

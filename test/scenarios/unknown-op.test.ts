@@ -1,8 +1,11 @@
 import { expect, it } from "vitest";
 import { operations, type OpName } from "../../src/features/operations.js";
-import { localParts } from "../../src/features/local.js";
-const { handlers } = localParts;
+import { loadLocalParts } from "../../src/features/local.js";
 import { apiError, forBothTargets } from "./harness.js";
+
+// Every feature loaded, so entries can be inspected and replaced (they otherwise load on first use).
+const localParts = await loadLocalParts();
+const { handlers } = localParts;
 
 /** Operations the local instance does not implement yet (the list shrinks as capabilities land). */
 const missing = (Object.keys(operations) as OpName[]).filter((op) => !(op in handlers));

@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { ManualClock } from "../../src/local/clock.js";
-import { localParts } from "../../src/features/local.js";
-const { jobKinds } = localParts;
+import { loadLocalParts } from "../../src/features/local.js";
 import type { JobKind, JobRow, JobRunContext } from "../../src/local/types.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
+
+// Every feature loaded, so entries can be inspected and replaced (they otherwise load on first use).
+const localParts = await loadLocalParts();
+const { jobKinds } = localParts;
 
 const open: TestInstance[] = [];
 const registered: string[] = [];

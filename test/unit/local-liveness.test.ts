@@ -8,9 +8,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { releaseDeadLeases, isLive, leaseOwnerPid, liveWorkers, pidAlive, processState, pruneDeadWorkers, type WorkerRow } from "../../src/local/worker-registry.js";
 import { SUPERVISE_INTERVAL_MS } from "../../src/local/background.js";
-import { localParts } from "../../src/features/local.js";
+import { loadLocalParts } from "../../src/features/local.js";
 import type { JobKind } from "../../src/local/types.js";
 import { openTestInstance, waitFor } from "../helpers/local.js";
+
+// Every feature loaded, so entries can be inspected and replaced (they otherwise load on first use).
+const localParts = await loadLocalParts();
 
 const children: ChildProcess[] = [];
 afterEach(() => {

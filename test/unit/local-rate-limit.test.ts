@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { ManualClock } from "../../src/local/clock.js";
 import { ApiError } from "../../src/engine/errors.js";
-import { localParts } from "../../src/features/local.js";
-const { handlers } = localParts;
+import { loadLocalParts } from "../../src/features/local.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
+
+// Every feature loaded, so entries can be inspected and replaced (they otherwise load on first use).
+const localParts = await loadLocalParts();
+const { handlers } = localParts;
 
 const open: TestInstance[] = [];
 afterEach(async () => {

@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
-import { localParts } from "../../src/features/local.js";
-const { handlers } = localParts;
+import { loadLocalParts } from "../../src/features/local.js";
 import type { HandlerTable, RequestContext } from "../../src/local/types.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
+
+// Every feature loaded, so entries can be inspected and replaced (they otherwise load on first use).
+const localParts = await loadLocalParts();
+const { handlers } = localParts;
 
 const open: TestInstance[] = [];
 const original: HandlerTable = { ...handlers };

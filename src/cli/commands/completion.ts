@@ -4,6 +4,7 @@
  * the script asks the mediagen on PATH first, then the one that printed it, then `npx mediagen`.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Argument, type Command } from "commander";
 import type { CommandModule } from "../types.js";
@@ -11,9 +12,23 @@ import { examples } from "../help-text.js";
 
 export const SHELL_FILES: Record<string, string> = { bash: "mediagen.bash", zsh: "_mediagen", fish: "mediagen.fish" };
 
+/**
+ * A file of the package (its root holds package.json), found from this module up: the module sits at
+ * src/cli/commands/, dist/cli/commands/ or in the bundle's dist/bundle/, at different depths.
+ */
+function packageFile(rel: string): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, "package.json"))) {
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return path.join(dir, rel);
+}
+
 /** The script as installed in completions/ (its mediagen path left empty). */
 export function completionScript(shell: string): string {
-  return fs.readFileSync(new URL(`../../../completions/${SHELL_FILES[shell]}`, import.meta.url), "utf8");
+  return fs.readFileSync(packageFile(`completions/${SHELL_FILES[shell]}`), "utf8");
 }
 
 /** A word in single quotes for the shell (`'` itself closed, escaped and reopened; fish escapes it). */
@@ -22,7 +37,7 @@ function quoted(shell: string, s: string): string {
 }
 
 /** The script with this mediagen's entry point (bin/mediagen.js) and node filled in. */
-export function filledScript(shell: string, bin = fileURLToPath(new URL("../../../bin/mediagen.js", import.meta.url)), node = process.execPath): string {
+export function filledScript(shell: string, bin = packageFile("bin/mediagen.js"), node = process.execPath): string {
   const set = (name: string, value: string) =>
     shell === "fish" ? `set -g ${name} ${quoted(shell, value)}` : `${name}=${quoted(shell, value)}`;
   return completionScript(shell)

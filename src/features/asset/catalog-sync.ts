@@ -18,21 +18,8 @@ import type { LocalInstance } from "../../local/instance.js";
 import type { DB } from "../../local/types.js";
 import { MODELS, type ModelDef, type PricingDef, type RenderMode, type SettingDef, type SlotDef } from "./catalog/models.js";
 import type { SlotName } from "./contract.js";
+export { CATALOG_MIGRATION_VERSION } from "./schema.js";
 
-/** Migration 8 (the next free global version; composed in index.ts). */
-export const CATALOG_MIGRATION_VERSION = 8;
-export const modelCatalogTable = `
-CREATE TABLE model_catalog (
-  id        INTEGER PRIMARY KEY CHECK (id = 1),
-  source    TEXT NOT NULL,
-  synced_at TEXT NOT NULL,
-  revision  INTEGER NOT NULL,
-  models    TEXT NOT NULL,
-  skipped   TEXT NOT NULL,
-  -- The public voices, when the sync copied them (NULL: the built-in voices).
-  voices    TEXT
-) STRICT;
-`;
 
 /** A public voice copied from the hosted service, spoken locally by an espeak-ng voice of its language and gender. */
 export interface SyncedVoice {

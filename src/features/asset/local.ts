@@ -1,207 +1,14 @@
 /**
- * Asset endpoints of the local instance: models, pricing, start, status. Start validates everything
- * first (nothing is written by a rejected request), then debits and queues every generation in one
- * IMMEDIATE transaction, so concurrent starts can neither overspend nor lose a generation.
+ * Asset endpoints of the local instance: models, pricing, start, status. Start (./start.ts) validates
+ * everything first (nothing is written by a rejected request), then debits and queues every
+ * generation in one IMMEDIATE transaction. What an endpoint needs beyond the asset rows is loaded on
+ * its first call: the catalog for models and pricing (./models-local.ts, ./catalog/pricing.ts), the
+ * reference checks and the media layer for start, so a status read loads none of them.
  */
-import fs from "node:fs";
-import path from "node:path";
-import type { ModelListResponse, ModelSummary } from "./contract.js";
-import { fromMilli } from "../../contract/credits.js";
 import { ApiError } from "../../engine/errors.js";
-import { priceMilli, quote } from "./catalog/pricing.js";
-import { modelDetail, modelSummary } from "./catalog/model-schema.js";
-import { catalogOf } from "./catalog-sync.js";
 import type { HandlerTable, RequestContext } from "../../local/types.js";
-import { avatarThumbnailPath } from "../avatar/lookup.js";
-import { extensionFor } from "./names.js";
-import { readAsset, toAsset, type RenderParams } from "./record.js";
-import type { LibraryAsset, StartLookups } from "./refs.js";
-import { parseSimulate } from "./simulate.js";
-import { followedSource, plannedOutput, type SourceInfo } from "./render-plan.js";
-import { checkPricedSourceLength, probeSource } from "./source.js";
-import { removeQuietly } from "../../media/atomic.js";
-import { priceParamsOf, validateStart } from "./validate.js";
-
-/** Signed media URLs in webhooks stay valid as long as export downloads (7 days). */
-const WEBHOOK_URL_TTL_SECONDS = 7 * 24 * 3600;
-/** A render that dies with its worker is tried again before the asset is failed and refunded. */
-const ASSET_JOB_ATTEMPTS = 3;
-
-function queryString(v: unknown): string | undefined {
-  if (v === undefined || v === null || v === "") return undefined;
-  return Array.isArray(v) ? String(v[0]) : String(v);
-}
-
-function listModels(ctx: RequestContext, input: Record<string, unknown>): ModelListResponse {
-  const type = queryString(input.type);
-  const provider = queryString(input.provider);
-  const tag = queryString(input.tag);
-  const models: ModelSummary[] = catalogOf(ctx.instance).models.filter(
-    (m) => (!type || m.type === type) && (!provider || m.provider === provider) && (!tag || m.tags.includes(tag)),
-  ).map((m) => {
-    const s = modelSummary(m);
-    // A filtered value is said once at the root, not on every item (hosted behaviour).
-    if (type) delete s.type;
-    if (provider) delete s.provider;
-    return s;
-  });
-  const out: ModelListResponse = { models, count: models.length };
-  if (type) out.type = type;
-  if (provider) out.provider = provider;
-  return out;
-}
-
-function getModel(ctx: RequestContext, input: Record<string, unknown>) {
-  const name = queryString(input.name);
-  const model = name ? catalogOf(ctx.instance).find(name) : undefined;
-  if (!model) throw ApiError.of("model_not_found", `Model not found: ${name ?? ""}`);
-  return modelDetail(model);
-}
-
-export function startLookups(ctx: RequestContext): StartLookups {
-  const { instance, space } = ctx;
-  return {
-    asset(id: string): LibraryAsset | undefined {
-      const row = readAsset(instance.db, space.id, id);
-      if (!row) return undefined;
-      return {
-        id: row.id,
-        type: row.type,
-        status: row.status,
-        file: row.status === "completed" ? path.join(instance.mediaDir, row.file_path) : null,
-        width: row.width,
-        height: row.height,
-        duration_seconds: row.duration_seconds,
-        folder_id: row.folder_id,
-      };
-    },
-    avatarThumbnail: (avatarId) => avatarThumbnailPath(instance, space.id, avatarId),
-    folder: (id) =>
-      instance.db.prepare("SELECT type FROM folders WHERE id = ? AND space_id = ?").get(id, space.id) as { type: string } | undefined,
-    fileExists: (p) => {
-      try {
-        return fs.statSync(p).isFile();
-      } catch {
-        return false;
-      }
-    },
-    cwd: process.cwd(),
-    allowLocalFiles: ctx.allowLocalFiles,
-    model: catalogOf(instance).find,
-  };
-}
-
-async function startAssets(ctx: RequestContext, input: Record<string, unknown>) {
-  const simulate = parseSimulate(ctx.simulate);
-  const v = validateStart(input, ctx.space.plan, startLookups(ctx));
-  const followed = followedSource(v.model.render, v);
-  const field = v.model.render === "motion" ? "motion_video" : "source_video";
-  const source = followed ? await probeSource(ctx.instance, followed, field, ctx.allowPrivateNetwork) : undefined;
-  try {
-    return createAssets(ctx, v, simulate, source);
-  } catch (e) {
-    // A refused request keeps nothing it fetched (a space without credits must not fill the disk).
-    if (source?.downloaded) removeQuietly(source.downloaded);
-    throw e;
-  }
-}
-
-function createAssets(
-  ctx: RequestContext,
-  v: ReturnType<typeof validateStart>,
-  simulate: ReturnType<typeof parseSimulate>,
-  source: SourceInfo | undefined,
-) {
-  const { instance, space } = ctx;
-  if (source && v.model.pricing.kind === "per_source_second") {
-    const field = v.model.render === "motion" ? "motion_video" : "source_video";
-    checkPricedSourceLength(source, field);
-    v.sourceSeconds = source.durationSeconds;
-  }
-  const perMilli = priceMilli(v.model, priceParamsOf(v));
-  const totalMilli = perMilli * v.generationCount;
-  const out = plannedOutput(v.type, v.model.render, v, source);
-  const ext = extensionFor(v.type);
-  const refs = v.references.length > 0 ? JSON.stringify(v.references.map((r) => r.item)) : null;
-
-  const insert = instance.db.prepare(
-    `INSERT INTO assets (id, space_id, type, model, status, prompt, aspect_ratio, resolution, duration, refs, params,
-       cost_milli, file_name, folder_id, parent_media_id, webhook_url, simulate, file_path, thumbnail_path,
-       width, height, duration_seconds, created_at)
-     VALUES (@id, @space_id, @type, @model, 'generating', @prompt, @aspect_ratio, @resolution, @duration, @refs, @params,
-       @cost_milli, @file_name, @folder_id, @parent_media_id, @webhook_url, @simulate, @file_path, @thumbnail_path,
-       @width, @height, @duration_seconds, @created_at)`,
-  );
-
-  const assetIds = instance.tx(() => {
-    const available = instance.ledger.balance(space.id);
-    const shortage = () =>
-      ApiError.of(
-        "not_eligible",
-        `Insufficient credits: ${fromMilli(totalMilli)} required, ${fromMilli(instance.ledger.balance(space.id))} available`,
-        { status: 402 },
-      );
-    if (available < totalMilli) throw shortage();
-    const ids: string[] = [];
-    const createdAt = instance.nowIso();
-    for (let i = 0; i < v.generationCount; i++) {
-      const id = instance.ids.hex24();
-      const dir = `assets/${id}`;
-      const filePath = `${dir}/${v.fileName}.${ext}`;
-      const thumbPath = v.type === "video" ? `${dir}/${v.fileName}.jpg` : null;
-      const params: RenderParams = {
-        render: v.model.render,
-        audio: v.audio,
-        settings: v.settings,
-        references: v.references,
-        slots: v.slots,
-        elements: v.elements,
-        avatarDescription: v.avatarDescription,
-        allowPrivateNetwork: ctx.allowPrivateNetwork,
-        urls: {
-          media: ctx.urls.media(filePath, WEBHOOK_URL_TTL_SECONDS),
-          thumbnail: thumbPath ? ctx.urls.media(thumbPath, WEBHOOK_URL_TTL_SECONDS) : null,
-        },
-      };
-      insert.run({
-        id,
-        space_id: space.id,
-        type: v.type,
-        model: v.model.name,
-        prompt: v.prompt,
-        aspect_ratio: out.aspectRatio,
-        resolution: out.resolution,
-        duration: out.duration,
-        refs,
-        params: JSON.stringify(params),
-        cost_milli: perMilli,
-        file_name: v.fileName,
-        folder_id: v.folderId,
-        parent_media_id: v.parentMediaId,
-        webhook_url: v.webhookUrl,
-        simulate: simulate ?? null,
-        file_path: filePath,
-        thumbnail_path: thumbPath,
-        width: out.width,
-        height: out.height,
-        duration_seconds: out.durationSeconds,
-        created_at: createdAt,
-      });
-      if (!instance.ledger.debit(space.id, perMilli, id, `asset ${v.model.name}`)) throw shortage();
-      instance.jobs.enqueue({ kind: "asset", spaceId: space.id, ref: id, payload: { asset_id: id }, maxAttempts: ASSET_JOB_ATTEMPTS });
-      ids.push(id);
-    }
-    return ids;
-  });
-
-  return {
-    asset_ids: assetIds,
-    status: "generating" as const,
-    count: assetIds.length,
-    cost_per_generation: fromMilli(perMilli),
-    total_cost: fromMilli(totalMilli),
-  };
-}
+import { readAsset, toAsset } from "./record.js";
+import { queryString } from "./query.js";
 
 function assetStatus(ctx: RequestContext, input: Record<string, unknown>) {
   const id = queryString(input.assetId);
@@ -212,9 +19,12 @@ function assetStatus(ctx: RequestContext, input: Record<string, unknown>) {
 }
 
 export const assetHandlers: HandlerTable = {
-  assetModels: (ctx, input) => listModels(ctx, input as Record<string, unknown>),
-  assetModel: (ctx, input) => getModel(ctx, input as Record<string, unknown>),
-  assetPricing: (ctx, input) => quote(input as Record<string, unknown>, catalogOf(ctx.instance).find),
-  assetStart: (ctx, input) => startAssets(ctx, input as Record<string, unknown>),
+  assetModels: async (ctx, input) => (await import("./models-local.js")).listModels(ctx, input as Record<string, unknown>),
+  assetModel: async (ctx, input) => (await import("./models-local.js")).getModel(ctx, input as Record<string, unknown>),
+  assetPricing: async (ctx, input) => {
+    const [{ quote }, { catalogOf }] = await Promise.all([import("./catalog/pricing.js"), import("./catalog-sync.js")]);
+    return quote(input as Record<string, unknown>, catalogOf(ctx.instance).find);
+  },
+  assetStart: async (ctx, input) => (await import("./start.js")).startAssets(ctx, input as Record<string, unknown>),
   assetStatus: (ctx, input) => assetStatus(ctx, input as Record<string, unknown>),
 };

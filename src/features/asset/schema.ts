@@ -40,3 +40,18 @@ CREATE TRIGGER assets_terminal_is_final BEFORE UPDATE OF status ON assets
 WHEN OLD.status IN ('completed', 'failed') AND NEW.status <> OLD.status
 BEGIN SELECT RAISE(ABORT, 'a finished asset never changes state'); END;
 `;
+
+/** Migration 8: the synced model catalog (`mediagen local catalog sync`, catalog-sync.ts). */
+export const CATALOG_MIGRATION_VERSION = 8;
+export const modelCatalogTable = `
+CREATE TABLE model_catalog (
+  id        INTEGER PRIMARY KEY CHECK (id = 1),
+  source    TEXT NOT NULL,
+  synced_at TEXT NOT NULL,
+  revision  INTEGER NOT NULL,
+  models    TEXT NOT NULL,
+  skipped   TEXT NOT NULL,
+  -- The public voices, when the sync copied them (NULL: the built-in voices).
+  voices    TEXT
+) STRICT;
+`;

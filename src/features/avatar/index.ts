@@ -4,8 +4,6 @@ export const avatar = {
   name: "avatar",
   commands: [{ name: "avatar", summary: "Create, edit and browse avatars and their looks", load: () => import("./cli.js") }],
   contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => {
-    const [{ avatarHandlers }, { lookKinds }, { avatars }] = await Promise.all([import("./local.js"), import("./job.js"), import("./schema.js")]);
-    return { handlers: avatarHandlers, jobKinds: lookKinds, migrations: [{ version: 3, sql: avatars }] };
-  },
+  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).avatarHandlers }),
+  jobs: async () => (await import("./job.js")).lookKinds,
 } as const;

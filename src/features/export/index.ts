@@ -10,12 +10,6 @@ export const exp = {
     },
   ],
   contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => {
-    const [{ exportHandlers }, { exportKinds }, { exportsTable }] = await Promise.all([
-      import("./local.js"),
-      import("./job.js"),
-      import("./schema.js"),
-    ]);
-    return { handlers: exportHandlers, jobKinds: exportKinds, migrations: [{ version: 7, sql: exportsTable }] };
-  },
+  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).exportHandlers }),
+  jobs: async () => (await import("./job.js")).exportKinds,
 } as const;

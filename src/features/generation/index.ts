@@ -21,12 +21,6 @@ export const generation = {
     },
   ],
   contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => {
-    const [{ generationHandlers }, { generationKinds }, { generations }] = await Promise.all([
-      import("./local.js"),
-      import("./job.js"),
-      import("./schema.js"),
-    ]);
-    return { handlers: generationHandlers, jobKinds: generationKinds, migrations: [{ version: 4, sql: generations }] };
-  },
+  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).generationHandlers }),
+  jobs: async () => (await import("./job.js")).generationKinds,
 } as const;

@@ -12,7 +12,7 @@ export const script = {
   ],
   contract: () => import("./contract.js"),
   local: async (): Promise<LocalPart> => {
-    const [{ scriptHandlers }, { scripts, SCRIPTS_MIGRATION_VERSION }] = await Promise.all([import("./local.js"), import("./schema.js")]);
-    return { handlers: scriptHandlers, migrations: [{ version: SCRIPTS_MIGRATION_VERSION, sql: scripts }] };
+    const { scriptHandlers } = await import("./local.js");
+    return { handlers: scriptHandlers };
   },
 } as const;

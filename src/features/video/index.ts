@@ -12,7 +12,7 @@ export const video = {
   ],
   contract: () => import("./contract.js"),
   local: async (): Promise<LocalPart> => {
-    const [{ videoHandlers }, { videos }] = await Promise.all([import("./local.js"), import("./schema.js")]);
-    return { handlers: videoHandlers, migrations: [{ version: 5, sql: videos }] };
+    const { videoHandlers } = await import("./local.js");
+    return { handlers: videoHandlers };
   },
 } as const;

@@ -1,7 +1,25 @@
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { DB } from "../types.js";
+
+let addon: string | null | undefined;
+/**
+ * Where better-sqlite3's compiled addon is, so it is loaded directly: without it better-sqlite3 asks
+ * the `bindings` package, which tries a dozen paths first (start-up time of every local command).
+ * Undefined (better-sqlite3 then searches as usual) when the package keeps it elsewhere.
+ */
+function addonPath(): string | undefined {
+  if (addon === undefined) {
+    try {
+      addon = createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node");
+    } catch {
+      addon = null;
+    }
+  }
+  return addon ?? undefined;
+}
 
 /** Long enough that several CLI processes queueing on the write lock never see "database is locked". */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -56,7 +74,8 @@ export function openDatabase(file: string, migrations: readonly string[]): DB {
   }
   let db: DB;
   try {
-    db = new Database(file);
+    const nativeBinding = addonPath();
+    db = new Database(file, nativeBinding ? { nativeBinding } : {});
   } catch (e) {
     throw storeError(file, e);
   }

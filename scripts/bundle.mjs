@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * Bundles the CLI for start-up time (bench/startup.mjs): one small entry per process mediagen starts
+ * (the CLI; then, in a second build, the detached worker and the WASM TTS child) and lazily loaded
+ * chunks, one per command group and per layer reached by a dynamic import(), all in dist/bundle/
+ * (chunks beside the entries, so `new URL("./worker-main.js", import.meta.url)` finds its sibling
+ * from any chunk, and `../../package.json` is the package's from there as from dist/<layer>/).
+ * scripts/bundle-common.ts gathers the frame modules nearly every command loads into one common
+ * chunk (esbuild would otherwise cut them into a small chunk per combination of importers, and a
+ * short command read ~40 files; now 2 for --help, 7 for `folder list`).
+ *
+ * Packages stay external (resolved in node_modules at run time, as with tsc's output) and load only
+ * where they are imported: native better-sqlite3, the ffmpeg/ffprobe/espeak/font helper packages
+ * (found on disk through require.resolve), undici and the rest. Three pure-JS packages are bundled
+ * instead, because loading them file by file is most of a short command's start-up: commander
+ * (every command, 8 CommonJS files), chalk (every command's output) and zod (95 files; only in the
+ * chunks of the contracts, which the hosted target's response check and a few commands load).
+ * undici (111 files, hosted target only) stays external: bundled, its streamed downloads stalled.
+ * Source maps are written beside each file; bin/mediagen.js turns them on for --debug (and
+ * MEDIAGEN_DEBUG), so stack traces then point at src/. dist/bundle/meta.json maps every output to
+ * its inputs (test/cli/startup-modules.test.ts reads it).
+ *
+ * `npm run build` runs tsc (the type check; its dist/ is what tests and fixtures import), then this.
+ */
+import * as esbuild from "esbuild";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Everything in package.json's dependencies but these is external. */
+const BUNDLED = new Set(["commander", "chalk", "zod"]);
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outdir = path.join(root, "dist", "bundle");
+
+/**
+ * commander requires node:child_process at load time for executable subcommands, which mediagen has
+ * none of; loading it (and net, dgram… behind it) costs every command a few milliseconds. Here the
+ * module is required on first use instead.
+ */
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, "utf8");
+      const eager = "const childProcess = require('node:child_process');";
+      if (!text.includes(eager)) return undefined;
+      const lazy = "const childProcess = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });";
+      return { contents: text.replace(eager, lazy), loader: "js" };
+    });
+  },
+};
+
+const BANNER = 'import { createRequire as __mediagenRequire } from "node:module"; const require = __mediagenRequire(import.meta.url);';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+const EXTERNAL = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
+  .filter((name) => !BUNDLED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
+
+fs.rmSync(outdir, { recursive: true, force: true });
+const common = {
+  absWorkingDir: root,
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: EXTERNAL,
+  sourcemap: "linked",
+  sourcesContent: false,
+  // Error classes and debug output name functions and classes: keep the names the sources give them.
+  keepNames: true,
+  metafile: true,
+  chunkNames: "chunk-[hash]",
+  // commander is CommonJS: its require() of node built-ins needs a real require in an ES module.
+  banner: { js: BANNER },
+  logLevel: "warning",
+  plugins: [lazyChildProcess],
+};
+// The CLI, with its common modules gathered in one chunk (scripts/bundle-common.ts).
+const cli = await esbuild.build({ ...common, entryPoints: { mediagen: "src/cli/main.ts" }, inject: ["scripts/bundle-common.ts"] });
+// The processes it starts: their own build (a process shares no module with the CLI's).
+const children = await esbuild.build({
+  ...common,
+  entryPoints: { "worker-main": "src/features/worker-main.ts", "tts-wasm-child": "src/media/tts-wasm-child.ts" },
+});
+const result = { metafile: { inputs: { ...children.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...children.metafile.outputs, ...cli.metafile.outputs } } };
+// The banner is only needed where bundled CommonJS code calls require(); elsewhere node:module is
+// not worth loading. It is blanked, not removed, so the source maps' line numbers still hold.
+for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith(".js"))) {
+  const abs = path.join(root, file);
+  const text = fs.readFileSync(abs, "utf8");
+  if (text.startsWith(BANNER) && !/\brequire\b/.test(text.slice(BANNER.length))) fs.writeFileSync(abs, text.slice(BANNER.length));
+}
+fs.writeFileSync(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));

@@ -1,0 +1,25 @@
+/**
+ * The schema of the local instance, in `PRAGMA user_version` order: the core's tables (1), then the
+ * features' (their `schema.ts`, SQL text only). Kept apart from the features' handlers so opening the
+ * instance reads one version number and loads no handler: a new table or column is a migration
+ * appended here with the next version.
+ */
+import { core } from "../local/db/core-schema.js";
+import { assets, modelCatalogTable, CATALOG_MIGRATION_VERSION } from "./asset/schema.js";
+import { avatars } from "./avatar/schema.js";
+import { generations } from "./generation/schema.js";
+import { videos } from "./video/schema.js";
+import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/schema.js";
+import { exportsTable } from "./export/schema.js";
+import type { Migration } from "./types.js";
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, sql: core },
+  { version: 2, sql: assets },
+  { version: 3, sql: avatars },
+  { version: 4, sql: generations },
+  { version: 5, sql: videos },
+  { version: SCRIPTS_MIGRATION_VERSION, sql: scripts },
+  { version: 7, sql: exportsTable },
+  { version: CATALOG_MIGRATION_VERSION, sql: modelCatalogTable },
+];
