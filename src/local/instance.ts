@@ -144,6 +144,11 @@ export class LocalInstance implements LocalInstanceApi {
     return this.storage.db;
   }
 
+  /** The rate-limit windows' store (`<home>/local/rates.db`), opened on first use. */
+  get ratesDb(): DB {
+    return this.storage.ratesDb;
+  }
+
   nowIso(): string {
     return isoOf(this.clock);
   }

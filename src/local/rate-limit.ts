@@ -23,7 +23,8 @@ export function rateLimitFromEnv(env: Env = process.env): RateLimitConfig {
 }
 
 export interface RateLimitHost {
-  readonly db: DB;
+  /** Where the windows are counted (the instance's rate-limit store, shared by its processes). */
+  readonly ratesDb: DB;
   readonly clock: Clock;
 }
 
@@ -37,8 +38,8 @@ export function rateLimitedBody(limit: number, windowMs: number): ErrorBody {
 }
 
 /**
- * Fixed windows aligned to the clock, counted in SQLite so every process using the instance shares
- * one count per space. A rejected request is not counted.
+ * Fixed windows aligned to the clock, counted in SQLite (the instance's rate-limit store,
+ * `<home>/local/rates.db`) so every process using the instance shares one count per space. A rejected request is not counted.
  */
 export class RateLimiter {
   constructor(
@@ -58,7 +59,7 @@ export class RateLimiter {
    * the check and the count are a single atomic statement across processes.
    */
   hit(spaceId: string): RateDecision {
-    const db = this.host.db;
+    const db = this.host.ratesDb;
     const { limit } = this.config;
     const { start, reset } = this.window(this.host.clock.now());
     const row = db
@@ -77,7 +78,7 @@ export class RateLimiter {
   /** The current window's state without counting (for answers that are not counted, like 403). */
   peek(spaceId: string): RateLimitInfo {
     const { start, reset } = this.window(this.host.clock.now());
-    const row = this.host.db
+    const row = this.host.ratesDb
       .prepare("SELECT count FROM rate_windows WHERE space_id = ? AND window_start = ?")
       .get(spaceId, start) as { count: number } | undefined;
     return { limit: this.config.limit, remaining: Math.max(0, this.config.limit - (row?.count ?? 0)), reset };

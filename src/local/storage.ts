@@ -1,13 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ensureHome } from "../config/home.js";
-import { openDatabase } from "./db/open.js";
+import { openDatabase, openRatesDatabase } from "./db/open.js";
 import { StoreUnavailableError } from "./store-fault.js";
 import type { DB } from "./types.js";
 
 export interface InstancePaths {
   localDir: string;
   dbPath: string;
+  /** The rate-limit windows (db/open.ts openRatesDatabase). */
+  ratesPath: string;
   mediaDir: string;
   defaultKeyPath: string;
 }
@@ -17,6 +19,7 @@ export function instancePaths(home: string): InstancePaths {
   return {
     localDir,
     dbPath: path.join(localDir, "instance.db"),
+    ratesPath: path.join(localDir, "rates.db"),
     mediaDir: path.join(localDir, "media"),
     defaultKeyPath: path.join(localDir, "default.key"),
   };
@@ -42,6 +45,7 @@ export interface StorageOptions {
 export class InstanceStorage {
   readonly paths: InstancePaths;
   private _db: DB;
+  private _rates: DB | undefined;
   private fd: number | undefined;
   private ino = 0;
   private dev = 0;
@@ -94,6 +98,26 @@ export class InstanceStorage {
     return this._db;
   }
 
+  /** The rate-limit store, opened on first use (a command that counts nothing never opens it). */
+  get ratesDb(): DB {
+    if (!this._rates) {
+      const db = openRatesDatabase(this.paths.ratesPath);
+      this._rates = this.o.wrapDatabase ? this.o.wrapDatabase(db) : db;
+    }
+    return this._rates;
+  }
+
+  private closeRates(): void {
+    const db = this._rates;
+    this._rates = undefined;
+    if (!db) return;
+    try {
+      db.close();
+    } catch {
+      // already closed
+    }
+  }
+
   /**
    * Undefined while the database file at the instance's path is the one this connection writes;
    * otherwise why it is not (deleted, or replaced by another file). One stat call of the path (its
@@ -120,17 +144,19 @@ export class InstanceStorage {
 
   /** Deletes the database, the media and the default key, and opens a new, empty database. */
   wipe(): void {
-    const { dbPath, defaultKeyPath, mediaDir } = this.paths;
+    const { dbPath, ratesPath, defaultKeyPath, mediaDir } = this.paths;
     this.closeConnection();
+    this.closeRates();
     // Our descriptor would keep the file from being deleted on Windows.
     this.unwatchFile();
-    for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, defaultKeyPath]) fs.rmSync(f, { force: true });
+    for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, ratesPath, `${ratesPath}-wal`, `${ratesPath}-shm`, defaultKeyPath]) fs.rmSync(f, { force: true });
     fs.rmSync(mediaDir, { recursive: true, force: true });
     fs.mkdirSync(mediaDir, { recursive: true });
     this._db = this.open();
   }
 
   close(): void {
+    this.closeRates();
     this.closeConnection();
     this.unwatchFile();
   }

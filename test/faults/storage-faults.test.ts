@@ -111,7 +111,9 @@ describe("the database deleted under a running instance", () => {
     const inst = instance({ home: tempHome(), worker: "none", log: (l) => lines.push(l) });
     const api = inst.engine(inst.defaultKey());
     await api.call("folderCreate", { name: "kept", type: "assets" });
-    const changes = () => (inst.db.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
+    const changes = () =>
+      (inst.db.prepare("SELECT total_changes() AS n").get() as { n: number }).n +
+      (inst.ratesDb.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
     for (const f of ["", "-wal", "-shm"]) fs.rmSync(inst.dbPath + f, { force: true });
     const before = changes();
 

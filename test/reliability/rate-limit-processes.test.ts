@@ -20,7 +20,7 @@ test("two processes share one window: exactly 100 of 160 requests pass", async (
   expect(results.reduce((s, r) => s + r.ok, 0)).toBe(100);
   expect(results.reduce((s, r) => s + r.limited, 0)).toBe(60);
   for (const r of results) expect(r.ok + r.limited).toBe(80);
-  const row = t.db.prepare("SELECT count FROM rate_windows WHERE window_start = ?").get(Date.UTC(2025, 0, 1, 10, 0, 0)) as {
+  const row = t.ratesDb.prepare("SELECT count FROM rate_windows WHERE window_start = ?").get(Date.UTC(2025, 0, 1, 10, 0, 0)) as {
     count: number;
   };
   expect(row.count).toBe(100);

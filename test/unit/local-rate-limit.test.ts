@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { ManualClock } from "../../src/local/clock.js";
 import { ApiError } from "../../src/engine/errors.js";
@@ -45,11 +47,22 @@ describe("100 requests per minute per space", () => {
     expect(res.rateLimit).toEqual({ limit: 100, remaining: 0, reset: windowEnd });
   });
 
+  test("a read is counted in the rate-limit store and writes nothing to the instance database", async () => {
+    const { t, call } = setup();
+    const writes = () => (t.db.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
+    const before = writes();
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200);
+    expect(writes()).toBe(before);
+    expect((t.ratesDb.prepare("SELECT SUM(count) AS n FROM rate_windows").get() as { n: number }).n).toBe(2);
+    expect(fs.existsSync(path.join(t.home, "local", "rates.db"))).toBe(true);
+  });
+
   test("rejected requests are not counted, and the next window starts afresh", async () => {
     const { t, clock, call } = setup();
     for (let i = 0; i < 100; i++) await call();
     for (let i = 0; i < 5; i++) expect((await call()).status).toBe(429);
-    const row = t.db.prepare("SELECT SUM(count) AS n FROM rate_windows").get() as { n: number };
+    const row = t.ratesDb.prepare("SELECT SUM(count) AS n FROM rate_windows").get() as { n: number };
     expect(row.n).toBe(100);
 
     clock.advance(29_999); // 12:00:59.999, still the same window
@@ -58,7 +71,7 @@ describe("100 requests per minute per space", () => {
     const res = await call();
     expect(res.status).toBe(200);
     expect(res.rateLimit).toEqual({ limit: 100, remaining: 99, reset: windowEnd + 60 });
-    expect((t.db.prepare("SELECT COUNT(*) AS n FROM rate_windows").get() as { n: number }).n).toBe(1);
+    expect((t.ratesDb.prepare("SELECT COUNT(*) AS n FROM rate_windows").get() as { n: number }).n).toBe(1);
   });
 
   test("each space has its own count", async () => {

@@ -50,6 +50,8 @@ BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
 CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
 BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
 
+-- No longer written: the windows are counted in <home>/local/rates.db (db/open.ts openRatesDatabase);
+-- the table stays because version 1 of every existing database has it.
 CREATE TABLE rate_windows (
   space_id     TEXT NOT NULL,
   window_start INTEGER NOT NULL,

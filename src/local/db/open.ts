@@ -101,7 +101,7 @@ export function openDatabase(file: string, migrations: readonly string[]): DB {
  * quarter of its time in `prepare`), so each SQL text is compiled once per connection. A cached
  * statement is shared: its read modes are reset on every fetch so a caller's `.pluck()` cannot leak.
  */
-function cacheStatements(db: DB): void {
+export function cacheStatements(db: DB): void {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, ReturnType<DB["prepare"]>>();
   db.prepare = ((sql: string) => {
@@ -144,7 +144,7 @@ export function migrate(db: DB, list: readonly string[]): void {
  * SQLite does not call the busy handler for every lock it can meet while switching to WAL on a
  * fresh file, so a racing opener may see SQLITE_BUSY once; waiting briefly and retrying is enough.
  */
-function withBusyRetry<T>(fn: () => T): T {
+export function withBusyRetry<T>(fn: () => T): T {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     try {
@@ -154,5 +154,43 @@ function withBusyRetry<T>(fn: () => T): T {
       if (!(code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") || Date.now() > deadline) throw e;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     }
+  }
+}
+
+/** The rate-limit windows (src/local/rate-limit.ts): a store of their own beside the instance database. */
+const RATES_SCHEMA = `CREATE TABLE IF NOT EXISTS rate_windows (
+  space_id     TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  count        INTEGER NOT NULL CHECK (count >= 0),
+  PRIMARY KEY (space_id, window_start)
+) STRICT`;
+
+/**
+ * Opens (creating if needed) the rate-limit store. Every request counts itself, reads included, so
+ * the count is kept out of the instance database: a command that only reads then leaves that
+ * database as it found it, and closing it has nothing to checkpoint (four fsyncs, a few
+ * milliseconds of every local command). The count is shared by every process as before (one atomic
+ * upsert, WAL, the same busy timeout) but never fsynced (`synchronous = OFF`): a process killed
+ * mid-write loses nothing (WAL), a machine that loses power may forget the current window's count,
+ * which is a minute of allowance and no credit.
+ */
+export function openRatesDatabase(file: string): DB {
+  let db: DB;
+  try {
+    const nativeBinding = addonPath();
+    db = new Database(file, nativeBinding ? { nativeBinding } : {});
+  } catch (e) {
+    throw storeError(file, e);
+  }
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    withBusyRetry(() => db.pragma("journal_mode = WAL"));
+    db.pragma("synchronous = OFF");
+    withBusyRetry(() => db.exec(RATES_SCHEMA));
+    cacheStatements(db);
+    return db;
+  } catch (e) {
+    db.close();
+    throw storeError(file, e);
   }
 }
