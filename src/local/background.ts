@@ -90,7 +90,8 @@ export class Background {
    */
   supervise(): void {
     if (this.o.mode === "none") return;
-    const t = performance.now();
+    // process.uptime(), monotonic like performance.now(), whose first use loads perf_hooks (start-up time).
+    const t = process.uptime() * 1000;
     if (t - this.lastSupervised < SUPERVISE_INTERVAL_MS) return;
     this.lastSupervised = t;
     try {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import type { Clock, DB } from "./types.js";
@@ -42,6 +42,9 @@ export function ensureDetachedWorker(db: DB, clock: Clock, home: string, entry: 
     throw new Error(`the local worker entry point is missing (${entry}); build mediagen first`);
   }
   const main = entry;
+  // Required here, not imported: node:child_process (with net and dgram behind it) costs every local
+  // command a few milliseconds of start-up, and most never spawn a worker.
+  const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
   const child = spawn(process.execPath, [main, "--home", home, "--worker-id", id], {
     detached: true,
     stdio: "ignore",

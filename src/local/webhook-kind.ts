@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import {
   WEBHOOK_BACKOFF_MS,
   WEBHOOK_MARKER_HEADER,
