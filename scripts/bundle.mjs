@@ -10,11 +10,13 @@
  * short command read ~40 files; now 2 for --help, 7 for `folder list`).
  *
  * Packages stay external (resolved in node_modules at run time, as with tsc's output) and load only
- * where they are imported: native better-sqlite3, the ffmpeg/ffprobe/espeak/font helper packages
- * (found on disk through require.resolve), undici and the rest. Three pure-JS packages are bundled
- * instead, because loading them file by file is most of a short command's start-up: commander
- * (every command, 8 CommonJS files), chalk (every command's output) and zod (95 files; only in the
- * chunks of the contracts, which the hosted target's response check and a few commands load).
+ * where they are imported: the ffmpeg/ffprobe/espeak/font helper packages (found on disk through
+ * require.resolve), undici and the rest. Four are bundled instead, because loading them file by file
+ * is most of a short command's start-up: commander (every command, 8 CommonJS files), chalk (every
+ * command's output), zod (95 files; only in the chunks of the contracts, which the hosted target's
+ * response check and a few commands load) and better-sqlite3's JavaScript (12 CommonJS files, every
+ * local command; about 10 ms). better-sqlite3's native addon is never copied: src/local/db/open.ts
+ * loads it by path from node_modules (`nativeBinding`), where `npm install` built it.
  * undici (111 files, hosted target only) stays external: bundled, its streamed downloads stalled.
  * Source maps are written beside each file; bin/mediagen.js turns them on for --debug (and
  * MEDIAGEN_DEBUG), so stack traces then point at src/. dist/bundle/meta.json maps every output to
@@ -28,7 +30,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Everything in package.json's dependencies but these is external. */
-const BUNDLED = new Set(["commander", "chalk", "zod"]);
+const BUNDLED = new Set(["commander", "chalk", "zod", "better-sqlite3"]);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = path.join(root, "dist", "bundle");
