@@ -56,9 +56,11 @@ const lazyChildProcess = {
 const BANNER = 'import { createRequire as __mediagenRequire } from "node:module"; const require = __mediagenRequire(import.meta.url);';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const EXTERNAL = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
-  .filter((name) => !BUNDLED.has(name))
-  .flatMap((name) => [name, `${name}/*`]);
+const EXTERNAL = [
+  ...Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((name) => !BUNDLED.has(name)),
+  // better-sqlite3's addon finder, used only when no `nativeBinding` path is given (ours always is).
+  "bindings",
+].flatMap((name) => [name, `${name}/*`]);
 
 fs.rmSync(outdir, { recursive: true, force: true });
 const common = {
