@@ -20,6 +20,9 @@
  * MEDIAGEN_DEBUG), so stack traces then point at src/. dist/bundle/meta.json maps every output to
  * its inputs (test/cli/startup-modules.test.ts reads it).
  *
+ * The root help and the version have a third build: one small file, dist/bundle/root-help.js
+ * (src/cli/root-help-main.ts), without the common chunk, that bin/mediagen.js starts for them.
+ *
  * `npm run build` runs tsc (the type check; its dist/ is what tests and fixtures import), then this.
  */
 import * as esbuild from "esbuild";
@@ -86,7 +89,31 @@ const children = await esbuild.build({
   ...common,
   entryPoints: { "worker-main": "src/features/worker-main.ts", "tts-wasm-child": "src/media/tts-wasm-child.ts" },
 });
-const result = { metafile: { inputs: { ...children.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...children.metafile.outputs, ...cli.metafile.outputs } } };
+// The root help and the version (bin/mediagen.js; src/cli/root-help-main.ts): one file, without the
+// common chunk and without splitting. The registry's lazy group loaders are never called there, so
+// their import()s are left as they are (not bundled in); the fallback to the full CLI is its entry.
+const rootOnly = {
+  name: "root-help-only",
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      if (args.path === "./main.js" && args.importer.endsWith(path.join("src", "cli", "root-help-main.ts"))) return { path: "./mediagen.js", external: true };
+      return { path: args.path, external: true };
+    });
+  },
+};
+const rootHelp = await esbuild.build({
+  ...common,
+  splitting: false,
+  entryPoints: { "root-help": "src/cli/root-help-main.ts" },
+  plugins: [...common.plugins, rootOnly],
+});
+const result = {
+  metafile: {
+    inputs: { ...children.metafile.inputs, ...rootHelp.metafile.inputs, ...cli.metafile.inputs },
+    outputs: { ...children.metafile.outputs, ...rootHelp.metafile.outputs, ...cli.metafile.outputs },
+  },
+};
 // The banner is only needed where bundled CommonJS code calls require(); elsewhere node:module is
 // not worth loading. It is blanked, not removed, so the source maps' line numbers still hold.
 for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith(".js"))) {
