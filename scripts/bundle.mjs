@@ -20,8 +20,9 @@
  * MEDIAGEN_DEBUG), so stack traces then point at src/. dist/bundle/meta.json maps every output to
  * its inputs (test/cli/startup-modules.test.ts reads it).
  *
- * The root help and the version have a third build: one small file, dist/bundle/root-help.js
- * (src/cli/root-help-main.ts), without the common chunk, that bin/mediagen.js starts for them.
+ * The root help and the version have a third build: one small CommonJS file,
+ * dist/bundle/root-help.cjs (src/cli/root-help-main.ts), without the common chunk, that
+ * bin/mediagen.js starts for them.
  *
  * `npm run build` runs tsc (the type check; its dist/ is what tests and fixtures import), then this.
  */
@@ -90,8 +91,10 @@ const children = await esbuild.build({
   entryPoints: { "worker-main": "src/features/worker-main.ts", "tts-wasm-child": "src/media/tts-wasm-child.ts" },
 });
 // The root help and the version (bin/mediagen.js; src/cli/root-help-main.ts): one file, without the
-// common chunk and without splitting. The registry's lazy group loaders are never called there, so
-// their import()s are left as they are (not bundled in); the fallback to the full CLI is its entry.
+// common chunk and without splitting, and CommonJS (root-help.cjs), which bin/mediagen.js (CommonJS
+// too, bin/package.json) require()s: node's ES module loader is then never started for these words
+// (a few milliseconds). The registry's lazy group loaders are never called there, so their import()s
+// are left as they are (not bundled in); the fallback to the full CLI imports its entry.
 const rootOnly = {
   name: "root-help-only",
   setup(build) {
@@ -105,7 +108,12 @@ const rootOnly = {
 const rootHelp = await esbuild.build({
   ...common,
   splitting: false,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
   entryPoints: { "root-help": "src/cli/root-help-main.ts" },
+  // import.meta (package.json's place, for the version) as in an ES module.
+  define: { "import.meta.url": "__mediagenUrl" },
+  banner: { js: 'const __mediagenUrl = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [...common.plugins, rootOnly],
 });
 const result = {

@@ -2,7 +2,7 @@
  * The root help and the version, served with the program's global options and the registry's
  * stubs only (no context, no engine, no group module). Both the full CLI (src/cli/run.ts `runCli`)
  * and the small fast entry bin/mediagen.js starts for these words (src/cli/root-help-main.ts,
- * bundled alone as dist/bundle/root-help.js by scripts/bundle.mjs) run `runRoot` below, with the
+ * bundled alone as dist/bundle/root-help.cjs by scripts/bundle.mjs) run `runRoot` below, with the
  * same program (src/cli/program.ts `buildProgram`) and the same output settings (`programOutput`),
  * so the two cannot print different text.
  *
