@@ -8,8 +8,9 @@ import type { Engine } from "../engine/engine.js";
 import { buildProgram, globalOptions } from "./program.js";
 import { unknownCommandIn } from "./registry.js";
 import { programOutput, readVersion, rootRequest, runRoot } from "./root-help.js";
-// Static, though `--help` needs none of them: in the bundle they are in the common chunk that every
-// command loads anyway (scripts/bundle-common.ts), and an import() would cost one more file.
+// Static, though a group's --help needs none of them: in the bundle they are in the common chunk that
+// every command loads anyway (scripts/bundle-common.ts), and an import() would cost one more file.
+// (The root help and the version return before any of them: src/cli/root-help.ts.)
 import { CliContext } from "./context.js";
 import { createIO } from "./io.js";
 import { loadStyles, resetStyles } from "./output.js";
@@ -54,12 +55,7 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
     return ctx;
   };
 
-  const program = await buildProgram(
-    version,
-    getContext,
-    programOutput(streams, env),
-    { args: argv },
-  );
+  const program = await buildProgram(version, getContext, programOutput(streams, env), { args: argv });
   program.hook("preAction", async (_root, action) => {
     const opts = globalOptions(action);
     ctx ??= new CliContext(createIO(streams, env, opts), opts, env, version, runtime);
