@@ -5,6 +5,8 @@
  * of several widths (COLUMNS when the terminal reports none), with or without colour variables.
  * The full CLI, reached with any other word, prints the same root help too.
  */
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -90,5 +92,34 @@ describe("the fast root help and version print what the CLI prints", () => {
     const { version } = (await import("../../package.json", { with: { type: "json" } })).default as { version: string };
     const r = await runBin(["--version"], { home });
     expect(r.stdout).toBe(`${version}\n`);
+  });
+
+  it("without its code cache (or with one this node rejects) the fast entry prints the same, compiled from source", async () => {
+    // A copy of the fast entry without the cache file, beside a copy of package.json (for the version).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mediagen-rh-"));
+    try {
+      const bundle = path.join(dir, "dist", "bundle");
+      fs.mkdirSync(bundle, { recursive: true });
+      fs.copyFileSync(path.join(ROOT, "package.json"), path.join(dir, "package.json"));
+      for (const f of ["root-help.cjs", "root-help-body.cjs"]) fs.copyFileSync(path.join(ROOT, "dist", "bundle", f), path.join(bundle, f));
+      expect(fs.readdirSync(path.join(ROOT, "dist", "bundle")).some((f) => /^root-help-body\.[0-9a-f]+\.cache$/.test(f))).toBe(true);
+      for (const args of [["--help"], [], ["-V"]]) {
+        const copy = await execa(process.execPath, [path.join(bundle, "root-help.cjs"), ...args], {
+          env: runEnv(home),
+          extendEnv: false,
+          reject: false,
+          stripFinalNewline: false,
+        });
+        const inProcess = await run(args, { home });
+        expect(inProcess[args.length ? "stdout" : "stderr"]).toContain(args.length && args[0] === "-V" ? "." : "Usage: mediagen");
+        expect({ exitCode: copy.exitCode, stdout: copy.stdout, stderr: copy.stderr }).toEqual({
+          exitCode: inProcess.exitCode,
+          stdout: inProcess.stdout,
+          stderr: inProcess.stderr,
+        });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

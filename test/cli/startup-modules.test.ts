@@ -2,7 +2,8 @@
  * What a short command loads (start-up time: bench/startup.mjs). The built CLI runs under a hook
  * (fixtures/trace-modules.mjs) that records every module the process resolves; the bundle's chunks
  * are mapped back to their sources with dist/bundle/meta.json (written by scripts/bundle.mjs).
- * The root help and the version load the fast entry alone (dist/bundle/root-help.cjs: no common
+ * The root help and the version load the fast entry alone (dist/bundle/root-help.cjs, which runs
+ * root-help-body.cjs and stands for its sources in meta.json: no common
  * chunk, no frame beyond the program and the registry); `help <topic>` and `<group> --help` load
  * the full CLI. `--help` and `folder list` must not load zod, the contracts, the model catalog, the media layer or
  * undici; `folder list` opens SQLite and loads the folder handlers only.
