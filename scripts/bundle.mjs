@@ -94,8 +94,8 @@ const children = await esbuild.build({
   entryPoints: { "worker-main": "src/features/worker-main.ts", "tts-wasm-child": "src/media/tts-wasm-child.ts" },
 });
 // The root help and the version (bin/mediagen.js; src/cli/root-help-main.ts): one file, without the
-// common chunk and without splitting, and CommonJS (root-help.cjs), which bin/mediagen.js (CommonJS
-// too, bin/package.json) require()s: node's ES module loader is then never started for these words
+// common chunk and without splitting, and CommonJS (root-help-body.cjs, run by the loader
+// root-help.cjs below, which bin/mediagen.js, CommonJS too through bin/package.json, require()s): node's ES module loader is then never started for these words
 // (a few milliseconds). The registry's lazy group loaders are never called there, so their import()s
 // are left as they are (not bundled in).
 const rootOnly = {
