@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-// The bundled CLI (scripts/bundle.mjs). Source maps cost start-up time, so they are read only when a
-// stack trace may be shown: with --debug or MEDIAGEN_DEBUG, traces then point at src/.
-if (process.argv.includes("--debug") || process.env.MEDIAGEN_DEBUG) process.setSourceMapsEnabled(true);
-await import("../dist/bundle/mediagen.js");
+// CommonJS (bin/package.json): the root help and the version (no words, or one of these) are served by
+// a small CommonJS entry of their own that prints the same as the CLI (src/cli/root-help.ts), without
+// starting node's ES module loader; everything else by the bundled CLI (scripts/bundle.mjs).
+"use strict";
+const args = process.argv.slice(2);
+if (args.length === 0 || (args.length === 1 && ["--help", "-h", "--version", "-V"].includes(args[0]))) {
+  require("../dist/bundle/root-help.cjs");
+} else {
+  // Source maps cost start-up time, so they are read only when a stack trace may be shown: with
+  // --debug or MEDIAGEN_DEBUG, traces then point at src/.
+  if (args.includes("--debug") || process.env.MEDIAGEN_DEBUG) process.setSourceMapsEnabled(true);
+  import("../dist/bundle/mediagen.js");
+}

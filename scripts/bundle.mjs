@@ -22,10 +22,17 @@
  * MEDIAGEN_DEBUG), so stack traces then point at src/. dist/bundle/meta.json maps every output to
  * its inputs (test/cli/startup-modules.test.ts reads it).
  *
+ * The root help and the version have a third build: one small CommonJS file,
+ * dist/bundle/root-help-body.cjs (src/cli/root-help-main.ts), without the common chunk, that
+ * bin/mediagen.js starts for them through dist/bundle/root-help.cjs, with a V8 code cache made here.
+ *
  * `npm run build` runs tsc (the type check; its dist/ is what tests and fixtures import), then this.
  */
 import * as esbuild from "esbuild";
+import crypto from "node:crypto";
 import fs from "node:fs";
+import { createRequire } from "node:module";
+import vm from "node:vm";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -90,7 +97,91 @@ const children = await esbuild.build({
   ...common,
   entryPoints: { "worker-main": "src/features/worker-main.ts", "tts-wasm-child": "src/media/tts-wasm-child.ts" },
 });
-const result = { metafile: { inputs: { ...children.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...children.metafile.outputs, ...cli.metafile.outputs } } };
+// The root help and the version (bin/mediagen.js; src/cli/root-help-main.ts): one file, without the
+// common chunk and without splitting, and CommonJS (root-help-body.cjs, run by the loader
+// root-help.cjs below, which bin/mediagen.js, CommonJS too through bin/package.json, require()s): node's ES module loader is then never started for these words
+// (a few milliseconds). The registry's lazy group loaders are never called there, so their import()s
+// are left as they are (not bundled in).
+const rootOnly = {
+  name: "root-help-only",
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+const rootHelp = await esbuild.build({
+  ...common,
+  splitting: false,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  // Less text to compile (names are kept: keepNames); the source map still points at src/.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  entryPoints: { "root-help-body": "src/cli/root-help-main.ts" },
+  // import.meta (package.json's place, for the version) as in an ES module.
+  define: { "import.meta.url": "__mediagenUrl" },
+  banner: { js: 'const __mediagenUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [...common.plugins, rootOnly],
+});
+// Compiling root-help-body.cjs is a good part of what these words cost: it is run through a V8 code
+// cache made here, after one run of the help (so the functions the help calls are in it too).
+// root-help.cjs (what bin/mediagen.js requires) compiles the body with it. A node whose V8 differs
+// rejects the cache and compiles the source as usual; the cache's name carries the body's hash, so a
+// cache never meets another body.
+const body = fs.readFileSync(path.join(outdir, "root-help-body.cjs"), "utf8");
+const hash = crypto.createHash("sha256").update(body).digest("hex").slice(0, 16);
+const cacheName = `root-help-body.${hash}.cache`;
+const WRAP = ["(function (exports, require, module, __filename, __dirname) { ", "\n})"];
+{
+  const file = path.join(outdir, "root-help-body.cjs");
+  const script = new vm.Script(WRAP[0] + body + WRAP[1], { filename: file });
+  // One run of the help in a throw-away module whose output goes nowhere.
+  const run = script.runInThisContext();
+  const argv = process.argv;
+  const write = process.stdout.write;
+  process.argv = [argv[0], file, "--help"];
+  process.stdout.write = () => true;
+  try {
+    run({}, createRequire(file), { exports: {} }, file, outdir);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    process.argv = argv;
+    process.stdout.write = write;
+    process.exitCode = 0;
+  }
+  fs.writeFileSync(path.join(outdir, cacheName), script.createCachedData());
+}
+fs.writeFileSync(
+  path.join(outdir, "root-help.cjs"),
+  `"use strict";
+// Written by scripts/bundle.mjs: runs root-help-body.cjs (src/cli/root-help-main.ts) compiled with the
+// V8 code cache made at build time; without the cache, or with one this node rejects, from source.
+const fs = require("node:fs");
+const path = require("node:path");
+const vm = require("node:vm");
+const file = path.join(__dirname, "root-help-body.cjs");
+let cachedData;
+try {
+  cachedData = fs.readFileSync(path.join(__dirname, ${JSON.stringify(cacheName)}));
+} catch {}
+const script = new vm.Script(${JSON.stringify(WRAP[0])} + fs.readFileSync(file, "utf8") + ${JSON.stringify(WRAP[1])}, { filename: file, cachedData });
+const body = { exports: {} };
+script.runInThisContext()(body.exports, require("node:module").createRequire(file), body, file, __dirname);
+// Not a root request after all: the full CLI.
+if (body.exports.fullCli) import("./mediagen.js");
+`,
+);
+// The loader runs what the body bundles (test/cli/startup-modules.test.ts maps files to sources).
+rootHelp.metafile.outputs["dist/bundle/root-help.cjs"] = rootHelp.metafile.outputs["dist/bundle/root-help-body.cjs"];
+
+const result = {
+  metafile: {
+    inputs: { ...children.metafile.inputs, ...rootHelp.metafile.inputs, ...cli.metafile.inputs },
+    outputs: { ...children.metafile.outputs, ...rootHelp.metafile.outputs, ...cli.metafile.outputs },
+  },
+};
 // The banner is only needed where bundled CommonJS code calls require(); elsewhere node:module is
 // not worth loading. It is blanked, not removed, so the source maps' line numbers still hold.
 for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith(".js"))) {

@@ -5,22 +5,10 @@
  * handed here.
  */
 import { runCli } from "./run.js";
-import { endBySignal, processSignals, stoppedBy, terminalGone } from "./process-signals.js";
+import { endBySignal, guardOutputStreams, processSignals, stoppedBy } from "./process-signals.js";
 import { EXIT } from "./types.js";
 
-process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-  // `mediagen … | head` closes the pipe early: that is not a failure of ours.
-  if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-  // The terminal went away (EIO): stop as on SIGHUP rather than crash or go on writing to nobody.
-  if (e.code === "EIO") return terminalGone();
-  throw e;
-});
-process.stderr.on("error", (e: NodeJS.ErrnoException) => {
-  // Nobody reads stderr any more: what is left to say cannot be said; the result still counts.
-  if (e.code === "EPIPE") return;
-  if (e.code === "EIO") return terminalGone();
-  throw e;
-});
+guardOutputStreams();
 
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,

@@ -82,3 +82,20 @@ function nextStop(): Promise<NodeJS.Signals> {
 }
 
 export const processSignals: Signals = { onInterrupt, nextStop };
+
+/** What a failed write to stdout or stderr means for the process (also the fast entry's, src/cli/root-help-main.ts). */
+export function guardOutputStreams(): void {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    // `mediagen … | head` closes the pipe early: that is not a failure of ours.
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    // The terminal went away (EIO): stop as on SIGHUP rather than crash or go on writing to nobody.
+    if (e.code === "EIO") return terminalGone();
+    throw e;
+  });
+  process.stderr.on("error", (e: NodeJS.ErrnoException) => {
+    // Nobody reads stderr any more: what is left to say cannot be said; the result still counts.
+    if (e.code === "EPIPE") return;
+    if (e.code === "EIO") return terminalGone();
+    throw e;
+  });
+}

@@ -4,18 +4,17 @@
  * flags, environment, Ctrl-C, clock, optionally the engine), so tests and embedders run it in
  * process; src/cli/main.ts hands it the real process.
  */
-import fs from "node:fs";
-import { redact } from "../engine/redact.js";
 import type { Engine } from "../engine/engine.js";
 import { buildProgram, globalOptions } from "./program.js";
 import { unknownCommandIn } from "./registry.js";
-// Static, though `--help` needs none of them: in the bundle they are in the common chunk that every
-// command loads anyway (scripts/bundle-common.ts), and an import() would cost one more file.
+import { programOutput, readVersion, rootRequest, runRoot } from "./root-help.js";
+// Static, though a group's --help needs none of them: in the bundle they are in the common chunk that
+// every command loads anyway (scripts/bundle-common.ts), and an import() would cost one more file.
+// (The root help and the version return before any of them: src/cli/root-help.ts.)
 import { CliContext } from "./context.js";
 import { createIO } from "./io.js";
 import { loadStyles, resetStyles } from "./output.js";
 import type { Env, Streams } from "./io.js";
-import { terminalWidth } from "./io.js";
 import { realClock, signalsFrom, type Clock, type Runtime, type Signals } from "./runtime.js";
 
 export type { Env, Streams };
@@ -35,19 +34,6 @@ export interface RunCliOptions extends Streams {
   version?: string;
 }
 
-let packageVersion: string | undefined;
-/** Reads package.json once for --version and the User-Agent. */
-function readVersion(): string {
-  if (packageVersion !== undefined) return packageVersion;
-  try {
-    const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-    packageVersion = pkg.version ?? "0.0.0";
-  } catch {
-    packageVersion = "0.0.0";
-  }
-  return packageVersion;
-}
-
 /** Runs `mediagen <args…>` (args without node and the script) and resolves with the exit code. */
 export async function runCli(args: readonly string[], options: RunCliOptions): Promise<number> {
   const { env } = options;
@@ -59,6 +45,9 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
     ...(options.engine ? { engine: options.engine } : {}),
   };
   const argv = [...args];
+  // The root help and the version: the same code as the fast entry bin/mediagen.js starts for them.
+  const root = rootRequest(argv);
+  if (root) return runRoot(root, streams, env, version);
   let ctx: CliContext | undefined;
   // The context is built in the preAction hook, so `--help` never builds it (startup time).
   const getContext = (): CliContext => {
@@ -66,18 +55,7 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
     return ctx;
   };
 
-  const program = await buildProgram(
-    version,
-    getContext,
-    // One style of error prefix: commander's "error: …" reads "Error: …" like every other error.
-    {
-      writeOut: (s) => void streams.stdout.write(s),
-      writeErr: (s) => void streams.stderr.write(redact(s.replace(/^error: /, "Error: "))),
-      outWidth: () => (streams.stdout.isTTY ? terminalWidth(streams.stdout.columns, env) : undefined),
-      errWidth: () => (streams.stderr.isTTY ? terminalWidth(streams.stderr.columns, env) : undefined),
-    },
-    { args: argv },
-  );
+  const program = await buildProgram(version, getContext, programOutput(streams, env), { args: argv });
   program.hook("preAction", async (_root, action) => {
     const opts = globalOptions(action);
     ctx ??= new CliContext(createIO(streams, env, opts), opts, env, version, runtime);

@@ -2,7 +2,10 @@
  * What a short command loads (start-up time: bench/startup.mjs). The built CLI runs under a hook
  * (fixtures/trace-modules.mjs) that records every module the process resolves; the bundle's chunks
  * are mapped back to their sources with dist/bundle/meta.json (written by scripts/bundle.mjs).
- * `--help` and `folder list` must not load zod, the contracts, the model catalog, the media layer or
+ * The root help and the version load the fast entry alone (dist/bundle/root-help.cjs, which runs
+ * root-help-body.cjs and stands for its sources in meta.json: no common
+ * chunk, no frame beyond the program and the registry); `help <topic>` and `<group> --help` load
+ * the full CLI. `--help` and `folder list` must not load zod, the contracts, the model catalog, the media layer or
  * undici; `folder list` opens SQLite and loads the folder handlers only.
  */
 import fs from "node:fs";
@@ -22,7 +25,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mediagen-modules-"));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** Sources (src/… and node_modules/…) behind every module `mediagen <args>` loads, and its exit code. */
-async function loaded(args: string[], home: string): Promise<{ exitCode: number; sources: string[]; files: string[] }> {
+async function loaded(args: string[], home: string): Promise<{ exitCode: number; stdout: string; sources: string[]; files: string[] }> {
   const trace = path.join(tmp, `trace-${Math.random().toString(36).slice(2)}.txt`);
   const r = await execa(process.execPath, ["--import", HOOK, BIN, ...args], {
     env: { ...runEnv(home), TRACE_MODULES_FILE: trace },
@@ -39,7 +42,7 @@ async function loaded(args: string[], home: string): Promise<{ exitCode: number;
     if (out) for (const input of Object.keys(out.inputs)) sources.add(input.replace(/^.*node_modules\//, "node_modules/"));
     else sources.add(rel.replace(/^.*node_modules\//, "node_modules/"));
   }
-  return { exitCode: r.exitCode ?? -1, sources: [...sources].sort(), files };
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ""), sources: [...sources].sort(), files };
 }
 
 /** What none of the short commands may load. */
@@ -54,13 +57,38 @@ const HEAVY: [string, RegExp][] = [
 const heavyIn = (sources: string[]) => HEAVY.flatMap(([what, re]) => sources.filter((s) => re.test(s)).map((s) => `${what}: ${s}`));
 
 describe("modules loaded at start-up", () => {
-  it("--help loads the frame and the manifests only: no zod, no media layer, no SQLite", async () => {
-    const { exitCode, sources, files } = await loaded(["--help"], path.join(tmp, "home-help"));
+  const bundleFiles = (files: string[]) =>
+    files.filter((f) => f.startsWith(path.join(ROOT, "dist", "bundle") + path.sep)).map((f) => path.basename(f));
+
+  it.each([[["--help"]], [["-h"]], [[]], [["--version"]], [["-V"]]])(
+    "mediagen %j loads the fast entry alone: no common chunk, no zod, no media layer, no SQLite",
+    async (args) => {
+      const { exitCode, sources, files } = await loaded(args, path.join(tmp, "home-help"));
+      expect(exitCode).toBe(args.length ? 0 : 2);
+      // The trace sees the bundle (and so what is inside it): one file, not the CLI or its chunks.
+      expect(bundleFiles(files)).toEqual(["root-help.cjs"]);
+      expect(sources).toContain("src/cli/root-help.ts");
+      expect(sources).toContain("src/cli/program.ts");
+      expect(sources).toContain("src/features/index.ts");
+      expect(sources).not.toContain("src/cli/context.ts");
+      expect(sources).not.toContain("src/cli/run.ts");
+      expect(heavyIn(sources)).toEqual([]);
+      expect(sources.filter((s) => s.startsWith("node_modules/better-sqlite3/") || s.startsWith("src/local/"))).toEqual([]);
+    },
+  );
+
+  it.each([
+    [["help", "exit-codes"], /^ +0 +success/m],
+    [["folder", "--help"], /Usage: mediagen folder/],
+    [["--json", "--help"], /Usage: mediagen \[options\] \[command\]/],
+  ])("mediagen %j falls back to the full CLI (and still loads nothing heavy)", async (args, shows) => {
+    const { exitCode, stdout, sources, files } = await loaded(args, path.join(tmp, "home-help"));
     expect(exitCode).toBe(0);
-    // The trace sees the bundle (and so what is inside its chunks).
-    expect(files.some((f) => f.endsWith(path.join("dist", "bundle", "mediagen.js")))).toBe(true);
-    expect(sources).toContain("src/cli/program.ts");
-    expect(sources).toContain("src/features/index.ts");
+    expect(stdout).toMatch(shows);
+    const bundle = bundleFiles(files);
+    expect(bundle).toContain("mediagen.js");
+    expect(bundle).not.toContain("root-help.cjs");
+    expect(sources).toContain("src/cli/run.ts");
     expect(heavyIn(sources)).toEqual([]);
     expect(sources.filter((s) => s.startsWith("node_modules/better-sqlite3/") || s.startsWith("src/local/"))).toEqual([]);
   });
