@@ -86,7 +86,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await serve?.stop("SIGTERM");
-  for (const h of [localHome, servedHome, hostedEnv?.MEDIAGEN_HOME]) if (h) fs.rmSync(h, { recursive: true, force: true });
+  // A detached worker of these homes may still be closing its database (its -wal and -shm files come
+  // and go): retried, the removal does not race it.
+  for (const h of [localHome, servedHome, hostedEnv?.MEDIAGEN_HOME]) if (h) fs.rmSync(h, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
 describe("the same commands on both targets", () => {

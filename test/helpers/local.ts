@@ -23,7 +23,7 @@ function registerCleanup(): void {
         // already closed
       }
     }
-    for (const h of homes) fs.rmSync(h, { recursive: true, force: true });
+    for (const h of homes) fs.rmSync(h, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
 }
 

@@ -12,7 +12,7 @@ import { assertBuilt, childEnv, runCli, startServe } from "./serve-child.js";
 
 const homes: string[] = [];
 afterEach(() => {
-  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
+  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 function env(extra: Record<string, string> = {}) {
   const h = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));

@@ -8,7 +8,7 @@ import { assertBuilt, childEnv, createKey, startServe } from "./serve-child.js";
 
 const homes: string[] = [];
 afterEach(() => {
-  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true });
+  for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
 function freshHome(): string {
