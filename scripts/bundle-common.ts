@@ -47,3 +47,11 @@ import "../src/engine/sleep.ts";
 import "../src/engine/timeouts.ts";
 import "../src/features/index.ts";
 import "../src/features/routes.ts";
+// Small modules of the local target and of the asset commands (a few KB together): in their own
+// chunks they were one file read each for every local command (src/local/debug.ts, version.ts) and
+// every asset command.
+import "../src/local/debug.ts";
+import "../src/local/version.ts";
+import "../src/features/asset/query.ts";
+import "../src/features/asset/record.ts";
+import "../src/features/asset/schema.ts";
