@@ -56,6 +56,16 @@ function storeError(file: string, e: unknown): LocalStoreError {
   return new LocalStoreError(file, `cannot open the local instance database ${file}: ${msg}`);
 }
 
+/** A connection to `file` through the addon found by addonPath(); failures name the file. */
+function connect(file: string): DB {
+  try {
+    const nativeBinding = addonPath();
+    return new Database(file, nativeBinding ? { nativeBinding } : {});
+  } catch (e) {
+    throw storeError(file, e);
+  }
+}
+
 /**
  * Opens (creating if needed) the instance database with the pragmas every connection needs, and
  * brings its schema up to date. Safe when several processes open a fresh file at the same time.
@@ -72,13 +82,7 @@ export function openDatabase(file: string, migrations: readonly string[]): DB {
       throw storeError(file, e);
     }
   }
-  let db: DB;
-  try {
-    const nativeBinding = addonPath();
-    db = new Database(file, nativeBinding ? { nativeBinding } : {});
-  } catch (e) {
-    throw storeError(file, e);
-  }
+  const db = connect(file);
   try {
     // busy_timeout first: the journal-mode switch below already needs the lock another process may hold.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -175,13 +179,7 @@ const RATES_SCHEMA = `CREATE TABLE IF NOT EXISTS rate_windows (
  * which is a minute of allowance and no credit.
  */
 export function openRatesDatabase(file: string): DB {
-  let db: DB;
-  try {
-    const nativeBinding = addonPath();
-    db = new Database(file, nativeBinding ? { nativeBinding } : {});
-  } catch (e) {
-    throw storeError(file, e);
-  }
+  const db = connect(file);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     withBusyRetry(() => db.pragma("journal_mode = WAL"));
