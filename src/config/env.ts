@@ -123,11 +123,6 @@ export const ENV_VARS = {
   MEDIAGEN_WORKER_POLL_MS: variable("local", "how often a worker looks at the job queue when nothing woke it (default 200)", positiveNumber),
   MEDIAGEN_LOCAL_RATE_LIMIT: variable("local", "requests per window per space the local instance allows, served or in process (default 100; not a positive integer: a usage error)", positiveInteger),
   MEDIAGEN_LOCAL_RATE_WINDOW_MS: variable("local", "length of the local instance's rate-limit window in milliseconds, served or in process (default 60000)", positiveInteger),
-  MEDIAGEN_BATCH_CRASH_AFTER_START: variable(
-    "cli",
-    "testing only: `mediagen batch run` kills itself (SIGKILL) once the start of this line number is answered, before its job id is recorded (the crash window the manifest must survive)",
-    positiveInteger,
-  ),
   MEDIAGEN_FFMPEG: variable("media", "ffmpeg binary to use instead of the one on PATH or the bundled one", nonEmpty),
   MEDIAGEN_FFPROBE: variable("media", "ffprobe binary to use instead of the one on PATH or the bundled one", nonEmpty),
   MEDIAGEN_ESPEAK: variable("media", "espeak-ng binary to use (no fallback to the bundled WASM build when it fails)", nonEmpty),

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, childEnv, createKey, startServe, type ServeChild } from "../http/serve-child.js";
-import { newHome, run, runBin } from "./helpers.js";
+import { killInStartWindow, newHome, run, runBin } from "./helpers.js";
 
 let serve: ServeChild;
 let servedHome: string;
@@ -66,7 +66,7 @@ describe("batch run on the hosted target", () => {
     const hosted = ["--target", "hosted", "--base-url", serve.baseUrl];
     const crashed = await runBin([...hosted, "batch", "run", file, "--out", out, "--parallel", "1"], {
       home,
-      env: { MEDIAGEN_API_KEY: key, MEDIAGEN_BATCH_CRASH_AFTER_START: "2" },
+      env: { MEDIAGEN_API_KEY: key, ...killInStartWindow(2) },
       timeoutMs: 60_000,
     });
     expect(crashed.signal).toBe("SIGKILL");

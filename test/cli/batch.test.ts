@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { newHome, run, runBin, startBin, startInProcess } from "./helpers.js";
+import { killInStartWindow, newHome, run, runBin, startBin, startInProcess } from "./helpers.js";
 
 const FAST = { MEDIAGEN_LOCAL_RATE_LIMIT: "20", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "1000" };
 
@@ -199,7 +199,7 @@ describe("batch run survives SIGKILL", () => {
 
     const crashed = await runBin(["batch", "run", file, "--out", out, "--parallel", "1"], {
       home,
-      env: { ...FAST, MEDIAGEN_BATCH_CRASH_AFTER_START: "3" },
+      env: { ...FAST, ...killInStartWindow(3) },
       timeoutMs: 60_000,
     });
     expect(crashed.signal).toBe("SIGKILL");

@@ -80,3 +80,12 @@ export async function localKey(plan: string, credits: number, home?: string): Pr
   if (r.exitCode !== 0) throw new Error(`local keys create failed: ${r.stderr}`);
   return r.json();
 }
+
+/**
+ * Env for a built CLI that SIGKILLs itself between the answer to line `line`'s start and the record
+ * of its job ids in the batch manifest (fixtures/kill-in-start-window.cjs, preloaded).
+ */
+export function killInStartWindow(line: number): Record<string, string> {
+  const fixture = fileURLToPath(new URL("./fixtures/kill-in-start-window.cjs", import.meta.url));
+  return { NODE_OPTIONS: `--require ${JSON.stringify(fixture)}`, KILL_BATCH_LINE: String(line) };
+}

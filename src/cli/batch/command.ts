@@ -16,7 +16,6 @@ import { addCredits, priceLine, type LinePrice } from "./price.js";
 import { BatchRunner, type BatchEvent, type BatchSummary, type FoundStart } from "./runner.js";
 import { formatDuration } from "../parse.js";
 import { table } from "../output.js";
-import { readEnv } from "../../config/env.js";
 
 export interface RunBatchOptions {
   parallel: number;
@@ -259,7 +258,6 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
       manifest.header = { target, base_url: baseUrl, input: o.input };
     }
     const pacer = new Pacer(ctx.runtime.clock, ac.signal);
-    const crashLine = readEnv("MEDIAGEN_BATCH_CRASH_AFTER_START", ctx.env);
     const findStarted = await o.findStarted();
     // Prices are needed to hold the budget; without --max-credits the lines are priced by their starts.
     const todo = lines.filter((l) => manifest.lines.get(l.line)?.status !== "done");
@@ -282,13 +280,6 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
           if (e.event === "line" && e.status === "done") journalDone(ctx, lines, e);
           progress.event(e);
         },
-        ...(crashLine !== undefined
-          ? {
-              afterStartAnswered: (line: number, step: string) => {
-                if (line === crashLine && step === "start") process.kill(process.pid, "SIGKILL");
-              },
-            }
-          : {}),
       },
       {
         parallel: o.parallel,

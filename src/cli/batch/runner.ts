@@ -45,8 +45,6 @@ export interface RunnerDeps {
   save(url: string, dir: string, name: string): Promise<string>;
   /** Local instance only: a start announced at `since` that landed (see the module comment). */
   findStarted?(kind: BatchKind | "export", since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>): Promise<FoundStart | undefined>;
-  /** Testing: called between a start's answer and the record of its ids (MEDIAGEN_BATCH_CRASH_AFTER_START). */
-  afterStartAnswered?(line: number, step: Step): void;
   /** Progress and results (the command draws or prints them). */
   report(e: BatchEvent): void;
 }
@@ -398,7 +396,6 @@ export class BatchRunner {
     try {
       res = await send();
       pacer.settle(engine.lastRateLimit());
-      this.deps.afterStartAnswered?.(l.line, step);
     } catch (e) {
       pacer.settle(rateInfoOf(e) ?? engine.lastRateLimit());
       if (mayHaveLanded(e) || this.deps.signal.aborted) {
