@@ -36,12 +36,15 @@ let home: string;
 let dir: string;
 let picture: string;
 
-/** `mediagen <args>` on a 100×30 pseudo-terminal, as a person at a terminal runs it (no CI), typing `steps`. */
-async function onTerminal(steps: Step[], args: string[], maxSeconds = 40): Promise<PtyResult> {
+/**
+ * `mediagen <args>` on a pseudo-terminal (100×30 unless `size` says otherwise), as a person at a
+ * terminal runs it (no CI), typing `steps`.
+ */
+async function onTerminal(steps: Step[], args: string[], maxSeconds = 40, size = { cols: 100, rows: 30 }): Promise<PtyResult> {
   const stepsFile = path.join(dir, `steps-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
   fs.writeFileSync(stepsFile, JSON.stringify(steps));
   const env = runEnv(home, { CI: undefined, TERM: "xterm-256color", NO_COLOR: "1" });
-  const r = await execa("python3", [PTY, "100", "30", String(maxSeconds), stepsFile, "--", process.execPath, BIN, ...args], {
+  const r = await execa("python3", [PTY, String(size.cols), String(size.rows), String(maxSeconds), stepsFile, "--", process.execPath, BIN, ...args], {
     env,
     cwd: dir,
     extendEnv: false,
@@ -200,6 +203,16 @@ describe("plan new on a terminal", () => {
     expect(r.exit, r.screen).toBe(130);
     expect(r.screen).toContain("Interrupted: nothing was saved.");
     expect(r.screen).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
+    expect(leftovers().filter((f) => f !== "plan.json")).toEqual([]);
+  });
+
+  it("on a terminal that reports 0 columns and 0 rows: the pickers still draw and answer, Ctrl-C still leaves nothing", async () => {
+    const steps: Step[] = [...PICK_DEFAULTS, { expect: "What next?", send: CTRL_C }];
+    const r = await onTerminal(steps, ["plan", "new", "-o", "zero-columns.json"], 40, { cols: 0, rows: 0 });
+    expect(r.failed_step, r.screen).toBeNull();
+    expect(r.exit, r.screen).toBe(130);
+    expect(r.screen).toContain("Maya in the kitchen (lk_maya_kitchen)");
+    expect(r.screen).toContain("Interrupted: nothing was saved.");
     expect(leftovers().filter((f) => f !== "plan.json")).toEqual([]);
   });
 });
