@@ -86,8 +86,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await serve?.stop("SIGTERM");
-  // A detached worker of these homes may still be closing its database (its -wal and -shm files come
-  // and go): retried, the removal does not race it.
+  // The local home's detached worker stays up to 15 s after its last job, writing its database's -wal
+  // and -shm files: `local reset` stops it first (and waits), so removing the home does not race it.
+  if (localEnv) expect((await runCli(["local", "reset", "--yes"], localEnv)).code).toBe(0);
   for (const h of [localHome, servedHome, hostedEnv?.MEDIAGEN_HOME]) if (h) fs.rmSync(h, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
