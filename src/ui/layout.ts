@@ -7,7 +7,7 @@ export function layout(title: string, body: Html): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · mediagen</title>
 <link rel="stylesheet" href="/ui/app.css">
 <script src="/ui/app.js" defer></script>
