@@ -5,59 +5,14 @@
  * the generation's progress moves while its worker runs, the hostile prompt is text, and the
  * webhook's Resend button delivers it again to `listen`.
  */
-import readline from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execa, type ResultPromise } from "execa";
-import { BIN, newHome, run } from "../cli/helpers.js";
-import { runEnv } from "../helpers/cli.js";
+import { newHome, run } from "../cli/helpers.js";
 import { recordStart } from "../../src/cli/journal.js";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import { hasChromium, launchBrowser, type Browser } from "./browser.js";
+import { spawnCli, type Child } from "./spawn.js";
 
 const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> fox & "quotes"`;
-
-interface Child {
-  lines: string[];
-  stdout: string[];
-  next(match: (line: string) => boolean, timeoutMs?: number): Promise<string>;
-  stop(): Promise<void>;
-}
-
-/** A built `mediagen <args>` as a real process, its stdout read line by line. */
-function spawnCli(home: string, args: string[]): Child {
-  const child: ResultPromise = execa(process.execPath, [BIN, ...args], { env: runEnv(home), extendEnv: false, reject: false, stdin: "ignore", timeout: 180_000 });
-  const stdout: string[] = [];
-  const lines: string[] = [];
-  const waiters: (() => void)[] = [];
-  const push = (into: string[]) => (l: string) => {
-    into.push(l);
-    if (into !== stdout) lines.push(l);
-    for (const w of waiters.splice(0)) w();
-  };
-  readline.createInterface({ input: child.stdout! }).on("line", push(stdout));
-  readline.createInterface({ input: child.stderr! }).on("line", push([]));
-  return {
-    lines,
-    stdout,
-    next(match, timeoutMs = 60_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`mediagen ${args.join(" ")}: no matching line; stdout ${stdout.join("\n")} stderr ${lines.join("\n")}`)), timeoutMs);
-        const check = () => {
-          const l = [...stdout, ...lines].find(match);
-          if (l !== undefined) {
-            clearTimeout(timer);
-            resolve(l);
-          } else waiters.push(check);
-        };
-        check();
-      });
-    },
-    async stop() {
-      child.kill("SIGINT");
-      await child;
-    },
-  };
-}
 
 describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => {
   let home: string;
