@@ -19,6 +19,7 @@ import type { ExportJob } from "../../features/export/contract.js";
 const FLAGS = defineFlags({
   dir: { flag: "--dir <dir>", type: "string", help: "directory to save into (default: the current one)" },
   force: { flag: "--force", type: "boolean", help: "overwrite an existing file" },
+  show: { flag: "--show", type: "boolean", help: "draw the saved picture (a video's first frame) in the terminal, where it can (kitty, iTerm2)" },
   watch: { flag: "--watch", type: "boolean", help: "wait for the job to finish first" },
   timeout: { flag: "--timeout <duration>", type: "string", help: "with --watch: give up waiting after this long (default 20m)" },
   interval: { flag: "--interval <duration>", type: "string", help: "with --watch: poll interval (default: the service's schedule)" },
