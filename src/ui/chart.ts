@@ -20,8 +20,12 @@ export function creditsChart(points: readonly BalancePoint[], label: string): Ht
   if (!pts.length) return html`<p class="muted">No ledger entries.</p>`;
   const t0 = pts[0]!.t;
   const t1 = Math.max(pts[pts.length - 1]!.t, t0 + 1);
-  const vMax = Math.max(...pts.map((p) => p.v), 1);
-  const vMin = Math.min(0, ...pts.map((p) => p.v));
+  // The balance's own range (a few credits spent out of 1000 still show), padded, never below 0.
+  const hi = Math.max(...pts.map((p) => p.v));
+  const lo = Math.min(...pts.map((p) => p.v));
+  const pad = Math.max((hi - lo) * 0.1, 0.5);
+  const vMax = hi + pad;
+  const vMin = Math.max(0, lo - pad);
   const x = (t: number) => PAD.left + ((t - t0) / (t1 - t0)) * (W - PAD.left - PAD.right);
   const y = (v: number) => PAD.top + (1 - (v - vMin) / (vMax - vMin || 1)) * (H - PAD.top - PAD.bottom);
   // A step line: a balance holds until the next entry changes it.
@@ -36,8 +40,8 @@ export function creditsChart(points: readonly BalancePoint[], label: string): Ht
 <title>${label}</title>
 <line x1="${PAD.left}" y1="${H - PAD.bottom}" x2="${W - PAD.right}" y2="${H - PAD.bottom}" stroke="#888" stroke-width="1"/>
 <line x1="${PAD.left}" y1="${PAD.top}" x2="${PAD.left}" y2="${H - PAD.bottom}" stroke="#888" stroke-width="1"/>
-<text x="${PAD.left - 6}" y="${y(vMax) + 4}" text-anchor="end" font-size="11" fill="currentColor">${fmt(vMax)}</text>
-<text x="${PAD.left - 6}" y="${y(vMin) + 4}" text-anchor="end" font-size="11" fill="currentColor">${fmt(vMin)}</text>
+<text x="${PAD.left - 6}" y="${y(hi) + 4}" text-anchor="end" font-size="11" fill="currentColor">${fmt(hi)}</text>
+${hi !== lo ? html`<text x="${PAD.left - 6}" y="${y(lo) + 4}" text-anchor="end" font-size="11" fill="currentColor">${fmt(lo)}</text>` : ""}
 <text x="${PAD.left}" y="${H - 8}" font-size="11" fill="currentColor">${new Date(t0).toISOString().slice(0, 16).replace("T", " ")}</text>
 <text x="${W - PAD.right}" y="${H - 8}" text-anchor="end" font-size="11" fill="currentColor">${new Date(last.t).toISOString().slice(0, 16).replace("T", " ")}</text>
 <polyline class="balance" points="${coords.join(" ")}" fill="none" stroke="#2a7ae2" stroke-width="2"/>

@@ -21,7 +21,9 @@ function filters(items: readonly GalleryItem[], f: GalleryFilter): Html {
 </form>`;
 }
 
-export function mediaElement(item: Pick<GalleryItem, "media" | "src" | "poster" | "prompt" | "kind">): Html {
+export function mediaElement(item: Pick<GalleryItem, "media" | "src" | "poster" | "prompt" | "kind" | "status" | "running">): Html {
+  if (!item.src && item.running) return html`<span class="none">${item.status}…</span>`;
+  if (!item.src && (item.status === "failed" || item.status === "error")) return html`<span class="none">failed: no result</span>`;
   if (!item.src && item.poster) return html`<img src="${item.poster}" alt="${item.prompt ?? item.kind}" loading="lazy">`;
   if (!item.src) return html`<span class="none">${item.media === "other" ? item.kind : item.media}: no file here</span>`;
   switch (item.media) {

@@ -20,8 +20,9 @@ select, input[type=search], button { font: inherit; padding: .3rem .5rem; border
 button { cursor: pointer; }
 ul.gallery { list-style: none; padding: 0; margin: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: 1rem; }
 li.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; display: flex; flex-direction: column; }
-li.card .media { background: #0b0c0e; aspect-ratio: 4 / 3; display: flex; align-items: center; justify-content: center; }
-li.card .media img, li.card .media video { width: 100%; height: 100%; object-fit: contain; }
+li.card .media { background: #0b0c0e; aspect-ratio: 4 / 3; min-height: 0; overflow: hidden; display: flex; align-items: center; justify-content: center; }
+li.card .media a { display: contents; }
+li.card .media img, li.card .media video { display: block; width: 100%; height: 100%; min-height: 0; object-fit: contain; }
 li.card .media audio { width: 92%; }
 li.card .media .none { color: #889; font-size: .85rem; }
 li.card .body { padding: .6rem .7rem .7rem; display: flex; flex-direction: column; gap: .35rem; }

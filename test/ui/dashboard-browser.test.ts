@@ -78,6 +78,28 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     await page.close();
   }, 120_000);
 
+  it("a video's page shows its timeline beside the player of its export", async () => {
+    const engine = instance.engine(instance.defaultKey());
+    const status = (await engine.generationStatus({ job_id: generationId })) as { result: { video_id: string } };
+    const videoIdOfGeneration = status.result.video_id;
+    const exp = (await engine.exportStart({ video_id: videoIdOfGeneration, format: "square" })) as { job_id: string };
+    await expect.poll(async () => ((await engine.exportStatus({ job_id: exp.job_id })) as { status: string }).status, { timeout: 90_000, interval: 500 }).toBe("completed");
+    const page = await browser.context.newPage();
+    await page.goto(`${base}videos/${videoIdOfGeneration}`);
+    const text = await page.locator("pre.timeline-text").textContent();
+    expect(text).toContain(`video ${videoIdOfGeneration}  done`);
+    expect(text).toMatch(/block 1 {2}0\.000–/);
+    expect(await page.locator(".timeline table tbody tr").count()).toBeGreaterThan(0);
+    const player = page.locator(".player video");
+    const start = await player.evaluate(async (v: HTMLVideoElement) => {
+      v.muted = true;
+      await v.play();
+      return v.currentTime;
+    });
+    await expect.poll(() => player.evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 20_000 }).toBeGreaterThan(start + 0.2);
+    await page.close();
+  }, 150_000);
+
   it("the gallery shows an image and a video made here, and the video plays", async () => {
     const image = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", HOSTILE, "--webhook-url", listenUrl, "--watch", "--json"], { home, timeoutMs: 90_000 });
     expect(image.exitCode, image.stderr).toBe(0);

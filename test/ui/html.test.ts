@@ -37,6 +37,7 @@ describe("credits chart", () => {
     expect(svg).toMatch(/^<svg class="chart"/);
     expect((svg.match(/<circle /g) ?? []).length).toBe(3);
     expect(svg).toContain(">1000<");
+    expect(svg).toContain(">990<");
     expect(svg).toContain("credits &lt;of&gt; default");
     const points = /points="([^"]+)"/.exec(svg)![1]!.split(" ");
     expect(points).toHaveLength(5); // 3 entries, 2 steps
