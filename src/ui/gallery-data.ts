@@ -20,6 +20,8 @@ export interface GalleryItem {
   cost: number | null;
   status: string;
   running: boolean;
+  /** The local instance knows this job: its progress can be polled (`/ui/api/jobs`). */
+  live: boolean;
   step: string | null;
   progress: number | null;
   prompt: string | null;
@@ -95,6 +97,7 @@ function itemOf(e: HistoryEntry, s: GallerySources): GalleryItem {
     cost: live?.cost ?? e.cost,
     status,
     running: live ? live.running : isRunningStatus(status),
+    live: live !== undefined,
     step: live?.step ?? null,
     progress: live?.progress ?? null,
     prompt: live?.prompt ?? e.prompt ?? null,

@@ -39,7 +39,7 @@ export function mediaElement(item: Pick<GalleryItem, "media" | "src" | "poster" 
 }
 
 function card(item: GalleryItem): Html {
-  return html`<li class="card" data-key="${item.key}"${item.running ? html` data-job="${item.key}"` : ""} data-status="${item.status}" data-progress="${item.progress ?? ""}">
+  return html`<li class="card" data-key="${item.key}"${item.running && item.live ? html` data-job="${item.key}"` : ""} data-status="${item.status}" data-progress="${item.progress ?? ""}">
 <div class="media">${mediaElement(item)}</div>
 <div class="body">
 <p class="prompt">${item.prompt ?? html`<span class="muted">(no prompt recorded)</span>`}</p>
@@ -58,12 +58,16 @@ ${item.video_id ? html`<dt>video</dt><dd><a href="/videos/${encodeURIComponent(i
 </li>`;
 }
 
+/** A page shows the most recent matches; filters reach older ones. */
+export const GALLERY_MAX = 200;
+
 export function galleryPage(items: readonly GalleryItem[], f: GalleryFilter): Html {
-  const shown = items.filter((i) => matches(i, f));
+  const matching = items.filter((i) => matches(i, f));
+  const shown = matching.slice(0, GALLERY_MAX);
   const body = !items.length
     ? html`<p class="empty">Nothing made on this machine yet. Start something, e.g. <code>mediagen asset start --type image --model imgA-4-fast --prompt "a red fox"</code>.</p>`
     : !shown.length
       ? html`<p class="empty">No job matches these filters.</p>`
       : html`<ul class="gallery">${shown.map(card)}</ul>`;
-  return layout("Gallery", html`${filters(items, f)}<p class="muted">${shown.length} of ${items.length} job(s) from this machine's history.</p>${body}`);
+  return layout("Gallery", html`${filters(items, f)}<p class="muted">${matching.length} of ${items.length} job(s) from this machine's history${matching.length > shown.length ? `; the ${shown.length} most recent shown (filter to see older ones)` : ""}.</p>${body}`);
 }

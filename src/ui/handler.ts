@@ -169,7 +169,8 @@ export function createUiHandler(o: UiOptions): PageHandler {
       await resend(req, res, id);
       return true;
     }
-    if (method !== "GET") return send(res, 405, "text/plain; charset=utf-8", "GET only", { allow: "GET, HEAD" }), true;
+    // Pages are read with GET; any other method is not theirs (serve answers it as before: JSON 404).
+    if (method !== "GET") return false;
 
     if (path === "/") return sendPage(res, gallery(url)), true;
     if (path === "/local") {
