@@ -35,14 +35,14 @@ function framePng(file: string, env: Env): Promise<Buffer | undefined> {
   const ffmpeg = readEnv("MEDIAGEN_FFMPEG", env) ?? "ffmpeg";
   return new Promise((resolve) => {
     const args = ["-v", "error", "-ss", "0", "-i", file, "-frames:v", "1", "-vf", "scale='min(640,iw)':-2", "-f", "image2pipe", "-c:v", "png", "-"];
-    let child;
+    let child: ReturnType<typeof spawn>;
     try {
       child = spawn(ffmpeg, args, { stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv });
     } catch {
       return resolve(undefined);
     }
     const chunks: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stdout?.on("data", (c: Buffer) => chunks.push(c));
     child.on("error", () => resolve(undefined));
     child.on("close", (code) => resolve(code === 0 && chunks.length ? Buffer.concat(chunks) : undefined));
   });

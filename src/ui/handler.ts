@@ -13,7 +13,7 @@ import type { UrlBuilder } from "../local/types.js";
 import { contentTypeOf, parseRange } from "../server/media.js";
 import { galleryItems, itemKey } from "./gallery-data.js";
 import { galleryPage } from "./gallery-page.js";
-import { PageGuard, SECURITY_HEADERS } from "./guard.js";
+import { type PageGuard, SECURITY_HEADERS } from "./guard.js";
 import { escapeHtml, type Html } from "./html.js";
 import { jobState, latestExport } from "./jobs-state.js";
 import { localData, resendDelivery } from "./local-data.js";
@@ -94,8 +94,14 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, file: string)
   if (req.method === "HEAD" || size === 0) return void res.end();
   await new Promise<void>((resolve) => {
     const stream = createReadStream(file, { start, end });
-    stream.on("error", () => (res.destroy(), resolve()));
-    res.on("close", () => (stream.destroy(), resolve()));
+    stream.on("error", () => {
+      res.destroy();
+      resolve();
+    });
+    res.on("close", () => {
+      stream.destroy();
+      resolve();
+    });
     stream.pipe(res);
   });
 }
@@ -157,43 +163,45 @@ export function createUiHandler(o: UiOptions): PageHandler {
     }
     const path = url.pathname;
     if (!PAGE_PATHS.test(path)) return false;
-    const verdict = guard.admit(req);
-    if (!verdict.ok) return sendError(res, verdict.status, verdict.message), true;
     const method = req.method === "HEAD" ? "GET" : req.method;
-
     const resendMatch = /^\/ui\/webhooks\/([^/]+)\/resend$/.exec(path);
-    if (resendMatch) {
-      if (method !== "POST") return send(res, 405, "text/plain; charset=utf-8", "POST only", { allow: "POST" }), true;
-      const id = decoded(resendMatch[1]!);
-      if (id === undefined) return sendError(res, 404, "No such webhook delivery."), true;
-      await resend(req, res, id);
-      return true;
-    }
     // Pages are read with GET; any other method is not theirs (serve answers it as before: JSON 404).
-    if (method !== "GET") return false;
+    if (!resendMatch && method !== "GET") return false;
+    const verdict = guard.admit(req);
+    if (!verdict.ok) sendError(res, verdict.status, verdict.message);
+    else if (resendMatch) await resendRoute(req, res, method, resendMatch[1] ?? "");
+    else await answer(req, res, url);
+    return true;
+  };
 
-    if (path === "/") return sendPage(res, gallery(url)), true;
+  async function resendRoute(req: IncomingMessage, res: ServerResponse, method: string | undefined, segment: string): Promise<void> {
+    if (method !== "POST") return send(res, 405, "text/plain; charset=utf-8", "POST only", { allow: "POST" });
+    const id = decoded(segment);
+    if (id === undefined) return sendError(res, 404, "No such webhook delivery.");
+    await resend(req, res, id);
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname;
+    if (path === "/") return sendPage(res, gallery(url));
     if (path === "/local") {
       const resent = url.searchParams.get("resent");
-      sendPage(res, localPage(localData(instance), listVideos(instance.db).reverse(), guard.token, resent ? `Resent as delivery ${resent}.` : undefined));
-      return true;
+      return sendPage(res, localPage(localData(instance), listVideos(instance.db).reverse(), guard.token, resent ? `Resent as delivery ${resent}.` : undefined));
     }
     if (path.startsWith("/videos/")) {
       const id = decoded(path.slice("/videos/".length));
       const page = id === undefined ? undefined : video(id);
-      return page ? sendPage(res, page) : sendError(res, 404, "No such video."), true;
+      return page ? sendPage(res, page) : sendError(res, 404, "No such video.");
     }
-    if (path === "/ui/app.css") return send(res, 200, "text/css; charset=utf-8", APP_CSS), true;
-    if (path === "/ui/app.js") return send(res, 200, "text/javascript; charset=utf-8", APP_JS), true;
-    if (path === "/ui/api/jobs") return send(res, 200, "application/json; charset=utf-8", jobsJson(url)), true;
+    if (path === "/ui/app.css") return send(res, 200, "text/css; charset=utf-8", APP_CSS);
+    if (path === "/ui/app.js") return send(res, 200, "text/javascript; charset=utf-8", APP_JS);
+    if (path === "/ui/api/jobs") return send(res, 200, "application/json; charset=utf-8", jobsJson(url));
     if (path === "/ui/saved") {
       const key = url.searchParams.get("key") ?? "";
       const entry = readHistory(o.home).find((e) => itemKey(e) === key);
-      if (!entry?.saved) return sendError(res, 404, "No saved file for this job."), true;
-      await sendFile(req, res, entry.saved);
-      return true;
+      if (!entry?.saved) return sendError(res, 404, "No saved file for this job.");
+      return sendFile(req, res, entry.saved);
     }
     sendError(res, 404, "No such page.");
-    return true;
-  };
+  }
 }

@@ -37,7 +37,7 @@ export const command: CommandModule = {
         const port = parsePort(flags.port);
         const [{ openLocalInstance }, { startUiServer }] = await Promise.all([import("../../features/local.js"), import("../../ui/server.js")]);
         const instance = openLocalInstance({ home: ctx.home, worker: "detached" });
-        let running;
+        let running: Awaited<ReturnType<typeof startUiServer>>;
         try {
           running = await startUiServer({ instance, home: ctx.home, port });
         } catch (e) {
