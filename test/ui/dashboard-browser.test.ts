@@ -12,6 +12,10 @@ import { openLocalInstance, type LocalInstance } from "../../src/features/local.
 import { hasChromium, launchBrowser, type Browser } from "./browser.js";
 import { spawnCli, type Child } from "./spawn.js";
 
+/** What the page's elements are to the checks run in the browser (no DOM types here). */
+type VideoEl = { muted: boolean; currentTime: number; error: unknown; play(): Promise<void> };
+type ImageEl = { complete: boolean; naturalWidth: number };
+
 const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> fox & "quotes"`;
 
 describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => {
@@ -91,12 +95,12 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     expect(text).toMatch(/block 1 {2}0\.000–/);
     expect(await page.locator(".timeline table tbody tr").count()).toBeGreaterThan(0);
     const player = page.locator(".player video");
-    const start = await player.evaluate(async (v: HTMLVideoElement) => {
+    const start = await player.evaluate(async (v: VideoEl) => {
       v.muted = true;
       await v.play();
       return v.currentTime;
     });
-    await expect.poll(() => player.evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 20_000 }).toBeGreaterThan(start + 0.2);
+    await expect.poll(() => player.evaluate((v: VideoEl) => v.currentTime), { timeout: 20_000 }).toBeGreaterThan(start + 0.2);
     await page.close();
   }, 150_000);
 
@@ -111,16 +115,16 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     const page = await browser.context.newPage();
     await page.goto(`${base}?kind=`);
     const img = page.locator(`li.card[data-key="local:asset:${imageId}"] img`);
-    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
+    await expect.poll(() => img.evaluate((el: ImageEl) => el.complete && el.naturalWidth > 0)).toBe(true);
     const player = page.locator(`li.card[data-key="local:asset:${videoId}"] video`);
     expect(await player.count()).toBe(1);
-    const start = await player.evaluate(async (v: HTMLVideoElement) => {
+    const start = await player.evaluate(async (v: VideoEl) => {
       v.muted = true;
       await v.play();
       return v.currentTime;
     });
-    await expect.poll(() => player.evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 20_000 }).toBeGreaterThan(start + 0.2);
-    expect(await player.evaluate((v: HTMLVideoElement) => v.error)).toBeNull();
+    await expect.poll(() => player.evaluate((v: VideoEl) => v.currentTime), { timeout: 20_000 }).toBeGreaterThan(start + 0.2);
+    expect(await player.evaluate((v: VideoEl) => v.error)).toBeNull();
 
     // Filters: kind=video leaves the video, text finds the image by its prompt.
     await page.goto(`${base}?kind=video`);
@@ -139,7 +143,7 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     const card = page.locator(`li.card[data-key="local:asset:${imageId}"]`);
     expect(await card.locator(".prompt").textContent()).toBe(HOSTILE);
     expect(await card.locator("img").getAttribute("alt")).toBe(HOSTILE);
-    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("main script, main img[src='x']").count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
