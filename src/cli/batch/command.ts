@@ -175,6 +175,20 @@ class Progress {
     this.draw();
   }
 
+  /** The batch holds its requests until the rate-limit window resets: said, so the pause is not a hang. */
+  rateWait(ms: number, limit: number): void {
+    const { ctx } = this;
+    if (ctx.opts.quiet) return;
+    const seconds = Math.max(1, Math.ceil(ms / 1000));
+    this.clear();
+    ctx.io.info(
+      ctx.opts.json
+        ? JSON.stringify({ event: "rate_limit_wait", wait_s: seconds, limit })
+        : `waiting ${seconds} s for the service's rate-limit window (${limit} requests per window were used)`,
+    );
+    this.draw(true);
+  }
+
   draw(force = false): void {
     if (!this.bar) return;
     const t = this.now();
@@ -258,6 +272,7 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
       manifest.header = { target, base_url: baseUrl, input: o.input };
     }
     const pacer = new Pacer(ctx.runtime.clock, ac.signal);
+    pacer.onWindowWait = (ms, limit) => progress.rateWait(ms, limit);
     const findStarted = await o.findStarted();
     // Prices are needed to hold the budget; without --max-credits the lines are priced by their starts.
     const todo = lines.filter((l) => manifest.lines.get(l.line)?.status !== "done");
