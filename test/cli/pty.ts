@@ -23,6 +23,8 @@ export interface PtyResult {
   failed_step: { index: number; expect: string } | null;
   timed_out: boolean;
   screen: string;
+  /** Everything written, escapes included (see replayScreen). */
+  raw: string;
 }
 
 export interface PtyOptions {
@@ -52,4 +54,43 @@ export async function onTerminal(args: string[], steps: Step[], o: PtyOptions): 
   } finally {
     fs.rmSync(stepsFile, { force: true });
   }
+}
+
+/**
+ * What a terminal shows after `raw` is written to it, line by line, as far as a CLI draws: carriage
+ * return, erase in line (`ESC[K`, `ESC[2K`), cursor to a column (`ESC[nG`), cursor up (`ESC[nA`),
+ * newline. Other escapes are dropped. Lines are NOT wrapped at the width, so a line longer than the
+ * terminal's columns is one the terminal would have wrapped.
+ */
+export function replayScreen(raw: string): string[] {
+  const lines: string[][] = [[]];
+  let row = 0;
+  let col = 0;
+  const line = () => (lines[row] ??= []);
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === "\u001b") {
+      const m = /^\u001b\[([0-9;?]*)([A-Za-z])/.exec(raw.slice(i, i + 16)) ?? /^\u001b\][^\u0007]*\u0007/.exec(raw.slice(i, i + 200));
+      if (!m) continue;
+      i += m[0].length - 1;
+      const n = Number(m[1] || "0");
+      if (m[2] === "K") {
+        if (n === 2) lines[row] = [];
+        else line().length = Math.min(line().length, col);
+      } else if (m[2] === "G") col = Math.max(0, (n || 1) - 1);
+      else if (m[2] === "A") row = Math.max(0, row - (n || 1));
+      continue;
+    }
+    if (ch === "\r") col = 0;
+    else if (ch === "\n") {
+      row++;
+      col = 0;
+      line();
+    } else {
+      const l = line();
+      while (l.length < col) l.push(" ");
+      l[col++] = ch;
+    }
+  }
+  return lines.map((l) => (l ?? []).join("").trimEnd());
 }

@@ -15,7 +15,7 @@ import { Pacer, PRIORITY } from "./pacer.js";
 import { addCredits, priceLine, type LinePrice } from "./price.js";
 import { BatchRunner, type BatchEvent, type BatchSummary, type FoundStart } from "./runner.js";
 import { formatDuration } from "../parse.js";
-import { table } from "../output.js";
+import { fitLine, stderrWidth, table } from "../output.js";
 
 export interface RunBatchOptions {
   parallel: number;
@@ -163,7 +163,10 @@ class Progress {
       return;
     }
     if (e.event === "line") {
-      for (const p of e.status === "done" ? (e.paths ?? []) : []) ctx.io.out(p);
+      const saved = e.status === "done" ? (e.paths ?? []) : [];
+      // The bar shares the terminal with stdout: cleared first, so a path never follows it on its line.
+      if (saved.length) this.clear();
+      for (const p of saved) ctx.io.out(p);
       if (!this.bar) {
         const what = e.status === "done" ? `done${e.paths?.length ? ` → ${e.paths.join(", ")}` : ""}` : e.status === "skipped_done" ? "already done" : `${e.status}${e.message ? `: ${e.message}` : ""}`;
         ctx.io.info(`line ${e.line} ${e.kind}: ${what}`);
@@ -194,7 +197,7 @@ class Progress {
     const t = this.now();
     if (!force && t - this.lastDraw < 100) return;
     this.lastDraw = t;
-    this.ctx.io.stderr.write(`\r\x1b[K${this.line()}`);
+    this.ctx.io.stderr.write(`\r\x1b[K${fitLine(this.line(), stderrWidth(this.ctx.io) - 1)}`);
     this.drawn = true;
   }
 
