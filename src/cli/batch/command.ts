@@ -16,6 +16,7 @@ import { addCredits, priceLine, type LinePrice } from "./price.js";
 import { BatchRunner, type BatchEvent, type BatchSummary, type FoundStart } from "./runner.js";
 import { formatDuration } from "../parse.js";
 import { fitLine, stderrWidth, table } from "../output.js";
+import { counted } from "../../engine/words.js";
 
 export interface RunBatchOptions {
   parallel: number;
@@ -187,7 +188,7 @@ class Progress {
     ctx.io.info(
       ctx.opts.json
         ? JSON.stringify({ event: "rate_limit_wait", wait_s: seconds, limit })
-        : `waiting ${seconds} s for the service's rate-limit window (${limit} requests per window were used)`,
+        : `waiting ${seconds} s for the service's rate-limit window (${counted(limit, "request")} per window, all used)`,
     );
     this.draw(true);
   }
@@ -325,7 +326,7 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
     if (summary.skipped_budget) parts.push(`${summary.skipped_budget} skipped (budget)`);
     if (summary.unknown) parts.push(`${summary.unknown} unknown`);
     if (summary.incomplete) parts.push(`${summary.incomplete} not finished`);
-    ctx.io.warn(`Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${summary.requests} requests${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`);
+    ctx.io.warn(`Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`);
     ctx.io.info(`Manifest: ${o.manifestPath}${summary.done < summary.lines ? " (run the same command again to go on)" : ""}`);
   }
   const code = exitCodeOf(summary);

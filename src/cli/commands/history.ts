@@ -10,6 +10,7 @@ import { cell, table, widthOf, wrapCell } from "../output.js";
 import { defineFlags, type FlagInput } from "../flags.js";
 import { JOB_KINDS, type HistoryEntry } from "../journal.js";
 import { lookStateText } from "../../features/avatar/states.js";
+import { counted } from "../../engine/words.js";
 
 const FLAGS = defineFlags({
   kind: { flag: "--kind <kind>", type: "choice", choices: JOB_KINDS, help: `only jobs of this kind: ${JOB_KINDS.join(", ")}` },
@@ -104,7 +105,7 @@ export const command: CommandModule = {
             return [];
           }
           const lines = historyLines(r, widthOf(ctx.io));
-          if (all.length > r.length) ctx.io.info(`${all.length - r.length} older job(s) not shown (--limit 0 shows all).`);
+          if (all.length > r.length) ctx.io.info(`${counted(all.length - r.length, "older job")} not shown (--limit 0 shows all).`);
           return lines;
         },
         (r) => r.map((j) => j.id),
