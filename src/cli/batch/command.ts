@@ -324,10 +324,15 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
     const parts = [`${summary.done}/${summary.lines} done`];
     if (summary.failed) parts.push(`${summary.failed} failed`);
     if (summary.skipped_budget) parts.push(`${summary.skipped_budget} skipped (budget)`);
+    if (summary.insufficient_credits) {
+      const missing = summary.credits_missing === null ? "" : `: ${credits(summary.credits_missing)} missing`;
+      parts.push(`${summary.insufficient_credits} refused for want of credits${missing}`);
+    }
     if (summary.unknown) parts.push(`${summary.unknown} unknown`);
     if (summary.incomplete) parts.push(`${summary.incomplete} not finished`);
     ctx.io.warn(`Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`);
     ctx.io.info(`Manifest: ${o.manifestPath}${summary.done < summary.lines ? " (run the same command again to go on)" : ""}`);
+    if (summary.insufficient_credits) await addCreditsHint(ctx, summary.credits_missing);
   }
   const code = exitCodeOf(summary);
   if (code !== EXIT.ok) {
@@ -337,15 +342,26 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
   }
 }
 
+/** How to add the credits the refused lines lacked, on this target (stderr). */
+async function addCreditsHint(ctx: CliContext, missing: number | null): Promise<void> {
+  const space = await ctx.localSpace().catch(() => undefined);
+  ctx.io.info(
+    space
+      ? `Add credits with \`mediagen local credits add ${space.id} ${missing ?? "<credits>"}\`, then run the same command again: the refused lines start then.`
+      : "Add credits on the service's dashboard, then run the same command again: the refused lines start then.",
+  );
+}
+
 /**
  * 0 every line done; 130 interrupted; 7 a line failed or its outcome is unknown; 8 a job still ran
- * when its wait timed out; 5 lines were skipped by --max-credits (and nothing else went wrong).
+ * when its wait timed out; 5 lines were skipped by --max-credits or refused for want of credits (402)
+ * (and nothing else went wrong).
  */
 export function exitCodeOf(s: BatchSummary): number {
   if (s.interrupted) return EXIT.interrupted;
   if (s.failed || s.unknown) return EXIT.jobFailed;
   if (s.incomplete) return EXIT.timeout;
-  if (s.skipped_budget) return EXIT.credits;
+  if (s.skipped_budget || s.insufficient_credits) return EXIT.credits;
   return EXIT.ok;
 }
 
