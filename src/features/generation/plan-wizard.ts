@@ -447,6 +447,7 @@ class Wizard {
     const i = await this.pickBlock(st, "Which block");
     const b = st.blocks[i]!;
     for (;;) {
+      this.keep(st);
       const silent = isSilent(b);
       const choices = [
         ...b.sequences.map((s, j) => ({ name: `Edit sequence ${j + 1}: ${s.text === null ? `silence of ${secs(s.duration_ms ?? 0)}` : `"${s.text.slice(0, 40)}"`}`, value: `edit:${j}` })),
