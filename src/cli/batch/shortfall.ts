@@ -19,7 +19,9 @@ export function shortfallOf(e: unknown): Shortfall | undefined {
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
   let required = num(body.required);
   let available = num(body.available);
-  const m = /([\d.]+) required, ([\d.]+) available/.exec(typeof x.message === "string" ? x.message : "");
+  const details = Array.isArray(body.details) ? body.details.map((d) => (d && typeof d === "object" ? String((d as { message?: unknown }).message ?? "") : "")) : [];
+  const texts = [x.message, body.error, ...details].filter((t): t is string => typeof t === "string").join(" ");
+  const m = /([\d.]+) required, ([\d.]+) available/.exec(texts);
   if (m) {
     required ??= Number(m[1]);
     available ??= Number(m[2]);
