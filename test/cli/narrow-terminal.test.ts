@@ -73,6 +73,7 @@ describe("text and live lines fit the terminal", () => {
     expect(r.exit, r.screen).toBe(0);
     const raw = r.raw;
     // Every frame the spinner drew (the text between an erase of the line and the next one) fits.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the spinner's escape sequences are what is split on
     const frames = raw.split(/\u001b\[2K|\u001b\[\d*G|\r/).map((f) => f.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).filter((f) => f.includes("asset "));
     expect(frames.length).toBeGreaterThan(0);
     for (const f of frames) for (const l of f.split("\n")) expect(l.length, JSON.stringify(l)).toBeLessThanOrEqual(40);

@@ -70,6 +70,7 @@ export function replayScreen(raw: string): string[] {
   for (let i = 0; i < raw.length; i++) {
     const ch = raw[i]!;
     if (ch === "\u001b") {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences are what is parsed here
       const m = /^\u001b\[([0-9;?]*)([A-Za-z])/.exec(raw.slice(i, i + 16)) ?? /^\u001b\][^\u0007]*\u0007/.exec(raw.slice(i, i + 200));
       if (!m) continue;
       i += m[0].length - 1;

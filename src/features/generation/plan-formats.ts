@@ -48,7 +48,9 @@ export function lookFormatWarnings(blocks: readonly LookRef[], lookFormats: Read
   };
   blocks.forEach((b, i) => {
     check(`${PLAN_FIELD}[${i}].look_id`, b.look_id);
-    b.sequences.forEach((s, j) => check(`${PLAN_FIELD}[${i}].sequences[${j}].look_id`, s.look_id));
+    b.sequences.forEach((s, j) => {
+      check(`${PLAN_FIELD}[${i}].sequences[${j}].look_id`, s.look_id);
+    });
   });
   return out;
 }
