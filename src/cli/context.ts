@@ -8,6 +8,7 @@ import { mediagenHome, type Env } from "../config/paths.js";
 import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
 import { resolveKey } from "../config/credentials.js";
 import { InvalidEnvError, readEnv } from "../config/env.js";
+import { setNoticeSink } from "../engine/notices.js";
 import { registerSecret } from "../engine/redact.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
 import {
@@ -49,7 +50,10 @@ export class CliContext implements Context {
   private resolution?: Resolution;
   private enginePromise?: Promise<Engine>;
   private instancePromise?: Promise<LocalInstance>;
-  private rateLimitSaid = false;
+  private noticeSinkSet = false;
+  private noticeSinkBefore: ((message: string) => void) | undefined;
+  /** When the last announced rate-limit wait ends (ms); undefined: none announced yet. */
+  private rateLimitSaidUntil: number | undefined;
   /** The journal could not be written: said once per command. */
   private journalWarned = false;
   /** A target chosen by the command (download follows the journal): beats the configuration, not flags. */
@@ -141,13 +145,23 @@ export class CliContext implements Context {
     }
   }
 
+  /** The request timeout when the user set one (flag or MEDIAGEN_REQUEST_TIMEOUT): it then bounds 429 waits too. */
+  userRequestTimeoutMs(): number | undefined {
+    if (this.opts.requestTimeout === undefined && !this.env.MEDIAGEN_REQUEST_TIMEOUT) return undefined;
+    return this.requestTimeoutMs();
+  }
+
   /**
-   * A call waits out a 429: said once per command on stderr (an NDJSON event with --json), so a
-   * wait of up to a minute is not mistaken for a hang. Never on stdout.
+   * A call waits out a 429: said on stderr (an NDJSON event with --json), so a wait of up to a
+   * minute is not mistaken for a hang: the first wait of the command, then each wait of a second or
+   * more that ends later than the one already announced (several jobs polled in one window say it
+   * once). Never on stdout.
    */
   rateLimited(waitMs: number): void {
-    if (this.rateLimitSaid) return;
-    this.rateLimitSaid = true;
+    const now = Date.now();
+    const said = this.rateLimitSaidUntil;
+    if (said !== undefined && (waitMs < 1000 || now + waitMs <= said + 1000)) return;
+    this.rateLimitSaidUntil = now + waitMs;
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
     this.io.info(
       this.opts.json ? JSON.stringify({ event: "rate_limited", retry_in_s: seconds }) : `rate limited by the service; retrying in ${seconds} s`,
@@ -166,6 +180,9 @@ export class CliContext implements Context {
   /** The local instance under $MEDIAGEN_HOME (the `local` commands and the local target). */
   localInstance(): Promise<LocalInstance> {
     this.instancePromise ??= (async () => {
+      // Slow work inside the instance (the catalog's first pictures) is said on stderr while this command runs.
+      this.noticeSinkBefore = setNoticeSink((m) => this.io.info(this.opts.json ? JSON.stringify({ event: "waiting", message: m }) : m));
+      this.noticeSinkSet = true;
       const { openLocalInstance, rateLimitFromEnv } = await import("../features/local.js");
       // The same variables and parser as `mediagen serve`: an in-process instance limits alike, and a
       // value it cannot use is a usage error here too.
@@ -212,7 +229,8 @@ export class CliContext implements Context {
     const { config, key } = this.resolve();
     if (config.target === "local") {
       const instance = await this.localInstance();
-      return instance.engine(key ?? instance.defaultKey());
+      const bound = this.userRequestTimeoutMs();
+      return instance.engine(key ?? instance.defaultKey(), undefined, bound !== undefined ? { requestTimeoutMs: bound } : {});
     }
     if (!key) {
       throw new CliError(
@@ -238,6 +256,7 @@ export class CliContext implements Context {
       userAgent: `mediagen/${this.version} (node ${process.versions.node}; ${process.platform})`,
       env: this.env,
       requestTimeoutMs,
+      rateWaitsBounded: this.userRequestTimeoutMs() !== undefined,
       ...(this.trace ? { debug: this.trace } : {}),
     });
   }
@@ -409,6 +428,7 @@ export class CliContext implements Context {
    * a poll abandoned at a deadline may still hold a connection the engine would wait for.
    */
   async close(): Promise<void> {
+    if (this.noticeSinkSet) setNoticeSink(this.noticeSinkBefore);
     // An injected engine belongs to whoever injected it.
     const engine = this.enginePromise && !this.runtime.engine ? await this.enginePromise.catch(() => undefined) : undefined;
     if (engine) {

@@ -173,6 +173,21 @@ export function table<T>(rows: readonly T[], allColumns: readonly Column<T>[], w
   ];
 }
 
+/**
+ * A live line (spinner, progress bar) cut to `width` columns with "…", so the terminal never wraps
+ * it: a wrapped live line cannot be redrawn in place. Talk that stays (notes) wraps at words instead.
+ */
+export function fitLine(s: string, width: number): string {
+  if (!Number.isFinite(width) || width <= 0 || s.length <= width) return s;
+  return width === 1 ? "…" : s.slice(0, width - 1) + "…";
+}
+
+/** The width of stderr when it is a terminal that reports one; Infinity otherwise (never wrapped). */
+export function stderrWidth(io: { isStderrTTY: boolean; stderr: unknown }): number {
+  const cols = (io.stderr as { columns?: number }).columns;
+  return io.isStderrTTY && typeof cols === "number" && cols > 0 ? cols : Infinity;
+}
+
 /** Aligned `label  value` lines for one record. */
 export function keyValues(pairs: ReadonlyArray<readonly [string, unknown]>): string[] {
   const w = Math.max(0, ...pairs.map(([k]) => k.length));

@@ -2,6 +2,7 @@
  * The commander program: global options, the command groups, and the settings every command
  * inherits (usage errors become exit 2, output goes through our streams).
  */
+import { suggestFlagsByWords } from "./flag-suggest.js";
 import { Command, Help, Option } from "commander";
 import type { ContextGetter, GlobalOptions } from "./types.js";
 import { afterHelp, examples, formatHelpItem, formatHelpText } from "./help-text.js";
@@ -85,6 +86,7 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
     });
     cmd.configureHelp(helpConfig);
     cmd.showSuggestionAfterError(true);
+    suggestFlagsByWords(cmd);
     if (cmd !== program) cmd.showHelpAfterError("(add --help for usage and examples)");
     cmd.commands.forEach(settle);
   };

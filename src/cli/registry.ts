@@ -71,7 +71,9 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "whoami",
-    summary: "Target, space, plan and balance of the key in use",
+    summary: "Target, space, plan and balance of the key in use (also: credits)",
+    term: "whoami|credits [options]",
+    aliases: ["credits"],
     load: () => import("./commands/whoami.js"),
   },
   {

@@ -2,7 +2,7 @@
 import { hasWidth, type FrameIO } from "./io.js";
 import type { JobSummary, WaitEnding, WaitReporter, WaitState } from "./wait.js";
 import { formatDuration } from "./parse.js";
-import { errStyle } from "./output.js";
+import { errStyle, fitLine, wrapCell } from "./output.js";
 import { redact } from "../engine/redact.js";
 
 const silent: WaitReporter = { update() {}, missed() {}, stop() {} };
@@ -82,7 +82,9 @@ export async function spinnerReporter(
   let base = 0;
   let baseAt = now();
   const elapsed = () => base + (now() - baseAt);
-  const text = () => `${spinnerText(labels, states)}${retrying} ${elapsedText(elapsed())}`;
+  // Cut to the terminal (less the spinner's frame and space), so a long line never wraps mid-word.
+  const columns = () => (io.stderr as { columns?: number }).columns;
+  const text = () => fitLine(`${spinnerText(labels, states)}${retrying} ${elapsedText(elapsed())}`, hasWidth(columns()) ? columns()! - 2 : Infinity);
   const spinner = ora({
     stream: withWidth(io.stderr),
     discardStdin: false,
@@ -112,7 +114,11 @@ export async function spinnerReporter(
       // ora's own symbols pick their colour by themselves; ours follow --no-color and NO_COLOR.
       spinner.stop();
       const took = elapsedText(elapsed());
-      for (const j of jobs) io.stderr.write(redact(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"} ${took}`) + "\n");
+      // These lines stay: wrapped at words to the terminal (an id is never cut), not cut like the spinner.
+      const width = hasWidth(columns()) ? columns()! : Infinity;
+      for (const j of jobs) {
+        for (const l of wrapCell(redact(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"} ${took}`), width)) io.stderr.write(l + "\n");
+      }
     },
   };
 }

@@ -6,6 +6,7 @@ import { readRateLimit, type RateLimitInfo } from "../contract/rate-limit.js";
 import { redact } from "../engine/redact.js";
 import { abortableSleep } from "../engine/sleep.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
+import { rateLimitedPastTimeout } from "../engine/rate-wait.js";
 import { createDispatcher } from "./proxy.js";
 import { UnexpectedResponseError } from "./response-check.js";
 import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
@@ -35,6 +36,8 @@ export interface HttpClientOptions {
    * later is not waited for.
    */
   requestTimeoutMs?: number;
+  /** The user set the request timeout (flag or environment): it bounds the 429 waits too. */
+  rateWaitsBounded?: boolean;
   /** Retries of GETs after network errors and 5xx (default 3). */
   retries?: number;
   /** Retries of any request after 429 (default 3). */
@@ -133,6 +136,7 @@ export class HttpClient {
   private readonly retries: number;
   private readonly rateLimitRetries: number;
   private readonly requestTimeoutMs: number;
+  private readonly rateWaitsBounded: boolean;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -171,6 +175,7 @@ export class HttpClient {
     this.retries = o.retries ?? 3;
     this.rateLimitRetries = o.rateLimitRetries ?? 3;
     this.requestTimeoutMs = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.rateWaitsBounded = o.rateWaitsBounded === true;
     this.sleep = o.sleep ?? abortableSleep;
     this.now = o.now ?? Date.now;
     this.random = o.random ?? Math.random;
@@ -266,6 +271,16 @@ export class HttpClient {
           attempt: rateLimited++,
           random: this.random,
         });
+        if (this.rateWaitsBounded) {
+          // The user bounded the request: the wait must fit in what is left of it, or the 429 stands.
+          if (wait > deadline.remaining()) {
+            this.trace(`✗ HTTP 429: the window resets in ${wait} ms, past the request deadline`);
+            throw rateLimitedPastTimeout(new ApiError(res.status, res.body, errorHeaders(res.headers)), wait, this.requestTimeoutMs);
+          }
+          req.onRateLimited?.(wait);
+          await this.pause(wait, "HTTP 429 rate limited", req, signal);
+          continue;
+        }
         // The service answered and said when to come back: that wait is announced, bounded on its
         // own (MAX_RATE_WAIT_MS, rateLimitRetries) and not counted against the request's deadline.
         req.onRateLimited?.(wait);
@@ -362,6 +377,11 @@ class Deadline {
   clear(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  /** What is left of the deadline, in ms. */
+  remaining(): number {
+    return this.left - (this.timer !== undefined ? Date.now() - this.since : 0);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo, type Target } from "../engine/engine.js";
 import { ApiError } from "../engine/errors.js";
-import { MAX_RATE_WAIT_MS } from "../engine/rate-wait.js";
+import { MAX_RATE_WAIT_MS, rateLimitedPastTimeout } from "../engine/rate-wait.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { abortableSleep } from "../engine/sleep.js";
 import { rateLimitHeaders } from "../contract/rate-limit.js";
@@ -19,6 +19,11 @@ export interface LocalEngineOptions {
   /** Milliseconds since the epoch; default the instance's clock, the one its windows are counted on. */
   now?: () => number;
   random?: () => number;
+  /**
+   * Set when the user bounded requests (--request-timeout, MEDIAGEN_REQUEST_TIMEOUT): a call's 429
+   * waits then fit in it, or the 429 is thrown at once (exit 6).
+   */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -34,6 +39,7 @@ export class LocalEngine extends BaseEngine {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
   private readonly random: () => number;
+  private readonly requestTimeoutMs: number | undefined;
 
   constructor(
     private readonly instance: LocalInstance,
@@ -48,6 +54,7 @@ export class LocalEngine extends BaseEngine {
     this.sleep = o.sleep ?? abortableSleep;
     this.now = o.now ?? (() => instance.clock.now());
     this.random = o.random ?? Math.random;
+    this.requestTimeoutMs = o.requestTimeoutMs;
   }
 
   async call<K extends OpName>(op: K, input: OpRequest<K>, opts: CallOptions = {}): Promise<OpResponse<K>> {
@@ -66,6 +73,7 @@ export class LocalEngine extends BaseEngine {
       this.rateLimit = window;
       throw new ApiError(status, body, rateLimitHeaders(window));
     }
+    const began = this.now();
     for (let waited = 0; ; waited++) {
       const res = await this.instance.service.dispatch(`Bearer ${this.apiKey}`, op, wire, {
         ...(opts.simulate !== undefined ? { simulate: opts.simulate } : {}),
@@ -77,6 +85,10 @@ export class LocalEngine extends BaseEngine {
         // A 429 is answered before any work, so waiting and asking again is safe for a POST too.
         const until = Math.max(0, res.rateLimit.reset * 1000 - this.now());
         const waitMs = Math.min(MAX_RATE_WAIT_MS, until) + Math.round(this.random() * 250);
+        const bound = this.requestTimeoutMs;
+        if (bound !== undefined && this.now() - began + waitMs > bound) {
+          throw rateLimitedPastTimeout(new ApiError(res.status, body, rateLimitHeaders(res.rateLimit)), waitMs, bound);
+        }
         opts.onRateLimited?.(waitMs);
         await this.sleep(waitMs, opts.signal);
         opts.signal?.throwIfAborted();

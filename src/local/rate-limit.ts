@@ -2,6 +2,7 @@ import { readEnv, type Env } from "../config/env.js";
 import { errorResponse, type ErrorBody } from "../contract/errors.js";
 import type { RateLimitInfo } from "../engine/engine.js";
 import type { Clock, DB } from "./types.js";
+import { counted } from "../engine/words.js";
 
 export interface RateLimitConfig {
   limit: number;
@@ -33,7 +34,7 @@ export type RateDecision = { allowed: boolean; info: RateLimitInfo };
 /** The 429 body exactly as the hosted service sends it. */
 export function rateLimitedBody(limit: number, windowMs: number): ErrorBody {
   const per = windowMs === 60_000 ? "minute" : `${windowMs / 1000} seconds`;
-  const text = `Rate limit exceeded. Maximum ${limit} requests per ${per}.`;
+  const text = `Rate limit exceeded. Maximum ${counted(limit, "request")} per ${per}.`;
   return errorResponse("rate_limit_exceeded", text).body;
 }
 

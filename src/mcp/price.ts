@@ -10,6 +10,7 @@ import { avatarCredits, PREMIUM_AVATAR_MODEL_RATE, scriptCredits } from "../cont
 import { SCRIPT_DURATION_DEFAULT } from "../features/script/contract.js";
 import type { Engine, OpName } from "../engine/engine.js";
 import { isReadOp } from "./tools.js";
+import { withArticle } from "../engine/words.js";
 
 export interface Price {
   /** Credits the start would debit; null when it cannot be known before it starts. */
@@ -69,7 +70,7 @@ export async function priceOf(engine: Engine, op: OpName, input: Record<string, 
       if (format === "custom" && (w > 1920 || h > 1080)) {
         return { credits: null, exact: false, basis: "a custom size above 1920x1080 adds 2.5 credits per started 30 s of the video, known when the export starts" };
       }
-      return { credits: 0, exact: true, basis: `a ${format} export with a standard avatar model costs nothing` };
+      return { credits: 0, exact: true, basis: `${withArticle(format)} export with a standard avatar model costs nothing` };
     }
     case "videoDuplicate":
       return { credits: 0, exact: true, basis: "a duplicate costs nothing (its export may)" };

@@ -36,8 +36,8 @@ describe("mediagen avatar", () => {
     const fresh = newHome();
     const r = await run(["avatar", "create", "--prompt", "friendly barista, warm light", "--watch"], { home: fresh, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(0);
-    // People read one vocabulary for a look (ready); --json keeps the service's (completed).
-    expect(r.stdout).toMatch(/^status\s+ready$/m);
+    // One vocabulary, the service's: the text says what --json says (completed).
+    expect(r.stdout).toMatch(/^status\s+completed$/m);
     const ids = /^Created avatar (av_\w+) with look (lk_\w+)$/m.exec(r.stderr)!;
     const s = (await run(["avatar", "status", ids[1]!, ids[2]!, "--json"], { home: fresh })).json<Status>();
     expect(s.status).toBe("completed");

@@ -78,7 +78,6 @@ describe("mediagen local", () => {
     ["ledger of an unknown space", ["local", "ledger", "sp_nope"], 4],
     ["revoke a malformed key", ["local", "keys", "revoke", "mg_live_123"], 2],
     ["revoke an unknown key", ["local", "keys", "revoke", "mg_live_" + "0".repeat(64)], 4],
-    ["ledger without a space", ["local", "ledger"], 2],
   ])("%s → exit %i", async (_n, args, code) => {
     const r = await run([...args, "--json"], { home });
     expect(r.exitCode, r.stderr).toBe(code);

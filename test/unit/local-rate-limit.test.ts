@@ -119,7 +119,7 @@ describe("100 requests per minute per space", () => {
     const { call } = setup({ limit: 1, windowMs: 10_000 });
     await call();
     const res = await call();
-    expect((res.body as { error: string }).error).toBe("Rate limit exceeded. Maximum 1 requests per 10 seconds.");
+    expect((res.body as { error: string }).error).toBe("Rate limit exceeded. Maximum 1 request per 10 seconds.");
     expect(res.rateLimit?.reset).toBe(Date.UTC(2025, 5, 1, 12, 0, 40) / 1000);
   });
 });

@@ -15,7 +15,8 @@ import { Pacer, PRIORITY } from "./pacer.js";
 import { addCredits, priceLine, type LinePrice } from "./price.js";
 import { BatchRunner, type BatchEvent, type BatchSummary, type FoundStart } from "./runner.js";
 import { formatDuration } from "../parse.js";
-import { table } from "../output.js";
+import { fitLine, stderrWidth, table } from "../output.js";
+import { counted } from "../../engine/words.js";
 
 export interface RunBatchOptions {
   parallel: number;
@@ -163,7 +164,10 @@ class Progress {
       return;
     }
     if (e.event === "line") {
-      for (const p of e.status === "done" ? (e.paths ?? []) : []) ctx.io.out(p);
+      const saved = e.status === "done" ? (e.paths ?? []) : [];
+      // The bar shares the terminal with stdout: cleared first, so a path never follows it on its line.
+      if (saved.length) this.clear();
+      for (const p of saved) ctx.io.out(p);
       if (!this.bar) {
         const what = e.status === "done" ? `done${e.paths?.length ? ` → ${e.paths.join(", ")}` : ""}` : e.status === "skipped_done" ? "already done" : `${e.status}${e.message ? `: ${e.message}` : ""}`;
         ctx.io.info(`line ${e.line} ${e.kind}: ${what}`);
@@ -175,12 +179,26 @@ class Progress {
     this.draw();
   }
 
+  /** The batch holds its requests until the rate-limit window resets: said, so the pause is not a hang. */
+  rateWait(ms: number, limit: number): void {
+    const { ctx } = this;
+    if (ctx.opts.quiet) return;
+    const seconds = Math.max(1, Math.ceil(ms / 1000));
+    this.clear();
+    ctx.io.info(
+      ctx.opts.json
+        ? JSON.stringify({ event: "rate_limit_wait", wait_s: seconds, limit })
+        : `waiting ${seconds} s for the service's rate-limit window (${counted(limit, "request")} per window, all used)`,
+    );
+    this.draw(true);
+  }
+
   draw(force = false): void {
     if (!this.bar) return;
     const t = this.now();
     if (!force && t - this.lastDraw < 100) return;
     this.lastDraw = t;
-    this.ctx.io.stderr.write(`\r\x1b[K${this.line()}`);
+    this.ctx.io.stderr.write(`\r\x1b[K${fitLine(this.line(), stderrWidth(this.ctx.io) - 1)}`);
     this.drawn = true;
   }
 
@@ -258,6 +276,7 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
       manifest.header = { target, base_url: baseUrl, input: o.input };
     }
     const pacer = new Pacer(ctx.runtime.clock, ac.signal);
+    pacer.onWindowWait = (ms, limit) => progress.rateWait(ms, limit);
     const findStarted = await o.findStarted();
     // Prices are needed to hold the budget; without --max-credits the lines are priced by their starts.
     const todo = lines.filter((l) => manifest.lines.get(l.line)?.status !== "done");
@@ -305,10 +324,15 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
     const parts = [`${summary.done}/${summary.lines} done`];
     if (summary.failed) parts.push(`${summary.failed} failed`);
     if (summary.skipped_budget) parts.push(`${summary.skipped_budget} skipped (budget)`);
+    if (summary.insufficient_credits) {
+      const missing = summary.credits_missing === null ? "" : `: ${credits(summary.credits_missing)} missing`;
+      parts.push(`${summary.insufficient_credits} refused for want of credits${missing}`);
+    }
     if (summary.unknown) parts.push(`${summary.unknown} unknown`);
     if (summary.incomplete) parts.push(`${summary.incomplete} not finished`);
-    ctx.io.warn(`Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${summary.requests} requests${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`);
+    ctx.io.warn(`Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`);
     ctx.io.info(`Manifest: ${o.manifestPath}${summary.done < summary.lines ? " (run the same command again to go on)" : ""}`);
+    if (summary.insufficient_credits) await addCreditsHint(ctx, summary.credits_missing);
   }
   const code = exitCodeOf(summary);
   if (code !== EXIT.ok) {
@@ -318,15 +342,26 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
   }
 }
 
+/** How to add the credits the refused lines lacked, on this target (stderr). */
+async function addCreditsHint(ctx: CliContext, missing: number | null): Promise<void> {
+  const space = await ctx.localSpace().catch(() => undefined);
+  ctx.io.info(
+    space
+      ? `Add credits with \`mediagen local credits add ${space.id} ${missing ?? "<credits>"}\`, then run the same command again: the refused lines start then.`
+      : "Add credits on the service's dashboard, then run the same command again: the refused lines start then.",
+  );
+}
+
 /**
  * 0 every line done; 130 interrupted; 7 a line failed or its outcome is unknown; 8 a job still ran
- * when its wait timed out; 5 lines were skipped by --max-credits (and nothing else went wrong).
+ * when its wait timed out; 5 lines were skipped by --max-credits or refused for want of credits (402)
+ * (and nothing else went wrong).
  */
 export function exitCodeOf(s: BatchSummary): number {
   if (s.interrupted) return EXIT.interrupted;
   if (s.failed || s.unknown) return EXIT.jobFailed;
   if (s.incomplete) return EXIT.timeout;
-  if (s.skipped_budget) return EXIT.credits;
+  if (s.skipped_budget || s.insufficient_credits) return EXIT.credits;
   return EXIT.ok;
 }
 

@@ -40,6 +40,10 @@ export class Pacer {
   private seq = 0;
   private pumping = false;
   private wake: (() => void) | undefined;
+  /** Told when nothing may be sent until the window resets, for a second or more (so the wait is said). */
+  onWindowWait: ((waitMs: number, limit: number) => void) | undefined;
+  /** The window end last told to onWindowWait: each window is told once. */
+  private toldFor: number | undefined;
   /** Requests sent, and 429s met (waited out by the engine). */
   sent = 0;
   limited = 0;
@@ -154,6 +158,11 @@ export class Pacer {
         continue;
       }
       if (this.resetAt !== undefined) {
+        const waitMs = this.resetAt - now;
+        if (waitMs >= 1000 && this.toldFor !== this.resetAt) {
+          this.toldFor = this.resetAt;
+          this.onWindowWait?.(waitMs, this.limit);
+        }
         await this.clock.sleep(Math.max(1, this.resetAt - now), this.signal).catch(() => undefined);
         continue;
       }

@@ -22,6 +22,7 @@ import type { BatchLine, BatchKind } from "./input.js";
 import { apply, claimedIds, emptyLine, type Event, type LineState, type Manifest, type ManifestWriter, type Phase, type Step, type StepState } from "./manifest.js";
 import { Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
 import { addCredits, type LinePrice } from "./price.js";
+import { INSUFFICIENT, missingOf, shortfallOf, totalMissing, type Shortfall } from "./shortfall.js";
 
 export interface FoundStart {
   ids: string[];
@@ -62,10 +63,10 @@ export interface RunnerOptions {
   intervalMs?: number;
 }
 
-export type LineOutcome = "done" | "failed" | "skipped_budget" | "unknown" | "incomplete" | "skipped_done" | "skipped_failed" | "interrupted";
+export type LineOutcome = "done" | "failed" | "skipped_budget" | "insufficient_credits" | "unknown" | "incomplete" | "skipped_done" | "skipped_failed" | "interrupted";
 
 export type BatchEvent =
-  | { event: "line"; line: number; kind: BatchKind; status: LineOutcome; ids?: string[]; paths?: string[]; cost?: number; price?: number | null; code?: string; message?: string }
+  | { event: "line"; line: number; kind: BatchKind; status: LineOutcome; ids?: string[]; paths?: string[]; cost?: number; price?: number | null; missing?: number | null; code?: string; message?: string }
   | { event: "started"; line: number; kind: BatchKind; step: Step; ids: string[]; cost: number; adopted?: boolean; avatar_id?: string }
   | { event: "progress" };
 
@@ -74,6 +75,10 @@ export interface BatchSummary {
   done: number;
   failed: number;
   skipped_budget: number;
+  /** Lines whose start the service refused for want of credits (402): nothing debited. */
+  insufficient_credits: number;
+  /** Credits to add for those lines to start (null when a refusal did not say). */
+  credits_missing: number | null;
   unknown: number;
   incomplete: number;
   /** Credits debited at start by the lines of this batch (this run and earlier runs). */
@@ -87,7 +92,7 @@ export interface BatchSummary {
 /** Why a line stops short (recorded in the manifest, then reported). */
 class LineStop extends Error {
   constructor(
-    readonly outcome: "failed" | "skipped_budget" | "unknown" | "incomplete" | "interrupted",
+    readonly outcome: "failed" | "skipped_budget" | "insufficient_credits" | "unknown" | "incomplete" | "interrupted",
     readonly step: Step,
     readonly phase: Phase,
     readonly code: string,
@@ -128,6 +133,8 @@ export class BatchRunner {
   private readonly reserved = new Map<number, number>();
   private readonly spent = new Map<number, number>();
   private readonly outcomes = new Map<number, LineOutcome>();
+  /** Lines refused for want of credits in this run, with what the service said they lacked. */
+  private readonly shortfalls = new Map<number, Shortfall>();
   private adoptLock: Promise<unknown> = Promise.resolve();
   private readonly names = new Set<string>();
   running = 0;
@@ -196,6 +203,8 @@ export class BatchRunner {
       done: n("done", "skipped_done"),
       failed: n("failed", "skipped_failed"),
       skipped_budget: n("skipped_budget"),
+      insufficient_credits: n("insufficient_credits"),
+      credits_missing: totalMissing([...this.shortfalls.values()]),
       unknown: n("unknown"),
       incomplete: n("incomplete", "interrupted"),
       credits: this.committed,
@@ -211,7 +220,9 @@ export class BatchRunner {
       this.finish(l, "skipped_done", { paths: s.paths });
       return;
     }
-    if (s.status === "failed" && !this.opts.retryFailed) {
+    // A start refused for want of credits debited nothing: the next run tries it again by itself.
+    const refusedForCredits = s.status === "failed" && s.failure?.code === INSUFFICIENT && s.failure.phase === "start";
+    if (s.status === "failed" && !this.opts.retryFailed && !refusedForCredits) {
       this.finish(l, "skipped_failed", { code: s.failure?.code, message: `failed earlier (${s.failure?.message ?? "no reason"}); --retry-failed runs it again` });
       return;
     }
@@ -236,7 +247,7 @@ export class BatchRunner {
     } catch (e) {
       // Anything else (a manifest that cannot be written…) is not the job's fault: a retry goes on with what was started.
       const stop = e instanceof LineStop ? e : this.deps.signal.aborted ? new LineStop("interrupted", "start", "watch", "interrupted", "interrupted") : new LineStop("failed", "start", "watch", errCode(e), errMessage(e));
-      if (stop.outcome === "failed") this.record({ ev: "failed", line: l.line, hash: l.hash, step: stop.step, phase: stop.phase, code: stop.code, message: stop.message });
+      if (stop.outcome === "failed" || stop.outcome === "insufficient_credits") this.record({ ev: "failed", line: l.line, hash: l.hash, step: stop.step, phase: stop.phase, code: stop.code, message: stop.message });
       this.finish(l, stop.outcome, { code: stop.code, message: stop.message, ids: this.ids(l), cost: this.spent.get(l.line) ?? 0 });
     } finally {
       this.running--;
@@ -257,6 +268,8 @@ export class BatchRunner {
     if (extra.paths?.length) ev.paths = extra.paths;
     if (extra.cost !== undefined) ev.cost = extra.cost;
     if (status === "skipped_budget") ev.price = this.prices.get(l.line)?.credits ?? null;
+    const short = this.shortfalls.get(l.line);
+    if (status === "insufficient_credits" && short) ev.missing = missingOf(short);
     if (extra.code !== undefined) ev.code = extra.code;
     if (extra.message !== undefined) ev.message = extra.message;
     this.deps.report(ev);
@@ -406,6 +419,11 @@ export class BatchRunner {
           this.record({ ev: "unknown", line: l.line, hash: l.hash, step, message });
           throw new LineStop("unknown", step, "start", "unknown_outcome", message);
         }
+      }
+      const short = shortfallOf(e);
+      if (short) {
+        this.shortfalls.set(l.line, short);
+        throw new LineStop("insufficient_credits", step, "start", INSUFFICIENT, `${kind} start refused for want of credits: ${errMessage(e)} (nothing was debited; the next run tries it again)`);
       }
       throw new LineStop("failed", step, "start", errCode(e), `${kind} start refused: ${errMessage(e)}${mayHaveLanded(e) ? "" : " (nothing was debited)"}`);
     }

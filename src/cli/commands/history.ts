@@ -6,10 +6,11 @@ import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
-import { table, widthOf } from "../output.js";
+import { cell, table, widthOf, wrapCell } from "../output.js";
 import { defineFlags, type FlagInput } from "../flags.js";
 import { JOB_KINDS, type HistoryEntry } from "../journal.js";
 import { lookStateText } from "../../features/avatar/states.js";
+import { counted } from "../../engine/words.js";
 
 const FLAGS = defineFlags({
   kind: { flag: "--kind <kind>", type: "choice", choices: JOB_KINDS, help: `only jobs of this kind: ${JOB_KINDS.join(", ")}` },
@@ -27,21 +28,62 @@ function when(iso: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-function historyTable(ctx: CliContext, rows: HistoryEntry[]): string[] {
+/**
+ * "/home/me/projects/out/asset-1.png" → "/home/me/…/asset-1.png": the start and the end kept, the
+ * file name whole when there is room for it and a few characters of the start.
+ */
+export function shortenMiddle(s: string, width: number): string {
+  if (s.length <= width) return s;
+  if (width <= 1) return "…";
+  const name = s.length - Math.max(s.lastIndexOf("/"), s.lastIndexOf("\\"));
+  const tail = Math.max(Math.ceil((width - 1) * 0.6), Math.min(name, width - 1 - 6));
+  return `${s.slice(0, width - 1 - tail)}…${s.slice(s.length - tail)}`;
+}
+
+const statusOf = (j: HistoryEntry) => (j.kind === "look" ? lookStateText(j.status) : j.status);
+const creditsOf = (j: HistoryEntry) => (j.cost === null || j.cost === undefined ? "-" : `${j.cost} credit${j.cost === 1 ? "" : "s"}`);
+/** The path a saved file can be shortened to, at the least. */
+const MIN_SAVED = 16;
+
+/** The history table; `saved` gives the SAVED column's cells (null: no such column). */
+function historyTable(rows: HistoryEntry[], width: number, saved: ((j: HistoryEntry) => string | null) | null): string[] {
   return table(
     rows,
     [
       { header: "started", get: (j) => when(j.started_at), whole: true, optional: true },
       { header: "kind", get: (j) => j.kind },
       { header: "id", get: (j) => j.id, id: true },
-      { header: "target", get: (j) => j.target },
+      { header: "target", get: (j) => j.target, optional: true },
       { header: "model", get: (j) => j.model, optional: true },
       { header: "credits", get: (j) => j.cost, align: "right" },
-      { header: "status", get: (j) => (j.kind === "look" ? lookStateText(j.status) : j.status) },
-      { header: "saved", get: (j) => j.saved, id: true },
+      { header: "status", get: statusOf },
+      ...(saved ? [{ header: "saved", get: saved, id: true }] : []),
     ],
-    widthOf(ctx.io),
+    width,
   );
+}
+
+/**
+ * The history fitted to the terminal: the table when it fits; else the table without its optional
+ * columns and with saved paths shortened from the middle; on a terminal too narrow even for that,
+ * one block per job (its id whole, then kind, status and credits, then the saved path).
+ */
+function historyLines(rows: HistoryEntry[], width: number): string[] {
+  const fits = (lines: string[]) => lines.every((l) => l.length <= width);
+  const full = historyTable(rows, width, (j) => j.saved);
+  if (!Number.isFinite(width) || fits(full)) return full;
+  // KIND, ID, CREDITS and STATUS at their natural width, two spaces apart, then SAVED in what is left.
+  const natural = (header: string, get: (j: HistoryEntry) => unknown) => Math.max(header.length, ...rows.map((j) => cell(get(j)).length));
+  const coreWidth = natural("kind", (j) => j.kind) + natural("id", (j) => j.id) + natural("credits", (j) => j.cost) + natural("status", statusOf) + 3 * 2;
+  const room = width - coreWidth - 2;
+  if (room >= MIN_SAVED) {
+    const shortened = historyTable(rows, width, (j) => (j.saved ? shortenMiddle(j.saved, room) : null));
+    if (fits(shortened)) return shortened;
+  }
+  return rows.flatMap((j) => {
+    const about = `  ${j.kind} · ${statusOf(j)} · ${creditsOf(j)}`;
+    return [j.id, ...wrapCell(about, width).map((l, i) => (i ? `  ${l.trimStart()}` : l)), ...(j.saved ? [`  ${shortenMiddle(j.saved, width - 2)}`] : [])];
+  });
 }
 
 /** `--show`: each saved file drawn, then its id and path (nothing at all where pictures cannot be drawn). */
@@ -70,8 +112,8 @@ export const command: CommandModule = {
             ctx.io.info(flags.kind || target ? "No jobs match." : "No jobs started from this machine yet.");
             return [];
           }
-          const lines = historyTable(ctx, r);
-          if (all.length > r.length) ctx.io.info(`${all.length - r.length} older job(s) not shown (--limit 0 shows all).`);
+          const lines = historyLines(r, widthOf(ctx.io));
+          if (all.length > r.length) ctx.io.info(`${counted(all.length - r.length, "older job")} not shown (--limit 0 shows all).`);
           return lines;
         },
         (r) => r.map((j) => j.id),

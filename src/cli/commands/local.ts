@@ -9,6 +9,7 @@ import { examples } from "../help-text.js";
 import { cell, table, widthOf, type Column } from "../output.js";
 import { parseCredits } from "../parse.js";
 import { registerCatalog } from "./local-catalog.js";
+import { counted } from "../../engine/words.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -192,11 +193,17 @@ function registerLedger(local: Command, get: Getter) {
   const ledger = local
     .command("ledger")
     .description("Show a space's credit ledger, or verify every balance against its ledger")
-    .argument("[space_id]", "space id")
-    .action(async (spaceId: string | undefined, _opts: unknown, cmd: Command) => {
-      if (!spaceId) throw new CliError("missing <space_id> (or use `mediagen local ledger verify`)", EXIT.usage, "missing_field", "space_id");
+    .argument("[space_id]", "space id (default: the space of the key in use, else the default space)")
+    .action(async (given: string | undefined, _opts: unknown, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
+      let spaceId = given;
+      if (!spaceId) {
+        const space = (await ctx.localSpace().catch(() => undefined)) ?? instance.spaceForKey(instance.defaultKey());
+        if (!space) throw new CliError("missing <space_id> (or use `mediagen local ledger verify`)", EXIT.usage, "missing_field", "space_id");
+        spaceId = space.id;
+        if (!ctx.opts.json) ctx.io.info(`Ledger of space ${space.id} (${space.name}); \`mediagen local ledger <space_id>\` shows another.`);
+      }
       const rows = instance.ledgerEntries(spaceId);
       ctx.print(
         rows,
@@ -216,7 +223,7 @@ function registerLedger(local: Command, get: Getter) {
         (r) => r.map((e) => String(e.id)),
       );
     });
-  examples(ledger, ["mediagen local ledger 65f0c2a1b3e4d5f6a7b8c9d0", "mediagen local ledger verify"]);
+  examples(ledger, ["mediagen local ledger", "mediagen local ledger 65f0c2a1b3e4d5f6a7b8c9d0", "mediagen local ledger verify"]);
 
   const verify = ledger
     .command("verify")
@@ -242,7 +249,7 @@ function registerLedger(local: Command, get: Getter) {
       );
       const bad = rows.filter((v) => !v.ok);
       if (bad.length) {
-        throw new CliError(`ledger mismatch in ${bad.length} space(s): ${bad.map((v) => v.space_id).join(", ")}`, EXIT.error, "ledger_mismatch");
+        throw new CliError(`ledger mismatch in ${counted(bad.length, "space")}: ${bad.map((v) => v.space_id).join(", ")}`, EXIT.error, "ledger_mismatch");
       }
       if (!ctx.opts.json) ctx.io.info(`All ${rows.length} balances match their ledgers.`);
     });

@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
-import { keyValues, table, widthOf } from "../../cli/output.js";
+import { keyValues, stderrWidth, table, widthOf, wrapCell } from "../../cli/output.js";
 import { absoluteIfFile, checkWaitFlags, waits } from "../../cli/parse.js";
 import { BODY_FLAG, defineFlags, SIMULATE_FLAG, type FlagInput } from "../../cli/flags.js";
 import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, ModelListResponse, ReferenceItem } from "./contract.js";
@@ -344,7 +344,7 @@ export const command: CommandModule = {
         const engine = await ctx.engine();
         const res = await engine.assetModels(q);
         ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
-        if (!ctx.opts.json && res.models.length) ctx.io.info(COST_NOTE);
+        if (!ctx.opts.json && res.models.length) for (const l of wrapCell(COST_NOTE, stderrWidth(ctx.io))) ctx.io.info(l);
       },
     );
     examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);

@@ -16,6 +16,7 @@ import {
 } from "./catalog/frames.js";
 import type { AssetRow, RenderParams } from "./record.js";
 import type { ResolvedRef } from "./refs.js";
+import { withArticle } from "../../engine/words.js";
 
 export { MAX_FOLLOW_SECONDS };
 
@@ -96,7 +97,7 @@ export function plannedOutput(
     const out = followedOutput(mode, source);
     return { ...paramsOfOutput(out), width: out.width, height: out.height, durationSeconds: out.durationSeconds };
   }
-  if (choice.aspectRatio === null) throw new Error(`a ${mode} model without an aspect ratio must follow a source`);
+  if (choice.aspectRatio === null) throw new Error(`${withArticle(mode)} model without an aspect ratio must follow a source`);
   const resolution = choice.resolution ?? DEFAULT_RESOLUTION[type];
   const size = frameSize(type, choice.aspectRatio, resolution);
   const duration = type === "video" ? choice.duration : null;

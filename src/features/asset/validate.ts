@@ -12,6 +12,7 @@ import { ELEMENT_NAME_PATTERN, MIN_ELEMENT_IMAGES } from "./catalog/model-schema
 import { audioOn, findModel, type ModelDef, type SlotDef } from "./catalog/models.js";
 import { assetBaseName } from "./names.js";
 import { resolveRef, type ResolvedRef, type StartLookups } from "./refs.js";
+import { withArticle } from "../../engine/words.js";
 
 export interface ResolvedElement {
   name: string;
@@ -82,7 +83,7 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
   const model = (lookups.model ?? findModel)(input.model);
   if (!model) throw invalid("model", `Unknown model: ${input.model}`);
   if (model.type !== input.type) {
-    throw invalid("type", `type must match the model: ${model.name} is a ${model.type} model`);
+    throw invalid("type", `type must match the model: ${model.name} is ${withArticle(model.type)} model`);
   }
 
   // 3. plan

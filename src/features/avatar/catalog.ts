@@ -1,4 +1,6 @@
+import fs from "node:fs";
 import path from "node:path";
+import { notice } from "../../engine/notices.js";
 import type { LookFormat } from "./contract.js";
 import { ensureFile, eachLimited } from "../../local/media-cache.js";
 
@@ -150,6 +152,8 @@ export const CATALOG_THUMB_SIZE: Record<LookFormat, { width: number; height: num
   horizontal: { width: 960, height: 540 },
 };
 const CATALOG_MEDIA_VERSION = "v1";
+/** From this many pictures to draw (two at a time, a few tenths of a second each) the wait is said. */
+const SAY_DRAWING_FROM = 4;
 
 /** Path of a catalog look's thumbnail, relative to the media dir. */
 export function catalogLookRelPath(lookId: string): string {
@@ -167,6 +171,9 @@ export async function ensureCatalogLookImages(
   signal?: AbortSignal,
 ): Promise<void> {
   signal?.throwIfAborted();
+  // The first list in a new home draws every catalog picture (a few seconds): said, not a blank wait.
+  const missing = items.filter(({ look }) => !fs.existsSync(path.join(mediaDir, catalogLookRelPath(look.id)))).length;
+  if (missing >= SAY_DRAWING_FROM) notice(`drawing ${missing} pictures of the avatar catalog (once, on the first use of this home)…`);
   const { renderImage } = await import("../../media/image.js");
   await eachLimited(items, 2, async ({ avatar, look }) => {
     signal?.throwIfAborted();

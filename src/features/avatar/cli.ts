@@ -52,7 +52,7 @@ export function createBody(flags: CreateFlags, body: Record<string, unknown> = {
 }
 
 export const EDIT_FLAGS = defineFlags({
-  avatar: { flag: "--avatar <avatar_id>", type: "string", help: "avatar (required)", field: "avatar_id" },
+  avatar: { flag: "--avatar <avatar_id>", type: "string", help: "the avatar (default: the avatar the --look belongs to)", field: "avatar_id" },
   look: { flag: "--look <look_id>", type: "string", help: "source look (required)", field: "look_id" },
   prompt: { flag: "--prompt <text>", type: "string", help: "what changes (required)", field: "prompt" },
   format: { flag: "--format <format>", type: "choice", choices: FORMATS, help: "vertical (default) or horizontal", field: "format" },
@@ -85,6 +85,15 @@ export type ListFlags = FlagInput<typeof LIST_FLAGS>;
 
 export function listQuery(f: ListFlags): Record<string, unknown> {
   return LIST_FLAGS.request(LIST_FLAGS.values(f));
+}
+
+/**
+ * `avatar edit --look <id>` without `--avatar`: a look belongs to one avatar, so the avatar is read
+ * from the look list (undefined when the list does not have it: then --avatar is asked for).
+ */
+async function avatarOfLook(ctx: Context, lookId: string): Promise<string | undefined> {
+  const looks = (await (await ctx.engine()).avatarList({})) as { id: string; avatar_id?: string }[];
+  return looks.find((l) => l.id === lookId)?.avatar_id;
 }
 
 // ---- human output ---------------------------------------------------------------------------------
@@ -297,6 +306,7 @@ export const command: CommandModule = {
       const ctx = getContext(cmd);
       const flags = EDIT_FLAGS.values(opts);
       const body = EDIT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+      if (body.avatar_id === undefined && typeof body.look_id === "string") body.avatar_id = await avatarOfLook(ctx, body.look_id);
       for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
         if (body[field] === undefined) throw usage(flag, `missing required flag ${flag}`, "missing_field");
       }
@@ -324,7 +334,7 @@ export const command: CommandModule = {
     });
     addWebhookListen(edit, getContext, { fields: ["webhookUrl"] });
     examples(edit, [
-      'mediagen avatar edit --avatar av_maya --look lk_maya_kitchen --prompt "in a bakery" --watch',
+      'mediagen avatar edit --look lk_maya_kitchen --prompt "in a bakery" --watch',
       'mediagen avatar edit --avatar av_123 --look lk_456 --prompt "holding our product" --image product.png --format horizontal',
     ]);
 

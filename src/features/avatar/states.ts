@@ -1,10 +1,9 @@
 /**
- * One vocabulary for a look's state in human output, whichever endpoint told it: the status
- * endpoint's `completed`/`failed` and the look record's `ready`/`error` read as `ready`/`failed`
- * (`--json` keeps the service's words). Plain: the history table uses it too.
+ * A look's state in human output: the service's own word, as `--json` shows it — the status
+ * endpoint's `pending`/`processing`/`completed`/`failed` (`avatar status`, waits), the look record's
+ * `pending`/`ready`/`error` (`avatar list|get`). One vocabulary between text and JSON, so what a
+ * person reads is what a script greps for. Plain: the history table uses it too.
  */
 export function lookStateText(status: string): string {
-  if (status === "completed" || status === "ready") return "ready";
-  if (status === "failed" || status === "error") return "failed";
   return status;
 }

@@ -2,6 +2,7 @@ import { ApiError } from "../../engine/errors.js";
 import { NAME_MAX } from "../../contract/limits.js";
 import type { Folder, FolderType } from "./contract.js";
 import type { HandlerTable, RequestContext } from "../../local/types.js";
+import { withArticle } from "../../engine/words.js";
 
 const TYPES: readonly FolderType[] = ["assets", "videos"];
 
@@ -51,7 +52,7 @@ function createFolder(ctx: RequestContext, input: Record<string, unknown>): Fold
       if (parent.type !== type) {
         throw invalid(
           "parent_folder_id",
-          `parent_folder_id refers to a ${parent.type} folder; a ${type} folder needs a parent of the same type`,
+          `parent_folder_id refers to ${withArticle(parent.type)} folder; ${withArticle(type)} folder needs a parent of the same type`,
         );
       }
     }

@@ -368,6 +368,47 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
   await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) });
 }
 
+/**
+ * `--voice` and `--avatar` given by name (`--voice Emma`, `--avatar "Maya kitchen"`) become ids; a
+ * prompt-based video with a look and no voice gets a voice of the look's gender and the prompt's
+ * language, said on stderr. Ids are used as they are, without asking the target.
+ */
+async function resolveNames(ctx: Context, opts: GenerateOptions, body: Record<string, unknown>): Promise<void> {
+  const { resolveName, voiceNamed, lookNamed } = await import("../../cli/names.js");
+  const idShaped = (v: unknown) => typeof v === "string" && /^[A-Za-z]+_[\w-]+$/.test(v);
+  const say = (line: string) => {
+    if (!ctx.opts.json) ctx.io.info(line);
+  };
+  const pickVoice = typeof body.avatar_id === "string" && body.voice_id === undefined && body.voice_url === undefined && typeof body.prompt === "string";
+  const needVoices = (opts.voice !== undefined && !idShaped(body.voice_id)) || pickVoice;
+  const needLooks = (opts.avatar !== undefined && !idShaped(body.avatar_id)) || pickVoice;
+  if (!needVoices && !needLooks) return;
+  const engine = await ctx.engine();
+  const [voices, looks] = await Promise.all([
+    needVoices ? (engine.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>) : Promise.resolve([]),
+    needLooks ? (engine.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>) : Promise.resolve([]),
+  ]);
+  if (opts.voice !== undefined && typeof body.voice_id === "string" && !idShaped(body.voice_id)) {
+    const r = resolveName(body.voice_id, voices.map(voiceNamed), "--voice", "voice", "mediagen voice list");
+    body.voice_id = r.id;
+    if (r.byName) say(`Voice: ${r.byName.label}`);
+  }
+  if (opts.avatar !== undefined && typeof body.avatar_id === "string" && !idShaped(body.avatar_id)) {
+    const r = resolveName(body.avatar_id, looks.map(lookNamed), "--avatar", "look", "mediagen avatar list");
+    body.avatar_id = r.id;
+    if (r.byName) say(`Look: ${r.byName.label}`);
+  }
+  if (pickVoice) {
+    const look = looks.find((l) => l.id === body.avatar_id);
+    const { voiceForLook } = await import("../../cli/voice-for-look.js");
+    const pick = look ? voiceForLook(look, String(body.prompt), voices) : undefined;
+    if (pick) {
+      body.voice_id = pick.voice.id;
+      say(`Voice: ${pick.voice.name} (${pick.voice.id}), ${pick.why}; --voice picks another.`);
+    }
+  }
+}
+
 /** What `generate` does with its options (the wizard runs a saved plan through it too). */
 export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<void> {
   const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
@@ -381,6 +422,7 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
   if (!content) {
     throw usage("--prompt", "nothing to make a video from: give --prompt with --duration, --script with --voice, --plan, --voice-url or --avatar-url", "missing_field");
   }
+  if (opts.plan === undefined) await resolveNames(ctx, opts, body);
   const simulate = parseSimulate(opts.simulate);
   const exporting = opts.export === true || opts.download !== undefined;
   if (!exporting && opts.avatarModel !== undefined) throw usage("--avatar-model", "needs --export (it is the export's avatar_model)", "usage_error");
@@ -455,9 +497,9 @@ export const generateCommand: CommandModule = {
       .option("--prompt <text>", "prompt-based: what the video is about (needs --duration)")
       .option("--duration <seconds>", "seconds, 10 to 600 (with --prompt)")
       .option("--script <file|-|text>", "script-based: a file, - for stdin, or the text (needs --voice or --voice-url)")
-      .option("--voice <voice_id>", "voice_id (see `mediagen voice list`)")
+      .option("--voice <voice>", "voice_id, or a voice's name (`--voice Emma`; see `mediagen voice list`); with --prompt --avatar and no voice, one of the look's gender is picked and said")
       .option("--voice-url <url>", `voice_url: speech as mp3, wav or m4a (URL or file; ${HOSTED_MEDIA_HELP})`)
-      .option("--avatar <look_id>", "avatar_id: a look id (see `mediagen avatar list`)")
+      .option("--avatar <look>", "avatar_id: a look id, or a look's name (`--avatar \"Maya kitchen\"`; see `mediagen avatar list`)")
       .option("--avatar-url <url>", `avatar_url: an image or a video (URL or file; ${HOSTED_MEDIA_HELP})`)
       .addOption(new Option("--format <format>", "vertical (9:16, default), square, ads (4:5), horizontal (16:9) or custom").choices(FORMATS))
       .option("--width <px>", "width with --format custom (1 to 5000, default 1080)")

@@ -60,9 +60,12 @@ export const planCommand: CommandModule = {
       .argument("<file>", "the plan: a JSON file (an array of speech blocks, or an object with sequence_plan), or - for stdin")
       .description("Check a plan with the service's plan rules (each problem with its JSON path), then its voice, look, avatar and asset ids against the target; exit 2 on any problem")
       .option("--offline", "do not check ids against the target (rules only)")
-      .action(async (file: string, flags: JudgeFlags, cmd: Command) => {
+      .option("--format <format>", "the video's format, as generate --format (default vertical): a look of another shape is warned about")
+      .action(async (file: string, flags: JudgeFlags & { format?: string }, cmd: Command) => {
         const ctx = getContext(cmd);
         const { loaded, verdict } = await judged(ctx, file, flags);
+        const { addLookFormatWarnings } = await import("./plan-formats.js");
+        await addLookFormatWarnings(ctx, verdict, flags.format);
         const ok = verdict.problems.length === 0;
         const report = {
           file: loaded.from,

@@ -7,8 +7,10 @@
  * self-contained: every spoken block names its voice, every block its look. Before each step the
  * wizard shows the timeline so far, with the spoken time estimated from the text at the voice's rate
  * and the credits the service would charge. Saving checks the plan with the service's rules and ids,
- * then writes it atomically (temp file + rename): Ctrl-C at any point leaves no file behind and exits
- * 130. Without a terminal it refuses (exit 2) and names the non-interactive way.
+ * then writes it atomically (temp file + rename). Work in progress is kept as a draft beside the
+ * output (plan-draft.ts) and offered on the next run; Ctrl-C with unsaved work asks before the draft
+ * is discarded (a second Ctrl-C quits, keeping it), then exits 130. A look whose shape differs from
+ * the video's is said when picked. Without a terminal it refuses (exit 2) and names the non-interactive way.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -17,6 +19,8 @@ import { isCI, type Env } from "../../cli/io.js";
 import type { Engine } from "../../engine/engine.js";
 import { checkPlan, MEDIA_SHOW, refProblem, type MediaShowValue, type PlanBlock } from "./plan.js";
 import { estimateSpeechMs } from "./text.js";
+import { draftPath, readDraft, removeDraft, writeDraft } from "./plan-draft.js";
+import { lookFitNote } from "./plan-formats.js";
 
 export interface WizardOptions {
   output: string;
@@ -37,6 +41,7 @@ interface LookItem {
   avatar_name: string;
   look_name: string;
   gender: string;
+  format?: string;
 }
 
 interface WMedia {
@@ -69,6 +74,15 @@ interface State {
 }
 
 type Prompts = typeof import("@inquirer/prompts");
+
+/** A draft's state as written by this wizard (checked loosely: the blocks are read as they were kept). */
+function isState(s: unknown): s is State {
+  const x = s as Partial<State> | null;
+  return !!x && typeof x.voice === "string" && typeof x.look === "string" && Array.isArray(x.blocks) && x.blocks.every((b) => b && typeof b === "object" && Array.isArray((b as WBlock).sequences));
+}
+
+/** Ctrl-C (or Escape-abort) at an inquirer prompt. */
+const isPromptExit = (e: unknown) => (e as Error)?.name === "ExitPromptError" || (e as Error)?.name === "AbortPromptError";
 
 const NO_TTY =
   "plan new needs a terminal (stdin and stderr) for its prompts. Without one, write the plan as JSON " +
@@ -155,10 +169,15 @@ class Wizard {
   private readonly err: NodeJS.WritableStream;
   /** Where the plan was saved, once it was. */
   saved: string | undefined;
+  /** The state the wizard opened (plan edit), as JSON: a draft is kept only once the plan differs. */
+  baseline: string | undefined;
+  /** Whether a draft was written by this run. */
+  drafted = false;
 
   constructor(
     private readonly ctx: Context,
     private readonly engine: Engine,
+    private readonly output: string,
   ) {
     this.err = ctx.io.stderr;
   }
@@ -231,7 +250,7 @@ class Wizard {
         this.say("No look of that gender; choose another filter.");
         continue;
       }
-      return this.p.search(
+      const id = await this.p.search(
         {
           message: `${message} (type to search)`,
           pageSize: 8,
@@ -242,7 +261,16 @@ class Wizard {
         },
         this.io,
       );
+      this.sayLookFit(id);
+      return id;
     }
+  }
+
+  /** A look whose shape differs from the video's (vertical: what generate makes unless told): said at once. */
+  sayLookFit(id: string): void {
+    const l = this.looks.find((x) => x.id === id);
+    const note = l ? lookFitNote(l.look_name, l.format, undefined) : undefined;
+    if (note) this.say(`Note: ${note}.`);
   }
 
   /** A completed image or video asset: one this machine made on this target, or an id typed in. */
@@ -395,9 +423,10 @@ class Wizard {
     const b: WBlock = { voice_id: null, look_id: null, extra: {}, sequences: [] };
     for (;;) {
       b.sequences.push(await this.askSequence(false, st.look));
+      if (b.sequences.length === 1) st.blocks.push(b);
+      this.keep(st);
       if (!(await this.p.confirm({ message: "Add another sequence to this block?", default: false }, this.io))) break;
     }
-    st.blocks.push(b);
   }
 
   async addSilent(st: State): Promise<void> {
@@ -418,6 +447,7 @@ class Wizard {
     const i = await this.pickBlock(st, "Which block");
     const b = st.blocks[i]!;
     for (;;) {
+      this.keep(st);
       const silent = isSilent(b);
       const choices = [
         ...b.sequences.map((s, j) => ({ name: `Edit sequence ${j + 1}: ${s.text === null ? `silence of ${secs(s.duration_ms ?? 0)}` : `"${s.text.slice(0, 40)}"`}`, value: `edit:${j}` })),
@@ -469,8 +499,21 @@ class Wizard {
     }
   }
 
+  /** Whether the plan differs from what the wizard started from (nothing, or the file opened). */
+  dirty(st: State): boolean {
+    return this.baseline === undefined ? st.blocks.length > 0 : JSON.stringify(st) !== this.baseline;
+  }
+
+  /** The draft, rewritten after each answer that changed the plan. */
+  keep(st: State): void {
+    if (this.saved || !this.dirty(st)) return;
+    writeDraft(this.output, st);
+    this.drafted = true;
+  }
+
   async run(st: State, o: WizardOptions): Promise<void> {
     for (;;) {
+      this.keep(st);
       await this.summary(st);
       const has = st.blocks.length > 0;
       const what = await this.p.select(
@@ -509,7 +552,8 @@ class Wizard {
         else st.look = await this.pickLook("Default look");
       } else if (what === "quit") {
         if (!has || (await this.p.confirm({ message: "Quit without saving?", default: false }, this.io))) {
-          this.say("Nothing was saved.");
+          removeDraft(o.output);
+          this.say(this.drafted ? "Nothing was saved (the draft was discarded)." : "Nothing was saved.");
           return;
         }
       } else if (what === "save") {
@@ -539,10 +583,57 @@ class Wizard {
     }
     writeFileAtomic(out, JSON.stringify(plan, null, 2) + "\n");
     this.saved = out;
+    removeDraft(o.output);
     this.ctx.io.out(out);
     this.say(`Saved ${o.output} (checked with the plan rules and the ${this.target} target's ids).`);
     await this.offerGenerate(o.output);
     return true;
+  }
+
+  /** A draft kept for this output by an earlier run: resumed, or discarded, as the user says. */
+  async offerDraft(o: WizardOptions): Promise<State | undefined> {
+    const d = readDraft(o.output, isState);
+    if (!d) return undefined;
+    const n = d.state.blocks.length;
+    const when = d.saved_at.replace("T", " ").replace(/\.\d+Z$/, " UTC");
+    this.say(`A draft of ${o.output} was kept on ${when} (${n} block${n === 1 ? "" : "s"}): ${draftPath(o.output)}`);
+    const what = await this.p.select(
+      {
+        message: "Resume the draft?",
+        choices: [
+          { name: "Resume the draft", value: "resume" },
+          { name: o.edit !== undefined ? `Open ${o.edit} as saved (discard the draft)` : "Start over (discard the draft)", value: "discard" },
+        ],
+      },
+      this.io,
+    );
+    if (what === "resume") return d.state;
+    removeDraft(o.output);
+    return undefined;
+  }
+
+  /**
+   * Ctrl-C with work not saved: back to the wizard, quit keeping the draft, or quit discarding it.
+   * A second Ctrl-C (at this question) quits and keeps the draft.
+   */
+  async askOnInterrupt(): Promise<"back" | "keep" | "discard"> {
+    this.say("");
+    try {
+      return await this.p.select(
+        {
+          message: "Interrupted. Discard your work? (Ctrl-C again quits and keeps the draft)",
+          choices: [
+            { name: "No, go back to the plan", value: "back" as const },
+            { name: `Quit and keep the draft (${path.basename(draftPath(this.output))}; the next plan new/edit offers it)`, value: "keep" as const },
+            { name: "Quit and discard the draft", value: "discard" as const },
+          ],
+        },
+        this.io,
+      );
+    } catch (e) {
+      if (isPromptExit(e)) return "keep";
+      throw e;
+    }
   }
 
   async offerGenerate(file: string): Promise<void> {
@@ -583,19 +674,42 @@ export async function runWizard(ctx: Context, o: WizardOptions): Promise<void> {
     st = fromPlan(loaded.plan);
   }
   const engine = await ctx.engine();
-  const w = new Wizard(ctx, engine);
+  const w = new Wizard(ctx, engine, o.output);
+  if (st) w.baseline = JSON.stringify(st);
   try {
     await w.load();
+    st = (await w.offerDraft(o)) ?? st;
     if (!st || !st.voice) {
       const voice = await w.pickVoice("Default voice", st?.voice);
       st = st ? { ...st, voice } : { voice, look: "", blocks: [] };
     }
     if (!st.look) st.look = await w.pickLook("Default look");
-    await w.run(st, o);
   } catch (e) {
-    if ((e as Error)?.name === "ExitPromptError" || (e as Error)?.name === "AbortPromptError") {
-      throw new CliError(w.saved ? `Interrupted (the plan was saved: ${w.saved}).` : "Interrupted: nothing was saved.", EXIT.interrupted, "interrupted");
-    }
+    if (isPromptExit(e)) throw new CliError("Interrupted: nothing was saved.", EXIT.interrupted, "interrupted");
     throw e;
+  }
+  await runKeepingDraft(w, st, o);
+}
+
+/** The wizard's menu until it ends; a Ctrl-C with unsaved work asks before the draft is discarded. */
+async function runKeepingDraft(w: Wizard, st: State, o: WizardOptions): Promise<void> {
+  for (;;) {
+    try {
+      await w.run(st, o);
+      return;
+    } catch (e) {
+      if (!isPromptExit(e)) throw e;
+      if (w.saved) throw new CliError(`Interrupted (the plan was saved: ${w.saved}).`, EXIT.interrupted, "interrupted");
+      if (!w.dirty(st)) throw new CliError("Interrupted: nothing was saved.", EXIT.interrupted, "interrupted");
+      w.keep(st);
+      const choice = await w.askOnInterrupt();
+      if (choice === "back") continue;
+      if (choice === "discard") {
+        removeDraft(o.output);
+        throw new CliError("Interrupted: nothing was saved (the draft was discarded).", EXIT.interrupted, "interrupted");
+      }
+      const again = o.edit !== undefined ? `mediagen plan edit ${shellWord(o.edit)}${o.output !== o.edit ? ` -o ${shellWord(o.output)}` : ""}` : `mediagen plan new -o ${shellWord(o.output)}`;
+      throw new CliError(`Interrupted: the plan was not saved; your work is kept in ${draftPath(o.output)}. \`${again}\` offers to resume it.`, EXIT.interrupted, "interrupted");
+    }
   }
 }
