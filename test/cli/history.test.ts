@@ -44,7 +44,8 @@ describe("mediagen history", () => {
   });
 
   it("lists what was started, most recent first: kind, id, target, model, cost, status", async () => {
-    const r = await run(["history", "--json"], { home });
+    // As recorded (without --no-refresh the running jobs are read again: test/cli/lives-history.test.ts).
+    const r = await run(["history", "--json", "--no-refresh"], { home });
     expect(r.exitCode, r.stderr).toBe(0);
     const entries = r.json<Entry[]>();
     expect(entries.map((e) => [e.kind, e.id])).toEqual([
@@ -69,7 +70,7 @@ describe("mediagen history", () => {
     const hosted = await run(["history", "--target", "hosted", "--json"], { home });
     expect(hosted.exitCode, hosted.stderr).toBe(0);
     expect(hosted.json()).toEqual([]);
-    expect((await run(["ls", "--kind", "video"], { home })).exitCode).toBe(2);
+    expect((await run(["ls", "--kind", "movie"], { home })).exitCode).toBe(2);
   });
 
   it("download <id> saves a finished asset, look or generation (its thumbnail), and the history keeps the path", async () => {

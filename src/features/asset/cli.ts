@@ -123,13 +123,8 @@ export const START_FLAGS = defineFlags({
 export type StartFlags = FlagInput<typeof START_FLAGS>;
 
 /** The pricing request for a start request: the fields that change a price, nothing else. */
-export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of ["model", "duration", "resolution", "aspect_ratio", "model_settings", "generation_count", "references"]) {
-    if (start[k] !== undefined) out[k] = start[k];
-  }
-  return out;
-}
+import { pricingOf } from "./life.js";
+export { pricingOf };
 
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
@@ -411,16 +406,6 @@ export const command: CommandModule = {
         await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model}` });
       }
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
-      await ctx.recordJobs?.(
-        res.asset_ids.map((id) => ({
-          kind: "asset" as const,
-          id,
-          model: typeof body.model === "string" ? body.model : null,
-          cost: res.cost_per_generation,
-          status: res.status,
-          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : {}),
-        })),
-      );
       // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
       if (!ctx.opts.json) {
         ctx.io.info(

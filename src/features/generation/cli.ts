@@ -361,11 +361,12 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
     waitOptionsFrom(opts),
   );
   const videoId = video.result?.video_id;
+  await ctx.recordUpdates?.([{ kind: "generation", id: jobId, status: video.status, ...(videoId ? { video_id: videoId } : {}) }]);
   if (!videoId) throw new CliError(`generation ${jobId} completed without a video_id`, EXIT.error, "no_video");
   if (!ctx.opts.json) ctx.io.info(`Video ${videoId} is done; exporting it`);
   const body: Record<string, unknown> = { video_id: videoId };
   if (opts.avatarModel !== undefined) body.avatar_model = opts.avatarModel;
-  await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) });
+  await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) }, undefined, jobId);
 }
 
 /** What `generate` does with its options (the wizard runs a saved plan through it too). */
@@ -426,16 +427,6 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
   }
   const engine = await ctx.engine();
   const res = await engine.generationStart(body, simulate ? { simulate } : {});
-  await ctx.recordJobs?.([
-    {
-      kind: "generation",
-      id: res.job_id,
-      model: body.use_native_avatar === true ? (typeof body.native_avatar_model === "string" ? body.native_avatar_model : "omni-flash") : null,
-      cost: res.estimated_credits,
-      status: res.status,
-      ...(typeof body.prompt === "string" ? { prompt: body.prompt } : typeof body.script === "string" ? { prompt: body.script } : {}),
-    },
-  ]);
   // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
   if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
   if (exporting) {

@@ -10,6 +10,8 @@ import { isCI } from "../../cli/io.js";
 import { collect, givenFieldFlags, overlayFlags, parseSimulate, type FlagField } from "../../cli/parse.js";
 import { formatCredits } from "../../contract/credits.js";
 import type { ScriptGenerateResponse } from "./contract.js";
+import type { CliContext } from "../../cli/context.js";
+import { START_GUARD_HELP } from "../../cli/cost-guard.js";
 
 export interface ScriptFlags {
   prompt?: string;
@@ -67,7 +69,10 @@ export const command: CommandModule = {
       .option("--web-search", "let the service search the web (+0.1 credit)")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)")
-      .action(async (opts: ScriptFlags & { body?: string; simulate?: string }, cmd: Command) => {
+      .option("--dry-run", START_GUARD_HELP.dryRun)
+      .option("--max-credits <n>", START_GUARD_HELP.maxCredits)
+      .option("-y, --yes", START_GUARD_HELP.yes)
+      .action(async (opts: ScriptFlags & { body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean }, cmd: Command) => {
         const ctx = getContext(cmd);
         if (opts.prompt === "-" && opts.body === "-") {
           throw new CliError("--prompt - and --body - cannot both read stdin", EXIT.usage, "usage_error", "--prompt");
@@ -83,6 +88,9 @@ export const command: CommandModule = {
         const given = givenFieldFlags(flags, FIELDS);
         ctx.explainWith?.((field) => (field === "urls" && flags.url?.length ? "--url" : given(field)), body);
         const engine = await ctx.engine();
+        const { guardStart, maxCreditsFrom } = await import("../../cli/cost-guard.js");
+        const guard = { ...(opts.dryRun ? { dryRun: true } : {}), ...(opts.yes ? { yes: true } : {}), ...(opts.maxCredits !== undefined ? { maxCredits: maxCreditsFrom(opts.maxCredits)! } : {}) };
+        if ((await guardStart(ctx as CliContext, engine, "scriptGenerate", body, guard)) === "dry-run") return;
         const res = await engine.scriptGenerate(body, simulate ? { simulate } : {});
         if (!ctx.opts.json) {
           ctx.io.info(`Script: ${credits(res.cost)}`);
