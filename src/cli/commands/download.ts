@@ -103,12 +103,21 @@ async function resolve(ctx: CliContext, id: string): Promise<Resolved & { engine
   return { ...(await probe(ctx, engine, id)), engine };
 }
 
-/** A job whose result came with its start (a script's text): copied from where the history keeps it. */
-async function copySaved(ctx: CliContext, entry: HistoryEntry, dir: string, name: string, force: boolean): Promise<string> {
+/**
+ * A job whose result came with its start (a script's text): copied from where the history keeps it
+ * (this machine's own file, whichever target made it), through a temporary file, never over a file
+ * without --force.
+ */
+function copySaved(entry: HistoryEntry, dir: string, name: string, force: boolean): string {
   if (!entry.saved || !fs.existsSync(entry.saved)) {
     throw new CliError(`${entry.kind} ${entry.id}: its text is no longer kept here (${entry.saved ?? "never saved"})`, EXIT.notFound, "no_result", "id");
   }
-  return ctx.save(entry.saved, dir, name, { force });
+  const dest = path.join(dir, name);
+  if (!force && fs.existsSync(dest)) throw new CliError(`${dest} already exists; pass --force to overwrite`, EXIT.usage, "file_exists", "--force");
+  const tmp = `${dest}.${process.pid}.tmp`;
+  fs.copyFileSync(entry.saved, tmp);
+  fs.renameSync(tmp, dest);
+  return dest;
 }
 
 async function run(ctx: CliContext, id: string, flags: Flags): Promise<void> {
@@ -127,7 +136,7 @@ async function run(ctx: CliContext, id: string, flags: Flags): Promise<void> {
   if (!life.status) {
     if (life.nextStep) throw videoAnswer(ctx, id, "a duplicate, in this machine's history");
     const name = namer({ kind, id }, "txt") ?? `${id}.txt`;
-    const saved = await copySaved(ctx, entry!, dir, name, flags.force === true);
+    const saved = copySaved(entry!, dir, name, flags.force === true);
     await ctx.recordUpdates([{ kind, id, saved }]);
     ctx.print({ id, kind, saved }, (r) => [r.saved], (r) => [r.saved]);
     return;

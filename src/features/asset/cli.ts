@@ -126,6 +126,26 @@ export type StartFlags = FlagInput<typeof START_FLAGS>;
 import { pricingOf } from "./life.js";
 export { pricingOf };
 
+/**
+ * What `asset start --dry-run` checks besides the price, as the start would (the spec's element
+ * rules, whatever the model): each element has a name and at least 2 images, and the prompt names
+ * it as `@name`.
+ */
+function checkElements(body: Record<string, unknown>): void {
+  if (!Array.isArray(body.elements)) return;
+  const prompt = typeof body.prompt === "string" ? body.prompt : "";
+  body.elements.forEach((el: unknown, i: number) => {
+    const e = (el && typeof el === "object" ? el : {}) as { name?: unknown; images?: unknown };
+    const name = typeof e.name === "string" ? e.name : "";
+    if (!Array.isArray(e.images) || e.images.length < 2) {
+      throw new CliError(`--element ${name || i + 1}: an element needs at least 2 images of the same subject, frontal view first (elements[${i}].images)`, EXIT.usage, "invalid_value", "--element");
+    }
+    if (!name || !prompt.includes(`@${name}`)) {
+      throw new CliError(`--element ${name || i + 1}: the prompt must name the element as @${name || "name"} (elements[${i}].name)`, EXIT.usage, "invalid_value", "--element");
+    }
+  });
+}
+
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
   return START_FLAGS.request(START_FLAGS.values(flags), body);
@@ -398,6 +418,7 @@ export const command: CommandModule = {
         // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
         const price = await engine.assetPricing(pricingOf(body));
         if (flags.dryRun) {
+          checkElements(body);
           ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
           if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
           return;

@@ -369,6 +369,30 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
   await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) }, undefined, jobId);
 }
 
+/**
+ * What `generate --dry-run` checks on the target without spending, as the start would: the voice
+ * and the look (avatar_id is a look id) are read from the free lists, and one that is not there is
+ * refused with the start's code (exit 2), an avatar id given for a look naming its looks.
+ */
+async function checkOnTarget(engine: Engine, body: Record<string, unknown>): Promise<void> {
+  const voice = typeof body.voice_id === "string" ? body.voice_id.trim() : undefined;
+  const look = typeof body.avatar_id === "string" ? body.avatar_id.trim() : undefined;
+  if (voice) {
+    const voices = await engine.voiceList({});
+    if (!voices.some((v) => v.id === voice)) {
+      throw new CliError(`--voice: voice not found: ${voice} (mediagen voice list lists the voices of this space's plan)`, EXIT.usage, "invalid_voice_id", "--voice");
+    }
+  }
+  if (look) {
+    const looks = await engine.avatarList({});
+    if (!looks.some((l) => l.id === look)) {
+      const of = looks.filter((l) => l.avatar_id === look).map((l) => l.id);
+      const hint = of.length ? `; ${look} is an avatar: give one of its looks (${of.slice(0, 5).join(", ")})` : " (mediagen avatar list lists the looks)";
+      throw new CliError(`--avatar: look not found: ${look}${hint}`, EXIT.usage, "invalid_avatar_id", "--avatar");
+    }
+  }
+}
+
 /** What `generate` does with its options (the wizard runs a saved plan through it too). */
 export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<void> {
   const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
@@ -408,6 +432,7 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     const target = await cli.target();
     const est = estimateGenerate(body, target);
     if (opts.dryRun) {
+      await checkOnTarget(await ctx.engine(), body);
       ctx.print(
         { estimated_credits: est.credits, seconds: est.seconds, exact: est.exact, basis: est.basis },
         (e) => [
