@@ -14,6 +14,7 @@ import { readEnv } from "../config/env.js";
 import type { CliContext } from "./context.js";
 import { CliError, EXIT } from "./types.js";
 import { creditsText } from "./credits-note.js";
+import type { Command } from "commander";
 import type { Engine, OpName } from "../engine/engine.js";
 import type { Price } from "../features/life.js";
 
@@ -112,11 +113,15 @@ export const START_GUARD_FLAGS = {
 } as const;
 
 /** The three flags of every paid start, for commands that declare options with commander directly. */
-export const START_GUARD_HELP = {
-  dryRun: "check the request and print its price and basis; nothing is started",
-  maxCredits: "refuse to start (exit 2) if it would cost more than n credits, or its price cannot be known before",
-  yes: "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)",
-} as const;
+export function addStartGuardOptions(cmd: Command): Command {
+  for (const f of Object.values(START_GUARD_FLAGS)) cmd.option(f.flag, f.help);
+  return cmd;
+}
+
+/** What `addStartGuardOptions` hands the action, checked. */
+export function startGuardFrom(opts: { dryRun?: boolean; maxCredits?: string; yes?: boolean }): StartGuardFlags {
+  return { ...(opts.dryRun ? { dryRun: true } : {}), ...(opts.yes ? { yes: true } : {}), ...(opts.maxCredits !== undefined ? { maxCredits: maxCreditsFrom(opts.maxCredits)! } : {}) };
+}
 
 /** `--max-credits` as commander hands it (a string), checked. */
 export function maxCreditsFrom(value: string | number | undefined): number | undefined {

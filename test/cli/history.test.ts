@@ -59,7 +59,7 @@ describe("mediagen history", () => {
     expect(entries[0]).toMatchObject({ kind: "generation", cost: 5, status: "pending" });
 
     const human = await run(["history"], { home });
-    expect(human.stdout.split("\n")[0]).toMatch(/KIND\s+ID\s+TARGET\s+MODEL\s+CREDITS\s+STATUS\s+SAVED/);
+    expect(human.stdout.split("\n")[0]).toMatch(/KIND\s+ID\s+TARGET\s+MODEL\s+CREDITS\s+STATUS\s+VIDEO\s+SAVED/);
     for (const id of [...assets, look.look_id, job]) expect(human.stdout).toContain(id);
   });
 

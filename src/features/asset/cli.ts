@@ -123,7 +123,8 @@ export const START_FLAGS = defineFlags({
 export type StartFlags = FlagInput<typeof START_FLAGS>;
 
 /** The pricing request for a start request: the fields that change a price, nothing else. */
-import { pricingOf } from "./life.js";
+import { assetLife, pricingOf } from "./life.js";
+import { lifeState } from "../life.js";
 export { pricingOf };
 
 /**
@@ -302,7 +303,8 @@ function extensionOf(a: Asset): string {
   return fromUrl || (a.type === "image" ? "png" : a.type === "audio" ? "mp3" : "mp4");
 }
 
-const assetState = (a: Asset) => (a.status === "completed" ? "done" : a.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const assetState = (a: Asset) => lifeState(assetLife.jobs!.asset!, a as unknown as Record<string, unknown>);
 const assetText = (a: Asset) => a.status;
 /** The spec refunds a failed asset on both targets; `cost` is what was debited. */
 const assetFailure = (a: Asset) =>

@@ -19,6 +19,8 @@ import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import { lookStateText } from "./states.js";
 import { guardStart, START_GUARD_FLAGS } from "../../cli/cost-guard.js";
+import { avatarLife } from "./life.js";
+import { lifeState } from "../life.js";
 
 // The spec's style lists, repeated here because the contract module loads zod, which --help must not.
 const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
@@ -186,7 +188,8 @@ function thumbnailName(lookId: string, url: string): string {
   return `${lookId}${/^\.[a-z0-9]{1,5}$/i.test(ext) ? ext.toLowerCase() : ".png"}`;
 }
 
-const lookState = (x: AvatarStatusResponse) => (x.status === "completed" ? "done" : x.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const lookState = (x: AvatarStatusResponse) => lifeState(avatarLife.jobs!.look!, x as unknown as Record<string, unknown>);
 const lookText = (x: AvatarStatusResponse) => lookStateText(x.status);
 
 /** The credits a create or edit costs: prompt-based 2 (2K) or 4 (4K); image-based nothing. */

@@ -19,6 +19,8 @@ import { exportSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
 import type { ExportJob, ExportStartResponse } from "./contract.js";
+import { exportLife } from "./life.js";
+import { lifeState } from "../life.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
 const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
@@ -100,7 +102,8 @@ export function exportLines(s: ExportJob): string[] {
   return keyValues(pairs.filter(([, v]) => v !== null));
 }
 
-const exportState = (s: ExportJob) => (s.status === "completed" ? "done" : s.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const exportState = (s: ExportJob) => lifeState(exportLife.jobs!.export!, s as unknown as Record<string, unknown>);
 
 // ---- download target ------------------------------------------------------------------------------
 

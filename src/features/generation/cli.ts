@@ -22,6 +22,8 @@ import type { WatchKind } from "../../cli/watch.js";
 import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import type { GenerationStartResponse, GenerationStatusResponse } from "./contract.js";
+import { generationLife } from "./life.js";
+import { lifeState } from "../life.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
 const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"];
@@ -277,7 +279,8 @@ export function statusLines(s: GenerationStatusResponse, withError = true): stri
   ].filter(([, v]) => v !== null) as [string, unknown][]);
 }
 
-const jobState = (s: GenerationStatusResponse) => (s.status === "completed" ? "done" : s.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const jobState = (s: GenerationStatusResponse) => lifeState(generationLife.jobs!.generation!, s as unknown as Record<string, unknown>);
 
 interface WaitFlags {
   timeout?: string;

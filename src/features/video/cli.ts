@@ -7,7 +7,7 @@
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
 import type { CliContext } from "../../cli/context.js";
-import { START_GUARD_HELP } from "../../cli/cost-guard.js";
+import { addStartGuardOptions } from "../../cli/cost-guard.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues } from "../../cli/output.js";
 import type { VideoDuplicateResponse } from "./contract.js";
@@ -73,8 +73,8 @@ async function runDuplicate(ctx: Context, videoId: string | undefined, opts: Cha
   ctx.explainWith?.((field) => (given[field] !== undefined ? names[field] : undefined), body);
   const engine = await ctx.engine();
   const cli = ctx as CliContext;
-  const { guardStart, maxCreditsFrom } = await import("../../cli/cost-guard.js");
-  const guard = { ...(opts.dryRun ? { dryRun: true } : {}), ...(opts.yes ? { yes: true } : {}), ...(opts.maxCredits !== undefined ? { maxCredits: maxCreditsFrom(opts.maxCredits)! } : {}) };
+  const { guardStart, startGuardFrom } = await import("../../cli/cost-guard.js");
+  const guard = startGuardFrom(opts);
   // The copy is free; what the chain costs is its export, priced as the source's (the copy keeps its format).
   const priced = exporting ? (await guardStart(cli, engine, "exportStart", exportBody(String(body.video_id), opts), guard)) : await guardStart(cli, engine, "videoDuplicate", body, guard);
   if (priced === "dry-run") return;
@@ -91,7 +91,7 @@ async function runDuplicate(ctx: Context, videoId: string | undefined, opts: Cha
 
 export const command: CommandModule = {
   register(duplicate: Command, getContext) {
-    duplicate
+    addStartGuardOptions(duplicate)
       .argument("[video_id]", "the done video to copy")
       .option("--voice <voice_id>", "voice_id: speak the copy with this voice (speech and timing are made again)")
       .option("--look <look_id>", "avatar_look_id: show this look instead of the video's looks")
@@ -104,9 +104,6 @@ export const command: CommandModule = {
       .option("--force", "overwrite an existing file when downloading")
       .option("--timeout <duration>", "give up waiting after this long (default 20m)")
       .option("--interval <duration>", "poll interval (default: the spec's export schedule)")
-      .option("--dry-run", START_GUARD_HELP.dryRun)
-      .option("--max-credits <n>", START_GUARD_HELP.maxCredits)
-      .option("-y, --yes", START_GUARD_HELP.yes)
       .action(async (videoId: string | undefined, opts: ChainFlags, cmd: Command) => runDuplicate(getContext(cmd), videoId, opts));
     examples(duplicate, [
       "mediagen duplicate 65f0c2a1b3e4d5f6a7b8c9d0",
