@@ -212,3 +212,16 @@ describe("the wizard's generate-and-export", () => {
     expect(res.screen).toContain(path.join(dir, "short.mp4"));
   }, 120_000);
 });
+
+describe("completion reads the history through the job lives", () => {
+  it("download <TAB> offers the jobs with something to save; duplicate <TAB> the videos made here", async () => {
+    const exp = (await run(["export", videoId, "-q"], { home })).stdout.trim();
+    const ids = await run(["__complete", "words", "--", "download", ""], { home });
+    expect(ids.exitCode, ids.stderr).toBe(0);
+    expect(ids.stdout).toMatch(new RegExp(`^${exp}\\texport, `, "m"));
+    // A video has nothing to download: it is offered where a video is asked for.
+    expect(ids.stdout).not.toMatch(new RegExp(`^${videoId}\\t`, "m"));
+    const videos = await run(["__complete", "words", "--", "duplicate", ""], { home });
+    expect(videos.stdout).toMatch(new RegExp(`^${videoId}\\tvideo of run_`, "m"));
+  });
+});
