@@ -124,6 +124,14 @@ export interface JobLife {
   nextStep?(id: string): string;
 }
 
+/** The terminal states the spec gives assets, generation jobs and export jobs alike. */
+export const COMPLETED_OR_FAILED = { done: ["completed"], failed: ["failed"] } as const;
+
+/** A status read addressed by the job's `job_id` (generation and export jobs). */
+export function statusByJobId(op: OpName, schedule: PollSchedule): NonNullable<JobLife["status"]> {
+  return { op, request: (ref) => ({ job_id: ref.id }), schedule, idField: "job_id" };
+}
+
 /** The state of a job's status answer, by its life's terminal states. */
 export function lifeState(job: JobLife, status: Body): LifeState {
   const s = typeof status.status === "string" ? status.status : "";
@@ -148,6 +156,9 @@ export function extOf(url: string, fallback: string): string {
   }
   return fallback;
 }
+
+/** The `result` object of a status answer (generation and export jobs), or an empty one. */
+export const resultOf = (s: Body): Body => (s.result && typeof s.result === "object" ? (s.result as Body) : {});
 
 export const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);

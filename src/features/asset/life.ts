@@ -4,7 +4,7 @@
  * /asset/pricing, free). An asset is polled every 2 to 5 s (the spec) and saves as its file.
  */
 import { assetSchedule } from "../../contract/poll.js";
-import { extOf, num, str, type FeatureLife } from "../life.js";
+import { COMPLETED_OR_FAILED, extOf, num, str, type FeatureLife } from "../life.js";
 
 /** The request of POST /asset/pricing for a start request: the fields that change its price, as they are. */
 export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
@@ -50,7 +50,7 @@ export const assetLife: FeatureLife = {
       noun: "asset",
       idShape: /^[0-9a-f]{24}$/i,
       status: { op: "assetStatus", request: (ref) => ({ assetId: ref.id }), schedule: assetSchedule, idField: "asset_id" },
-      terminal: { done: ["completed"], failed: ["failed"] },
+      terminal: COMPLETED_OR_FAILED,
       refund: "always",
       result: (s) => {
         const url = str(s.url);

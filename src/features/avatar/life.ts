@@ -5,7 +5,7 @@
  */
 import { avatarSchedule } from "../../contract/poll.js";
 import { avatarCredits } from "../../contract/pricing.js";
-import { extOf, str, type Body, type FeatureLife, type StartRecord } from "../life.js";
+import { extOf, resultOf, str, type Body, type FeatureLife, type StartRecord } from "../life.js";
 
 const promptBased = (input: Body) => str(input.prompt) !== undefined;
 const resolutionOf = (input: Body) => (input.resolution === "4K" ? "4K" : "2K");
@@ -54,8 +54,7 @@ export const avatarLife: FeatureLife = {
       terminal: { done: ["completed", "ready"], failed: ["failed", "error"] },
       refund: "local",
       result: (s) => {
-        const r = (s.result && typeof s.result === "object" ? s.result : {}) as Body;
-        const url = str(r.thumbnail);
+        const url = str(resultOf(s).thumbnail);
         return url ? { url, ext: extOf(url, "png"), type: "picture" } : undefined;
       },
     },

@@ -7,7 +7,7 @@
  */
 import { exportSchedule } from "../../contract/poll.js";
 import { PREMIUM_AVATAR_MODEL_RATE } from "../../contract/pricing.js";
-import { num, str, type Body, type FeatureLife, type Price, type PriceTools } from "../life.js";
+import { COMPLETED_OR_FAILED, resultOf, num, statusByJobId, str, type Body, type FeatureLife, type Price, type PriceTools } from "../life.js";
 
 /**
  * An export's price before it starts, when the video's length is not known here. Without `format`
@@ -36,8 +36,6 @@ export function exportPriceBefore(input: Body, tools?: PriceTools): Price {
   return { credits: 0, exact: true, basis: `a ${format} export${own ? " (the video's own format)" : ""} with a standard avatar model costs nothing` };
 }
 
-const resultOf = (s: Body) => (s.result && typeof s.result === "object" ? s.result : {}) as Body;
-
 export const exportLife: FeatureLife = {
   operations: {
     exportStart: {
@@ -59,8 +57,8 @@ export const exportLife: FeatureLife = {
       kind: "export",
       noun: "export",
       idShape: /^exp_/,
-      status: { op: "exportStatus", request: (ref) => ({ job_id: ref.id }), schedule: exportSchedule, idField: "job_id" },
-      terminal: { done: ["completed"], failed: ["failed"] },
+      status: statusByJobId("exportStatus", exportSchedule),
+      terminal: COMPLETED_OR_FAILED,
       refund: "local",
       result: (s) => {
         const url = str(resultOf(s).video_url);

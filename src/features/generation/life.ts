@@ -5,9 +5,7 @@
  * generation schedule; it makes a video to export, and what it saves itself is that video's thumbnail.
  */
 import { generationSchedule } from "../../contract/poll.js";
-import { extOf, num, str, type Body, type FeatureLife } from "../life.js";
-
-const resultOf = (s: Body) => (s.result && typeof s.result === "object" ? s.result : {}) as Body;
+import { COMPLETED_OR_FAILED, resultOf, extOf, num, statusByJobId, str, type Body, type FeatureLife } from "../life.js";
 
 export const generationLife: FeatureLife = {
   operations: {
@@ -47,8 +45,8 @@ export const generationLife: FeatureLife = {
       kind: "generation",
       noun: "video generation",
       idShape: /^run_/,
-      status: { op: "generationStatus", request: (ref) => ({ job_id: ref.id }), schedule: generationSchedule, idField: "job_id" },
-      terminal: { done: ["completed"], failed: ["failed"] },
+      status: statusByJobId("generationStatus", generationSchedule),
+      terminal: COMPLETED_OR_FAILED,
       refund: "local",
       result: (s) => {
         const url = str(resultOf(s).thumbnail_url);
