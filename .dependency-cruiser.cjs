@@ -12,7 +12,10 @@ const CLI = ["^src/cli/", "^src/features/[^/]+/cli\\.ts$", "^src/mcp/"];
 const MCP = "^src/mcp/";
 const MCP_COMMAND = "^src/cli/commands/mcp\\.ts$";
 /** The modules allowed to open the local target, lazily: the one door from the CLI into it. */
-const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local|batch)\\.ts$"];
+const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local|batch|ui)\\.ts$"];
+/** The dashboard pages (`mediagen ui`, and `/` of `mediagen serve`) and the two commands that load them. */
+const UI = "^src/ui/";
+const UI_COMMANDS = "^src/cli/commands/(ui|serve)\\.ts$";
 const DOOR = "^src/features/local\\.ts$";
 const CONTRACT = ["^src/contract/", "^src/features/[^/]+/contract\\.ts$"];
 /** Read by every layer, media included: it imports nothing, so it drags no layer along. */
@@ -67,6 +70,20 @@ module.exports = {
       severity: "error",
       from: { path: "^src/cli/commands/serve\\.ts$" },
       to: { path: "^src/server/", dynamic: false, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "ui-only-from-its-commands",
+      comment: "The dashboard pages (src/ui/) are loaded by `mediagen ui` and `mediagen serve` only; the server takes them as an option.",
+      severity: "error",
+      from: { pathNot: [UI, UI_COMMANDS] },
+      to: { path: UI },
+    },
+    {
+      name: "ui-lazy",
+      comment: "`mediagen ui` and `mediagen serve` load src/ui/ by dynamic import(), so `--help` and other commands never do.",
+      severity: "error",
+      from: { path: UI_COMMANDS },
+      to: { path: UI, dynamic: false, dependencyTypesNot: ["type-only"] },
     },
     {
       name: "mcp-on-top",

@@ -56,6 +56,8 @@ export class CliContext implements Context {
   private readonly recorded = new Set<string>();
   /** A target chosen by the command (download follows the journal): beats the configuration, not flags. */
   private targetOverride?: { target: Target; baseUrl?: string; profile?: string };
+  /** The running command was given `--show`: every file it saves is drawn in the terminal (terminal-picture.ts). */
+  showPictures = false;
   /** What the running command told about its flags and request, for its errors (see explain()). */
   private explaining: Pick<Explain, "flagFor" | "body"> = {};
 
@@ -408,7 +410,7 @@ export class CliContext implements Context {
   /** ctx.download with the frame's options: file: links only from the local engine, Ctrl-C, a resume hint. */
   async save(url: string, dir: string, name: string, opts: SaveOptions = {}): Promise<string> {
     const { download } = await import("./download.js");
-    return download(
+    const saved = await download(
       url,
       dir,
       name,
@@ -416,6 +418,18 @@ export class CliContext implements Context {
       { onInterrupt: (handler) => this.onInterrupt(handler, { terminate: true }), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
       this.trace,
     );
+    if (this.showPictures) await this.showPicture(saved);
+    return saved;
+  }
+
+  /**
+   * Draws a saved picture (a video's first frame) in the terminal when it can (kitty, iTerm2) and
+   * stdout is that terminal; says nothing otherwise, and never with --json.
+   */
+  async showPicture(file: string): Promise<boolean> {
+    if (this.opts.json || !this.io.isStdoutTTY) return false;
+    const { showPicture } = await import("./terminal-picture.js");
+    return showPicture({ write: (text) => this.io.stdout.write(text), isTTY: this.io.isStdoutTTY, env: this.env }, file);
   }
 
   async readBody(pathOrDash: string): Promise<Record<string, unknown>> {

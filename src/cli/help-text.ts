@@ -102,9 +102,13 @@ export function formatHelpItem(this: Help, term: string, termWidth: number, desc
     .join("\n")}`;
 }
 
+/** `--show` (drawn by the frame when a file is saved: CliContext.save). */
+export const SHOW_HELP = "with --download: draw each saved picture (a video's first frame) in the terminal, where it can (kitty, iTerm2)";
+
 /** What commander gives an action for the flags `watchOptions` adds. */
 export interface WatchOptionFlags {
   watch?: boolean;
+  show?: boolean;
   download?: string;
   force?: boolean;
   timeout?: string;
@@ -120,6 +124,7 @@ export function watchOptions(cmd: Command, o: { until: string; saves: string }):
     .option("--watch", `wait until ${o.until}`)
     .option("--download <dir>", `save ${o.saves} (implies --watch)`)
     .option("--force", "overwrite existing files when downloading")
+    .option("--show", SHOW_HELP)
     .option("--timeout <duration>", "give up waiting after this long (default 20m)")
     .option("--interval <duration>", "poll interval (default: the service's schedule)");
 }

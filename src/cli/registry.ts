@@ -28,6 +28,12 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/serve.js"),
   },
   {
+    name: "ui",
+    summary: "A web dashboard on 127.0.0.1: gallery of what you made, live jobs, the local instance's spaces, ledgers and webhooks",
+    term: "ui [options]",
+    load: () => import("./commands/ui.js"),
+  },
+  {
     name: "listen",
     summary: "Receive webhooks on 127.0.0.1: print each delivery, check its signature, optionally forward it",
     term: "listen [options]",

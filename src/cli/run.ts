@@ -59,6 +59,8 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
   program.hook("preAction", async (_root, action) => {
     const opts = globalOptions(action);
     ctx ??= new CliContext(createIO(streams, env, opts), opts, env, version, runtime);
+    // A command that offers --show asks the frame to draw what it saves (CliContext.save).
+    ctx.showPictures = action.opts().show === true;
     // A bad --request-timeout is a usage error on any command, not only when a request is made.
     if (opts.requestTimeout !== undefined) ctx.requestTimeoutMs();
     await loadStyles(ctx.io.color, ctx.io.stderrColor);

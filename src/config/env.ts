@@ -87,7 +87,11 @@ export const ENV_VARS = {
   FORCE_COLOR: variable("cli", "turns colour on even off a terminal (empty or 1/true: on; 0/false: off)", (raw) =>
     raw === undefined ? undefined : flag(raw) || raw === "",
   ),
-  TERM: variable("cli", "dumb: no colour, no spinner", asSet),
+  TERM: variable("cli", "dumb: no colour, no spinner; xterm-kitty (or xterm-ghostty): --show draws pictures with the kitty graphics protocol", asSet),
+  TERM_PROGRAM: variable("cli", "iTerm.app or WezTerm: --show draws pictures as iTerm2 inline images; ghostty: with the kitty protocol", asSet),
+  LC_TERMINAL: variable("cli", "iTerm2 (set by iTerm2, also over ssh): --show draws pictures as iTerm2 inline images", asSet),
+  KITTY_WINDOW_ID: variable("cli", "set by kitty: --show draws pictures with the kitty graphics protocol", asSet),
+  TMUX: variable("cli", "set inside tmux, which does not pass pictures on: --show draws nothing", asSet),
   COLUMNS: variable("cli", "width of human tables when the terminal does not report one", (raw) => {
     const n = Number(raw);
     return Number.isInteger(n) && n > 0 ? n : undefined;

@@ -58,6 +58,11 @@ export interface ApiHandlerOptions {
    * client measuring `X-RateLimit-Reset` against `Date` sees the same time the window was counted on.
    */
   now?: () => number;
+  /**
+   * Pages outside the API prefix (`mediagen serve`'s dashboard, src/ui/): asked first for any path
+   * that is not the API's or media's; false lets the request fall through to the JSON 404.
+   */
+  pages?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 /** The instance's one body limit (src/contract/limits.ts), shared with the in-process engine and `--body`. */
@@ -176,6 +181,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         return await serveMedia(req, res, url, o.media.dir, o.media.signer, (status, code, message, extra) => fail(status, code, message, message, extra), base);
       }
       if (pathname !== API_PREFIX && !pathname.startsWith(API_PREFIX + "/")) {
+        if (o.pages && (await o.pages(req, res))) return;
         return fail(404, "not_found", `No such path: ${pathname}`, "Not found");
       }
 

@@ -25,6 +25,8 @@ export interface ServerOptions {
   allowLocalFiles?: boolean;
   /** Lets media URLs reach loopback, private and link-local addresses (`serve --allow-private-urls`); default false. */
   allowPrivateNetwork?: boolean;
+  /** Pages at `/` (src/ui/, made by `mediagen serve`), given the server's signed media links. */
+  pages?: (urls: UrlBuilder) => (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>;
 }
 
 export interface RunningServer {
@@ -82,6 +84,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     allowLocalFiles: o.allowLocalFiles ?? false,
     allowPrivateNetwork: o.allowPrivateNetwork ?? false,
     now: () => inst.clock.now(),
+    ...(o.pages ? { pages: o.pages(urls) } : {}),
   });
 
   let inFlight = 0;

@@ -53,6 +53,7 @@ const HEAVY: [string, RegExp][] = [
   ["the media layer", /^src\/media\//],
   ["undici", /^node_modules\/undici\//],
   ["the HTTP server", /^src\/server\//],
+  ["the dashboard pages (mediagen ui)", /^src\/ui\//],
 ];
 /**
  * The local target: SQLite and the local instance's modules, except two small helpers of the common

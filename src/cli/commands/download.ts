@@ -26,6 +26,7 @@ const FLAGS = defineFlags({
     help: "name the file from the job: {prompt}, {id}, {kind}, {model}, {video_id}, {date}; slugged, and made unique (never overwrites); default <id>.<ext>",
   },
   force: { flag: "--force", type: "boolean", help: "overwrite an existing file" },
+  show: { flag: "--show", type: "boolean", help: "draw the saved picture (a video's first frame) in the terminal, where it can (kitty, iTerm2)" },
   watch: { flag: "--watch", type: "boolean", help: "wait for the job to finish first" },
   timeout: { flag: "--timeout <duration>", type: "string", help: "with --watch: give up waiting after this long (default 20m)" },
   interval: { flag: "--interval <duration>", type: "string", help: "with --watch: poll interval (default: the service's schedule)" },

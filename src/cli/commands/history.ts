@@ -15,6 +15,7 @@ const FLAGS = defineFlags({
   kind: { flag: "--kind <kind>", type: "choice", choices: JOB_KINDS, help: `only jobs of this kind: ${JOB_KINDS.join(", ")}` },
   limit: { flag: "--limit <n>", type: "integer", help: "at most this many jobs, the most recent (default 20; 0: all)" },
   refresh: { flag: "--no-refresh", type: "boolean", help: "show the history as recorded (default: jobs still running are read again from their target, at most 10)" },
+  show: { flag: "--show", type: "boolean", help: "draw each listed job's saved picture (a video's first frame) in the terminal, where it can (kitty, iTerm2)" },
 });
 
 const DEFAULT_LIMIT = 20;
@@ -45,6 +46,13 @@ function historyTable(ctx: CliContext, rows: HistoryEntry[]): string[] {
   );
 }
 
+/** `--show`: each saved file drawn, then its id and path (nothing at all where pictures cannot be drawn). */
+async function showSaved(ctx: CliContext, rows: readonly HistoryEntry[]): Promise<void> {
+  for (const j of rows) {
+    if (j.saved && (await ctx.showPicture(j.saved))) ctx.io.out(`  ${j.id}  ${j.saved}`);
+  }
+}
+
 export const command: CommandModule = {
   register(history: Command, getContext: ContextGetter) {
     FLAGS.addTo(history).action(async (opts: FlagInput<typeof FLAGS>, cmd: Command) => {
@@ -71,6 +79,7 @@ export const command: CommandModule = {
         },
         (r) => r.map((j) => j.id),
       );
+      if (flags.show) await showSaved(ctx, rows);
     });
     examples(history, [
       "mediagen history",

@@ -8,6 +8,11 @@ import { envSetting } from "../env-setting.js";
 import { CliError, EXIT, type CommandModule } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
+import type { LocalInstance } from "../../features/local.js";
+import type { ServerOptions } from "../../server/server.js";
+
+/** The server's signed media links, as the pages receive them. */
+type UrlBuilder = Parameters<NonNullable<ServerOptions["pages"]>>[0];
 
 interface ServeFlags {
   host: string;
@@ -15,6 +20,9 @@ interface ServeFlags {
   publicUrl?: string;
   allowLocalFiles?: boolean;
   allowPrivateUrls?: boolean;
+  /** `--no-ui` sets it false. */
+  ui: boolean;
+  uiAllowRemote?: boolean;
 }
 
 export function parsePort(value: string): number {
@@ -22,6 +30,14 @@ export function parsePort(value: string): number {
     throw new CliError(`--port must be a number from 0 to 65535, got "${value}"`, EXIT.usage, "invalid_value", "port");
   }
   return Number(value);
+}
+
+/** The dashboard of `mediagen ui` at `/` (src/ui/, loaded only when serving it). */
+async function dashboardPages(home: string, flags: ServeFlags) {
+  const [{ createUiHandler }, { PageGuard }] = await Promise.all([import("../../ui/handler.js"), import("../../ui/guard.js")]);
+  const hosts = flags.publicUrl ? [new URL(flags.publicUrl).hostname.replace(/^\[|\]$/g, "")] : [];
+  const guard = new PageGuard({ allowRemote: flags.uiAllowRemote === true, hosts });
+  return (instance: LocalInstance, urls: UrlBuilder) => createUiHandler({ instance, home, urls: () => urls, guard });
 }
 
 export const command: CommandModule = {
@@ -37,6 +53,11 @@ export const command: CommandModule = {
       .option(
         "--allow-private-urls",
         "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
+      )
+      .option("--no-ui", "do not serve the dashboard pages at / (mediagen ui)")
+      .option(
+        "--ui-allow-remote",
+        "let clients on other machines read the dashboard pages at / (they show every space and webhook payload); off by default: this machine only",
       )
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd) as CliContext;
@@ -77,6 +98,11 @@ export const command: CommandModule = {
           );
         }
 
+        if (flags.uiAllowRemote && flags.ui) {
+          ctx.io.warn("warning: --ui-allow-remote lets anyone who can reach this server read the dashboard pages (spaces, key ids, ledgers, webhook payloads) and resend webhooks.");
+        }
+        const pages = flags.ui ? await dashboardPages(ctx.home, flags) : undefined;
+
         const rateLimit = rateLimitFromEnv(ctx.env);
         const instance = openLocalInstance({
           home,
@@ -97,6 +123,7 @@ export const command: CommandModule = {
             allowPrivateNetwork,
             onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
             ...(trace ? { accessLog: trace } : {}),
+            ...(pages ? { pages: (urls: UrlBuilder) => pages(instance, urls) } : {}),
           });
         } catch (e) {
           await instance.close();
@@ -133,6 +160,7 @@ export const command: CommandModule = {
       "MEDIAGEN_LOCAL_RATE_LIMIT=10000 mediagen serve --port 8080",
       "mediagen serve --allow-local-files   # requests may name files on this machine",
       "mediagen serve --allow-private-urls  # media URLs may point into your own network",
+      "mediagen serve --no-ui                # the API only: no dashboard pages at /",
     ]);
     serve.addHelpText(
       "after",

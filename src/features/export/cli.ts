@@ -9,7 +9,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
-import { examples } from "../../cli/help-text.js";
+import { examples, SHOW_HELP } from "../../cli/help-text.js";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
 import { BODY_FLAG, defineFlags, flagError, type FlagInput } from "../../cli/flags.js";
@@ -64,6 +64,7 @@ export function exportWaitOptions(cmd: Command): Command {
     .option("--watch", "wait until the export completes (or fails), with a progress bar on stderr")
     .option("--download <file.mp4|dir>", "save the MP4 as this file (a path ending in .mp4) or into this directory as <job_id>.mp4 (implies --watch)")
     .option("--force", "overwrite an existing file when downloading")
+    .option("--show", SHOW_HELP)
     .option("--timeout <duration>", "give up waiting after this long (default 20m)")
     .option("--interval <duration>", "poll interval (default: the spec's export schedule; faster on the local target)");
 }

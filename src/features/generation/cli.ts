@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
-import { examples } from "../../cli/help-text.js";
+import { examples, SHOW_HELP } from "../../cli/help-text.js";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
 import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
@@ -517,6 +517,7 @@ export const generateCommand: CommandModule = {
       .option("--export", "once the video is done, export it to an MP4 in its own format (POST /export/start) and wait for it (implies --watch)")
       .option("--download <file.mp4|dir>", "with --export: save the MP4 as this file (a path ending in .mp4) or into this directory (implies --export)")
       .option("--force", "overwrite an existing file when downloading")
+      .option("--show", SHOW_HELP)
       .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)");
     waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => runGenerate(getContext(cmd), opts));
     addWebhookListen(generate, getContext, { fields: ["webhook", "webhookUrl"] });

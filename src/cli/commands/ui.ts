@@ -1,0 +1,62 @@
+/**
+ * `mediagen ui`: a local web dashboard of what this machine made (the history, on any target) and
+ * of the local instance, on 127.0.0.1. The same pages are at `/` of `mediagen serve`. The pages
+ * (src/ui/) and SQLite load only when the command runs.
+ */
+import type { Command } from "commander";
+import { spawn } from "node:child_process";
+import type { CliContext } from "../context.js";
+import { examples } from "../help-text.js";
+import { CliError, EXIT, type CommandModule } from "../types.js";
+import { parsePort } from "./serve.js";
+
+interface UiFlags {
+  port: string;
+  open?: boolean;
+}
+
+/** Opens the URL in the desktop's browser; says so when it cannot (no desktop, no opener). */
+function openBrowser(ctx: CliContext, url: string): void {
+  const [cmd, args] =
+    process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
+  try {
+    const child = spawn(cmd, args as string[], { stdio: "ignore", detached: true });
+    child.on("error", () => ctx.io.warn(`Could not open a browser (${cmd}); open ${url} yourself.`));
+    child.unref();
+  } catch {
+    ctx.io.warn(`Could not open a browser; open ${url} yourself.`);
+  }
+}
+
+export const command: CommandModule = {
+  register(ui: Command, getContext) {
+    ui.option("--port <port>", "port on 127.0.0.1; 0 picks a free one", "4020")
+      .option("--open", "open the dashboard in the browser")
+      .action(async (flags: UiFlags, cmd: Command) => {
+        const ctx = getContext(cmd) as CliContext;
+        const port = parsePort(flags.port);
+        const [{ openLocalInstance }, { startUiServer }] = await Promise.all([import("../../features/local.js"), import("../../ui/server.js")]);
+        const instance = openLocalInstance({ home: ctx.home, worker: "detached" });
+        let running: Awaited<ReturnType<typeof startUiServer>>;
+        try {
+          running = await startUiServer({ instance, home: ctx.home, port });
+        } catch (e) {
+          await instance.close();
+          if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {
+            throw new CliError(`127.0.0.1:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
+          }
+          throw e;
+        }
+        const stopped = ctx.runtime.signals.nextStop();
+        const url = `${running.origin}/`;
+        if (ctx.opts.json) ctx.io.out(JSON.stringify({ url }));
+        else ctx.io.out(url);
+        ctx.io.info("The dashboard of this machine (only this machine can open it). Ctrl-C stops.");
+        if (flags.open) openBrowser(ctx, url);
+        await stopped;
+        await running.close();
+        await instance.close();
+      });
+    examples(ui, ["mediagen ui --open", "mediagen ui --port 0 --json     # prints {\"url\": …} once listening", "mediagen serve   # the same pages at http://127.0.0.1:4010/"]);
+  },
+};

@@ -1,0 +1,96 @@
+/**
+ * `--show`: draws a saved picture (or a frame of a saved video) inline, on terminals that announce
+ * that they can: kitty's graphics protocol (kitty, Ghostty) or iTerm2's inline images (iTerm2,
+ * WezTerm). Everywhere else — a pipe, `--json`, tmux, any other terminal — it says nothing, so the
+ * output reads the same as without the flag. Sixel is not drawn: it needs an encoder (libsixel or an
+ * ffmpeg built with it) that this machine's tools do not offer.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { readEnv, type Env } from "../config/env.js";
+
+export type PictureProtocol = "kitty" | "iterm2";
+
+/** Which protocol this terminal announces (from its environment), if any. */
+export function pictureProtocol(env: Env): PictureProtocol | undefined {
+  if (readEnv("TMUX", env)) return undefined;
+  const term = readEnv("TERM", env) ?? "";
+  const program = readEnv("TERM_PROGRAM", env) ?? "";
+  if (term === "xterm-kitty" || readEnv("KITTY_WINDOW_ID", env) || term === "xterm-ghostty" || program === "ghostty") return "kitty";
+  if (program === "iTerm.app" || program === "WezTerm" || readEnv("LC_TERMINAL", env) === "iTerm2") return "iterm2";
+  return undefined;
+}
+
+/** Width of the drawn picture, in terminal cells. */
+const CELLS = 40;
+/** Largest file sent as is (an image); a bigger one is drawn from a scaled frame. */
+const MAX_DIRECT = 4 * 1024 * 1024;
+const KITTY_CHUNK = 4096;
+const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
+const VIDEO_OR_IMAGE = /\.(png|jpe?g|gif|webp|mp4|m4v|mov|webm)$/i;
+
+/** A PNG of the file's first frame, scaled down, made by ffmpeg (undefined when it cannot be made). */
+function framePng(file: string, env: Env): Promise<Buffer | undefined> {
+  const ffmpeg = readEnv("MEDIAGEN_FFMPEG", env) ?? "ffmpeg";
+  return new Promise((resolve) => {
+    const args = ["-v", "error", "-ss", "0", "-i", file, "-frames:v", "1", "-vf", "scale='min(640,iw)':-2", "-f", "image2pipe", "-c:v", "png", "-"];
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(ffmpeg, args, { stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv });
+    } catch {
+      return resolve(undefined);
+    }
+    const chunks: Buffer[] = [];
+    child.stdout?.on("data", (c: Buffer) => chunks.push(c));
+    child.on("error", () => resolve(undefined));
+    child.on("close", (code) => resolve(code === 0 && chunks.length ? Buffer.concat(chunks) : undefined));
+  });
+}
+
+/** kitty: PNG data (f=100), transmitted and shown at once (a=T), in chunks of 4096 base64 bytes. */
+export function kittyEscape(png: Buffer): string {
+  const b64 = png.toString("base64");
+  let out = "";
+  for (let i = 0; i < b64.length; i += KITTY_CHUNK) {
+    const more = i + KITTY_CHUNK < b64.length ? 1 : 0;
+    const head = i === 0 ? `a=T,f=100,c=${CELLS},q=2,m=${more}` : `m=${more}`;
+    out += `\x1b_G${head};${b64.slice(i, i + KITTY_CHUNK)}\x1b\\`;
+  }
+  return `${out}\n`;
+}
+
+/** iTerm2: the file itself, any format the terminal reads, as an OSC 1337 inline image. */
+export function itermEscape(data: Buffer, name: string): string {
+  const args = `name=${Buffer.from(name).toString("base64")};size=${data.length};inline=1;width=${CELLS};preserveAspectRatio=1`;
+  return `\x1b]1337;File=${args}:${data.toString("base64")}\x07\n`;
+}
+
+export interface PictureTerminal {
+  /** Writes to the terminal as is. */
+  write(text: string): void;
+  isTTY: boolean;
+  env: Env;
+}
+
+/**
+ * Draws `file` when the terminal can; resolves false (and writes nothing) otherwise. Never throws:
+ * a picture that cannot be drawn is not the command's failure.
+ */
+export async function showPicture(term: PictureTerminal, file: string): Promise<boolean> {
+  if (!term.isTTY || !VIDEO_OR_IMAGE.test(file)) return false;
+  const protocol = pictureProtocol(term.env);
+  if (!protocol) return false;
+  try {
+    let data: Buffer | undefined;
+    const direct = IMAGE.test(file) && fs.statSync(file).size <= MAX_DIRECT;
+    // iTerm2 reads any image; kitty's f=100 is PNG only; a video is shown by its first frame.
+    if (direct && (protocol === "iterm2" || /\.png$/i.test(file))) data = fs.readFileSync(file);
+    else data = await framePng(file, term.env);
+    if (!data) return false;
+    term.write(protocol === "kitty" ? kittyEscape(data) : itermEscape(data, path.basename(file)));
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * What the local-instance page shows, read from the instance: spaces, keys (masked), ledgers,
+ * jobs with their steps, webhook deliveries with a signature check, videos, and — where the
+ * instance offers them — faults and snapshots.
+ */
+import { verifyStandardWebhook, type SignatureState } from "../cli/webhook-verify.js";
+import type { LocalInstance } from "../features/local.js";
+import type { KeyView, LedgerEntryView, SpaceView } from "../local/dashboard.js";
+import type { JobRow } from "../local/types.js";
+import { signWebhook, type WebhookDeliveryView } from "../local/webhooks.js";
+import { jobState, type JobState } from "./jobs-state.js";
+
+export interface JobLine {
+  row: JobRow;
+  /** The record's own step and progress (generation and export jobs). */
+  state: JobState | undefined;
+}
+
+export interface DeliveryLine {
+  delivery: WebhookDeliveryView;
+  /** Whether a delivery of this payload is signed now, and whether its signature checks out with the receiver's verifier. */
+  signature: SignatureState;
+}
+
+/**
+ * Faults and snapshots come from the emulator's work (issue 22). The page shows them when the
+ * instance has a `list()` for them and says nothing otherwise: the pages build neither.
+ */
+export interface OptionalLists {
+  faults?: { list(): readonly object[] };
+  snapshots?: { list(): readonly object[] };
+}
+
+export interface LocalData {
+  spaces: SpaceView[];
+  keys: KeyView[];
+  ledgers: { space: SpaceView; entries: LedgerEntryView[] }[];
+  jobs: JobLine[];
+  deliveries: DeliveryLine[];
+  signing: boolean;
+  faults: readonly object[] | undefined;
+  snapshots: readonly object[] | undefined;
+}
+
+const JOBS_SHOWN = 200;
+const DELIVERIES_SHOWN = 100;
+
+/** Job kinds of the queue whose `ref` is a record of the same name (with a status, and a step for some). */
+const JOB_RECORD: Record<string, "generation" | "export" | "asset" | "look" | undefined> = {
+  asset: "asset",
+  look: "look",
+  generation: "generation",
+  export: "export",
+};
+
+/** The check a receiver (`mediagen listen`) makes, on this payload signed with the current secret. */
+export function signatureOf(secret: string | undefined, d: WebhookDeliveryView, nowMs: number): SignatureState {
+  if (!secret) return "unchecked";
+  const body = JSON.stringify(d.payload);
+  const ts = Math.floor(nowMs / 1000);
+  const headers = { "webhook-id": d.id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook(secret, d.id, ts, body) };
+  return verifyStandardWebhook(secret, headers, body, nowMs).signature;
+}
+
+function optionalList(source: { list(): readonly object[] } | undefined): readonly object[] | undefined {
+  if (!source || typeof source.list !== "function") return undefined;
+  try {
+    return source.list();
+  } catch {
+    return undefined;
+  }
+}
+
+export function localData(instance: LocalInstance): LocalData {
+  const spaces = instance.listSpaces();
+  const jobs = instance.jobs
+    .list()
+    .slice(-JOBS_SHOWN)
+    .reverse()
+    .map((row) => {
+      const kind = JOB_RECORD[row.kind];
+      return { row, state: kind && row.ref ? jobState(instance.db, kind, row.ref) : undefined };
+    });
+  const secret = instance.getSetting("webhook_secret");
+  const now = instance.clock.now();
+  const deliveries = instance
+    .webhookDeliveries()
+    .slice(-DELIVERIES_SHOWN)
+    .reverse()
+    .map((delivery) => ({ delivery, signature: signatureOf(secret, delivery, now) }));
+  const extra = instance as unknown as OptionalLists;
+  return {
+    spaces,
+    keys: instance.listKeys(),
+    ledgers: spaces.map((space) => ({ space, entries: instance.ledgerEntries(space.id) })),
+    jobs,
+    deliveries,
+    signing: !!secret,
+    faults: optionalList(extra.faults),
+    snapshots: optionalList(extra.snapshots),
+  };
+}
+
+/** Sends a delivery again: a new delivery of the same payload to the same URL (signed as deliveries are now). */
+export function resendDelivery(instance: LocalInstance, id: string): string | undefined {
+  const d = instance.webhookDeliveries().find((x) => x.id === id);
+  if (!d) return undefined;
+  const fresh = instance.webhooks.enqueue(d.space_id, d.url, d.payload as Parameters<LocalInstance["webhooks"]["enqueue"]>[2]);
+  instance.kick();
+  return fresh;
+}

@@ -1,0 +1,112 @@
+/** `/local`: the local instance — spaces, keys, ledgers with a chart, jobs, webhook deliveries, videos. */
+import type { VideoRow } from "../features/video/record.js";
+import { creditsChart } from "./chart.js";
+import { html, prettyJson, type Html } from "./html.js";
+import { layout, tableOf, when } from "./layout.js";
+import type { DeliveryLine, JobLine, LocalData } from "./local-data.js";
+
+const status = (s: string) => html`<span class="status status-${s}">${s}</span>`;
+const ms = (t: number | null) => (t === null ? "" : when(new Date(t).toISOString()));
+
+function ledgers(data: LocalData): Html {
+  return html`${data.ledgers.map(
+    ({ space, entries }) => html`<h3>${space.name} <span class="id">${space.id}</span> — ${space.credits} credits</h3>
+${creditsChart(entries.map((e) => ({ at: e.created_at, balance: e.balance_after })), `credits of ${space.name} over time`)}
+<details><summary>ledger (${entries.length} entries)</summary>
+${tableOf(entries, [
+  ["created", (e) => when(e.created_at)],
+  ["kind", (e) => e.kind],
+  ["amount", (e) => e.amount],
+  ["balance", (e) => e.balance_after],
+  ["ref", (e) => html`<span class="id">${e.ref ?? ""}</span>`],
+  ["note", (e) => e.note ?? ""],
+], "No entries.")}</details>`,
+  )}`;
+}
+
+function jobStep(j: JobLine): Html {
+  const s = j.state;
+  if (!s) return html``;
+  return html`${s.step ?? ""}${s.progress !== null ? html` <progress max="100" value="${s.progress}"></progress> ${s.progress}%` : ""} ${status(s.status)}`;
+}
+
+function jobs(lines: readonly JobLine[]): Html {
+  return tableOf(lines, [
+    ["job", (j) => html`<span class="id">${j.row.id}</span>`],
+    ["kind", (j) => j.row.kind],
+    ["record", (j) => html`<span class="id">${j.row.ref ?? ""}</span>`],
+    ["queue", (j) => status(j.row.status)],
+    ["attempts", (j) => `${j.row.attempts}/${j.row.max_attempts}`],
+    ["step", jobStep],
+    ["last error", (j) => j.row.last_error ?? ""],
+    ["created", (j) => ms(j.row.created_at)],
+    ["updated", (j) => ms(j.row.updated_at)],
+  ], "No jobs.");
+}
+
+function delivery(line: DeliveryLine, token: string): Html {
+  const d = line.delivery;
+  return html`<tr data-delivery="${d.id}">
+<td><span class="id">${d.id}</span></td><td>${d.task ?? ""}</td><td class="id">${d.url}</td><td>${status(d.status)}</td>
+<td>${d.attempts}${d.last_status !== null ? html` (HTTP ${d.last_status})` : ""}${d.last_error ? html`<br><span class="status-failed">${d.last_error}</span>` : ""}</td>
+<td>${status(line.signature === "unchecked" ? "unsigned" : line.signature)}</td>
+<td>${when(d.created_at)}</td>
+<td><form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/resend"><input type="hidden" name="token" value="${token}"><button type="submit">Resend</button></form></td>
+</tr>
+<tr><td colspan="8"><details><summary>payload and attempts</summary><pre>${prettyJson(d.payload)}</pre>
+${tableOf(d.attempt_log, [["attempt", (a) => a.attempt], ["HTTP", (a) => a.status_code ?? ""], ["error", (a) => a.error ?? ""], ["ms", (a) => a.duration_ms], ["at", (a) => when(a.at)]], "No attempt yet.")}
+</details></td></tr>`;
+}
+
+function deliveries(data: LocalData, token: string): Html {
+  if (!data.deliveries.length) return html`<p class="muted">No webhook deliveries.</p>`;
+  return html`<p class="muted">${data.signing ? "Deliveries are signed (Standard Webhooks); the signature column is the receiver's check of this payload signed with the current secret." : "No signing secret: deliveries go unsigned (mediagen local webhooks secret set)."}</p>
+<table class="deliveries"><thead><tr><th>delivery</th><th>task</th><th>url</th><th>status</th><th>attempts</th><th>signature</th><th>created</th><th></th></tr></thead>
+<tbody>${data.deliveries.map((l) => delivery(l, token))}</tbody></table>`;
+}
+
+/** Faults and snapshots (issue 22): shown only when the instance lists them; nothing is said otherwise. */
+function optionalSection(title: string, rows: readonly object[] | undefined): Html {
+  if (rows === undefined) return html``;
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return html`<section id="${title.toLowerCase()}"><h2>${title}</h2>${tableOf(
+    rows as Record<string, unknown>[],
+    keys.map((k) => [k, (r: Record<string, unknown>) => (r[k] !== null && typeof r[k] === "object" ? JSON.stringify(r[k]) : String(r[k] ?? ""))] as [string, (r: Record<string, unknown>) => unknown]),
+    `No ${title.toLowerCase()}.`,
+  )}</section>`;
+}
+
+export function localPage(data: LocalData, videos: readonly VideoRow[], token: string, notice?: string): Html {
+  return layout(
+    "Local instance",
+    html`${notice ? html`<p class="notice">${notice}</p>` : ""}
+<section id="spaces"><h2>Spaces</h2>${tableOf(data.spaces, [
+      ["space", (s) => html`<span class="id">${s.id}</span>`],
+      ["name", (s) => s.name],
+      ["plan", (s) => s.plan],
+      ["credits", (s) => s.credits],
+      ["default", (s) => (s.is_default ? "yes" : "")],
+      ["keys", (s) => s.keys],
+      ["created", (s) => when(s.created_at)],
+    ], "No spaces yet.")}</section>
+<section id="keys"><h2>API keys</h2>${tableOf(data.keys, [
+      ["key id", (k) => html`<span class="id">${k.id}</span>`],
+      ["space", (k) => html`<span class="id">${k.space_id}</span>`],
+      ["key", (k) => k.key],
+      ["created", (k) => when(k.created_at)],
+      ["revoked", (k) => when(k.revoked_at)],
+    ], "No keys.")}</section>
+<section id="ledgers"><h2>Balances and ledgers</h2>${ledgers(data)}</section>
+<section id="jobs"><h2>Jobs</h2>${jobs(data.jobs)}</section>
+<section id="webhooks"><h2>Webhook deliveries</h2>${deliveries(data, token)}</section>
+<section id="videos"><h2>Videos</h2>${tableOf(videos, [
+      ["video", (v) => html`<a href="/videos/${encodeURIComponent(v.id)}" class="id">${v.id}</a>`],
+      ["status", (v) => status(v.status)],
+      ["seconds", (v) => (v.duration_ms === null ? "" : v.duration_ms / 1000)],
+      ["origin", (v) => (v.origin === "duplicate" ? `copy of ${v.parent_video_id}` : (v.generation_id ?? ""))],
+      ["created", (v) => when(v.created_at)],
+    ], "No videos.")}</section>
+${optionalSection("Faults", data.faults)}
+${optionalSection("Snapshots", data.snapshots)}`,
+  );
+}
