@@ -25,11 +25,34 @@ async function fetchLines(engine: Engine, kind: DynamicKind): Promise<string[]> 
       return (await engine.avatarList({})).map((l) => tabbed(l.id, `${l.avatar_name} / ${l.look_name}`));
     case "folders":
       return (await engine.folderList({})).folders.map((f) => tabbed(f.id, `${f.name} (${f.type})`));
+    default:
+      return [];
   }
+}
+
+/**
+ * Ids from this machine's history, most recent first (no cache: the file is local and changes with
+ * every start): `jobs` are the ids with something to wait for or download (their life has a status
+ * or a kept result), `videos` the videos made (a generation's video_id, a duplicate).
+ */
+async function historyLines(ctx: CliContext, kind: "jobs" | "videos"): Promise<string[]> {
+  const [{ readHistory }, { jobLife }] = await Promise.all([import("./journal.js"), import("../features/lives.js")]);
+  const rows = readHistory(ctx.home);
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const r of rows) {
+    const life = jobLife(r.kind);
+    const id = kind === "jobs" ? (life.status || r.saved ? r.id : undefined) : r.kind === "video" ? r.id : r.kind === "generation" ? r.video_id : undefined;
+    if (!id || seen.has(id)) continue;
+    seen.add(id);
+    lines.push(`${id}\t${kind === "jobs" ? `${life.noun}, ${r.status}` : `video${r.kind === "generation" ? ` of ${r.id}` : " (copy)"}`}`);
+  }
+  return lines;
 }
 
 /** Values of a kind for the current target, from a 10-minute cache or the engine. */
 export async function dynamicValues(ctx: CliContext, kind: DynamicKind, now = ctx.runtime.clock.now()): Promise<string[]> {
+  if (kind === "jobs" || kind === "videos") return historyLines(ctx, kind);
   const { config } = ctx.resolve();
   const crypto = await import("node:crypto");
   const scope = crypto

@@ -6,7 +6,7 @@
  */
 import type { Command, Option, Argument } from "commander";
 
-export const DYNAMIC_KINDS = ["models", "voices", "looks", "folders"] as const;
+export const DYNAMIC_KINDS = ["models", "voices", "looks", "folders", "jobs", "videos"] as const;
 export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /** Which flags and arguments take which service ids, by name (so other groups' flags get them too). */
@@ -28,6 +28,10 @@ const ARGUMENT_KINDS: Record<string, DynamicKind> = {
   voice_id: "voices",
   look_id: "looks",
   folder_id: "folders",
+  // Jobs and videos this machine started (the history, read through the job lives).
+  id: "jobs",
+  job_id: "jobs",
+  video_id: "videos",
 };
 
 export type Completion = { lines: string[] } | { dynamic: DynamicKind };

@@ -56,6 +56,8 @@ export class CliContext implements Context {
   private rateLimitSaidUntil: number | undefined;
   /** The journal could not be written: said once per command. */
   private journalWarned = false;
+  /** Jobs this process recorded already: a start told twice (by the engine and by batch) is one row. */
+  private readonly recorded = new Set<string>();
   /** A target chosen by the command (download follows the journal): beats the configuration, not flags. */
   private targetOverride?: { target: Target; baseUrl?: string; profile?: string };
   /** The running command was given `--show`: every file it saves is drawn in the terminal (terminal-picture.ts). */
@@ -220,6 +222,7 @@ export class CliContext implements Context {
     return new GuardedEngine(traced, {
       onInterrupt: (handler) => this.onInterrupt(handler),
       onRateLimited: (ms) => this.rateLimited(ms),
+      onStarted: (op, input, res) => this.recordStarted(op, input, res),
     });
   }
 
@@ -312,28 +315,58 @@ export class CliContext implements Context {
    * the job is started and paid for either way.
    */
   async recordJobs(jobs: ReadonlyArray<Omit<JobStart, "target" | "base_url" | "profile">>): Promise<void> {
-    if (!jobs.length) return;
+    const fresh = jobs.filter((j) => !this.recorded.has(`${j.kind}:${j.id}`));
+    if (!fresh.length) return;
     try {
       const target = await this.target();
       const { config } = this.resolve();
       const { recordStart } = await import("./journal.js");
       recordStart(
         this.home,
-        jobs.map((j) => ({ ...j, target, base_url: target === "hosted" ? (config.baseUrl ?? null) : null, profile: config.profile })),
+        fresh.map((j) => ({ ...j, target, base_url: target === "hosted" ? (config.baseUrl ?? null) : null, profile: config.profile })),
       );
+      for (const j of fresh) this.recorded.add(`${j.kind}:${j.id}`);
+    } catch (e) {
+      this.journalProblem(e);
+    }
+  }
+
+  /**
+   * Records the jobs a start's answer names, as its life says (src/features/lives.ts). A result the
+   * answer carries itself (a script's text) is saved beside the history, so `download` can give it.
+   */
+  async recordStarted(op: string, input: Record<string, unknown>, res: unknown): Promise<void> {
+    try {
+      const { startedBy } = await import("../features/lives.js");
+      const jobs = startedBy(op, input, res);
+      const rows = await Promise.all(
+        jobs.map(async ({ text, ...j }) => {
+          if (text === undefined) return j;
+          const { saveStartText } = await import("./journal.js");
+          return { ...j, saved: saveStartText(this.home, j.id, text) };
+        }),
+      );
+      await this.recordJobs(rows);
     } catch (e) {
       this.journalProblem(e);
     }
   }
 
   /** Records what became of jobs (status, saved file) that the journal knows; others are not recorded. */
-  async recordUpdates(updates: ReadonlyArray<Omit<JobUpdate, "target">>): Promise<void> {
+  async recordUpdates(updates: ReadonlyArray<Omit<JobUpdate, "target" | "kind"> & { kind?: JobUpdate["kind"] }>): Promise<void> {
     if (!updates.length) return;
     try {
       const target = await this.target();
       const { readHistory, recordUpdate } = await import("./journal.js");
-      const known = new Set(readHistory(this.home).filter((j) => j.target === target).map((j) => `${j.kind}:${j.id}`));
-      recordUpdate(this.home, updates.filter((u) => known.has(`${u.kind}:${u.id}`)).map((u) => ({ ...u, target })));
+      const known = readHistory(this.home).filter((j) => j.target === target);
+      const keys = new Set(known.map((j) => `${j.kind}:${j.id}`));
+      // An update without its kind takes the kind the history has for its id.
+      const kindOf = (id: string) => known.find((j) => j.id === id)?.kind;
+      const rows = updates.flatMap((u) => {
+        const kind = u.kind ?? kindOf(u.id);
+        return kind && keys.has(`${kind}:${u.id}`) ? [{ ...u, kind, target }] : [];
+      });
+      recordUpdate(this.home, rows);
     } catch (e) {
       this.journalProblem(e);
     }

@@ -5,9 +5,13 @@
  * - a call that waits out a 429 says so (the frame prints it once per command);
  * - a request that may have been acted on (a POST that starts or makes something) and ended badly
  *   (a 5xx, an unreadable 2xx, a connection lost after sending, Ctrl-C while in flight) says that
- *   it may have been received and how to check, before the user repeats it and pays twice.
+ *   it may have been received and how to check, before the user repeats it and pays twice;
+ * - every start that succeeds is told to `onStarted` (the CLI records it in the history), whichever
+ *   surface made it: a command, an `--export` chain, batch, MCP, the wizard.
+ * What an operation is (a read, a paid or a free start, where to check) is its life (src/features/lives.ts).
  */
 import { ROUTES } from "../features/routes.js";
+import { isRead, lifeOf } from "../features/lives.js";
 import { BaseEngine, type CallOptions, type Engine, type OpName, type OpRequest, type OpResponse, type RateLimitInfo } from "../engine/engine.js";
 import { CliError, EXIT } from "./types.js";
 
@@ -16,15 +20,12 @@ export interface GuardOptions {
   onInterrupt(handler: () => void): () => void;
   /** Told when a call waits out a 429. */
   onRateLimited(waitMs: number): void;
+  /** Told of every start the service accepted (the history records it). */
+  onStarted?(op: OpName, input: Record<string, unknown>, res: unknown): Promise<void>;
 }
 
-/** POSTs without effects: nothing to check after they fail. */
-const NO_EFFECT = new Set<OpName>(["assetPricing"]);
-/** POSTs with effects that cost nothing. */
-const FREE = new Set<OpName>(["folderCreate"]);
-
 function mayHaveLanded(op: OpName): string {
-  return `the request may have been received, and the service may have acted on it${FREE.has(op) ? "" : " (and debited credits)"}`;
+  return `the request may have been received, and the service may have acted on it${lifeOf(op).effect === "free start" ? "" : " (and debited credits)"}`;
 }
 
 /** Where the user sees whether `op` happened, on this target. */
@@ -33,18 +34,8 @@ export function howToCheck(op: OpName, input: Record<string, unknown>, target: E
     target === "local"
       ? "`mediagen local spaces list` shows the balance and `mediagen local ledger <space_id>` every debit"
       : "the service's dashboard shows recent jobs and the balance";
-  switch (op) {
-    case "folderCreate":
-      return "`mediagen folder list` shows whether the folder was made";
-    case "avatarCreate":
-      return "`mediagen avatar list` shows whether the avatar was made; " + balance;
-    case "avatarEdit":
-      return typeof input.avatar_id === "string" && input.avatar_id
-        ? `\`mediagen avatar get ${input.avatar_id}\` lists its looks, a new one included if it was made; ${balance}`
-        : balance;
-    default:
-      return balance;
-  }
+  const where = lifeOf(op).check?.(input);
+  return lifeOf(op).effect === "free start" && where ? where : where ? `${where}; ${balance}` : balance;
 }
 
 /** The failures after which a request with effects may still have been acted on. */
@@ -86,7 +77,7 @@ export class GuardedEngine extends BaseEngine {
       },
     };
     const def = ROUTES[op];
-    if (def.method === "GET" || NO_EFFECT.has(op)) return this.inner.call(op, input, callOpts);
+    if (def.method === "GET" || isRead(op)) return this.inner.call(op, input, callOpts);
 
     const what = `${def.method} ${def.path}`;
     const check = () => howToCheck(op, (input ?? {}) as Record<string, unknown>, this.target);
@@ -104,7 +95,9 @@ export class GuardedEngine extends BaseEngine {
     const off = this.guard.onInterrupt(() => onCtrlC());
     try {
       // Raced, so Ctrl-C is reported at once even by an engine that does not honour the signal.
-      return await Promise.race([this.inner.call(op, input, { ...callOpts, signal: ac.signal }), interrupted]);
+      const res = await Promise.race([this.inner.call(op, input, { ...callOpts, signal: ac.signal }), interrupted]);
+      await this.guard.onStarted?.(op, (input ?? {}) as Record<string, unknown>, res);
+      return res;
     } catch (err) {
       if (couldHaveLanded(err) && err && typeof err === "object") {
         try {

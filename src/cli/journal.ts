@@ -13,9 +13,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Target } from "../engine/engine.js";
+import { redact } from "../engine/redact.js";
+import { jobKinds } from "../features/lives.js";
+import type { JobKindName, VideoFormatRecord } from "../features/life.js";
 
-export const JOB_KINDS = ["asset", "look", "generation", "export"] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
+/** The kinds of job the history knows: those the operation lives name (src/features/lives.ts). */
+export const JOB_KINDS: readonly JobKindName[] = jobKinds();
+export type JobKind = JobKindName;
 
 /** What a start records (the command knows it when the service accepts the job). */
 export interface JobStart {
@@ -33,6 +37,14 @@ export interface JobStart {
   /** A look's avatar (a look is read through its avatar). */
   avatar_id?: string;
   prompt?: string;
+  /** The video a duplicate is, or an export is made from. */
+  video_id?: string;
+  /** A result saved when the job started (a script's text). */
+  saved?: string;
+  /** The format of the video a generation makes. */
+  video_format?: VideoFormatRecord;
+  /** The video a duplicate copies. */
+  source_video_id?: string;
 }
 
 /** What later commands learn about a job: its status, where its result was saved, what it made. */
@@ -47,7 +59,7 @@ export interface JobUpdate {
 }
 
 /** One job of the history: the start's fields with the latest of each update's. */
-export interface HistoryEntry extends JobStart {
+export interface HistoryEntry extends Omit<JobStart, "saved"> {
   started_at: string;
   updated_at: string;
   saved: string | null;
@@ -55,6 +67,21 @@ export interface HistoryEntry extends JobStart {
 }
 
 export const historyFile = (home: string) => path.join(home, "history.jsonl");
+
+/**
+ * Saves a result a start's answer carries itself (a script's text) beside the history, so the row
+ * has its file at once and `download <id>` can copy it; returns the path. Written to a temporary
+ * file then renamed, so a reader never sees half of it.
+ */
+export function saveStartText(home: string, id: string, text: string): string {
+  const dir = path.join(home, "results");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${id.replace(/[^A-Za-z0-9_-]/g, "_")}.txt`);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+  return file;
+}
 
 /** Keeps a line well under a page, so it is written by one write() whatever happens. */
 const MAX_PROMPT = 200;
@@ -75,9 +102,14 @@ function append(home: string, buf: Buffer): void {
   }
 }
 
+/**
+ * A prompt is what a person typed, and a person pastes keys into prompts: the history keeps it
+ * redacted (src/engine/redact.ts), as stderr shows it.
+ */
 export function recordStart(home: string, jobs: readonly JobStart[], now = new Date()): void {
   for (const j of jobs) {
-    const prompt = j.prompt !== undefined && j.prompt.length > MAX_PROMPT ? `${j.prompt.slice(0, MAX_PROMPT - 1)}…` : j.prompt;
+    const clean = j.prompt !== undefined ? redact(j.prompt) : undefined;
+    const prompt = clean !== undefined && clean.length > MAX_PROMPT ? `${clean.slice(0, MAX_PROMPT - 1)}…` : clean;
     append(home, line("start", now.toISOString(), { ...j, ...(prompt !== undefined ? { prompt } : {}) }));
   }
 }
@@ -113,7 +145,8 @@ export function readHistory(home: string): HistoryEntry[] {
       const { v: _v, event: _e, at: _a, ...fields } = ev;
       const prev = jobs.get(key);
       jobs.delete(key); // a job started again (a retried id) counts from its latest start
-      jobs.set(key, { ...(fields as unknown as JobStart), started_at: at, updated_at: at, saved: prev?.saved ?? null });
+      const start = fields as unknown as JobStart;
+      jobs.set(key, { ...start, started_at: at, updated_at: at, saved: start.saved ?? prev?.saved ?? null });
     } else if (ev.event === "update") {
       const job = jobs.get(key);
       if (!job) continue; // not started from this machine
@@ -129,4 +162,21 @@ export function readHistory(home: string): HistoryEntry[] {
 /** The latest job with this id (any kind), or undefined. */
 export function findJob(home: string, id: string, target?: Target): HistoryEntry | undefined {
   return readHistory(home).find((j) => j.id === id && (target === undefined || j.target === target));
+}
+
+/** The format of a video this machine's history made (its generation's request), through the copies made of it. */
+export function videoFormatOf(home: string, videoId: string, target?: Target): VideoFormatRecord | undefined {
+  const rows = readHistory(home).filter((j) => target === undefined || j.target === target);
+  let id: string | undefined = videoId;
+  for (let hops = 0; id !== undefined && hops < 20; hops++) {
+    const made = rows.find((j) => j.kind === "generation" && j.video_id === id && j.video_format);
+    if (made) return made.video_format;
+    id = rows.find((j) => j.kind === "video" && j.id === id)?.source_video_id;
+  }
+  return undefined;
+}
+
+/** The latest job that made or names this video (a generation's result, an export's source), or undefined. */
+export function findVideo(home: string, videoId: string, target?: Target): HistoryEntry | undefined {
+  return readHistory(home).find((j) => j.video_id === videoId && j.id !== videoId && (target === undefined || j.target === target));
 }

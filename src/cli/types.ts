@@ -107,7 +107,7 @@ export interface Context {
   /** Records jobs this command started in the journal (`mediagen history`); never fails the command. */
   recordJobs?(jobs: ReadonlyArray<Omit<JobStart, "target" | "base_url" | "profile">>): Promise<void>;
   /** Records what became of jobs the journal knows (status, saved file). */
-  recordUpdates?(updates: ReadonlyArray<Omit<JobUpdate, "target">>): Promise<void>;
+  recordUpdates?(updates: ReadonlyArray<Omit<JobUpdate, "target" | "kind"> & { kind?: JobUpdate["kind"] }>): Promise<void>;
   /** Reads a JSON body from a file path or `-` (stdin). Usage error (exit 2) when it does not parse. */
   readBody(pathOrDash: string): Promise<Record<string, unknown>>;
 }

@@ -29,7 +29,6 @@ import {
 import type { CliContext } from "../cli/context.js";
 import type { Engine, OpName } from "../engine/engine.js";
 import { redact, registerSecret } from "../engine/redact.js";
-import type { JobKind } from "../cli/journal.js";
 import { runWaitAll, type WaitJob } from "../cli/wait.js";
 import { describeOp, inputSchema, opTool, opTools, type OpTool } from "./tools.js";
 import { debitedBy, priceOf } from "./price.js";
@@ -181,7 +180,7 @@ export class McpSession {
   private async callOp(t: OpTool, args: Args, signal: AbortSignal): Promise<CallToolResult> {
     const reservation = t.read
       ? undefined
-      : this.budget.reserve(t.name, this.budget.maxCredits === undefined ? { credits: null, exact: false, basis: "" } : await priceOf(this.engine, t.op, args));
+      : this.budget.reserve(t.name, this.budget.maxCredits === undefined ? { credits: null, exact: false, basis: "" } : await this.priceOf(t.op, args));
     let res: unknown;
     try {
       res = await this.engine.call(t.op, args as never, { signal });
@@ -193,28 +192,28 @@ export class McpSession {
       throw e;
     }
     reservation?.settle(debitedBy(t.op, res));
-    if (!t.read) await this.remember(t.op, args, res);
+    if (!t.read) this.remember(t.op, args, res);
     return toolResult(res);
   }
 
-  /** Jobs a start made: kept for wait_for/download, and in the history (`mediagen history`). */
-  private async remember(op: OpName, args: Args, res: unknown): Promise<void> {
-    const jobs = jobsStarted(op, res);
-    if (!jobs.length) return;
-    for (const j of jobs) this.started.set(j.id, j);
-    const r = res as Record<string, unknown>;
-    const cost = op === "assetStart" ? r.cost_per_generation : debitedBy(op, res);
-    await this.ctx.recordJobs(
-      jobs.map((j) => ({
-        kind: j.kind,
-        id: j.id,
-        model: typeof args.model === "string" ? args.model : null,
-        cost: typeof cost === "number" ? cost : null,
-        status: typeof r.status === "string" ? r.status : "pending",
-        ...(j.avatar_id ? { avatar_id: j.avatar_id } : {}),
-        ...(typeof args.prompt === "string" ? { prompt: args.prompt } : {}),
-      })),
-    );
+  /**
+   * Jobs a start made, kept for wait_for/download. The history records them already: every start
+   * through the CLI's engine is recorded as its life says (src/cli/guarded-engine.ts).
+   */
+  private remember(op: OpName, args: Args, res: unknown): void {
+    for (const j of jobsStarted(op, args, res)) this.started.set(j.id, j);
+  }
+
+  /** A start's price by its life; a video this machine made is priced in its own format (the history's). */
+  private async priceOf(op: OpName, args: Args) {
+    const { videoFormatOf } = await import("../cli/journal.js");
+    return priceOf(this.engine, op, args, (id) => {
+      try {
+        return videoFormatOf(this.ctx.home, id, this.engine.target);
+      } catch {
+        return undefined; // an unreadable history knows nothing
+      }
+    });
   }
 
   /** What this session or the history knows of a job id: its kind, and a look's avatar. */
@@ -225,7 +224,9 @@ export class McpSession {
     const { findJob } = await import("../cli/journal.js");
     try {
       const entry = findJob(this.ctx.home, id, this.engine.target);
-      return entry ? { kind: entry.kind as JobKind, ...(entry.avatar_id ? { avatar_id: entry.avatar_id } : {}) } : undefined;
+      return entry
+        ? { kind: entry.kind, ...(entry.avatar_id ? { avatar_id: entry.avatar_id } : {}), ...(entry.cost !== null ? { cost: entry.cost } : {}) }
+        : undefined;
     } catch {
       // an unreadable history knows nothing
       return undefined;
@@ -330,7 +331,7 @@ export class McpSession {
     }
     const input = args.arguments ?? {};
     if (typeof input !== "object" || input === null || Array.isArray(input)) return toolError({ code: "invalid_value", field: "arguments", message: "arguments must be an object" });
-    const p = await priceOf(this.engine, t.op, input as Args);
+    const p = await this.priceOf(t.op, input as Args);
     const remaining = this.budget.remaining;
     return toolResult({
       tool: t.name,

@@ -6,9 +6,7 @@
  */
 import { z } from "zod";
 import { operations, type OpName, type OperationDef } from "../features/operations.js";
-
-/** POSTs that change nothing: reads for --read-only, and nothing to price or debit. */
-const READ_POSTS = new Set<string>(["assetPricing"]);
+import { isRead, lifeOf } from "../features/lives.js";
 
 export interface OpTool {
   name: string;
@@ -23,8 +21,9 @@ export function toolName(op: string): string {
   return op.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** A read (its life says so: a GET, or a POST without effects): listed under --read-only, never priced. */
 export function isReadOp(op: OpName): boolean {
-  return operations[op].method === "GET" || READ_POSTS.has(op);
+  return isRead(op);
 }
 
 /** Every operation of the table as a tool, in the table's order. */
@@ -64,6 +63,6 @@ export function describeOp(t: OpTool): string {
       "May debit credits from the space: `price` tells the cost first; under --max-credits the start is priced and refused past the session's budget.",
     );
   }
-  if (/Status$/.test(t.op)) lines.push("To wait until the job ends, use `wait_for`.");
+  if (lifeOf(t.op).statusOf) lines.push("To wait until the job ends, use `wait_for`.");
   return lines.join(" ");
 }

@@ -129,7 +129,8 @@ function exportJob(db: DB, id: string): JobState | undefined {
   };
 }
 
-const READERS: Record<JobKind, (db: DB, id: string) => JobState | undefined> = { asset, look, generation, export: exportJob };
+// Videos (duplicates) and scripts have no job row of their own to read.
+const READERS: Partial<Record<JobKind, (db: DB, id: string) => JobState | undefined>> = { asset, look, generation, export: exportJob };
 
 /** The job as the instance has it; undefined when it does not (another instance, or reset since). */
 export function jobState(db: DB, kind: JobKind, id: string): JobState | undefined {

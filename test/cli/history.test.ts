@@ -44,7 +44,8 @@ describe("mediagen history", () => {
   });
 
   it("lists what was started, most recent first: kind, id, target, model, cost, status", async () => {
-    const r = await run(["history", "--json"], { home });
+    // As recorded (without --no-refresh the running jobs are read again: test/cli/lives-history.test.ts).
+    const r = await run(["history", "--json", "--no-refresh"], { home });
     expect(r.exitCode, r.stderr).toBe(0);
     const entries = r.json<Entry[]>();
     expect(entries.map((e) => [e.kind, e.id])).toEqual([
@@ -58,7 +59,7 @@ describe("mediagen history", () => {
     expect(entries[0]).toMatchObject({ kind: "generation", cost: 5, status: "pending" });
 
     const human = await run(["history"], { home });
-    expect(human.stdout.split("\n")[0]).toMatch(/KIND\s+ID\s+TARGET\s+MODEL\s+CREDITS\s+STATUS\s+SAVED/);
+    expect(human.stdout.split("\n")[0]).toMatch(/KIND\s+ID\s+TARGET\s+MODEL\s+CREDITS\s+STATUS\s+VIDEO\s+SAVED/);
     for (const id of [...assets, look.look_id, job]) expect(human.stdout).toContain(id);
   });
 
@@ -69,7 +70,7 @@ describe("mediagen history", () => {
     const hosted = await run(["history", "--target", "hosted", "--json"], { home });
     expect(hosted.exitCode, hosted.stderr).toBe(0);
     expect(hosted.json()).toEqual([]);
-    expect((await run(["ls", "--kind", "video"], { home })).exitCode).toBe(2);
+    expect((await run(["ls", "--kind", "movie"], { home })).exitCode).toBe(2);
   });
 
   it("download <id> saves a finished asset, look or generation (its thumbnail), and the history keeps the path", async () => {

@@ -90,11 +90,16 @@ export async function priceBatch(ctx: CliContext, lines: readonly BatchLine[]): 
   }
 }
 
-/** Jobs the batch starts go to the history too (`mediagen history`, `mediagen download <id>`). */
+/**
+ * Jobs the batch starts go to the history too (`mediagen history`, `mediagen download <id>`): the
+ * engine records every start it makes (src/cli/guarded-engine.ts); what is left is a start a crash
+ * left unrecorded, which the batch found on the instance and adopted.
+ */
 function journal(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "started" }>): void {
   const l = lines.find((x) => x.line === e.line);
-  if (!l || !ctx.recordJobs) return;
-  const kind = e.step === "export" || l.kind === "export" ? "export" : l.kind === "asset" ? "asset" : l.kind === "generate" ? "generation" : l.kind === "avatar" ? "look" : undefined;
+  if (!l || !ctx.recordJobs || !e.adopted) return;
+  const kind =
+    e.step === "export" || l.kind === "export" ? "export" : l.kind === "asset" ? "asset" : l.kind === "generate" ? "generation" : l.kind === "avatar" ? "look" : l.kind === "duplicate" ? "video" : undefined;
   if (!kind) return;
   const b = l.body;
   const prompt = typeof b.prompt === "string" ? b.prompt : typeof b.script === "string" ? b.script : undefined;
@@ -118,12 +123,10 @@ function journal(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchE
 function journalDone(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "line" }>): void {
   const l = lines.find((x) => x.line === e.line);
   if (!l || !ctx.recordUpdates) return;
-  const kindOf = (id: string) => (id.startsWith("exp_") ? "export" : id.startsWith("run_") ? "generation" : l.kind === "asset" ? "asset" : l.kind === "avatar" ? "look" : undefined);
-  const updates = (e.ids ?? []).flatMap((id) => {
-    const kind = kindOf(id);
-    if (!kind) return [];
+  // Each id's kind is the one the history recorded at its start (no guess from its shape).
+  const updates = (e.ids ?? []).map((id) => {
     const saved = (e.paths ?? []).find((p) => p.includes(id));
-    return [{ kind, id, status: "completed", ...(saved ? { saved } : {}) } as const];
+    return { id, status: "completed", ...(saved ? { saved } : {}) };
   });
   void ctx.recordUpdates(updates).catch(() => undefined);
 }

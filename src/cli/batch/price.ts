@@ -7,6 +7,13 @@
  */
 import type { Engine, Target } from "../../engine/engine.js";
 import type { BatchLine } from "./input.js";
+import type { PriceTools } from "../../features/life.js";
+import { lifeOf } from "../../features/lives.js";
+
+const tools = (target: Target, pricing: (body: Record<string, unknown>) => Promise<{ total_cost: number }>): PriceTools => ({
+  target,
+  assetPricing: async (body) => ({ generation_count: 1, model: String(body.model ?? ""), ...(await pricing(body)) }),
+});
 
 export interface LinePrice {
   credits: number | null;
@@ -50,23 +57,13 @@ export async function priceLine(l: BatchLine, target: Target, pricing: (body: Re
       if (exp.credits === null) return exp;
       return { credits: addCredits(est.credits, exp.credits), basis: `${est.basis}; ${exp.basis}`, exact: est.exact && exp.exact };
     }
+    // The single starts' own price rules (their lives), so a line costs what the command would.
     case "export":
-      return exportPrice(b, null, undefined);
-    case "avatar": {
-      const { avatarCredits } = await import("../../contract/pricing.js");
-      const edit = b.look_id !== undefined;
-      const promptBased = edit || (typeof b.prompt === "string" && b.prompt !== "");
-      const resolution = typeof b.resolution === "string" ? b.resolution : undefined;
-      return promptBased
-        ? { credits: avatarCredits(resolution), basis: `a prompt-based look at ${resolution ?? "2K"}`, exact: true }
-        : { credits: 0, basis: "an image-based avatar is free", exact: true };
-    }
-    case "script": {
-      const { scriptCredits } = await import("../../contract/pricing.js");
-      const duration = typeof b.duration === "number" ? b.duration : 60;
-      const urls = Array.isArray(b.urls) ? b.urls.length : 0;
-      return { credits: scriptCredits(duration, b.webSearch === true, urls), basis: "0.1 per started minute, +0.1 web search, +0.1 per URL", exact: true };
-    }
+      return lifeOf("exportStart").price!(b, tools(target, pricing));
+    case "avatar":
+      return lifeOf(b.look_id !== undefined ? "avatarEdit" : "avatarCreate").price!(b, tools(target, pricing));
+    case "script":
+      return lifeOf("scriptGenerate").price!(b, tools(target, pricing));
     case "duplicate": {
       if (!l.export) return { credits: 0, basis: "a duplicate is free", exact: true };
       return exportPrice(l.export, null, undefined);

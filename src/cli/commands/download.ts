@@ -1,23 +1,30 @@
 /**
- * `mediagen download <id>`: saves the result of a finished job without knowing which command
- * started it. The journal (src/cli/journal.ts) says what the id is (asset, look, generation, export)
- * and on which target it was started; an id the journal does not know is read by its shape (an
- * asset's 24 hex characters, a generation's `run_…`). What is saved: an asset's file, a look's
- * picture, a generation's video thumbnail (the video itself comes from an export), an export's video.
+ * `mediagen download <id>`: saves the result of any job without knowing which command started it.
+ * What the id is comes from this machine's history (src/cli/journal.ts: its kind, and the target it
+ * was started on), else from the target itself (the id's possible kinds, by the shapes their lives
+ * give, asked in turn with free status reads), never from a prefix guess alone. What is saved is the
+ * job's result as its life says (src/features/lives.ts): an asset's file, a look's picture, a
+ * generation's video thumbnail, an export's MP4, a script's text. A video (a generation's result, a
+ * duplicate) has no file of its own: the answer is the export command that makes one.
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 import { defineFlags, type FlagInput } from "../flags.js";
-import type { JobKind, HistoryEntry } from "../journal.js";
-import type { WatchKind } from "../watch.js";
-import type { WaitJob } from "../wait.js";
+import type { HistoryEntry } from "../journal.js";
 import type { Engine } from "../../engine/engine.js";
-import type { ExportJob } from "../../features/export/contract.js";
+import type { JobKindName, StartedJob } from "../../features/life.js";
 
 const FLAGS = defineFlags({
   dir: { flag: "--dir <dir>", type: "string", help: "directory to save into (default: the current one)" },
+  name: {
+    flag: "--name <template>",
+    type: "string",
+    help: "name the file from the job: {prompt}, {id}, {kind}, {model}, {video_id}, {date}; slugged, and made unique (never overwrites); default <id>.<ext>",
+  },
   force: { flag: "--force", type: "boolean", help: "overwrite an existing file" },
   show: { flag: "--show", type: "boolean", help: "draw the saved picture (a video's first frame) in the terminal, where it can (kitty, iTerm2)" },
   watch: { flag: "--watch", type: "boolean", help: "wait for the job to finish first" },
@@ -26,124 +33,180 @@ const FLAGS = defineFlags({
 });
 type Flags = FlagInput<typeof FLAGS>;
 
-interface Plan<T> {
-  jobs: WaitJob<T>[];
-  kind: WatchKind<T>;
+/** What `download` knows of the id: its kind, the history's row, and a first status read (probed). */
+interface Resolved {
+  kind: JobKindName;
+  entry?: HistoryEntry;
+  first?: unknown;
 }
 
-/** An id the journal does not know, by its shape. */
-function guessKind(id: string): JobKind | undefined {
-  if (/^[0-9a-f]{24}$/i.test(id)) return "asset";
-  if (/^run_/.test(id)) return "generation";
-  return undefined;
+const isNotFound = (e: unknown) => (e as { name?: string; status?: number })?.name === "ApiError" && (e as { status?: number }).status === 404;
+
+/** A video has no file of its own: the command that makes one. */
+function videoAnswer(ctx: CliContext, id: string, how: string): CliError {
+  return new CliError(`${id} is a video (${how}): it has no file of its own until it is exported. Export it with: ${exportCommand(ctx, id)}`, EXIT.usage, "is_video", "id");
 }
 
-/** An export's video (the export command is the export feature's; this reads its status). */
-function exportWatch(engine: Engine, jobId: string): Plan<ExportJob> {
-  return {
-    jobs: [{ id: jobId, label: `export ${jobId}`, poll: (signal) => engine.exportStatus({ job_id: jobId }, { signal }) }],
-    kind: {
-      journal: "export",
-      state: (x) => (x.status === "completed" ? "done" : x.status === "failed" ? "failed" : "pending"),
-      describe: (x) => (x.status === "processing" && typeof x.progress === "number" ? `processing ${x.progress}%` : x.status),
-      failure: (x) => (x.error ? `${x.error.code}: ${x.error.message}` : "no reason given"),
-      schedule: (ms) => (ms < 30_000 ? 3_000 : ms < 120_000 ? 5_000 : 10_000),
-      unknown: (job) => ({ job_id: job.id, status: "unknown" }),
-      human: (x) => [`${x.job_id}  ${x.status}`],
-      file: (x) => (x.result?.video_url ? { url: x.result.video_url, name: `${x.job_id}.mp4` } : undefined),
-      resumeArgs: (js) => ["download", ...js.map((j) => j.id), "--watch"],
-    },
-  };
+function exportCommand(ctx: CliContext, videoId: string): string {
+  const target = ctx.opts.target ? ` --target ${ctx.opts.target}` : "";
+  return `mediagen export ${videoId} --download ${videoId}.mp4${target}`;
 }
 
-async function planFor(kind: JobKind, id: string, entry: HistoryEntry | undefined, engine: Engine): Promise<Plan<unknown>> {
-  switch (kind) {
-    case "asset":
-      return (await import("../../features/asset/cli.js")).assetWatch(engine, [id]) as Plan<unknown>;
-    case "look": {
-      if (!entry?.avatar_id) {
-        throw new CliError(`look ${id}: its avatar is unknown here; use: mediagen avatar look <avatar_id> ${id} --download <dir>`, EXIT.usage, "unknown_avatar", "id");
-      }
-      return (await import("../../features/avatar/cli.js")).lookWatch(engine, { avatar_id: entry.avatar_id, look_id: id }) as Plan<unknown>;
+/**
+ * An id the history does not know: the kinds its shape allows are asked on the target, in turn, with
+ * their status reads (free); the first that knows it wins. A 24-hex id no status read knows may be a
+ * video, which has no read of its own: the answer says how to export it.
+ */
+async function probe(ctx: CliContext, engine: Engine, id: string): Promise<Resolved> {
+  const { kindsByShape, jobLife } = await import("../../features/lives.js");
+  const kinds = kindsByShape(id);
+  for (const kind of kinds) {
+    const life = jobLife(kind);
+    if (!life.status || kind === "look") continue;
+    try {
+      return { kind, first: await engine.call(life.status.op as never, life.status.request({ kind, id }) as never) };
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
     }
-    case "generation":
-      return (await import("../../features/generation/cli.js")).generationWatch(engine, id) as Plan<unknown>;
-    case "export":
-      return exportWatch(engine, id) as Plan<unknown>;
   }
+  if (kinds.includes("video")) {
+    throw new CliError(
+      `${id} is not an asset on this target, and is not in this machine's history (mediagen history). If it is a video (a generation's video_id or a duplicate), export it with: ${exportCommand(ctx, id)}`,
+      EXIT.notFound,
+      "not_found",
+      "id",
+    );
+  }
+  if (kinds.includes("look")) {
+    throw new CliError(`look ${id}: its avatar is unknown here; use: mediagen avatar look <avatar_id> ${id} --download <dir>`, EXIT.usage, "unknown_avatar", "id");
+  }
+  throw new CliError(
+    `${id} is not in this machine's history (mediagen history), and no job of this target has that id shape; ` +
+      "for a look use: mediagen avatar look <avatar_id> <look_id> --download <dir>",
+    EXIT.notFound,
+    "not_in_history",
+    "id",
+  );
+}
+
+/** The history's word on the id, or the target's. */
+async function resolve(ctx: CliContext, id: string): Promise<Resolved & { engine: Engine }> {
+  const { findJob, findVideo } = await import("../journal.js");
+  const entry = findJob(ctx.home, id, ctx.opts.target);
+  // The job is read where it was started, unless the line names a target.
+  if (entry) ctx.useTarget({ target: entry.target, baseUrl: entry.base_url, profile: entry.profile });
+  if (!entry) {
+    const maker = findVideo(ctx.home, id, ctx.opts.target);
+    if (maker) throw videoAnswer(ctx, id, `made by ${maker.kind === "generation" ? "generation" : maker.kind} ${maker.id}`);
+  }
+  const engine = await ctx.engine();
+  if (entry) return { kind: entry.kind, entry, engine };
+  return { ...(await probe(ctx, engine, id)), engine };
+}
+
+/**
+ * A job whose result came with its start (a script's text): copied from where the history keeps it
+ * (this machine's own file, whichever target made it), through a temporary file, never over a file
+ * without --force.
+ */
+function copySaved(entry: HistoryEntry, dir: string, name: string, force: boolean): string {
+  if (!entry.saved || !fs.existsSync(entry.saved)) {
+    throw new CliError(`${entry.kind} ${entry.id}: its text is no longer kept here (${entry.saved ?? "never saved"})`, EXIT.notFound, "no_result", "id");
+  }
+  const dest = path.join(dir, name);
+  if (!force && fs.existsSync(dest)) throw new CliError(`${dest} already exists; pass --force to overwrite`, EXIT.usage, "file_exists", "--force");
+  const tmp = `${dest}.${process.pid}.tmp`;
+  fs.copyFileSync(entry.saved, tmp);
+  fs.renameSync(tmp, dest);
+  return dest;
+}
+
+async function run(ctx: CliContext, id: string, flags: Flags): Promise<void> {
+  const { jobLife } = await import("../../features/lives.js");
+  const { checkTemplate, nameFrom, uniqueName } = await import("../file-name.js");
+  if (flags.name !== undefined) checkTemplate(flags.name);
+  const { kind, entry, first, engine } = await resolve(ctx, id);
+  const life = jobLife(kind);
+  const dir = path.resolve(flags.dir ?? ".");
+  const { prepareDir } = await import("../download.js");
+  prepareDir(dir, "--dir");
+  const namer = (ref: StartedJob, ext: string) =>
+    flags.name === undefined
+      ? undefined
+      : uniqueName(dir, nameFrom(flags.name, { prompt: entry?.prompt, id: ref.id, kind, model: entry?.model, video_id: entry?.video_id, date: entry?.started_at?.slice(0, 10) }, ref.id), ext);
+  if (!life.status) {
+    if (life.nextStep) throw videoAnswer(ctx, id, "a duplicate, in this machine's history");
+    const name = namer({ kind, id }, "txt") ?? `${id}.txt`;
+    const saved = copySaved(entry!, dir, name, flags.force === true);
+    await ctx.recordUpdates([{ kind, id, saved }]);
+    ctx.print({ id, kind, saved }, (r) => [r.saved], (r) => [r.saved]);
+    return;
+  }
+  if (kind === "look" && !entry?.avatar_id) {
+    throw new CliError(`look ${id}: its avatar is unknown here; use: mediagen avatar look <avatar_id> ${id} --download <dir>`, EXIT.usage, "unknown_avatar", "id");
+  }
+  const { lifeWatch } = await import("../life-watch.js");
+  const ref: StartedJob = { kind, id, ...(entry?.avatar_id ? { avatar_id: entry.avatar_id } : {}) };
+  const { job, kind: watchKind } = lifeWatch(engine, life, ref, {
+    namer,
+    ...(entry?.cost !== null && entry?.cost !== undefined ? { cost: entry.cost } : {}),
+  });
+  if (kind === "generation" && !ctx.opts.json) ctx.io.info(`A generation makes a video to export; saving its thumbnail (the video comes from an export).`);
+  if (flags.watch) {
+    const { watchJobs } = await import("../watch.js");
+    await watchJobs(ctx, [job], watchKind, {
+      download: dir,
+      ...(flags.force ? { force: true } : {}),
+      ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+      ...(flags.interval !== undefined ? { interval: flags.interval } : {}),
+    });
+    return;
+  }
+  const value = first ?? (await job.poll(new AbortController().signal));
+  await saveFinished(ctx, { id, kind, dir, flags, value, job, watchKind });
+}
+
+async function saveFinished(
+  ctx: CliContext,
+  a: { id: string; kind: JobKindName; dir: string; flags: Flags; value: unknown; job: { label: string }; watchKind: import("../watch.js").WatchKind<unknown> },
+): Promise<void> {
+  const { id, kind, flags, value, job, watchKind } = a;
+  const { resumeCommand } = await import("../resume.js");
+  const state = watchKind.state(value);
+  const fields = watchKind.journalFields?.(value) ?? {};
+  if (state === "pending") {
+    throw new CliError(
+      `${job.label} is not finished yet (${watchKind.describe(value)}); wait for it with: ${resumeCommand(ctx.opts, ["download", id, "--watch", ...(flags.dir ? ["--dir", flags.dir] : [])])}`,
+      EXIT.timeout,
+      "not_finished",
+    );
+  }
+  if (state === "failed") {
+    await ctx.recordUpdates([{ kind, id, ...fields }]);
+    throw new CliError(`${job.label} failed: ${watchKind.failure ? watchKind.failure(value, await ctx.target()) : watchKind.describe(value)}`, EXIT.jobFailed, "job_failed");
+  }
+  const file = watchKind.file?.(value);
+  if (!file) throw new CliError(`${job.label} completed without a file to download`, EXIT.error, "no_url");
+  const saved = await ctx.save(file.url, a.dir, file.name, {
+    force: flags.force === true,
+    resume: resumeCommand(ctx.opts, ["download", id, ...(flags.dir ? ["--dir", flags.dir] : []), ...(flags.force ? ["--force"] : [])]),
+  });
+  await ctx.recordUpdates([{ kind, id, saved, ...fields }]);
+  if (ctx.opts.json) {
+    ctx.io.out(JSON.stringify({ id, kind, saved }, null, 2));
+    return;
+  }
+  ctx.io.out(saved);
 }
 
 export const command: CommandModule = {
   register(download: Command, getContext: ContextGetter) {
-    FLAGS.addTo(download.argument("<id>", "the job's id: an asset, a look, a generation (its video thumbnail) or an export"));
-    download.action(async (id: string, opts: Flags, cmd: Command) => {
-      const ctx = getContext(cmd) as CliContext;
-      const flags = FLAGS.values(opts);
-      const { findJob } = await import("../journal.js");
-      const entry = findJob(ctx.home, id, ctx.opts.target);
-      const kind = entry?.kind ?? guessKind(id);
-      if (!kind) {
-        throw new CliError(
-          `${id} is not in this machine's history (mediagen history), and is not an asset or generation id; ` +
-            "for a look use: mediagen avatar look <avatar_id> <look_id> --download <dir>",
-          EXIT.notFound,
-          "not_in_history",
-          "id",
-        );
-      }
-      // The job is read where it was started, unless the line names a target.
-      if (entry) ctx.useTarget({ target: entry.target, baseUrl: entry.base_url, profile: entry.profile });
-      const dir = flags.dir ?? ".";
-      const engine = await ctx.engine();
-      const { jobs, kind: watchKind } = await planFor(kind, id, entry, engine);
-      if (kind === "generation" && !ctx.opts.json) ctx.io.info(`A generation makes a video to export; saving its thumbnail (the video comes from an export).`);
-
-      const { watchJobs } = await import("../watch.js");
-      const { prepareDir } = await import("../download.js");
-      prepareDir(dir, "--dir");
-      if (flags.watch) {
-        await watchJobs(ctx, jobs, watchKind, {
-          download: dir,
-          ...(flags.force ? { force: true } : {}),
-          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
-          ...(flags.interval !== undefined ? { interval: flags.interval } : {}),
-        });
-        return;
-      }
-      const job = jobs[0]!;
-      const value = await job.poll(new AbortController().signal);
-      const state = watchKind.state(value);
-      if (state === "pending") {
-        const { resumeCommand } = await import("../resume.js");
-        throw new CliError(
-          `${job.label} is not finished yet (${watchKind.describe(value)}); wait for it with: ${resumeCommand(ctx.opts, ["download", id, "--watch", ...(flags.dir ? ["--dir", flags.dir] : [])])}`,
-          EXIT.timeout,
-          "not_finished",
-        );
-      }
-      if (state === "failed") {
-        const target = await ctx.target();
-        throw new CliError(`${job.label} failed: ${watchKind.failure ? watchKind.failure(value, target) : watchKind.describe(value)}`, EXIT.jobFailed, "job_failed");
-      }
-      const file = watchKind.file?.(value);
-      if (!file) throw new CliError(`${job.label} completed without a file to download`, EXIT.error, "no_url");
-      const { resumeCommand } = await import("../resume.js");
-      const saved = await ctx.save(file.url, dir, file.name, {
-        force: flags.force === true,
-        resume: resumeCommand(ctx.opts, ["download", id, ...(flags.dir ? ["--dir", flags.dir] : []), ...(flags.force ? ["--force"] : [])]),
-      });
-      const status = (value as { status?: unknown }).status;
-      await ctx.recordUpdates([{ kind, id, saved, ...(typeof status === "string" ? { status } : {}) }]);
-      if (ctx.opts.json) {
-        ctx.io.out(JSON.stringify({ id, kind, saved }, null, 2));
-        return;
-      }
-      ctx.io.out(saved);
-    });
+    FLAGS.addTo(download.argument("<id>", "the job's id: an asset, a look, a generation (its video thumbnail), an export, a script"));
+    download.action(async (id: string, opts: Flags, cmd: Command) => run(getContext(cmd) as CliContext, id, FLAGS.values(opts)));
     examples(download, [
       "mediagen download 65f0c2a1b3e4d5f6a7b8c9d0",
       "mediagen download lk_0123456789abcdef01234567 --dir thumbs/",
-      "mediagen download run_0123456789abcdef01234567 --watch --dir out/",
+      "mediagen download exp_0123456789abcdef01234567 --watch --dir out/ --name '{prompt}'",
       "mediagen download $(mediagen ls --kind asset --limit 1 -q) --dir out/ --force",
     ]);
   },

@@ -15,6 +15,7 @@ import { counted } from "../../engine/words.js";
 const FLAGS = defineFlags({
   kind: { flag: "--kind <kind>", type: "choice", choices: JOB_KINDS, help: `only jobs of this kind: ${JOB_KINDS.join(", ")}` },
   limit: { flag: "--limit <n>", type: "integer", help: "at most this many jobs, the most recent (default 20; 0: all)" },
+  refresh: { flag: "--no-refresh", type: "boolean", help: "show the history as recorded (default: jobs still running are read again from their target, at most 10)" },
   show: { flag: "--show", type: "boolean", help: "draw each listed job's saved picture (a video's first frame) in the terminal, where it can (kitty, iTerm2)" },
 });
 
@@ -57,6 +58,7 @@ function historyTable(rows: HistoryEntry[], width: number, saved: ((j: HistoryEn
       { header: "model", get: (j) => j.model, optional: true },
       { header: "credits", get: (j) => j.cost, align: "right" },
       { header: "status", get: statusOf },
+      { header: "video", get: (j) => (j.video_id && j.video_id !== j.id ? j.video_id : null), id: true, optional: true },
       ...(saved ? [{ header: "saved", get: saved, id: true }] : []),
     ],
     width,
@@ -105,6 +107,7 @@ export const command: CommandModule = {
       const target = ctx.opts.target;
       const all = readHistory(ctx.home).filter((j) => (!flags.kind || j.kind === flags.kind) && (!target || j.target === target));
       const rows = limit === 0 ? all : all.slice(0, limit);
+      if (flags.refresh !== false) await (await import("../history-refresh.js")).refreshRows(ctx, rows);
       ctx.print(
         rows,
         (r) => {
@@ -122,6 +125,7 @@ export const command: CommandModule = {
     });
     examples(history, [
       "mediagen history",
+      "mediagen history --no-refresh --json",
       "mediagen ls --kind asset --limit 5",
       "mediagen history --target hosted --json | jq -r '.[] | select(.status == \"completed\") | .id'",
       "mediagen download $(mediagen ls --kind asset --limit 1 -q) --dir out/",

@@ -123,12 +123,28 @@ export const START_FLAGS = defineFlags({
 export type StartFlags = FlagInput<typeof START_FLAGS>;
 
 /** The pricing request for a start request: the fields that change a price, nothing else. */
-export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of ["model", "duration", "resolution", "aspect_ratio", "model_settings", "generation_count", "references"]) {
-    if (start[k] !== undefined) out[k] = start[k];
-  }
-  return out;
+import { assetLife, pricingOf } from "./life.js";
+import { lifeState } from "../life.js";
+export { pricingOf };
+
+/**
+ * What `asset start --dry-run` checks besides the price, as the start would (the spec's element
+ * rules, whatever the model): each element has a name and at least 2 images, and the prompt names
+ * it as `@name`.
+ */
+function checkElements(body: Record<string, unknown>): void {
+  if (!Array.isArray(body.elements)) return;
+  const prompt = typeof body.prompt === "string" ? body.prompt : "";
+  body.elements.forEach((el: unknown, i: number) => {
+    const e = (el && typeof el === "object" ? el : {}) as { name?: unknown; images?: unknown };
+    const name = typeof e.name === "string" ? e.name : "";
+    if (!Array.isArray(e.images) || e.images.length < 2) {
+      throw new CliError(`--element ${name || i + 1}: an element needs at least 2 images of the same subject, frontal view first (elements[${i}].images)`, EXIT.usage, "invalid_value", "--element");
+    }
+    if (!name || !prompt.includes(`@${name}`)) {
+      throw new CliError(`--element ${name || i + 1}: the prompt must name the element as @${name || "name"} (elements[${i}].name)`, EXIT.usage, "invalid_value", "--element");
+    }
+  });
 }
 
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
@@ -287,7 +303,8 @@ function extensionOf(a: Asset): string {
   return fromUrl || (a.type === "image" ? "png" : a.type === "audio" ? "mp3" : "mp4");
 }
 
-const assetState = (a: Asset) => (a.status === "completed" ? "done" : a.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const assetState = (a: Asset) => lifeState(assetLife.jobs!.asset!, a as unknown as Record<string, unknown>);
 const assetText = (a: Asset) => a.status;
 /** The spec refunds a failed asset on both targets; `cost` is what was debited. */
 const assetFailure = (a: Asset) =>
@@ -403,6 +420,7 @@ export const command: CommandModule = {
         // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
         const price = await engine.assetPricing(pricingOf(body));
         if (flags.dryRun) {
+          checkElements(body);
           ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
           if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
           return;
@@ -411,16 +429,6 @@ export const command: CommandModule = {
         await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model}` });
       }
       const res = await engine.assetStart(body, simulate ? { simulate } : {});
-      await ctx.recordJobs?.(
-        res.asset_ids.map((id) => ({
-          kind: "asset" as const,
-          id,
-          model: typeof body.model === "string" ? body.model : null,
-          cost: res.cost_per_generation,
-          status: res.status,
-          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : {}),
-        })),
-      );
       // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
       if (!ctx.opts.json) {
         ctx.io.info(

@@ -18,6 +18,7 @@ import { simulatedCode } from "./simulate.js";
 import { referenceCacheDir } from "./source.js";
 import { ensureAvatarThumbnail } from "../avatar/lookup.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "../../local/types.js";
+import { refundAndNotify } from "../../local/job-failure.js";
 
 interface Failure {
   code: string;
@@ -59,8 +60,14 @@ export function failAsset(instance: LocalInstanceApi, id: string, failure: Failu
     .prepare("UPDATE assets SET status = 'failed', error_code = ?, error_message = ?, finished_at = ? WHERE id = ? AND status IN ('generating', 'pending')")
     .run(failure.code, failure.message, instance.nowIso(), id);
   if (r.changes !== 1) return false;
-  instance.ledger.refund(row.space_id, row.cost_milli, row.id, `asset ${row.model} failed`);
-  webhook(instance, row, { status: "failed", error: { code: failure.code, message: failure.message } });
+  refundAndNotify(instance, {
+    spaceId: row.space_id,
+    costMilli: row.cost_milli,
+    ref: row.id,
+    note: `asset ${row.model} failed`,
+    webhookUrl: row.webhook_url,
+    notice: { task: "asset_generation", asset_id: row.id, status: "failed", error: { code: failure.code, message: failure.message } },
+  });
   return true;
 }
 

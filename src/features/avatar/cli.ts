@@ -18,6 +18,9 @@ import type { WatchKind } from "../../cli/watch.js";
 import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import { lookStateText } from "./states.js";
+import { guardStart, START_GUARD_FLAGS } from "../../cli/cost-guard.js";
+import { avatarLife } from "./life.js";
+import { lifeState } from "../life.js";
 
 // The spec's style lists, repeated here because the contract module loads zod, which --help must not.
 const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
@@ -44,6 +47,7 @@ export const CREATE_FLAGS = defineFlags({
   webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
   body: BODY_FLAG,
   simulate: SIMULATE_FLAG,
+  ...START_GUARD_FLAGS,
 });
 export type CreateFlags = FlagInput<typeof CREATE_FLAGS>;
 
@@ -62,6 +66,7 @@ export const EDIT_FLAGS = defineFlags({
   webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
   body: BODY_FLAG,
   simulate: SIMULATE_FLAG,
+  ...START_GUARD_FLAGS,
 });
 export type EditFlags = FlagInput<typeof EDIT_FLAGS>;
 
@@ -192,7 +197,8 @@ function thumbnailName(lookId: string, url: string): string {
   return `${lookId}${/^\.[a-z0-9]{1,5}$/i.test(ext) ? ext.toLowerCase() : ".png"}`;
 }
 
-const lookState = (x: AvatarStatusResponse) => (x.status === "completed" ? "done" : x.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const lookState = (x: AvatarStatusResponse) => lifeState(avatarLife.jobs!.look!, x as unknown as Record<string, unknown>);
 const lookText = (x: AvatarStatusResponse) => lookStateText(x.status);
 
 /** The credits a create or edit costs: prompt-based 2 (2K) or 4 (4K); image-based nothing. */
@@ -229,6 +235,11 @@ export function lookWatch(engine: Engine, ref: AvatarLookRef, cost?: number): { 
     file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
     resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
   } };
+}
+
+/** What `avatar edit --dry-run` checks for free: the source look, read through its avatar (GET), as the edit would find it. */
+async function checkLookOfAvatar(engine: Engine, body: Record<string, unknown>): Promise<void> {
+  await engine.avatarLook({ avatar_id: String(body.avatar_id), look_id: String(body.look_id) });
 }
 
 /** Prints a create/edit answer, then waits when asked. */
@@ -275,20 +286,9 @@ export const command: CommandModule = {
       await checkWaitFlags(opts);
       ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
+      if ((await guardStart(ctx as CliContext, engine, "avatarCreate", body, flags)) === "dry-run") return;
       const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
       const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
-      await ctx.recordJobs?.([
-        {
-          kind: "look",
-          id: res.look_id,
-          avatar_id: res.avatar_id,
-          model: null,
-          cost: lookCost(body, promptBased),
-          // A look made from images is ready at once (the spec); one from a prompt is generated.
-          status: promptBased ? "pending" : "ready",
-          ...(promptBased ? { prompt: String(body.prompt) } : {}),
-        },
-      ]);
       await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
     });
     addWebhookListen(create, getContext, { fields: ["webhookUrl"] });
@@ -318,18 +318,8 @@ export const command: CommandModule = {
       await checkWaitFlags(opts);
       ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
+      if ((await guardStart(ctx as CliContext, engine, "avatarEdit", body, flags, () => checkLookOfAvatar(engine, body))) === "dry-run") return;
       const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
-      await ctx.recordJobs?.([
-        {
-          kind: "look",
-          id: res.look_id,
-          avatar_id: res.avatar_id,
-          model: null,
-          cost: lookCost(body, true),
-          status: "pending",
-          ...(typeof body.prompt === "string" ? { prompt: body.prompt } : {}),
-        },
-      ]);
       await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
     });
     addWebhookListen(edit, getContext, { fields: ["webhookUrl"] });

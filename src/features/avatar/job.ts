@@ -9,6 +9,7 @@ import type { JobKind, JobRow, LocalInstanceApi } from "../../local/types.js";
 import { findAvatar, toLook } from "./records.js";
 import { referenceCacheDir } from "./input.js";
 import { simulatedCustomCode } from "../asset/simulate.js";
+import { refundAndNotify } from "../../local/job-failure.js";
 
 /** The spec: "Asynchronous avatar failures are reported as GENERATION_FAILED through the webhook". */
 const WEBHOOK_FAILURE_CODE = "GENERATION_FAILED";
@@ -61,16 +62,14 @@ export function failLook(instance: LocalInstanceApi, lookId: string, code: strin
   instance.db
     .prepare(`UPDATE looks SET status = 'error', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
     .run(code, message, instance.nowIso(), lookId);
-  if (look.cost_milli > 0) instance.ledger.refund(look.space_id, look.cost_milli, lookId, `${look.task} failed`);
-  if (look.webhook_url) {
-    instance.webhooks.enqueue(look.space_id, look.webhook_url, {
-      task: look.task,
-      status: "failed",
-      avatar_id: look.avatar_id,
-      look_id: lookId,
-      error: { code: WEBHOOK_FAILURE_CODE, message },
-    });
-  }
+  refundAndNotify(instance, {
+    spaceId: look.space_id,
+    costMilli: look.cost_milli,
+    ref: lookId,
+    note: `${look.task} failed`,
+    webhookUrl: look.webhook_url,
+    notice: { task: look.task, status: "failed", avatar_id: look.avatar_id, look_id: lookId, error: { code: WEBHOOK_FAILURE_CODE, message } },
+  });
 }
 
 function completeLook(instance: LocalInstanceApi, lookId: string, p: LookJobPayload): void {

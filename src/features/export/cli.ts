@@ -19,6 +19,8 @@ import { exportSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
 import type { ExportJob, ExportStartResponse } from "./contract.js";
+import { exportLife } from "./life.js";
+import { lifeState } from "../life.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
 const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
@@ -36,6 +38,9 @@ export const EXPORT_FLAGS = defineFlags({
   avatarModel: { flag: "--avatar-model <model>", type: "string", help: "avatar_model: one of the looks' model_available (see `mediagen avatar look`); default standard", field: "avatar_model" },
   webhook: { flag: "--webhook <url>", type: "string", help: "webhook_url: notified when the export completes or fails", field: "webhook_url" },
   body: BODY_FLAG,
+  dryRun: { flag: "--dry-run", type: "boolean", help: "check the request and print the price and its basis; nothing is started" },
+  maxCredits: { flag: "--max-credits <n>", type: "number", help: "refuse to start (exit 2) if it would cost more than n credits, or its price cannot be known before" },
+  yes: { flag: "-y, --yes", type: "boolean", help: "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)" },
   simulate: {
     flag: "--simulate <mode>",
     type: "string",
@@ -98,7 +103,8 @@ export function exportLines(s: ExportJob): string[] {
   return keyValues(pairs.filter(([, v]) => v !== null));
 }
 
-const exportState = (s: ExportJob) => (s.status === "completed" ? "done" : s.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const exportState = (s: ExportJob) => lifeState(exportLife.jobs!.export!, s as unknown as Record<string, unknown>);
 
 // ---- download target ------------------------------------------------------------------------------
 
@@ -144,7 +150,7 @@ export async function checkExportWaitFlags(flags: ExportWaitFlags): Promise<void
  * the saved path (or the status) for people, the status object with --json (and a `{"id","saved"}`
  * line on stderr), the path or the job id with -q. A failed export is exit 7, a timeout 8, Ctrl-C 130.
  */
-export async function followExport(ctx: Context, engine: Engine, jobId: string, flags: ExportWaitFlags): Promise<ExportJob> {
+export async function followExport(ctx: Context, engine: Engine, jobId: string, flags: ExportWaitFlags, madeBy?: string): Promise<ExportJob> {
   const target = await checkDownload(flags);
   const resume = [
     "mediagen", "export", "status", jobId, "--watch",
@@ -170,6 +176,9 @@ export async function followExport(ctx: Context, engine: Engine, jobId: string, 
     // Ctrl-C during the download prints the same resume command as during the wait.
     saved = await (ctx as CliContext).save(url, target.dir, target.name ?? `${jobId}.mp4`, { force: flags.force === true, resume: withGlobalFlags(ctx.opts, resume) });
   }
+  // The history keeps the ending and the file, on the export's row and on the generation that made its video.
+  const file = saved !== undefined ? { saved } : {};
+  await ctx.recordUpdates?.([{ kind: "export", id: jobId, status: last.status, ...file }, ...(madeBy && saved !== undefined ? [{ kind: "generation" as const, id: madeBy, saved }] : [])]);
   if (ctx.opts.json) {
     ctx.print(last, () => []);
     if (saved !== undefined) ctx.io.info(JSON.stringify({ id: jobId, saved }));
@@ -187,16 +196,18 @@ export async function followExport(ctx: Context, engine: Engine, jobId: string, 
  * POST /export/start with `body`, then (with --watch or --download) follows the job. Without a wait
  * stdout carries the job id; the price is talk on stderr.
  */
-export async function runExport(ctx: Context, engine: Engine, body: Record<string, unknown>, flags: ExportWaitFlags, simulate?: string): Promise<void> {
+export async function runExport(ctx: Context, engine: Engine, body: Record<string, unknown>, flags: ExportWaitFlags, simulate?: string, madeBy?: string): Promise<void> {
   const wait = flags.watch === true || flags.download !== undefined;
   if (wait) await checkExportWaitFlags(flags);
   const res = await engine.exportStart(body, simulate ? { simulate } : {});
   if (!ctx.opts.json) ctx.io.info(`Started export ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
   if (!wait) {
     ctx.print(res, (r: ExportStartResponse) => [r.job_id], (r) => [r.job_id]);
+    const { printNext } = await import("../../cli/next-step.js");
+    await printNext(ctx, "exportStart", body, res);
     return;
   }
-  await followExport(ctx, engine, res.job_id, flags);
+  await followExport(ctx, engine, res.job_id, flags, madeBy);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
@@ -226,7 +237,10 @@ export const exportCommand: CommandModule = {
         throw flagError(flags.width !== undefined ? "--width" : "--height", "needs --format custom", "usage_error");
       }
       if ((flags.width !== undefined || flags.height !== undefined) && body.format === undefined) body.format = "custom";
+      if (!flags.dryRun && (opts.watch || opts.download !== undefined)) await checkExportWaitFlags(opts);
       const engine = await ctx.engine();
+      const { guardStart } = await import("../../cli/cost-guard.js");
+      if ((await guardStart(ctx as CliContext, engine, "exportStart", body, flags)) === "dry-run") return;
       await runExport(ctx, engine, body, opts, flags.simulate);
     });
     addWebhookListen(start, getContext, { fields: ["webhook"] });
@@ -234,6 +248,7 @@ export const exportCommand: CommandModule = {
       "mediagen export 65f0c2a1b3e4d5f6a7b8c9d0",
       "mediagen export 65f0c2a1b3e4d5f6a7b8c9d0 --format square --watch",
       "mediagen export 65f0c2a1b3e4d5f6a7b8c9d0 --width 720 --height 720 --download out/",
+      "mediagen export 65f0c2a1b3e4d5f6a7b8c9d0 --format horizontal --dry-run",
       "mediagen export 65f0c2a1b3e4d5f6a7b8c9d0 --avatar-model premium --webhook https://example.com/hook -q",
     ]);
 

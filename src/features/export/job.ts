@@ -36,6 +36,7 @@ import { thumbnailSize } from "../video/thumbnail.js";
 import { reapProcessesUnder } from "./reap.js";
 import { exportDir, publishedPaths, readExport, type ExportRow, type ExportStepName } from "./record.js";
 import { avatarStills, renderSpecOf } from "./render-spec.js";
+import { refundAndNotify } from "../../local/job-failure.js";
 
 export const DEFAULT_EXPORT_FAILURE = "EXPORT_FAILED";
 /** A render that dies with its worker is tried again before the export is failed and refunded. */
@@ -64,15 +65,14 @@ export function failExport(instance: LocalInstanceApi, id: string, failure: Fail
     )
     .run(failure.code, failure.message, instance.nowIso(), id);
   if (r.changes !== 1) return false;
-  if (row.cost_milli > 0) instance.ledger.refund(row.space_id, row.cost_milli, row.id, "video export failed");
-  if (row.webhook_url) {
-    instance.webhooks.enqueue(row.space_id, row.webhook_url, {
-      task: "video_export",
-      job_id: row.id,
-      status: "failed",
-      error: { code: failure.code, message: failure.message },
-    });
-  }
+  refundAndNotify(instance, {
+    spaceId: row.space_id,
+    costMilli: row.cost_milli,
+    ref: row.id,
+    note: "video export failed",
+    webhookUrl: row.webhook_url,
+    notice: { task: "video_export", job_id: row.id, status: "failed", error: { code: failure.code, message: failure.message } },
+  });
   debug(`${id} failed: ${failure.code}: ${failure.message}`);
   return true;
 }

@@ -22,6 +22,8 @@ import type { WatchKind } from "../../cli/watch.js";
 import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import type { GenerationStartResponse, GenerationStatusResponse } from "./contract.js";
+import { generationLife } from "./life.js";
+import { lifeState } from "../life.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
 const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"];
@@ -277,7 +279,8 @@ export function statusLines(s: GenerationStatusResponse, withError = true): stri
   ].filter(([, v]) => v !== null) as [string, unknown][]);
 }
 
-const jobState = (s: GenerationStatusResponse) => (s.status === "completed" ? "done" : s.status === "failed" ? "failed" : "pending");
+/** Its terminal states are its life's (./life.ts). */
+const jobState = (s: GenerationStatusResponse) => lifeState(generationLife.jobs!.generation!, s as unknown as Record<string, unknown>);
 
 interface WaitFlags {
   timeout?: string;
@@ -361,11 +364,36 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
     waitOptionsFrom(opts),
   );
   const videoId = video.result?.video_id;
+  await ctx.recordUpdates?.([{ kind: "generation", id: jobId, status: video.status, ...(videoId ? { video_id: videoId } : {}) }]);
   if (!videoId) throw new CliError(`generation ${jobId} completed without a video_id`, EXIT.error, "no_video");
   if (!ctx.opts.json) ctx.io.info(`Video ${videoId} is done; exporting it`);
   const body: Record<string, unknown> = { video_id: videoId };
   if (opts.avatarModel !== undefined) body.avatar_model = opts.avatarModel;
-  await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) });
+  await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) }, undefined, jobId);
+}
+
+/**
+ * What `generate --dry-run` checks on the target without spending, as the start would: the voice
+ * and the look (avatar_id is a look id) are read from the free lists, and one that is not there is
+ * refused with the start's code (exit 2), an avatar id given for a look naming its looks.
+ */
+async function checkOnTarget(engine: Engine, body: Record<string, unknown>): Promise<void> {
+  const voice = typeof body.voice_id === "string" ? body.voice_id.trim() : undefined;
+  const look = typeof body.avatar_id === "string" ? body.avatar_id.trim() : undefined;
+  if (voice) {
+    const voices = await engine.voiceList({});
+    if (!voices.some((v) => v.id === voice)) {
+      throw new CliError(`--voice: voice not found: ${voice} (mediagen voice list lists the voices of this space's plan)`, EXIT.usage, "invalid_voice_id", "--voice");
+    }
+  }
+  if (look) {
+    const looks = await engine.avatarList({});
+    if (!looks.some((l) => l.id === look)) {
+      const of = looks.filter((l) => l.avatar_id === look).map((l) => l.id);
+      const hint = of.length ? `; ${look} is an avatar: give one of its looks (${of.slice(0, 5).join(", ")})` : " (mediagen avatar list lists the looks)";
+      throw new CliError(`--avatar: look not found: ${look}${hint}`, EXIT.usage, "invalid_avatar_id", "--avatar");
+    }
+  }
 }
 
 /**
@@ -449,6 +477,7 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     const target = await cli.target();
     const est = estimateGenerate(body, target);
     if (opts.dryRun) {
+      await checkOnTarget(await ctx.engine(), body);
       ctx.print(
         { estimated_credits: est.credits, seconds: est.seconds, exact: est.exact, basis: est.basis },
         (e) => [
@@ -468,16 +497,6 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
   }
   const engine = await ctx.engine();
   const res = await engine.generationStart(body, simulate ? { simulate } : {});
-  await ctx.recordJobs?.([
-    {
-      kind: "generation",
-      id: res.job_id,
-      model: body.use_native_avatar === true ? (typeof body.native_avatar_model === "string" ? body.native_avatar_model : "omni-flash") : null,
-      cost: res.estimated_credits,
-      status: res.status,
-      ...(typeof body.prompt === "string" ? { prompt: body.prompt } : typeof body.script === "string" ? { prompt: body.script } : {}),
-    },
-  ]);
   // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
   if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
   if (exporting) {

@@ -16,6 +16,7 @@ import { markVideoDone, markVideoFailed, videoDir, readVideo } from "../video/re
 import type { VideoTimeline } from "../video/timeline.js";
 import { buildTimeline, StepFailure, type StepName } from "./build.js";
 import type { GenerationSpec } from "./request.js";
+import { refundAndNotify } from "../../local/job-failure.js";
 
 export const DEFAULT_FAILURE = "GENERATION_FAILED";
 /** A build that dies with its worker is tried again before the job is failed and refunded. */
@@ -67,15 +68,14 @@ export function failGeneration(instance: LocalInstanceApi, id: string, failure: 
     .run(failure.code, failure.message, at, id);
   if (r.changes !== 1) return false;
   markVideoFailed(instance.db, row.video_id, at);
-  instance.ledger.refund(row.space_id, row.cost_milli, row.id, "video generation failed");
-  if (row.webhook_url) {
-    instance.webhooks.enqueue(row.space_id, row.webhook_url, {
-      task: "video_generate",
-      job_id: row.id,
-      status: "failed",
-      error: { code: failure.code, message: failure.message },
-    });
-  }
+  refundAndNotify(instance, {
+    spaceId: row.space_id,
+    costMilli: row.cost_milli,
+    ref: row.id,
+    note: "video generation failed",
+    webhookUrl: row.webhook_url,
+    notice: { task: "video_generate", job_id: row.id, status: "failed", error: { code: failure.code, message: failure.message } },
+  });
   return true;
 }
 

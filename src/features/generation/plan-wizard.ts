@@ -648,11 +648,23 @@ class Wizard {
       },
       this.io,
     );
-    const args = ["mediagen", "generate", "--plan", shellWord(file), "--watch", ...(next === "export" ? ["--export"] : [])];
+    // The MP4 goes beside the plan, named after it, never over a file already there.
+    const mp4 = next === "export" ? besidePlan(file) : undefined;
+    const args = ["mediagen", "generate", "--plan", shellWord(file), "--watch", ...(mp4 ? ["--export", "--download", shellWord(mp4)] : next === "export" ? ["--export"] : [])];
     this.say(`${next === "no" ? "To make it later" : "Running"}: ${args.join(" ")}`);
     if (next === "no") return;
     const { runGenerate } = await import("./cli.js");
-    await runGenerate(this.ctx, { plan: file, watch: true, yes: true, ...(next === "export" ? { export: true } : {}) });
+    await runGenerate(this.ctx, { plan: file, watch: true, yes: true, ...(mp4 ? { export: true, download: mp4 } : {}) });
+  }
+}
+
+/** `plan.json` → `plan.mp4` in the same directory (`plan-2.mp4`… when taken). */
+function besidePlan(file: string): string {
+  const abs = path.resolve(file);
+  const base = path.basename(abs).replace(/\.json$/i, "") || "video";
+  for (let n = 1; ; n++) {
+    const candidate = path.join(path.dirname(abs), `${base}${n === 1 ? "" : `-${n}`}.mp4`);
+    if (!fs.existsSync(candidate)) return candidate;
   }
 }
 

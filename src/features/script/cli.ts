@@ -10,6 +10,8 @@ import { isCI } from "../../cli/io.js";
 import { collect, givenFieldFlags, overlayFlags, parseSimulate, type FlagField } from "../../cli/parse.js";
 import { formatCredits } from "../../contract/credits.js";
 import type { ScriptGenerateResponse } from "./contract.js";
+import type { CliContext } from "../../cli/context.js";
+import { addStartGuardOptions } from "../../cli/cost-guard.js";
 
 export interface ScriptFlags {
   prompt?: string;
@@ -60,14 +62,14 @@ const credits = (n: number) => `${formatCredits(n)} credit${n === 1 ? "" : "s"}`
 
 export const command: CommandModule = {
   register(script: Command, getContext) {
-    script
+    addStartGuardOptions(script)
       .option("--prompt <text>", "what the script is about (required; up to 10,000 characters); - reads it from stdin")
       .option("--duration <seconds>", "length of the script when spoken, 10 to 600 seconds (default 60)")
       .option("--url <url>", "a web page to draw on (repeatable, up to 10; +0.1 credit each)", collect)
       .option("--web-search", "let the service search the web (+0.1 credit)")
       .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)")
-      .action(async (opts: ScriptFlags & { body?: string; simulate?: string }, cmd: Command) => {
+      .action(async (opts: ScriptFlags & { body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean }, cmd: Command) => {
         const ctx = getContext(cmd);
         if (opts.prompt === "-" && opts.body === "-") {
           throw new CliError("--prompt - and --body - cannot both read stdin", EXIT.usage, "usage_error", "--prompt");
@@ -83,6 +85,9 @@ export const command: CommandModule = {
         const given = givenFieldFlags(flags, FIELDS);
         ctx.explainWith?.((field) => (field === "urls" && flags.url?.length ? "--url" : given(field)), body);
         const engine = await ctx.engine();
+        const { guardStart, startGuardFrom } = await import("../../cli/cost-guard.js");
+        const guard = startGuardFrom(opts);
+        if ((await guardStart(ctx as CliContext, engine, "scriptGenerate", body, guard)) === "dry-run") return;
         const res = await engine.scriptGenerate(body, simulate ? { simulate } : {});
         if (!ctx.opts.json) {
           ctx.io.info(`Script: ${credits(res.cost)}`);

@@ -1,0 +1,63 @@
+/**
+ * The life of each asset operation (see src/features/life.ts). A start debits per generation up
+ * front and names one asset per generation; its price is the service's own dry-run pricing (POST
+ * /asset/pricing, free). An asset is polled every 2 to 5 s (the spec) and saves as its file.
+ */
+import { assetSchedule } from "../../contract/poll.js";
+import { COMPLETED_OR_FAILED, extOf, num, str, type FeatureLife } from "../life.js";
+
+/** The request of POST /asset/pricing for a start request: the fields that change its price, as they are. */
+export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ["model", "duration", "resolution", "aspect_ratio", "model_settings", "generation_count", "references"]) {
+    if (start[k] !== undefined) out[k] = start[k];
+  }
+  return out;
+}
+
+const count = (input: Record<string, unknown>) => num(input.generation_count) ?? 1;
+
+export const assetLife: FeatureLife = {
+  operations: {
+    assetModels: { effect: "read" },
+    assetModel: { effect: "read" },
+    assetPricing: { effect: "read" },
+    assetStatus: { effect: "read", statusOf: "asset" },
+    assetStart: {
+      effect: "paid start",
+      what: (input) => `${count(input)} generation${count(input) === 1 ? "" : "s"} of ${str(input.model) ?? "a model"}`,
+      price: async (input, tools) => {
+        const p = await tools.assetPricing(pricingOf(input));
+        return { credits: p.total_cost, exact: true, basis: `the service's dry-run pricing of ${p.generation_count} generation(s) of ${p.model}` };
+      },
+      debited: (res) => num(res.total_cost),
+      started: (input, res) =>
+        (Array.isArray(res.asset_ids) ? res.asset_ids : [])
+          .filter((id): id is string => typeof id === "string")
+          .map((id) => ({
+            kind: "asset" as const,
+            id,
+            model: str(input.model) ?? null,
+            cost: num(res.cost_per_generation) ?? null,
+            status: str(res.status) ?? "generating",
+            ...(str(input.prompt) ? { prompt: str(input.prompt)! } : {}),
+          })),
+    },
+  },
+  jobs: {
+    asset: {
+      kind: "asset",
+      noun: "asset",
+      idShape: /^[0-9a-f]{24}$/i,
+      status: { op: "assetStatus", request: (ref) => ({ assetId: ref.id }), schedule: assetSchedule, idField: "asset_id" },
+      terminal: COMPLETED_OR_FAILED,
+      refund: "always",
+      result: (s) => {
+        const url = str(s.url);
+        if (!url) return undefined;
+        const type = str(s.type) ?? "image";
+        return { url, ext: extOf(url, type === "image" ? "png" : type === "audio" ? "mp3" : "mp4"), type };
+      },
+    },
+  },
+};
