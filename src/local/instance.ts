@@ -24,6 +24,7 @@ import { localDebug } from "./debug.js";
 import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
+import { Faults } from "./faults.js";
 
 export { LocalAdminError } from "./admin-error.js";
 export { DEFAULT_SPACE_CREDITS, DEFAULT_SPACE_NAME, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
@@ -89,12 +90,16 @@ export class LocalInstance implements LocalInstanceApi {
   readonly background: Background;
   readonly dashboard: Dashboard;
   readonly settings: Settings;
+  /** Faults on demand (faults.ts): rules shared by every process of the instance. */
+  readonly faults: Faults;
   private readonly storage: InstanceStorage;
   private readonly lifecycle: Lifecycle;
   private readonly log: (line: string) => void;
   private readonly faultLogged = new Map<string, number>();
 
   constructor(opts: OpenOptions) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the faults' host reads the current connection
+    const self = this;
     this.home = path.resolve(opts.home);
     this.clock = opts.clock ?? systemClock;
     this.ids = opts.ids ?? randomIds;
@@ -125,6 +130,15 @@ export class LocalInstance implements LocalInstanceApi {
     this.rateLimiter = new RateLimiter(this, opts.rateLimit ?? rateLimitFromEnv());
     this.service = new LocalService(this);
     this.settings = new Settings(this);
+    this.faults = new Faults({
+      get db() {
+        return self.db;
+      },
+      clock: this.clock,
+      ids: this.ids,
+      tx: (fn) => this.tx(fn),
+      operationNames: () => Object.keys(this.parts.operations),
+    });
     this.background = new Background(this, {
       mode: this.workerMode,
       leaseMs: this.leaseMs,

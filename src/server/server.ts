@@ -6,6 +6,7 @@ import type { UrlBuilder } from "../local/types.js";
 import { loadMediaSecret, MediaSigner } from "./media.js";
 import { localPrecheck } from "./precheck.js";
 import { createRequestHandler } from "./routes.js";
+import { createAdminHandler } from "./admin.js";
 
 export interface ServerOptions {
   instance: LocalInstance;
@@ -25,6 +26,10 @@ export interface ServerOptions {
   allowLocalFiles?: boolean;
   /** Lets media URLs reach loopback, private and link-local addresses (`serve --allow-private-urls`); default false. */
   allowPrivateNetwork?: boolean;
+  /** The admin path `/_mediagen/` (faults, snapshots, clock): loopback clients only; false turns it off. */
+  admin?: boolean;
+  /** Lets non-loopback clients use the admin path with `X-Mediagen-Admin-Token: <token>`. */
+  adminToken?: string;
 }
 
 export interface RunningServer {
@@ -82,6 +87,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     allowLocalFiles: o.allowLocalFiles ?? false,
     allowPrivateNetwork: o.allowPrivateNetwork ?? false,
     now: () => inst.clock.now(),
+    ...(o.admin === false ? {} : { admin: createAdminHandler({ instance: inst, ...(o.adminToken ? { token: o.adminToken } : {}) }) }),
   });
 
   let inFlight = 0;

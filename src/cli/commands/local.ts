@@ -9,6 +9,7 @@ import { examples } from "../help-text.js";
 import { cell, table, widthOf, type Column } from "../output.js";
 import { parseCredits } from "../parse.js";
 import { registerCatalog } from "./local-catalog.js";
+import { registerFaults } from "./local-faults.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -408,5 +409,6 @@ export const command: CommandModule = {
     registerVideos(local, get);
     registerReset(local, get);
     registerCatalog(local, get);
+    registerFaults(local, get);
   },
 };

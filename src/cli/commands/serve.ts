@@ -15,6 +15,9 @@ interface ServeFlags {
   publicUrl?: string;
   allowLocalFiles?: boolean;
   allowPrivateUrls?: boolean;
+  faults?: string;
+  admin?: boolean;
+  adminToken?: string;
 }
 
 export function parsePort(value: string): number {
@@ -38,9 +41,13 @@ export const command: CommandModule = {
         "--allow-private-urls",
         "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
       )
+      .option("--faults <file>", "add the fault rules of this JSON file at start (see `mediagen local faults add --help`)")
+      .option("--no-admin", "turn off the admin path /_mediagen/ (faults, snapshots, clock; loopback clients only)")
+      .option("--admin-token <token>", "let non-loopback clients use the admin path with X-Mediagen-Admin-Token: <token>")
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd) as CliContext;
         const port = parsePort(flags.port);
+        const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
         // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
         envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
         const { home } = await ctx.config();
@@ -85,6 +92,14 @@ export const command: CommandModule = {
           // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
           log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
         });
+        if (faultRules) {
+          try {
+            instance.faults.add(faultRules as never, "file");
+          } catch (e) {
+            await instance.close();
+            throw e;
+          }
+        }
         const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
         let running;
         try {
@@ -95,6 +110,8 @@ export const command: CommandModule = {
             ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
             allowLocalFiles,
             allowPrivateNetwork,
+            admin: flags.admin !== false,
+            ...(flags.adminToken ? { adminToken: flags.adminToken } : {}),
             onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
             ...(trace ? { accessLog: trace } : {}),
           });
