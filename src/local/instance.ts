@@ -5,6 +5,7 @@
  * reset and close (lifecycle.ts); the dispatch, ledger, jobs, webhooks and rate limit it hands to the
  * rules. Its methods are that API in one place, for the CLI, the server and tests.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Background, type WorkerMode } from "./background.js";
@@ -25,8 +26,10 @@ import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 import { Faults } from "./faults.js";
+import { checkSnapshotName, installSnapshot, Snapshots, type SnapshotView } from "./snapshots.js";
 
-export { LocalAdminError } from "./admin-error.js";
+import { LocalAdminError } from "./admin-error.js";
+export { LocalAdminError };
 export { DEFAULT_SPACE_CREDITS, DEFAULT_SPACE_NAME, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 export { instancePaths } from "./storage.js";
 export type { ResetOptions, WorkerMode };
@@ -92,6 +95,8 @@ export class LocalInstance implements LocalInstanceApi {
   readonly settings: Settings;
   /** Faults on demand (faults.ts): rules shared by every process of the instance. */
   readonly faults: Faults;
+  /** Snapshots of the instance (snapshots.ts) under `<home>/local/snapshots`. */
+  readonly snapshots: Snapshots;
   private readonly storage: InstanceStorage;
   private readonly lifecycle: Lifecycle;
   private readonly log: (line: string) => void;
@@ -147,6 +152,7 @@ export class LocalInstance implements LocalInstanceApi {
       ...(this.parts.load ? { prepare: () => this.parts.load!() } : {}),
       workerEntry: this.parts.workerEntry,
     });
+    this.snapshots = new Snapshots(this);
     this.lifecycle = new Lifecycle(this.storage, this.background, this.clock, forgetAuth);
 
     if (this.workerMode === "inline") this.background.launch();
@@ -318,6 +324,34 @@ export class LocalInstance implements LocalInstanceApi {
   /** Deletes everything and starts again from an empty instance (see Lifecycle.reset for when it refuses). */
   reset(opts?: ResetOptions): Promise<void> {
     return this.lifecycle.reset(opts);
+  }
+
+  /** Saves the instance as snapshot `name` (consistent while other processes write). */
+  saveSnapshot(name: string, opts?: { replace?: boolean }): Promise<SnapshotView> {
+    return this.snapshots.save(name, opts);
+  }
+
+  listSnapshots(): SnapshotView[] {
+    return this.snapshots.list();
+  }
+
+  deleteSnapshot(name: string): void {
+    this.snapshots.delete(name);
+  }
+
+  /**
+   * Replaces the instance with snapshot `name` (of this home, or the folder `fromDir` of another's).
+   * Refused while another process serves the instance (see Lifecycle.restore).
+   */
+  async restoreSnapshot(name: string, opts: ResetOptions & { fromDir?: string } = {}): Promise<SnapshotView> {
+    checkSnapshotName(name);
+    const dir = opts.fromDir ?? this.snapshots.existing(name);
+    if (!fs.existsSync(path.join(dir, "snapshot.json")) || !fs.existsSync(path.join(dir, "instance.db"))) {
+      throw new LocalAdminError("not_found", `No snapshot named "${name}" in ${path.dirname(dir)}`);
+    }
+    const view = JSON.parse(fs.readFileSync(path.join(dir, "snapshot.json"), "utf8")) as SnapshotView;
+    await this.lifecycle.restore((paths) => installSnapshot(dir, paths), opts);
+    return view;
   }
 
   /** Hands running jobs back to the queue and closes the database at once; resolves when runs have settled. */

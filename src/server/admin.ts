@@ -96,6 +96,24 @@ function routesOf(o: AdminOptions): Record<string, Route> {
       return { status: 201, body: { rules: inst.faults.add(rules as never, "http") } };
     },
     "DELETE faults": (_b, rest) => ({ status: 200, body: { removed: inst.faults.clear(rest[0]) } }),
+    "GET snapshots": () => ({ status: 200, body: { snapshots: inst.listSnapshots() } }),
+    "POST snapshots": async (body, rest) => {
+      if (rest.length === 2 && rest[1] === "restore") {
+        // This process is the server: the restore takes effect here, its workers paused meanwhile.
+        const snapshot = await inst.restoreSnapshot(rest[0]!);
+        o.restored?.();
+        return { status: 200, body: { restored: snapshot } };
+      }
+      if (rest.length) throw new LocalAdminError("not_found", `No admin endpoint POST /_mediagen/snapshots/${rest.join("/")}`);
+      const b = (await body()) as { name?: unknown; replace?: unknown };
+      if (typeof b?.name !== "string") throw new LocalAdminError("invalid", "name (string) is required");
+      return { status: 201, body: { snapshot: await inst.saveSnapshot(b.name, { replace: b.replace === true }) } };
+    },
+    "DELETE snapshots": (_b, rest) => {
+      if (rest.length !== 1) throw new LocalAdminError("invalid", "DELETE /_mediagen/snapshots/<name>");
+      inst.deleteSnapshot(rest[0]!);
+      return { status: 200, body: { deleted: rest[0] } };
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import { cell, table, widthOf, type Column } from "../output.js";
 import { parseCredits } from "../parse.js";
 import { registerCatalog } from "./local-catalog.js";
 import { registerFaults } from "./local-faults.js";
+import { registerSnapshots } from "./local-snapshot.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -410,5 +411,6 @@ export const command: CommandModule = {
     registerReset(local, get);
     registerCatalog(local, get);
     registerFaults(local, get);
+    registerSnapshots(local, get);
   },
 };

@@ -18,6 +18,8 @@ interface ServeFlags {
   faults?: string;
   admin?: boolean;
   adminToken?: string;
+  fromSnapshot?: string;
+  ephemeral?: boolean;
 }
 
 export function parsePort(value: string): number {
@@ -25,6 +27,16 @@ export function parsePort(value: string): number {
     throw new CliError(`--port must be a number from 0 to 65535, got "${value}"`, EXIT.usage, "invalid_value", "port");
   }
   return Number(value);
+}
+
+/** A throwaway MEDIAGEN_HOME for `serve --ephemeral`. */
+async function ephemeralHome(): Promise<string> {
+  const [fs, os, path] = await Promise.all([import("node:fs"), import("node:os"), import("node:path")]);
+  return fs.mkdtempSync(path.join(os.tmpdir(), "mediagen-ephemeral-"));
+}
+
+function snapshotDirOf(home: string, name: string): string {
+  return `${home.replace(/[/\\]+$/, "")}/local/snapshots/${name}`;
 }
 
 export const command: CommandModule = {
@@ -42,6 +54,8 @@ export const command: CommandModule = {
         "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
       )
       .option("--faults <file>", "add the fault rules of this JSON file at start (see `mediagen local faults add --help`)")
+      .option("--from-snapshot <name>", "start from this snapshot of the instance (`mediagen local snapshot save`)")
+      .option("--ephemeral", "serve a throwaway instance in a temp home, removed at exit (CI); --json adds its home and key")
       .option("--no-admin", "turn off the admin path /_mediagen/ (faults, snapshots, clock; loopback clients only)")
       .option("--admin-token <token>", "let non-loopback clients use the admin path with X-Mediagen-Admin-Token: <token>")
       .action(async (flags: ServeFlags, cmd: Command) => {
@@ -50,7 +64,8 @@ export const command: CommandModule = {
         const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
         // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
         envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
-        const { home } = await ctx.config();
+        const { home: configHome } = await ctx.config();
+        const home = flags.ephemeral ? await ephemeralHome() : configHome;
 
         const [{ openLocalInstance, rateLimitFromEnv }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
           import("../../features/local.js"),
@@ -85,6 +100,9 @@ export const command: CommandModule = {
         }
 
         const rateLimit = rateLimitFromEnv(ctx.env);
+        const removeHome = async () => {
+          if (flags.ephemeral) await (await import("node:fs/promises")).rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+        };
         const instance = openLocalInstance({
           home,
           worker: "inline",
@@ -92,13 +110,18 @@ export const command: CommandModule = {
           // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
           log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
         });
-        if (faultRules) {
-          try {
-            instance.faults.add(faultRules as never, "file");
-          } catch (e) {
-            await instance.close();
-            throw e;
+        try {
+          if (flags.fromSnapshot !== undefined) {
+            // An ephemeral instance starts from a snapshot of the configured home.
+            const fromDir = flags.ephemeral ? snapshotDirOf(configHome, flags.fromSnapshot) : undefined;
+            const restored = await instance.restoreSnapshot(flags.fromSnapshot, fromDir ? { fromDir } : {});
+            ctx.io.info(`Started from snapshot ${restored.name} (saved ${restored.created_at}).`);
           }
+          if (faultRules) instance.faults.add(faultRules as never, "file");
+        } catch (e) {
+          await instance.close();
+          await removeHome();
+          throw e;
         }
         const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
         let running;
@@ -117,6 +140,7 @@ export const command: CommandModule = {
           });
         } catch (e) {
           await instance.close();
+          await removeHome();
           const code = (e as NodeJS.ErrnoException).code;
           if (code === "EADDRINUSE") {
             throw new CliError(`${flags.host}:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
@@ -129,8 +153,9 @@ export const command: CommandModule = {
 
         // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.
         const stopped = ctx.runtime.signals.nextStop();
-        if (ctx.opts.json) ctx.io.out(JSON.stringify({ base_url: running.baseUrl }));
-        else ctx.io.out(running.baseUrl);
+        if (ctx.opts.json) {
+          ctx.io.out(JSON.stringify({ base_url: running.baseUrl, ...(flags.ephemeral ? { home, api_key: instance.defaultKey() } : {}) }));
+        } else ctx.io.out(running.baseUrl);
         ctx.io.info(
           `Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`,
         );
@@ -141,7 +166,8 @@ export const command: CommandModule = {
         // Running jobs get a moment to finish; the rest are handed back to the queue (leases released).
         await instance.stopWorker(5_000);
         await instance.close();
-        ctx.io.info("Stopped.");
+        await removeHome();
+        ctx.io.info(flags.ephemeral ? `Stopped; removed ${home}.` : "Stopped.");
       });
     examples(serve, [
       "mediagen serve",
@@ -150,6 +176,8 @@ export const command: CommandModule = {
       "MEDIAGEN_LOCAL_RATE_LIMIT=10000 mediagen serve --port 8080",
       "mediagen serve --allow-local-files   # requests may name files on this machine",
       "mediagen serve --allow-private-urls  # media URLs may point into your own network",
+      "mediagen serve --ephemeral --port 0 --json   # CI: a throwaway instance; prints base_url, home and api_key",
+      "mediagen serve --ephemeral --from-snapshot clean --faults faults.json",
     ]);
     serve.addHelpText(
       "after",
