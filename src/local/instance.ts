@@ -26,6 +26,7 @@ import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 import { Faults } from "./faults.js";
+import { resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
 import { checkSnapshotName, installSnapshot, Snapshots, type SnapshotView } from "./snapshots.js";
 
 import { LocalAdminError } from "./admin-error.js";
@@ -304,6 +305,21 @@ export class LocalInstance implements LocalInstanceApi {
 
   webhookDeliveries(spaceId?: string): WebhookDeliveryView[] {
     return this.webhooks.list(spaceId);
+  }
+
+  /** Sends a recorded delivery again (to its URL or `to`); returns its id (webhook-replay.ts). */
+  resendWebhook(deliveryId: string, to?: string): string {
+    return resendWebhook(this, deliveryId, to);
+  }
+
+  /** Queues a sample delivery of a webhook task; returns the delivery's id (webhook-replay.ts). */
+  triggerWebhook(task: string, opts: TriggerOptions): string {
+    return triggerWebhook(this, task, opts);
+  }
+
+  /** One delivery with its attempts, if it exists. */
+  webhookDelivery(id: string): WebhookDeliveryView | undefined {
+    return this.webhooks.get(id);
   }
 
   /** `file://` URLs of the media files (the in-process default; `serve` signs http URLs instead). */

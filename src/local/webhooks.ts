@@ -88,10 +88,20 @@ export class Webhooks implements WebhooksApi {
   }
 
   list(spaceId?: string): WebhookDeliveryView[] {
-    const db = this.instance.db;
-    const rows = db
+    const rows = this.instance.db
       .prepare("SELECT * FROM webhook_deliveries WHERE (@space IS NULL OR space_id = @space) ORDER BY created_at, rowid")
       .all({ space: spaceId ?? null }) as DeliveryRow[];
+    return this.views(rows);
+  }
+
+  /** One delivery with its attempts. */
+  get(id: string): WebhookDeliveryView | undefined {
+    const row = this.instance.db.prepare("SELECT * FROM webhook_deliveries WHERE id = ?").get(id) as DeliveryRow | undefined;
+    return row ? this.views([row])[0] : undefined;
+  }
+
+  private views(rows: DeliveryRow[]): WebhookDeliveryView[] {
+    const db = this.instance.db;
     const attempts = db.prepare(
       "SELECT attempt, status_code, error, duration_ms, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id",
     );

@@ -11,6 +11,7 @@ import { parseCredits } from "../parse.js";
 import { registerCatalog } from "./local-catalog.js";
 import { registerFaults } from "./local-faults.js";
 import { registerSnapshots } from "./local-snapshot.js";
+import { registerWebhookReplay } from "./local-webhooks.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -313,6 +314,7 @@ function registerWebhooks(local: Command, get: Getter) {
       if (!ctx.opts.json) ctx.io.info("Webhook signing secret cleared.");
     });
   examples(clear, ["mediagen local webhooks secret clear"]);
+  registerWebhookReplay(webhooks, get);
 }
 
 function registerVideos(local: Command, get: Getter) {
