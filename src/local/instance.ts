@@ -9,7 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Background, type WorkerMode } from "./background.js";
-import { isoOf, systemClock } from "./clock.js";
+import { InstanceClock, isoOf, systemClock, type ClockState } from "./clock.js";
+import { parseDurationMs } from "./duration.js";
 import { Dashboard, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 import { DefaultKeyFile } from "./default-key-file.js";
 import { randomIds } from "./ids.js";
@@ -78,7 +79,8 @@ export class LocalInstance implements LocalInstanceApi {
   readonly dbPath: string;
   readonly mediaDir: string;
   readonly defaultKeyPath: string;
-  readonly clock: Clock;
+  /** The injected (or system) clock moved by `local clock` (clock.ts InstanceClock). */
+  readonly clock: InstanceClock;
   readonly ids: IdGen;
   readonly workerMode: WorkerMode;
   readonly leaseMs: number;
@@ -107,7 +109,12 @@ export class LocalInstance implements LocalInstanceApi {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the faults' host reads the current connection
     const self = this;
     this.home = path.resolve(opts.home);
-    this.clock = opts.clock ?? systemClock;
+    this.clock = new InstanceClock(opts.clock ?? systemClock, {
+      get db() {
+        return self.db;
+      },
+      tx: (fn) => this.tx(fn),
+    });
     this.ids = opts.ids ?? randomIds;
     this.workerMode = opts.worker ?? "detached";
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
@@ -333,6 +340,27 @@ export class LocalInstance implements LocalInstanceApi {
    */
   engine(apiKey: string, urls?: UrlBuilder, opts: LocalEngineOptions = {}): LocalEngine {
     return new LocalEngine(this, apiKey, urls ?? this.fileUrls(), opts);
+  }
+
+  // ---- the clock (clock.ts) --------------------------------------------------------------------
+
+  /** Moves the instance's clock forward by a duration (`90s`, `1m`, `8d`, or milliseconds). */
+  advanceClock(duration: string | number): ClockState {
+    const ms = parseDurationMs(duration, "duration");
+    if (ms <= 0) throw new LocalAdminError("invalid", "duration: the clock only moves forward; give a positive duration");
+    return this.clock.advance(ms);
+  }
+
+  freezeClock(): ClockState {
+    return this.clock.freeze();
+  }
+
+  resetClock(): ClockState {
+    return this.clock.reset();
+  }
+
+  clockState(): ClockState {
+    return this.clock.state();
   }
 
   // ---- reset and close (lifecycle.ts) ----------------------------------------------------------

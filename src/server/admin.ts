@@ -96,6 +96,14 @@ function routesOf(o: AdminOptions): Record<string, Route> {
       return { status: 201, body: { rules: inst.faults.add(rules as never, "http") } };
     },
     "DELETE faults": (_b, rest) => ({ status: 200, body: { removed: inst.faults.clear(rest[0]) } }),
+    "GET clock": () => ({ status: 200, body: inst.clockState() }),
+    "POST clock": async (body) => {
+      const b = ((await body()) ?? {}) as { advance?: unknown; freeze?: unknown; reset?: unknown };
+      if (b.advance !== undefined) return { status: 200, body: inst.advanceClock(b.advance as string) };
+      if (b.freeze === true) return { status: 200, body: inst.freezeClock() };
+      if (b.reset === true) return { status: 200, body: inst.resetClock() };
+      throw new LocalAdminError("invalid", 'send {"advance": "8d"}, {"freeze": true} or {"reset": true}');
+    },
     "GET snapshots": () => ({ status: 200, body: { snapshots: inst.listSnapshots() } }),
     "POST snapshots": async (body, rest) => {
       if (rest.length === 2 && rest[1] === "restore") {

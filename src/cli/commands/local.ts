@@ -12,6 +12,7 @@ import { registerCatalog } from "./local-catalog.js";
 import { registerFaults } from "./local-faults.js";
 import { registerSnapshots } from "./local-snapshot.js";
 import { registerWebhookReplay } from "./local-webhooks.js";
+import { registerClock } from "./local-clock.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -414,5 +415,6 @@ export const command: CommandModule = {
     registerCatalog(local, get);
     registerFaults(local, get);
     registerSnapshots(local, get);
+    registerClock(local, get);
   },
 };
