@@ -153,6 +153,11 @@ describe("fault rules on serve (admin path, CLI, hosted client)", () => {
   it("the admin path refuses web pages of other sites and other hosts, and bad rules with 400", async () => {
     const fromPage = await admin("GET", "faults", undefined, { origin: "http://evil.example" });
     expect(fromPage.status).toBe(403);
+    const sandboxed = await admin("POST", "faults", { op: "folderList", action: "reset" }, { origin: "null", "content-type": "text/plain" });
+    expect(sandboxed.status).toBe(403);
+    // A tool's request (curl -d sends a form type) is read as JSON.
+    const curlLike = await admin("POST", "faults", { op: "folderList", action: "latency", ms: 1, times: 1 }, { "content-type": "application/x-www-form-urlencoded" });
+    expect(curlLike.status).toBe(201);
     const rebound = await new Promise<number>((resolve, reject) => {
       const u = new URL(`${origin}/_mediagen/faults`);
       http.get({ host: u.hostname, port: u.port, path: u.pathname, headers: { host: "evil.example" } }, (res) => {
@@ -213,8 +218,13 @@ describe("fault rules in process", () => {
     expect(r.errorLine()?.code).toBe("network_error");
   });
 
-  it("probability, space filter and expiry decide whether a rule fires", async () => {
+  it("probability, space and key filters and expiry decide whether a rule fires", async () => {
     const other = t.createSpace({ name: "other", plan: "PRO", credits: 5 });
+    const keyId = t.listKeys(other.space.id)[0]!.id;
+    t.faults.add({ op: "folderList", action: "error", status: 503, key: keyId, times: 1 });
+    await expect(t.api.folderList({})).resolves.toBeDefined();
+    expect((await apiError(t.engine(other.api_key).folderList({}))).status).toBe(503);
+    t.faults.clear();
     t.faults.add({ op: "folderList", action: "error", status: 500, space: other.space.id });
     await expect(t.api.folderList({})).resolves.toBeDefined();
     const e = await apiError(t.engine(other.api_key).folderList({}));
