@@ -55,6 +55,7 @@ export class InstanceClock implements Clock {
   private frozen: number | null = null;
   private version = -1;
   private db: DB | undefined;
+  private versionStmt: { get(): unknown } | undefined;
 
   constructor(
     readonly base: Clock,
@@ -69,7 +70,8 @@ export class InstanceClock implements Clock {
   private refresh(): void {
     try {
       const db = this.host.db;
-      const version = db.pragma("data_version", { simple: true }) as number;
+      if (db !== this.db) this.versionStmt = db.prepare("PRAGMA data_version").pluck();
+      const version = this.versionStmt!.get() as number;
       if (db === this.db && version === this.version) return;
       this.db = db;
       this.version = version;

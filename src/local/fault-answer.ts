@@ -19,7 +19,6 @@ export interface FaultAnswerContext {
   rateLimit: RateLimitInfo | undefined;
   /** The 429 body of this instance's limit. */
   rateLimitedBody: unknown;
-  plan: string;
 }
 
 const MESSAGES: Record<string, string> = {
@@ -48,7 +47,7 @@ export function faultAnswer(a: Extract<FaultAction, { kind: "error" }>, c: Fault
       // Refused before the rate limit: no window headers, as a real 401.
       return errorResponse("invalid_api_key", message, { error: "Invalid API key" });
     case "plan_required":
-      return { ...errorResponse("plan_required", `${message}; this space is on the ${c.plan} plan`, { error: "Plan required" }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
+      return { ...errorResponse("plan_required", message, { error: "Plan required" }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
     case "insufficient_credits": {
       const text = `Insufficient credits: ${required} required, ${c.credits} available`;
       return { status: 402, body: { error: text, details: [{ code: "insufficient_credits", message: text }], required, available: c.credits }, ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };

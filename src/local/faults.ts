@@ -145,16 +145,18 @@ export class Faults {
    * with N matches left fires for exactly N of them, whichever processes ask. Empty when none does,
    * without a write.
    */
-  fire(stage: FaultStage, op: string, spaceId: string | null, keyId: string | null = null): FaultAction[] {
+  fire(stage: FaultStage | "request+", op: string, spaceId: string | null, keyId: string | null = null): FaultAction[] {
     const now = this.host.clock.now();
+    // One query for the three stages a request meets (request, job, progress); webhooks on their own.
+    const stages = stage === "request+" ? ["request", "job", "progress"] : [stage, stage, stage];
     const candidates = this.host.db
       .prepare(
         `SELECT id, action, probability FROM fault_rules
-         WHERE stage = ? AND (op = ? OR op = '*') AND (space_id IS NULL OR space_id = ?) AND (key_id IS NULL OR key_id = ?)
+         WHERE stage IN (?, ?, ?) AND (op = ? OR op = '*') AND (space_id IS NULL OR space_id = ?) AND (key_id IS NULL OR key_id = ?)
            AND (remaining IS NULL OR remaining > 0) AND (expires_at IS NULL OR expires_at > ?)
          ORDER BY created_at, rowid`,
       )
-      .all(stage, op, spaceId, keyId, now) as Pick<RuleRow, "id" | "action" | "probability">[];
+      .all(...stages, op, spaceId, keyId, now) as Pick<RuleRow, "id" | "action" | "probability">[];
     if (!candidates.length) return [];
     const rolled = candidates.filter((c) => c.probability >= 1 || this.random() < c.probability);
     if (!rolled.length) return [];
@@ -169,7 +171,7 @@ export class Faults {
   /** The request, job and progress rules that fire for one request to `op`. */
   forRequest(op: string, spaceId: string, keyId: string | null): RequestFaults {
     const out: RequestFaults = { delayMs: 0, fired: [] };
-    const actions = [...this.fire("request", op, spaceId, keyId), ...this.fire("job", op, spaceId, keyId), ...this.fire("progress", op, spaceId, keyId)];
+    const actions = this.fire("request+", op, spaceId, keyId);
     for (const a of actions) {
       out.fired.push(a.kind);
       if (a.kind === "latency") out.delayMs += a.min_ms + Math.round(this.random() * (a.max_ms - a.min_ms));

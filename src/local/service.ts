@@ -103,7 +103,6 @@ export class LocalService {
       credits: this.instance.ledger.balance(space.id) / 1000,
       rateLimit,
       rateLimitedBody: this.instance.rateLimiter.rejectionBody(),
-      plan: space.plan,
     });
   }
 
