@@ -8,6 +8,7 @@ import { envSetting } from "../env-setting.js";
 import { CliError, EXIT, type CommandModule } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
+import type { LocalInstance } from "../../features/local.js";
 
 interface ServeFlags {
   host: string;
@@ -29,14 +30,45 @@ export function parsePort(value: string): number {
   return Number(value);
 }
 
-/** A throwaway MEDIAGEN_HOME for `serve --ephemeral`. */
-async function ephemeralHome(): Promise<string> {
-  const [fs, os, path] = await Promise.all([import("node:fs"), import("node:os"), import("node:path")]);
-  return fs.mkdtempSync(path.join(os.tmpdir(), "mediagen-ephemeral-"));
+interface ServedInstance {
+  instance: LocalInstance;
+  home: string;
+  /** Removes the home of `--ephemeral` (nothing otherwise). */
+  removeHome(): Promise<void>;
 }
 
-function snapshotDirOf(home: string, name: string): string {
-  return `${home.replace(/[/\\]+$/, "")}/local/snapshots/${name}`;
+/**
+ * The instance `serve` serves: the configured home's, or with `--ephemeral` a temp home's (removed
+ * when serve stops, or at once if starting fails); started from `--from-snapshot` (an ephemeral
+ * instance takes it from the configured home) and with the rules of `--faults`.
+ */
+async function openServed(
+  ctx: CliContext,
+  flags: ServeFlags,
+  configHome: string,
+  faultRules: unknown[] | undefined,
+  open: (home: string) => LocalInstance,
+): Promise<ServedInstance> {
+  const [fs, os, path] = await Promise.all([import("node:fs"), import("node:os"), import("node:path")]);
+  const home = flags.ephemeral ? fs.mkdtempSync(path.join(os.tmpdir(), "mediagen-ephemeral-")) : configHome;
+  const removeHome = async () => {
+    if (flags.ephemeral) await fs.promises.rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  };
+  let instance: LocalInstance | undefined;
+  try {
+    instance = open(home);
+    if (flags.fromSnapshot !== undefined) {
+      const fromDir = flags.ephemeral ? path.join(configHome, "local", "snapshots", flags.fromSnapshot) : undefined;
+      const restored = await instance.restoreSnapshot(flags.fromSnapshot, fromDir ? { fromDir } : {});
+      ctx.io.info(`Started from snapshot ${restored.name} (saved ${restored.created_at}).`);
+    }
+    if (faultRules) instance.faults.add(faultRules as never, "file");
+    return { instance, home, removeHome };
+  } catch (e) {
+    await instance?.close();
+    await removeHome();
+    throw e;
+  }
 }
 
 export const command: CommandModule = {
@@ -65,7 +97,6 @@ export const command: CommandModule = {
         // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
         envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
         const { home: configHome } = await ctx.config();
-        const home = flags.ephemeral ? await ephemeralHome() : configHome;
 
         const [{ openLocalInstance, rateLimitFromEnv }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
           import("../../features/local.js"),
@@ -100,29 +131,15 @@ export const command: CommandModule = {
         }
 
         const rateLimit = rateLimitFromEnv(ctx.env);
-        const removeHome = async () => {
-          if (flags.ephemeral) await (await import("node:fs/promises")).rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-        };
-        const instance = openLocalInstance({
-          home,
-          worker: "inline",
-          rateLimit,
-          // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
-          log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
-        });
-        try {
-          if (flags.fromSnapshot !== undefined) {
-            // An ephemeral instance starts from a snapshot of the configured home.
-            const fromDir = flags.ephemeral ? snapshotDirOf(configHome, flags.fromSnapshot) : undefined;
-            const restored = await instance.restoreSnapshot(flags.fromSnapshot, fromDir ? { fromDir } : {});
-            ctx.io.info(`Started from snapshot ${restored.name} (saved ${restored.created_at}).`);
-          }
-          if (faultRules) instance.faults.add(faultRules as never, "file");
-        } catch (e) {
-          await instance.close();
-          await removeHome();
-          throw e;
-        }
+        const { instance, home, removeHome } = await openServed(ctx, flags, configHome, faultRules, (home) =>
+          openLocalInstance({
+            home,
+            worker: "inline",
+            rateLimit,
+            // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
+            log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
+          }),
+        );
         const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
         let running;
         try {
