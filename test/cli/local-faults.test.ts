@@ -6,6 +6,7 @@
  * as `listen` sees them; rules that expire, fire with a probability, and bad rules refused.
  */
 import fs from "node:fs";
+import os from "node:os";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -376,4 +377,29 @@ describe("webhook faults as `listen` sees them", () => {
     await waitFor(() => seen(first.id).length === 1 && seen(second.id).length === 1, 20_000, 150);
     expect(events.indexOf(seen(second.id)[0]!)).toBeLessThan(events.indexOf(seen(first.id)[0]!));
   }, 60_000);
+});
+
+describe("the admin path from another host", () => {
+  const address = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+
+  it.skipIf(!address)("answers a non-loopback client only with --admin-token, never with an API key", async () => {
+    const home = newHome();
+    const serve = await startServe(childEnv(home), ["--host", "0.0.0.0", "--admin-token", "s3cret-token"]);
+    try {
+      const port = new URL(serve.baseUrl).port;
+      const url = `http://${address}:${port}/_mediagen/faults`;
+      const key = (await run(["local", "keys", "create", "--plan", "PRO", "--credits", "1", "--json"], { home })).json<{ api_key: string }>().api_key;
+      const withKey = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      expect(withKey.status).toBe(403);
+      expect(JSON.stringify(await withKey.json())).toMatch(/X-Mediagen-Admin-Token/);
+      const wrong = await fetch(url, { headers: { "x-mediagen-admin-token": "guess" } });
+      expect(wrong.status).toBe(403);
+      const right = await fetch(url, { headers: { "x-mediagen-admin-token": "s3cret-token" } });
+      expect(right.status).toBe(200);
+    } finally {
+      await serve.stop();
+    }
+  }, 30_000);
 });
