@@ -171,7 +171,7 @@ export class LocalService {
       const ctx: RequestContext = {
         instance: this.instance,
         space,
-        simulate: opts.simulate ?? faults.simulate,
+        simulate: opts.simulate ?? jobFault(op, input, faults.simulate),
         urls: opts.urls,
         allowLocalFiles: opts.allowLocalFiles ?? true,
         allowPrivateNetwork: opts.allowPrivateNetwork ?? true,
@@ -204,4 +204,14 @@ function progressBackwards(body: unknown, by: number): unknown {
     if (typeof b[field] === "number") b[field] = Math.max(0, (b[field] as number) - by);
   }
   return b;
+}
+
+/**
+ * A job_fail rule's failure for the job this request starts. An image-based avatar create starts no
+ * job (and refuses a simulated failure): the rule does not apply to it.
+ */
+function jobFault(op: OpName, input: Record<string, unknown>, simulate: string | undefined): string | undefined {
+  if (simulate === undefined) return undefined;
+  if (op === "avatarCreate" && (typeof input.prompt !== "string" || input.prompt.trim() === "")) return undefined;
+  return simulate;
 }

@@ -11,7 +11,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import readline from "node:readline";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, NetworkError } from "../../src/engine/errors.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
@@ -281,6 +281,23 @@ describe("fault rules in process", () => {
       receiver.close();
     }
   }, 60_000);
+
+  it("a job_fail rule fails a prompt-based avatar look with its code, and leaves an image-based create (no job) alone", async () => {
+    t.faults.clear();
+    t.faults.add({ op: "avatarCreate", action: "job_fail", code: "LOOK_GENERATION_FAILED", times: 2 });
+    const created = (await t.api.avatarCreate({ prompt: "a baker in a small shop" })) as { avatar_id: string; look_id: string };
+    const failed = await waitFor(async () => {
+      const s = (await t.api.avatarStatus({ avatar_id: created.avatar_id, look_id: created.look_id })) as { status: string };
+      return s.status === "failed" ? s : undefined;
+    }, 20_000, 150);
+    expect(failed).toMatchObject({ status: "failed", error: { code: "LOOK_GENERATION_FAILED" } });
+    const png = path.join(t.home, "face.png");
+    execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=orange:s=64x64", "-frames:v", "1", "-y", png]);
+    const fromImages = (await t.api.avatarCreate({ images: [png] })) as { look_id: string };
+    expect(fromImages.look_id).toBeTruthy();
+    expect(t.faults.list()[0]).toMatchObject({ hits: 2, remaining: 0 });
+    t.faults.clear();
+  }, 30_000);
 
   it("a progress_backwards rule lowers the progress a status read reports while the job runs", async () => {
     t.faults.add({ op: "generationStart", action: "job_stall", ms: "5s", times: 1 });
