@@ -76,7 +76,6 @@ export interface SnapshotHost {
   readonly localDir: string;
   readonly mediaDir: string;
   readonly defaultKeyPath: string;
-  nowIso(): string;
 }
 
 export class Snapshots {
@@ -122,7 +121,8 @@ export class Snapshots {
     const dbFile = path.join(dir, DB_FILE);
     const version = this.host.db.pragma("user_version", { simple: true }) as number;
     const spaces = (this.host.db.prepare("SELECT COUNT(*) AS n FROM spaces").get() as { n: number }).n;
-    return { name, created_at: this.host.nowIso(), size_bytes: fs.statSync(dbFile).size + mediaBytes, media_files: mediaFiles, schema_version: version, spaces };
+    // The machine's time, not the instance's (`local clock`): snapshots are listed in the order they were made.
+    return { name, created_at: new Date().toISOString(), size_bytes: fs.statSync(dbFile).size + mediaBytes, media_files: mediaFiles, schema_version: version, spaces };
   }
 
   /** Every snapshot, oldest first. */

@@ -132,7 +132,13 @@ export function createAdminHandler(o: AdminOptions): AdminHandler {
     const fail = (status: number, code: string, message: string) => send(status, errorResponse(code, message, { status }).body);
     const why = refusal(req, o.token);
     if (why) return fail(403, "forbidden", why);
-    const [resource = "", ...rest] = url.pathname.slice(ADMIN_PREFIX.length).split("/").filter(Boolean).map(decodeURIComponent);
+    let parts: string[];
+    try {
+      parts = url.pathname.slice(ADMIN_PREFIX.length).split("/").filter(Boolean).map(decodeURIComponent);
+    } catch {
+      return fail(400, "invalid_value", "The admin path has a malformed %-escape");
+    }
+    const [resource = "", ...rest] = parts;
     const route = routes[`${req.method ?? "GET"} ${resource}`];
     if (!route) return fail(404, "not_found", `No admin endpoint ${req.method} ${url.pathname}`);
     try {

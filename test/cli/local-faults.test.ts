@@ -172,6 +172,10 @@ describe("fault rules on serve (admin path, CLI, hosted client)", () => {
     expect(JSON.stringify(await bad.json())).toMatch(/assetStatus never answers VIDEO_NOT_FOUND/);
     const unknown = await admin("GET", "nothing");
     expect(unknown.status).toBe(404);
+    const escaped = await admin("DELETE", "faults/%E0%A4%A");
+    expect(escaped.status).toBe(400);
+    const noRule = await admin("DELETE", "faults/flt_nope");
+    expect(noRule.status).toBe(404);
     // The API key opens nothing there, and the API prefix has no admin route.
     const viaApi = await get("/_mediagen/faults");
     expect(viaApi.status).toBe(404);
