@@ -8,6 +8,7 @@
 import { abortableSleep } from "../engine/sleep.js";
 import { LocalAdminError } from "./admin-error.js";
 import { checkRule, stageOf, type CheckedRule, type FaultAction, type FaultRuleInput, type FaultStage } from "./fault-rule.js";
+import type { Statement } from "better-sqlite3";
 import type { Clock, DB, IdGen, JobRow } from "./types.js";
 
 export type { FaultAction, FaultRuleInput, FaultStage };
@@ -93,6 +94,7 @@ function view(r: RuleRow, now: number): FaultRuleView {
 export class Faults {
   /** Tests make probabilities deterministic through this. */
   random: () => number = Math.random;
+  private prepared: { db: DB; any: Statement; match: Statement } | undefined;
 
   constructor(private readonly host: FaultsHost) {}
 
@@ -146,17 +148,13 @@ export class Faults {
    * without a write.
    */
   fire(stage: FaultStage | "request+", op: string, spaceId: string | null, keyId: string | null = null): FaultAction[] {
-    const now = this.host.clock.now();
     // One query for the three stages a request meets (request, job, progress); webhooks on their own.
     const stages = stage === "request+" ? ["request", "job", "progress"] : [stage, stage, stage];
-    const candidates = this.host.db
-      .prepare(
-        `SELECT id, action, probability FROM fault_rules
-         WHERE stage IN (?, ?, ?) AND (op = ? OR op = '*') AND (space_id IS NULL OR space_id = ?) AND (key_id IS NULL OR key_id = ?)
-           AND (remaining IS NULL OR remaining > 0) AND (expires_at IS NULL OR expires_at > ?)
-         ORDER BY created_at, rowid`,
-      )
-      .all(...stages, op, spaceId, keyId, now) as Pick<RuleRow, "id" | "action" | "probability">[];
+    const statements = this.statements();
+    // Almost always there is no rule at all: a look at one row, before the (costlier) match.
+    if (statements.any.get() === undefined) return [];
+    const now = this.host.clock.now();
+    const candidates = statements.match.all(...stages, op, spaceId, keyId, now) as Pick<RuleRow, "id" | "action" | "probability">[];
     if (!candidates.length) return [];
     const rolled = candidates.filter((c) => c.probability >= 1 || this.random() < c.probability);
     if (!rolled.length) return [];
@@ -166,6 +164,24 @@ export class Faults {
       );
       return rolled.filter((c) => take.run(c.id).changes === 1).map((c) => JSON.parse(c.action) as FaultAction);
     });
+  }
+
+  /** Every request asks: prepared once per connection (a restore or reset opens another). */
+  private statements(): { any: Statement; match: Statement } {
+    const db = this.host.db;
+    if (this.prepared?.db !== db) {
+      this.prepared = {
+        db,
+        any: db.prepare("SELECT 1 FROM fault_rules LIMIT 1"),
+        match: db.prepare(
+          `SELECT id, action, probability FROM fault_rules
+           WHERE stage IN (?, ?, ?) AND (op = ? OR op = '*') AND (space_id IS NULL OR space_id = ?) AND (key_id IS NULL OR key_id = ?)
+             AND (remaining IS NULL OR remaining > 0) AND (expires_at IS NULL OR expires_at > ?)
+           ORDER BY created_at, rowid`,
+        ),
+      };
+    }
+    return this.prepared;
   }
 
   /** The request, job and progress rules that fire for one request to `op`. */
