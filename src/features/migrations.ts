@@ -11,6 +11,7 @@ import { generations } from "./generation/schema.js";
 import { videos } from "./video/schema.js";
 import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/schema.js";
 import { exportsTable } from "./export/schema.js";
+import { emulatorTables, EMULATOR_MIGRATION_VERSION } from "../local/db/emulator-schema.js";
 import type { Migration } from "./types.js";
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: SCRIPTS_MIGRATION_VERSION, sql: scripts },
   { version: 7, sql: exportsTable },
   { version: CATALOG_MIGRATION_VERSION, sql: modelCatalogTable },
+  { version: EMULATOR_MIGRATION_VERSION, sql: emulatorTables },
 ];

@@ -1,4 +1,4 @@
-import type { Clock } from "./types.js";
+import type { Clock, DB } from "./types.js";
 
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -21,4 +21,119 @@ export class ManualClock implements Clock {
 
 export function isoOf(clock: Clock): string {
   return new Date(clock.now()).toISOString();
+}
+
+/** The instance clock's own state: moved forward, frozen (settings `clock_offset_ms`, `clock_frozen_at`). */
+export interface ClockState {
+  /** Milliseconds added to the real (or injected) clock. */
+  offset_ms: number;
+  /** While frozen, the instant the clock stays at (ms since the epoch). */
+  frozen_at: number | null;
+  /** What the instance reads now, ISO 8601. */
+  now: string;
+  /** What the machine's (or injected) clock reads, ISO 8601. */
+  real: string;
+}
+
+interface ClockHost {
+  /** The connection to read the state from; throws when closed (the last state read is kept then). */
+  readonly db: DB;
+  tx<T>(fn: () => T): T;
+}
+
+const OFFSET_KEY = "clock_offset_ms";
+const FROZEN_KEY = "clock_frozen_at";
+
+/**
+ * The local instance's clock (`mediagen local clock advance|freeze|reset`): the base clock moved by
+ * an offset, or frozen at an instant. The state is in the instance's settings, so every process of the
+ * instance reads the same time: it is read again whenever another connection has committed (SQLite's
+ * `data_version`, one cheap pragma per reading) and after this process changes it.
+ */
+export class InstanceClock implements Clock {
+  private offset = 0;
+  private frozen: number | null = null;
+  private version = -1;
+  private db: DB | undefined;
+  private versionStmt: { get(): unknown } | undefined;
+  private checkedAt = -Infinity;
+
+  constructor(
+    readonly base: Clock,
+    private readonly host: ClockHost,
+  ) {}
+
+  now(): number {
+    this.refresh();
+    return this.frozen ?? this.base.now() + this.offset;
+  }
+
+  private refresh(): void {
+    // A request reads the clock many times: the state is looked at again at most once a millisecond
+    // (another process's change lands as if its command had come that much later).
+    const t = performance.now();
+    if (t - this.checkedAt < 1 && this.db !== undefined) return;
+    this.checkedAt = t;
+    try {
+      const db = this.host.db;
+      if (db !== this.db) this.versionStmt = db.prepare("PRAGMA data_version").pluck();
+      const version = this.versionStmt!.get() as number;
+      if (db === this.db && version === this.version) return;
+      this.db = db;
+      this.version = version;
+      this.load(db);
+    } catch {
+      // Closed or not open yet: the last state read stands.
+    }
+  }
+
+  private load(db: DB): void {
+    const rows = db.prepare("SELECT key, value FROM settings WHERE key IN (?, ?)").all(OFFSET_KEY, FROZEN_KEY) as { key: string; value: string }[];
+    const get = (k: string) => rows.find((r) => r.key === k)?.value;
+    this.offset = Number(get(OFFSET_KEY) ?? 0) || 0;
+    const f = get(FROZEN_KEY);
+    this.frozen = f === undefined ? null : Number(f);
+  }
+
+  private save(offset: number, frozen: number | null): void {
+    this.host.tx(() => {
+      const db = this.host.db;
+      const put = db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+      const drop = db.prepare("DELETE FROM settings WHERE key = ?");
+      if (offset === 0) drop.run(OFFSET_KEY);
+      else put.run(OFFSET_KEY, String(offset));
+      if (frozen === null) drop.run(FROZEN_KEY);
+      else put.run(FROZEN_KEY, String(frozen));
+    });
+    this.offset = offset;
+    this.frozen = frozen;
+  }
+
+  /** Moves the clock forward by `ms` (frozen or not). */
+  advance(ms: number): ClockState {
+    this.checkedAt = -Infinity;
+    this.refresh();
+    if (this.frozen !== null) this.save(this.offset, this.frozen + ms);
+    else this.save(this.offset + ms, null);
+    return this.state();
+  }
+
+  /** Stops the clock at the instant it reads now. */
+  freeze(): ClockState {
+    this.checkedAt = -Infinity;
+    this.refresh();
+    this.save(this.offset, this.now());
+    return this.state();
+  }
+
+  /** Back to the real (or injected) clock. */
+  reset(): ClockState {
+    this.save(0, null);
+    return this.state();
+  }
+
+  state(): ClockState {
+    const now = this.now();
+    return { offset_ms: this.frozen !== null ? this.frozen - this.base.now() : this.offset, frozen_at: this.frozen, now: new Date(now).toISOString(), real: new Date(this.base.now()).toISOString() };
+  }
 }

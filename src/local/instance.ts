@@ -5,10 +5,12 @@
  * reset and close (lifecycle.ts); the dispatch, ledger, jobs, webhooks and rate limit it hands to the
  * rules. Its methods are that API in one place, for the CLI, the server and tests.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Background, type WorkerMode } from "./background.js";
-import { isoOf, systemClock } from "./clock.js";
+import { InstanceClock, isoOf, systemClock, type ClockState } from "./clock.js";
+import { parseDurationMs } from "./duration.js";
 import { Dashboard, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 import { DefaultKeyFile } from "./default-key-file.js";
 import { randomIds } from "./ids.js";
@@ -24,8 +26,12 @@ import { localDebug } from "./debug.js";
 import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
+import { Faults } from "./faults.js";
+import { resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
+import { checkSnapshotName, installSnapshot, Snapshots, type SnapshotView } from "./snapshots.js";
 
-export { LocalAdminError } from "./admin-error.js";
+import { LocalAdminError } from "./admin-error.js";
+export { LocalAdminError };
 export { DEFAULT_SPACE_CREDITS, DEFAULT_SPACE_NAME, type KeyView, type LedgerCheckView, type LedgerEntryView, type SpaceView } from "./dashboard.js";
 export { instancePaths } from "./storage.js";
 export type { ResetOptions, WorkerMode };
@@ -73,7 +79,8 @@ export class LocalInstance implements LocalInstanceApi {
   readonly dbPath: string;
   readonly mediaDir: string;
   readonly defaultKeyPath: string;
-  readonly clock: Clock;
+  /** The injected (or system) clock moved by `local clock` (clock.ts InstanceClock). */
+  readonly clock: InstanceClock;
   readonly ids: IdGen;
   readonly workerMode: WorkerMode;
   readonly leaseMs: number;
@@ -89,14 +96,25 @@ export class LocalInstance implements LocalInstanceApi {
   readonly background: Background;
   readonly dashboard: Dashboard;
   readonly settings: Settings;
+  /** Faults on demand (faults.ts): rules shared by every process of the instance. */
+  readonly faults: Faults;
+  /** Snapshots of the instance (snapshots.ts) under `<home>/local/snapshots`. */
+  readonly snapshots: Snapshots;
   private readonly storage: InstanceStorage;
   private readonly lifecycle: Lifecycle;
   private readonly log: (line: string) => void;
   private readonly faultLogged = new Map<string, number>();
 
   constructor(opts: OpenOptions) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the faults' host reads the current connection
+    const self = this;
     this.home = path.resolve(opts.home);
-    this.clock = opts.clock ?? systemClock;
+    this.clock = new InstanceClock(opts.clock ?? systemClock, {
+      get db() {
+        return self.db;
+      },
+      tx: (fn) => this.tx(fn),
+    });
     this.ids = opts.ids ?? randomIds;
     this.workerMode = opts.worker ?? "detached";
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
@@ -125,6 +143,15 @@ export class LocalInstance implements LocalInstanceApi {
     this.rateLimiter = new RateLimiter(this, opts.rateLimit ?? rateLimitFromEnv());
     this.service = new LocalService(this);
     this.settings = new Settings(this);
+    this.faults = new Faults({
+      get db() {
+        return self.db;
+      },
+      clock: this.clock,
+      ids: this.ids,
+      tx: (fn) => this.tx(fn),
+      operationNames: () => Object.keys(this.parts.operations),
+    });
     this.background = new Background(this, {
       mode: this.workerMode,
       leaseMs: this.leaseMs,
@@ -133,6 +160,7 @@ export class LocalInstance implements LocalInstanceApi {
       ...(this.parts.load ? { prepare: () => this.parts.load!() } : {}),
       workerEntry: this.parts.workerEntry,
     });
+    this.snapshots = new Snapshots(this);
     this.lifecycle = new Lifecycle(this.storage, this.background, this.clock, forgetAuth);
 
     if (this.workerMode === "inline") this.background.launch();
@@ -286,6 +314,21 @@ export class LocalInstance implements LocalInstanceApi {
     return this.webhooks.list(spaceId);
   }
 
+  /** Sends a recorded delivery again (to its URL or `to`); returns its id (webhook-replay.ts). */
+  resendWebhook(deliveryId: string, to?: string): string {
+    return resendWebhook(this, deliveryId, to);
+  }
+
+  /** Queues a sample delivery of a webhook task; returns the delivery's id (webhook-replay.ts). */
+  triggerWebhook(task: string, opts: TriggerOptions): string {
+    return triggerWebhook(this, task, opts);
+  }
+
+  /** One delivery with its attempts, if it exists. */
+  webhookDelivery(id: string): WebhookDeliveryView | undefined {
+    return this.webhooks.get(id);
+  }
+
   /** `file://` URLs of the media files (the in-process default; `serve` signs http URLs instead). */
   fileUrls(): UrlBuilder {
     return { media: (relPath: string) => pathToFileURL(path.join(this.mediaDir, relPath)).href };
@@ -299,11 +342,60 @@ export class LocalInstance implements LocalInstanceApi {
     return new LocalEngine(this, apiKey, urls ?? this.fileUrls(), opts);
   }
 
+  // ---- the clock (clock.ts) --------------------------------------------------------------------
+
+  /** Moves the instance's clock forward by a duration (`90s`, `1m`, `8d`, or milliseconds). */
+  advanceClock(duration: string | number): ClockState {
+    const ms = parseDurationMs(duration, "duration");
+    if (ms <= 0) throw new LocalAdminError("invalid", "duration: the clock only moves forward; give a positive duration");
+    return this.clock.advance(ms);
+  }
+
+  freezeClock(): ClockState {
+    return this.clock.freeze();
+  }
+
+  resetClock(): ClockState {
+    return this.clock.reset();
+  }
+
+  clockState(): ClockState {
+    return this.clock.state();
+  }
+
   // ---- reset and close (lifecycle.ts) ----------------------------------------------------------
 
   /** Deletes everything and starts again from an empty instance (see Lifecycle.reset for when it refuses). */
   reset(opts?: ResetOptions): Promise<void> {
     return this.lifecycle.reset(opts);
+  }
+
+  /** Saves the instance as snapshot `name` (consistent while other processes write). */
+  saveSnapshot(name: string, opts?: { replace?: boolean }): Promise<SnapshotView> {
+    return this.snapshots.save(name, opts);
+  }
+
+  listSnapshots(): SnapshotView[] {
+    return this.snapshots.list();
+  }
+
+  deleteSnapshot(name: string): void {
+    this.snapshots.delete(name);
+  }
+
+  /**
+   * Replaces the instance with snapshot `name` (of this home, or the folder `fromDir` of another's).
+   * Refused while another process serves the instance (see Lifecycle.restore).
+   */
+  async restoreSnapshot(name: string, opts: ResetOptions & { fromDir?: string } = {}): Promise<SnapshotView> {
+    checkSnapshotName(name);
+    const dir = opts.fromDir ?? this.snapshots.existing(name);
+    if (!fs.existsSync(path.join(dir, "snapshot.json")) || !fs.existsSync(path.join(dir, "instance.db"))) {
+      throw new LocalAdminError("not_found", `No snapshot named "${name}" in ${path.dirname(dir)}`);
+    }
+    const view = JSON.parse(fs.readFileSync(path.join(dir, "snapshot.json"), "utf8")) as SnapshotView;
+    await this.lifecycle.restore((paths) => installSnapshot(dir, paths), opts);
+    return view;
   }
 
   /** Hands running jobs back to the queue and closes the database at once; resolves when runs have settled. */

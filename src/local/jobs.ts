@@ -1,4 +1,5 @@
 import { localDebug } from "./debug.js";
+import { currentJobFaults } from "./fault-scope.js";
 import type { EnqueueJob, JobKind, JobRow, JobsApi, LocalInstanceApi } from "./types.js";
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -55,14 +56,17 @@ export class JobQueue implements JobsApi {
     const now = this.now();
     const maxAttempts = job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError("maxAttempts must be a whole number >= 1");
-    this.instance.tx(() =>
+    const stallMs = job.kind === "webhook" ? undefined : currentJobFaults()?.stallMs;
+    this.instance.tx(() => {
       this.db
         .prepare(
           `INSERT INTO jobs (id, kind, space_id, ref, payload, status, attempts, max_attempts, run_after, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?)`,
         )
-        .run(id, job.kind, job.spaceId ?? null, job.ref ?? null, JSON.stringify(job.payload ?? null), maxAttempts, job.runAfter ?? now, now, now),
-    );
+        .run(id, job.kind, job.spaceId ?? null, job.ref ?? null, JSON.stringify(job.payload ?? null), maxAttempts, job.runAfter ?? now, now, now);
+      // A job_stall fault rule of the request that queues this job (faults.ts).
+      if (stallMs !== undefined) this.db.prepare("INSERT INTO fault_job_stalls (ref, ms) VALUES (?, ?)").run(id, stallMs);
+    });
     this.enqueued++;
     return id;
   }

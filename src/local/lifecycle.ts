@@ -1,6 +1,6 @@
 import { LocalAdminError } from "./admin-error.js";
 import type { Background } from "./background.js";
-import type { InstanceStorage } from "./storage.js";
+import type { InstancePaths, InstanceStorage } from "./storage.js";
 import type { Clock, DB } from "./types.js";
 import { processState, type WorkerRow } from "./worker-registry.js";
 
@@ -22,7 +22,7 @@ function sleep(ms: number): Promise<void> {
  * Refuses while another process serves the instance (an inline worker: `mediagen serve`), and
  * stops detached workers, waiting until their rows are gone. Rows of this process are ours.
  */
-async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: number): Promise<void> {
+async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: number, what = "reset"): Promise<void> {
   const deadline = Date.now() + waitMs;
   const signalled = new Set<number>();
   for (;;) {
@@ -39,7 +39,8 @@ async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: nu
     if (serving) {
       throw new LocalAdminError(
         "invalid",
-        `the local instance is in use by another process (pid ${serving.pid}, e.g. \`mediagen serve\`); stop it, then reset`,
+        `the local instance is in use by another process (pid ${serving.pid}, e.g. \`mediagen serve\`); stop it, then ${what}` +
+          (what === "reset" ? "" : ` (or ask that serve to: POST /_mediagen/snapshots/<name>/restore)`),
       );
     }
     for (const r of others) {
@@ -58,7 +59,7 @@ async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: nu
     }
     if (Date.now() >= deadline) {
       const pids = others.map((r) => r.pid ?? "starting").join(", ");
-      throw new LocalAdminError("invalid", `background workers (pid ${pids}) did not stop within ${waitMs / 1000} s; nothing was reset, try again`);
+      throw new LocalAdminError("invalid", `background workers (pid ${pids}) did not stop within ${waitMs / 1000} s; nothing was ${what === "reset" ? "reset" : "restored"}, try again`);
     }
     await sleep(pollMs);
   }
@@ -99,6 +100,28 @@ export class Lifecycle {
     this.storage.wipe();
     this.forgetAuth();
     paused.resume();
+  }
+
+  /**
+   * Puts a snapshot in place of the instance's files, with the same care as `reset`: another
+   * process serving the instance makes it refuse (that `serve` can restore through its admin path,
+   * where this process is the server), detached workers are stopped, this process's jobs settle.
+   */
+  async restore(install: (paths: InstancePaths) => void, opts: ResetOptions = {}): Promise<void> {
+    if (this.closed) throw new Error("the local instance is closed");
+    const waitMs = opts.waitMs ?? 10_000;
+    await stopOtherWorkers(this.storage.db, this.clock, waitMs, opts.pollMs ?? 50, "restore");
+    const paused = await this.background.pause(waitMs);
+    if (!paused.settled) {
+      paused.resume();
+      throw new LocalAdminError("invalid", `jobs running in this process did not stop within ${waitMs / 1000} s; nothing was restored, try again`);
+    }
+    try {
+      this.storage.replaceWith(install);
+    } finally {
+      this.forgetAuth();
+      paused.resume();
+    }
   }
 
   /** Hands running jobs back to the queue and closes the database at once; resolves when runs have settled. */

@@ -1,6 +1,6 @@
 import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo, type Target } from "../engine/engine.js";
-import { ApiError } from "../engine/errors.js";
+import { ApiError, NetworkError } from "../engine/errors.js";
 import { MAX_RATE_WAIT_MS, rateLimitedPastTimeout } from "../engine/rate-wait.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { abortableSleep } from "../engine/sleep.js";
@@ -14,6 +14,8 @@ export interface LocalEngineOptions {
   closeInstance?: boolean;
   /** 429s waited out before the 429 is thrown (default 3, as the hosted client). */
   rateLimitRetries?: number;
+  /** GETs retried after a dropped connection (a fault rule), as the hosted client retries them (default 3). */
+  networkRetries?: number;
   /** Waits (tests move a clock instead); must reject with `signal.reason` when it aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Milliseconds since the epoch; default the instance's clock, the one its windows are counted on. */
@@ -36,6 +38,7 @@ export class LocalEngine extends BaseEngine {
   private rateLimit: RateLimitInfo | undefined;
   private readonly closeInstance: boolean;
   private readonly rateLimitRetries: number;
+  private readonly networkRetries: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -51,6 +54,7 @@ export class LocalEngine extends BaseEngine {
     const o = options;
     this.closeInstance = o.closeInstance ?? false;
     this.rateLimitRetries = o.rateLimitRetries ?? 3;
+    this.networkRetries = o.networkRetries ?? 3;
     this.sleep = o.sleep ?? abortableSleep;
     this.now = o.now ?? (() => instance.clock.now());
     this.random = o.random ?? Math.random;
@@ -74,11 +78,24 @@ export class LocalEngine extends BaseEngine {
       throw new ApiError(status, body, rateLimitHeaders(window));
     }
     const began = this.now();
-    for (let waited = 0; ; waited++) {
+    for (let waited = 0, dropped = 0; ; ) {
       const res = await this.instance.service.dispatch(`Bearer ${this.apiKey}`, op, wire, {
         ...(opts.simulate !== undefined ? { simulate: opts.simulate } : {}),
         urls: this.urls,
       });
+      if (res.transport) {
+        // A fault rule dropped the connection: what the hosted client sees and does (GETs retried with backoff).
+        const err = droppedConnection(res.transport);
+        if (def.method !== "GET" || dropped >= this.networkRetries) {
+          throw new NetworkError(
+            `Could not complete ${def.method} ${def.path}: ${err.code} ${err.message}` +
+              (def.method !== "GET" ? "; the request may have reached the service; check its status (or the ledger) before retrying" : ""),
+            err,
+          );
+        }
+        await this.sleep(networkBackoffMs(dropped++, this.random), opts.signal);
+        continue;
+      }
       if (res.rateLimit) this.rateLimit = res.rateLimit;
       const body: unknown = res.body === undefined ? undefined : JSON.parse(JSON.stringify(res.body));
       if (res.status === 429 && waited < this.rateLimitRetries && res.rateLimit) {
@@ -92,6 +109,7 @@ export class LocalEngine extends BaseEngine {
         opts.onRateLimited?.(waitMs);
         await this.sleep(waitMs, opts.signal);
         opts.signal?.throwIfAborted();
+        waited++;
         continue;
       }
       if (res.status >= 400) throw new ApiError(res.status, body, rateLimitHeaders(res.rateLimit));
@@ -106,4 +124,17 @@ export class LocalEngine extends BaseEngine {
   override async close(): Promise<void> {
     if (this.closeInstance) await this.instance.close();
   }
+}
+
+/** The socket error a client reads for a dropped connection. */
+function droppedConnection(how: "reset" | "empty"): Error & { code: string } {
+  return how === "reset"
+    ? Object.assign(new Error("read ECONNRESET (connection reset by the local instance's fault rule)"), { code: "ECONNRESET" })
+    : Object.assign(new Error("other side closed (empty response from the local instance's fault rule)"), { code: "UND_ERR_SOCKET" });
+}
+
+/** The hosted client's backoff (hosted/retry.ts): half fixed, half random, doubling from 250 ms. */
+function networkBackoffMs(attempt: number, random: () => number): number {
+  const ceiling = Math.min(8_000, 250 * 2 ** attempt);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }

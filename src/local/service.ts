@@ -9,6 +9,10 @@ import { authenticate } from "./keys.js";
 import { unavailableResponse } from "./store-fault.js";
 import type { Handler, RequestContext, SpaceRow, UrlBuilder } from "./types.js";
 import type { LocalInstance } from "./instance.js";
+import { abortableSleep } from "../engine/sleep.js";
+import { faultAnswer } from "./fault-answer.js";
+import { withJobFaults } from "./fault-scope.js";
+import type { RequestFaults } from "./faults.js";
 
 export interface DispatchOptions {
   simulate?: string;
@@ -23,6 +27,12 @@ export interface DispatchResult {
   status: number;
   body: unknown;
   rateLimit?: RateLimitInfo;
+  /**
+   * A fault rule said the connection fails: `reset` (closed abruptly) or `empty` (closed with no
+   * response). `serve` does that to the socket; the in-process engine throws the network error the
+   * hosted client would.
+   */
+  transport?: "reset" | "empty";
 }
 
 /**
@@ -36,7 +46,7 @@ export class LocalService {
    * (`PRAGMA data_version` moved: a revoke from another process takes effect at once) and when this
    * instance changes keys itself (`forgetAuth`). Only successful verdicts are kept.
    */
-  private readonly authCache = new Map<string, SpaceRow>();
+  private readonly authCache = new Map<string, { space: SpaceRow; keyId: string }>();
   private authVersion = -1;
   private static readonly AUTH_CACHE_MAX = 1000;
 
@@ -47,7 +57,7 @@ export class LocalService {
     this.authCache.clear();
   }
 
-  private cachedSpace(authorization: string | undefined): SpaceRow | undefined {
+  private cachedSpace(authorization: string | undefined): { space: SpaceRow; keyId: string } | undefined {
     const version = this.instance.db.prepare("PRAGMA data_version").get() as { data_version: number };
     if (version.data_version !== this.authVersion) {
       this.authCache.clear();
@@ -57,23 +67,24 @@ export class LocalService {
     return authorization === undefined ? undefined : this.authCache.get(authorization);
   }
 
-  private remember(authorization: string, space: SpaceRow): void {
+  private remember(authorization: string, verdict: { space: SpaceRow; keyId: string }): void {
     if (this.authCache.size >= LocalService.AUTH_CACHE_MAX) this.authCache.clear();
-    this.authCache.set(authorization, space);
+    this.authCache.set(authorization, verdict);
   }
 
   /**
    * Auth (401) and plan (403), the checks that come before anything else. A denied plan carries the
    * window's numbers without counting the request.
    */
-  authorize(authorization: string | undefined): { space: SpaceRow; denied?: undefined } | { space?: undefined; denied: DispatchResult } {
-    let space = this.cachedSpace(authorization);
-    if (!space) {
+  authorize(authorization: string | undefined): { space: SpaceRow; keyId: string; denied?: undefined } | { space?: undefined; denied: DispatchResult } {
+    let verdict = this.cachedSpace(authorization);
+    if (!verdict) {
       const auth = authenticate(this.instance.db, authorization);
       if (!auth.ok) return { denied: { status: auth.status, body: auth.body } };
-      space = auth.space;
-      this.remember(authorization!, space);
+      verdict = { space: auth.space, keyId: auth.keyId };
+      this.remember(authorization!, verdict);
     }
+    const { space, keyId } = verdict;
     if (!hasApiAccess(space.plan)) {
       const { status, body } = errorResponse(
         "plan_required",
@@ -82,7 +93,17 @@ export class LocalService {
       );
       return { denied: { status, body, rateLimit: this.instance.rateLimiter.peek(space.id) } };
     }
-    return { space };
+    return { space, keyId };
+  }
+
+  /** The answer of a fault rule that fired: an error in the operation's own shape, or a dropped connection. */
+  private faulted(answer: NonNullable<RequestFaults["answer"]>, space: SpaceRow, rateLimit: RateLimitInfo | undefined): DispatchResult {
+    if (answer.kind !== "error") return { status: 0, body: undefined, transport: answer.kind };
+    return faultAnswer(answer, {
+      credits: this.instance.ledger.balance(space.id) / 1000,
+      rateLimit,
+      rateLimitedBody: this.instance.rateLimiter.rejectionBody(),
+    });
   }
 
   async dispatch(
@@ -122,6 +143,11 @@ export class LocalService {
       rateLimit = decision.info;
       if (!decision.allowed) return { status: 429, body: limiter.rejectionBody(), rateLimit };
 
+      // Faults on demand (src/local/faults.ts): after the count, as a real failure would be counted.
+      const faults = this.instance.faults.forRequest(op, space.id, gate.keyId);
+      if (faults.delayMs > 0) await abortableSleep(faults.delayMs);
+      if (faults.answer) return this.faulted(faults.answer, space, rateLimit);
+
       const parts = this.instance.parts;
       // The features' handlers load on first use (src/features/local.ts).
       if (!(op in parts.handlers) && parts.load) await parts.load(op);
@@ -145,14 +171,16 @@ export class LocalService {
       const ctx: RequestContext = {
         instance: this.instance,
         space,
-        simulate: opts.simulate,
+        simulate: opts.simulate ?? jobFault(op, input, faults.simulate),
         urls: opts.urls,
         allowLocalFiles: opts.allowLocalFiles ?? true,
         allowPrivateNetwork: opts.allowPrivateNetwork ?? true,
       };
       const queued = this.instance.jobs.enqueued;
-      const body: unknown = await handler(ctx, (input ?? {}) as never);
+      const run = () => handler(ctx, (input ?? {}) as never);
+      let body: unknown = await (faults.stallMs !== undefined ? withJobFaults({ stallMs: faults.stallMs }, run) : run());
       if (this.instance.jobs.enqueued !== queued) this.instance.kick();
+      if (faults.backwardsBy !== undefined) body = progressBackwards(body, faults.backwardsBy);
       return { status: this.instance.parts.operations[op].status, body, rateLimit };
     } catch (e) {
       if (e instanceof ApiError) return { status: e.status, body: e.body, rateLimit };
@@ -165,4 +193,25 @@ export class LocalService {
       return { status, body, rateLimit };
     }
   }
+}
+
+/** A status read as a `progress_backwards` rule shows it: progress lowered while the job runs. */
+function progressBackwards(body: unknown, by: number): unknown {
+  if (!body || typeof body !== "object") return body;
+  const b = { ...(body as Record<string, unknown>) };
+  if (b.status !== "pending" && b.status !== "processing") return body;
+  for (const field of ["progress", "progress_step"]) {
+    if (typeof b[field] === "number") b[field] = Math.max(0, (b[field] as number) - by);
+  }
+  return b;
+}
+
+/**
+ * A job_fail rule's failure for the job this request starts. An image-based avatar create starts no
+ * job (and refuses a simulated failure): the rule does not apply to it.
+ */
+function jobFault(op: OpName, input: Record<string, unknown>, simulate: string | undefined): string | undefined {
+  if (simulate === undefined) return undefined;
+  if (op === "avatarCreate" && (typeof input.prompt !== "string" || input.prompt.trim() === "")) return undefined;
+  return simulate;
 }

@@ -155,6 +155,22 @@ export class InstanceStorage {
     this._db = this.open();
   }
 
+  /**
+   * Replaces the instance's files with others (a snapshot: `install` puts them in place) and opens
+   * the database found there (migrated if it is older). Jobs the snapshot shows running belonged to
+   * workers of that time: they go back to the queue (their attempt not counted), and its worker rows go.
+   */
+  replaceWith(install: (paths: InstancePaths) => void): void {
+    this.closeConnection();
+    this.unwatchFile();
+    install(this.paths);
+    this._db = this.open();
+    this._db.transaction(() => {
+      this._db.prepare("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, attempts = MAX(0, attempts - 1) WHERE status = 'running'").run();
+      this._db.prepare("DELETE FROM workers").run();
+    }).immediate();
+  }
+
   close(): void {
     this.closeRates();
     this.closeConnection();

@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import type { Plan } from "../contract/plans.js";
 import type { OpName, OpRequest, OpResponse, RouteTable } from "../features/operations.js";
 import type { WebhookPayload } from "../contract/webhook.js";
+import type { Faults } from "./faults.js";
 
 export type DB = Database.Database;
 
@@ -171,4 +172,6 @@ export interface LocalInstanceApi {
   kick(): void;
   /** Logs `e` if it is a storage fault (full disk, database gone) and returns it; undefined otherwise. */
   reportStoreFault?(e: unknown): unknown;
+  /** The fault rules of the instance (absent in bare test doubles). */
+  readonly faults?: Faults;
 }

@@ -93,6 +93,8 @@ export const webhookKind: JobKind & JobKindBackoff = {
         instance.db
           .prepare("UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ?, last_error = NULL WHERE id = ? AND status = 'pending'")
           .run(instance.nowIso(), d.id);
+        // Deliveries a webhook_reorder fault rule held back for this one go now, after it.
+        releaseHeld(instance, d.url, d.id);
       },
     };
   },
@@ -103,5 +105,14 @@ export const webhookKind: JobKind & JobKindBackoff = {
       .run(error, job.ref);
   },
 };
+
+function releaseHeld(instance: LocalInstanceApi, url: string, deliveredId: string): void {
+  instance.db
+    .prepare(
+      `UPDATE jobs SET run_after = ? WHERE kind = 'webhook' AND status = 'queued' AND json_extract(payload, '$.held') = 1
+         AND ref <> ? AND ref IN (SELECT id FROM webhook_deliveries WHERE url = ? AND status = 'pending')`,
+    )
+    .run(instance.clock.now(), deliveredId, url);
+}
 
 export const webhookKinds: Record<string, JobKind> = { webhook: webhookKind };

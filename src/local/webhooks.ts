@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { WEBHOOK_MAX_ATTEMPTS, type WebhookPayload } from "../contract/webhook.js";
 import type { LocalInstanceApi, WebhooksApi } from "./types.js";
+import type { FaultAction } from "./fault-rule.js";
 
 export interface WebhookAttemptView {
   attempt: number;
@@ -47,25 +48,60 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
 export class Webhooks implements WebhooksApi {
   constructor(private readonly instance: LocalInstanceApi) {}
 
+  /**
+   * Writes the delivery and queues it, as the webhook fault rules of its task say (faults.ts): a
+   * dropped delivery is recorded `failed` and never sent, a duplicated one is sent twice (two
+   * deliveries, the same body), a delayed one waits, a reordered one is held until the next
+   * delivery to the same URL has been made (or its hold runs out).
+   */
   enqueue(spaceId: string | null, url: string, payload: WebhookPayload): string {
-    const id = this.instance.ids.prefixed("whd_");
-    this.instance.tx(() => {
-      this.instance.db
-        .prepare(
-          `INSERT INTO webhook_deliveries (id, space_id, url, task, payload, status, attempts, created_at)
-           VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)`,
-        )
-        .run(id, spaceId, url, payload.task ?? null, JSON.stringify(payload), this.instance.nowIso());
-      this.instance.jobs.enqueue({ kind: "webhook", spaceId, ref: id, maxAttempts: WEBHOOK_MAX_ATTEMPTS });
+    const actions = this.instance.faults?.fire("webhook", String(payload.task ?? ""), spaceId) ?? [];
+    return this.instance.tx(() => {
+      const id = this.write(spaceId, url, payload, actions);
+      if (actions.some((a) => a.kind === "webhook_duplicate") && !actions.some((a) => a.kind === "webhook_drop")) this.write(spaceId, url, payload, []);
+      return id;
     });
+  }
+
+  private write(spaceId: string | null, url: string, payload: WebhookPayload, actions: FaultAction[]): string {
+    const id = this.instance.ids.prefixed("whd_");
+    const dropped = actions.some((a) => a.kind === "webhook_drop");
+    this.instance.db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, space_id, url, task, payload, status, attempts, created_at, last_error)
+         VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+      )
+      .run(id, spaceId, url, payload.task ?? null, JSON.stringify(payload), dropped ? "failed" : "pending", this.instance.nowIso(), dropped ? "dropped by a fault rule" : null);
+    if (dropped) return id;
+    const now = this.instance.clock.now();
+    let runAfter = now;
+    let held = false;
+    for (const a of actions) {
+      if (a.kind === "webhook_delay") runAfter = Math.max(runAfter, now + a.ms);
+      if (a.kind === "webhook_reorder") {
+        runAfter = Math.max(runAfter, now + a.hold_ms);
+        held = true;
+      }
+    }
+    this.instance.jobs.enqueue({ kind: "webhook", spaceId, ref: id, maxAttempts: WEBHOOK_MAX_ATTEMPTS, runAfter, ...(held ? { payload: { held: true } } : {}) });
     return id;
   }
 
   list(spaceId?: string): WebhookDeliveryView[] {
-    const db = this.instance.db;
-    const rows = db
+    const rows = this.instance.db
       .prepare("SELECT * FROM webhook_deliveries WHERE (@space IS NULL OR space_id = @space) ORDER BY created_at, rowid")
       .all({ space: spaceId ?? null }) as DeliveryRow[];
+    return this.views(rows);
+  }
+
+  /** One delivery with its attempts. */
+  get(id: string): WebhookDeliveryView | undefined {
+    const row = this.instance.db.prepare("SELECT * FROM webhook_deliveries WHERE id = ?").get(id) as DeliveryRow | undefined;
+    return row ? this.views([row])[0] : undefined;
+  }
+
+  private views(rows: DeliveryRow[]): WebhookDeliveryView[] {
+    const db = this.instance.db;
     const attempts = db.prepare(
       "SELECT attempt, status_code, error, duration_ms, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id",
     );

@@ -223,6 +223,8 @@ export class Worker {
       try {
         const kind = this.kinds[job.kind];
         if (!kind) throw new Error(`unknown job kind "${job.kind}"`);
+        // A job_stall fault rule: the job waits (lease renewed by the heartbeat) before it starts.
+        await this.instance.faults?.beforeJob(job, ac.signal);
         const { commit } = await kind.run(job, { instance: this.instance, signal: ac.signal, heartbeat });
         if (!entry.released) this.queue.complete(job, token, commit);
       } catch (e) {

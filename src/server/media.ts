@@ -76,11 +76,15 @@ export class MediaSigner {
     return sig;
   }
 
-  /** Path and query of a signed URL for `rel` (relative to the media dir). */
+  /**
+   * Path and query of a signed URL for `rel` (relative to the media dir). A TTL of 0 or less signs a
+   * link that has already expired (an export's link read after its 7 days).
+   */
   signedPath(rel: string, ttlSeconds = DEFAULT_MEDIA_TTL_SECONDS): string {
     const clean = cleanRelPath(rel);
     if (!clean) throw new TypeError(`media path escapes the media dir: ${rel}`);
-    const exp = Math.floor(this.nowMs() / 1000) + Math.max(1, Math.floor(ttlSeconds));
+    const ttl = Math.floor(ttlSeconds);
+    const exp = Math.floor(this.nowMs() / 1000) + (ttl >= 1 ? ttl : Math.min(-1, ttl));
     const encoded = clean.split("/").map(encodeURIComponent).join("/");
     return `${MEDIA_PREFIX}${encoded}?exp=${exp}&sig=${this.signature(clean, exp)}`;
   }

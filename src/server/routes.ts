@@ -13,6 +13,8 @@ export interface DispatchResult {
   status: number;
   body: unknown;
   rateLimit?: RateLimitInfo | undefined;
+  /** A fault rule drops the connection: `reset` (RST) or `empty` (closed without a byte). */
+  transport?: "reset" | "empty" | undefined;
 }
 
 export interface ServiceLike {
@@ -63,6 +65,25 @@ export interface ApiHandlerOptions {
    * that is not the API's or media's; false lets the request fall through to the JSON 404.
    */
   pages?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** The local instance's admin path (`/_mediagen/…`, outside the API prefix; src/server/admin.ts). */
+  admin?: AdminHandler;
+}
+
+export const ADMIN_PREFIX = "/_mediagen/";
+
+export type AdminHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  send: (status: number, body: unknown, headers?: Record<string, string>) => void,
+) => Promise<void>;
+
+/** A fault rule's dropped connection: an abrupt reset, or a close before any byte of a response. */
+function dropConnection(res: ServerResponse, how: "reset" | "empty"): void {
+  const socket = res.socket;
+  if (!socket) return;
+  if (how === "reset" && typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+  else socket.destroy();
 }
 
 /** The instance's one body limit (src/contract/limits.ts), shared with the in-process engine and `--body`. */
@@ -177,6 +198,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
       }
       const pathname = url.pathname;
 
+      if (o.admin && pathname.startsWith(ADMIN_PREFIX)) return await o.admin(req, res, url, send);
       if (o.media && pathname.startsWith(MEDIA_PREFIX)) {
         return await serveMedia(req, res, url, o.media.dir, o.media.signer, (status, code, message, extra) => fail(status, code, message, message, extra), base);
       }
@@ -246,6 +268,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         allowLocalFiles,
         allowPrivateNetwork,
       });
+      if (result.transport) return dropConnection(res, result.transport);
       send(result.status, result.body, rateLimitHeaders(result.rateLimit));
     } catch (err) {
       o.onError?.(err);

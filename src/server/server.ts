@@ -6,6 +6,7 @@ import type { UrlBuilder } from "../local/types.js";
 import { loadMediaSecret, MediaSigner } from "./media.js";
 import { localPrecheck } from "./precheck.js";
 import { createRequestHandler } from "./routes.js";
+import { createAdminHandler } from "./admin.js";
 
 export interface ServerOptions {
   instance: LocalInstance;
@@ -27,6 +28,10 @@ export interface ServerOptions {
   allowPrivateNetwork?: boolean;
   /** Pages at `/` (src/ui/, made by `mediagen serve`), given the server's signed media links. */
   pages?: (urls: UrlBuilder) => (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>;
+  /** The admin path `/_mediagen/` (faults, snapshots, clock): loopback clients only; false turns it off. */
+  admin?: boolean;
+  /** Lets non-loopback clients use the admin path with `X-Mediagen-Admin-Token: <token>`. */
+  adminToken?: string;
 }
 
 export interface RunningServer {
@@ -85,6 +90,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     allowPrivateNetwork: o.allowPrivateNetwork ?? false,
     now: () => inst.clock.now(),
     ...(o.pages ? { pages: o.pages(urls) } : {}),
+    ...(o.admin === false ? {} : { admin: createAdminHandler({ instance: inst, ...(o.adminToken ? { token: o.adminToken } : {}) }) }),
   });
 
   let inFlight = 0;

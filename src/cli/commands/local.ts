@@ -10,6 +10,10 @@ import { cell, table, widthOf, type Column } from "../output.js";
 import { parseCredits } from "../parse.js";
 import { registerCatalog } from "./local-catalog.js";
 import { counted } from "../../engine/words.js";
+import { registerFaults } from "./local-faults.js";
+import { registerSnapshots } from "./local-snapshot.js";
+import { registerWebhookReplay } from "./local-webhooks.js";
+import { registerClock } from "./local-clock.js";
 
 type Getter = (cmd: Command) => CliContext;
 
@@ -318,6 +322,7 @@ function registerWebhooks(local: Command, get: Getter) {
       if (!ctx.opts.json) ctx.io.info("Webhook signing secret cleared.");
     });
   examples(clear, ["mediagen local webhooks secret clear"]);
+  registerWebhookReplay(webhooks, get);
 }
 
 function registerVideos(local: Command, get: Getter) {
@@ -415,5 +420,8 @@ export const command: CommandModule = {
     registerVideos(local, get);
     registerReset(local, get);
     registerCatalog(local, get);
+    registerFaults(local, get);
+    registerSnapshots(local, get);
+    registerClock(local, get);
   },
 };

@@ -23,6 +23,11 @@ interface ServeFlags {
   /** `--no-ui` sets it false. */
   ui: boolean;
   uiAllowRemote?: boolean;
+  faults?: string;
+  admin?: boolean;
+  adminToken?: string;
+  fromSnapshot?: string;
+  ephemeral?: boolean;
 }
 
 export function parsePort(value: string): number {
@@ -38,6 +43,47 @@ async function dashboardPages(home: string, flags: ServeFlags) {
   const hosts = flags.publicUrl ? [new URL(flags.publicUrl).hostname.replace(/^\[|\]$/g, "")] : [];
   const guard = new PageGuard({ allowRemote: flags.uiAllowRemote === true, hosts });
   return (instance: LocalInstance, urls: UrlBuilder) => createUiHandler({ instance, home, urls: () => urls, guard });
+}
+
+interface ServedInstance {
+  instance: LocalInstance;
+  home: string;
+  /** Removes the home of `--ephemeral` (nothing otherwise). */
+  removeHome(): Promise<void>;
+}
+
+/**
+ * The instance `serve` serves: the configured home's, or with `--ephemeral` a temp home's (removed
+ * when serve stops, or at once if starting fails); started from `--from-snapshot` (an ephemeral
+ * instance takes it from the configured home) and with the rules of `--faults`.
+ */
+async function openServed(
+  ctx: CliContext,
+  flags: ServeFlags,
+  configHome: string,
+  faultRules: unknown[] | undefined,
+  open: (home: string) => LocalInstance,
+): Promise<ServedInstance> {
+  const [fs, os, path] = await Promise.all([import("node:fs"), import("node:os"), import("node:path")]);
+  const home = flags.ephemeral ? fs.mkdtempSync(path.join(os.tmpdir(), "mediagen-ephemeral-")) : configHome;
+  const removeHome = async () => {
+    if (flags.ephemeral) await fs.promises.rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  };
+  let instance: LocalInstance | undefined;
+  try {
+    instance = open(home);
+    if (flags.fromSnapshot !== undefined) {
+      const fromDir = flags.ephemeral ? path.join(configHome, "local", "snapshots", flags.fromSnapshot) : undefined;
+      const restored = await instance.restoreSnapshot(flags.fromSnapshot, fromDir ? { fromDir } : {});
+      ctx.io.info(`Started from snapshot ${restored.name} (saved ${restored.created_at}).`);
+    }
+    if (faultRules) instance.faults.add(faultRules as never, "file");
+    return { instance, home, removeHome };
+  } catch (e) {
+    await instance?.close();
+    await removeHome();
+    throw e;
+  }
 }
 
 export const command: CommandModule = {
@@ -59,12 +105,18 @@ export const command: CommandModule = {
         "--ui-allow-remote",
         "let clients on other machines read the dashboard pages at / (they show every space and webhook payload); off by default: this machine only",
       )
+      .option("--faults <file>", "add the fault rules of this JSON file at start (see `mediagen local faults add --help`)")
+      .option("--from-snapshot <name>", "start from this snapshot of the instance (`mediagen local snapshot save`)")
+      .option("--ephemeral", "serve a throwaway instance in a temp home, removed at exit (CI); --json adds its home and key")
+      .option("--no-admin", "turn off the admin path /_mediagen/ (faults, snapshots, clock; loopback clients only)")
+      .option("--admin-token <token>", "let non-loopback clients use the admin path with X-Mediagen-Admin-Token: <token>")
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd) as CliContext;
         const port = parsePort(flags.port);
+        const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
         // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
         envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
-        const { home } = await ctx.config();
+        const { home: configHome } = await ctx.config();
 
         const [{ openLocalInstance, rateLimitFromEnv }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
           import("../../features/local.js"),
@@ -104,13 +156,15 @@ export const command: CommandModule = {
         const pages = flags.ui ? await dashboardPages(ctx.home, flags) : undefined;
 
         const rateLimit = rateLimitFromEnv(ctx.env);
-        const instance = openLocalInstance({
-          home,
-          worker: "inline",
-          rateLimit,
-          // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
-          log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
-        });
+        const { instance, home, removeHome } = await openServed(ctx, flags, configHome, faultRules, (home) =>
+          openLocalInstance({
+            home,
+            worker: "inline",
+            rateLimit,
+            // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
+            log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
+          }),
+        );
         const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
         let running;
         try {
@@ -121,12 +175,15 @@ export const command: CommandModule = {
             ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
             allowLocalFiles,
             allowPrivateNetwork,
+            admin: flags.admin !== false,
+            ...(flags.adminToken ? { adminToken: flags.adminToken } : {}),
             onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
             ...(trace ? { accessLog: trace } : {}),
             ...(pages ? { pages: (urls: UrlBuilder) => pages(instance, urls) } : {}),
           });
         } catch (e) {
           await instance.close();
+          await removeHome();
           const code = (e as NodeJS.ErrnoException).code;
           if (code === "EADDRINUSE") {
             throw new CliError(`${flags.host}:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
@@ -139,8 +196,9 @@ export const command: CommandModule = {
 
         // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.
         const stopped = ctx.runtime.signals.nextStop();
-        if (ctx.opts.json) ctx.io.out(JSON.stringify({ base_url: running.baseUrl }));
-        else ctx.io.out(running.baseUrl);
+        if (ctx.opts.json) {
+          ctx.io.out(JSON.stringify({ base_url: running.baseUrl, ...(flags.ephemeral ? { home, api_key: instance.defaultKey() } : {}) }));
+        } else ctx.io.out(running.baseUrl);
         ctx.io.info(
           `Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`,
         );
@@ -151,7 +209,8 @@ export const command: CommandModule = {
         // Running jobs get a moment to finish; the rest are handed back to the queue (leases released).
         await instance.stopWorker(5_000);
         await instance.close();
-        ctx.io.info("Stopped.");
+        await removeHome();
+        ctx.io.info(flags.ephemeral ? `Stopped; removed ${home}.` : "Stopped.");
       });
     examples(serve, [
       "mediagen serve",
@@ -161,6 +220,8 @@ export const command: CommandModule = {
       "mediagen serve --allow-local-files   # requests may name files on this machine",
       "mediagen serve --allow-private-urls  # media URLs may point into your own network",
       "mediagen serve --no-ui                # the API only: no dashboard pages at /",
+      "mediagen serve --ephemeral --port 0 --json   # CI: a throwaway instance; prints base_url, home and api_key",
+      "mediagen serve --ephemeral --from-snapshot clean --faults faults.json",
     ]);
     serve.addHelpText(
       "after",

@@ -30,7 +30,7 @@ import { renderExport, type ExportStep } from "../../media/export/render.js";
 import { pruneCache } from "../../media/fetch.js";
 import { runTool } from "../../media/run.js";
 import { getTools, type Tools } from "../../media/tools.js";
-import { simulatedCustomCode } from "../asset/simulate.js";
+import { simulatedCustomCode, simulatedStep } from "../asset/simulate.js";
 import { readVideo, timelineOf } from "../video/record.js";
 import { thumbnailSize } from "../video/thumbnail.js";
 import { reapProcessesUnder } from "./reap.js";
@@ -215,6 +215,9 @@ export const exportKind: JobKind = {
 
     if (row.simulate) {
       clearEarlierAttempts(instance, row);
+      // `fail:<CODE>@<STEP>` (a fault rule): the export is seen in that step, then fails there.
+      const step = simulatedStep(row.simulate);
+      if (step) progressWriter(instance, row.id).update(step as ExportStepName, 0);
       return failWith({ code: simulatedCustomCode(row.simulate) ?? DEFAULT_EXPORT_FAILURE, message: "Simulated failure (X-Local-Simulate)" });
     }
     let tools: Tools;

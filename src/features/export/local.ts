@@ -86,7 +86,8 @@ function exportStart(ctx: RequestContext, input: Record<string, unknown>): Expor
 /** Seconds a completed export's links still have: 7 days from completion (at least 1 s). */
 export function remainingTtlSeconds(finishedAt: string, nowMs: number): number {
   const until = Date.parse(finishedAt) + EXPORT_URL_TTL_SECONDS * 1000;
-  return Math.max(1, Math.floor((until - nowMs) / 1000));
+  // 0 or less once the 7 days are over: the link handed out is already stale (docs/local-differences.md).
+  return Math.floor((until - nowMs) / 1000);
 }
 
 function exportStatus(ctx: RequestContext, input: Record<string, unknown>): ExportJob {

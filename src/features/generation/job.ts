@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fromMilli } from "../../contract/credits.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "../../local/types.js";
-import { simulatedCustomCode } from "../asset/simulate.js";
+import { simulatedCustomCode, simulatedStep } from "../asset/simulate.js";
 import { markVideoDone, markVideoFailed, videoDir, readVideo } from "../video/record.js";
 import type { VideoTimeline } from "../video/timeline.js";
 import { buildTimeline, StepFailure, type StepName } from "./build.js";
@@ -138,6 +138,9 @@ export const generationKind: JobKind = {
 
     if (row.simulate) {
       const failure = { code: simulatedCustomCode(row.simulate) ?? DEFAULT_FAILURE, message: "Simulated failure" };
+      // `fail:<CODE>@<STEP>` (a fault rule): the job is seen working in that step, then fails there.
+      const step = simulatedStep(row.simulate);
+      if (step) progressWriter(instance, row.id)(step as StepName, 0);
       return { commit: () => void failGeneration(instance, row.id, failure) };
     }
     const spec = JSON.parse(row.spec) as GenerationSpec;

@@ -1,0 +1,60 @@
+/**
+ * The answer an `error` fault rule gives: the body and headers the operation itself gives for that
+ * code (the same builders, the same shapes), so a client cannot tell a fault from the real thing.
+ */
+import { errorResponse } from "../contract/errors.js";
+import type { RateLimitInfo } from "../engine/engine.js";
+import type { FaultAction } from "./fault-rule.js";
+
+export interface FaultAnswer {
+  status: number;
+  body: unknown;
+  rateLimit?: RateLimitInfo;
+}
+
+export interface FaultAnswerContext {
+  /** The space's balance in credits, for the amounts of a 402. */
+  credits: number;
+  /** The request's window (already counted). */
+  rateLimit: RateLimitInfo | undefined;
+  /** The 429 body of this instance's limit. */
+  rateLimitedBody: unknown;
+}
+
+const MESSAGES: Record<string, string> = {
+  invalid_api_key: "The API key is not valid",
+  plan_required: "API access requires the PRO plan or higher",
+  internal_error: "The service failed to handle this request",
+  service_unavailable: "The service is temporarily unavailable",
+  insufficient_credits: "Insufficient credits",
+  INSUFFICIENT_CREDITS: "Insufficient credits",
+  not_eligible: "Insufficient credits",
+};
+
+function messageOf(a: Extract<FaultAction, { kind: "error" }>): string {
+  if (a.message) return a.message;
+  if (a.code === "not_eligible" && a.status === 403) return "This model requires plan PRO or ENTREPRISE";
+  return MESSAGES[a.code] ?? `${a.code.replace(/_/g, " ").toLowerCase().replace(/^./, (c) => c.toUpperCase())} (fault rule)`;
+}
+
+export function faultAnswer(a: Extract<FaultAction, { kind: "error" }>, c: FaultAnswerContext): FaultAnswer {
+  const message = messageOf(a);
+  const required = Math.round((c.credits + 1) * 1000) / 1000;
+  switch (a.code) {
+    case "rate_limit_exceeded":
+      return { status: 429, body: c.rateLimitedBody, ...(c.rateLimit ? { rateLimit: { ...c.rateLimit, remaining: 0 } } : {}) };
+    case "invalid_api_key":
+      // Refused before the rate limit: no window headers, as a real 401.
+      return errorResponse("invalid_api_key", message, { error: "Invalid API key" });
+    case "plan_required":
+      return { ...errorResponse("plan_required", message, { error: "Plan required" }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
+    case "insufficient_credits": {
+      const text = `Insufficient credits: ${required} required, ${c.credits} available`;
+      return { status: 402, body: { error: text, details: [{ code: "insufficient_credits", message: text }], required, available: c.credits }, ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
+    }
+    case "INSUFFICIENT_CREDITS":
+      return { ...errorResponse(a.code, message, { required, available: c.credits }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
+    default:
+      return { ...errorResponse(a.code, message, { status: a.status, ...(a.status >= 500 && /^[a-z]/.test(a.code) ? { error: a.status === 503 ? "Service unavailable" : "Internal server error" } : {}) }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * A fault rule as written by a user (CLI flags, a `serve --faults` file, the admin HTTP path) and
+ * its checked, stored form. One parser for the three, so they accept and refuse the same things.
+ */
+import { ERROR_CODES } from "../contract/errors.js";
+import { LocalAdminError } from "./admin-error.js";
+import { parseDurationMs } from "./duration.js";
+import { ANY_OPERATION_CODES, defaultCodeFor, JOB_FAULTS, OPERATION_ERROR_CODES, PROGRESS_OPERATIONS, WEBHOOK_TASKS } from "./fault-codes.js";
+
+export type FaultAction =
+  | { kind: "error"; status: number; code: string; message?: string }
+  | { kind: "latency"; min_ms: number; max_ms: number }
+  | { kind: "reset" }
+  | { kind: "empty" }
+  | { kind: "job_fail"; code: string; step?: string }
+  | { kind: "job_stall"; ms: number }
+  | { kind: "progress_backwards"; by: number }
+  | { kind: "webhook_drop" }
+  | { kind: "webhook_duplicate" }
+  | { kind: "webhook_delay"; ms: number }
+  | { kind: "webhook_reorder"; hold_ms: number };
+
+export type FaultKind = FaultAction["kind"];
+
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "error", "latency", "reset", "empty", "job_fail", "job_stall", "progress_backwards",
+  "webhook_drop", "webhook_duplicate", "webhook_delay", "webhook_reorder",
+];
+
+/** Where a rule is looked at: a request, a started job, a status read, a webhook delivery. */
+export type FaultStage = "request" | "job" | "progress" | "webhook";
+
+export function stageOf(kind: FaultKind): FaultStage {
+  if (kind.startsWith("webhook_")) return "webhook";
+  if (kind.startsWith("job_")) return "job";
+  if (kind === "progress_backwards") return "progress";
+  return "request";
+}
+
+/** A rule as given: flat, every value a string or a number (JSON, CLI flags, HTTP). */
+export interface FaultRuleInput {
+  op?: unknown;
+  action?: unknown;
+  space?: unknown;
+  key?: unknown;
+  status?: unknown;
+  code?: unknown;
+  message?: unknown;
+  /** Latency (`500`, `"500ms"`, `"200-800"` for a range), stall, webhook delay or reorder hold. */
+  ms?: unknown;
+  step?: unknown;
+  by?: unknown;
+  probability?: unknown;
+  times?: unknown;
+  /** How long the rule lives (`"10m"`); or `expires_at` (ISO 8601). */
+  expires_in?: unknown;
+  expires_at?: unknown;
+}
+
+export interface CheckedRule {
+  op: string;
+  space_id: string | null;
+  key_id: string | null;
+  action: FaultAction;
+  probability: number;
+  remaining: number | null;
+  expires_at: number | null;
+}
+
+const invalid = (message: string) => new LocalAdminError("invalid", message);
+
+function optionalText(v: unknown, what: string): string | null {
+  if (v === undefined || v === null || v === "") return null;
+  if (typeof v !== "string") throw invalid(`${what} must be a string`);
+  return v;
+}
+
+function msRange(v: unknown): { min_ms: number; max_ms: number } {
+  if (typeof v === "string" && v.includes("-")) {
+    const [a, b] = v.split("-", 2);
+    const min = parseDurationMs(a, "ms");
+    const max = parseDurationMs(b, "ms");
+    if (max < min) throw invalid(`ms: the range ${v} ends before it starts`);
+    return { min_ms: min, max_ms: max };
+  }
+  const ms = parseDurationMs(v, "ms");
+  return { min_ms: ms, max_ms: ms };
+}
+
+function errorAction(op: string, r: FaultRuleInput): FaultAction {
+  let status = r.status === undefined ? undefined : Number(r.status);
+  let code = optionalText(r.code, "code");
+  if (status !== undefined && !(Number.isInteger(status) && status >= 400 && status <= 599)) throw invalid(`status must be an HTTP error status (400-599), got ${String(r.status)}`);
+  if (!code) {
+    if (status === undefined) throw invalid("an error rule needs a status or a code (e.g. status 503, code asset_not_found)");
+    code = defaultCodeFor(op, status) ?? null;
+    if (!code) throw invalid(`${op} answers no ${status} in the spec; give a code (${allowedCodes(op).join(", ")})`);
+  }
+  const allowed = allowedCodes(op);
+  if (op !== "*" && !allowed.includes(code)) throw invalid(`${op} never answers ${code} in the spec; it answers ${allowed.join(", ")}`);
+  const known = (ERROR_CODES as Record<string, { status: number }>)[code];
+  if (!known) throw invalid(`unknown error code ${code}`);
+  // not_eligible is 402 for credits and 403 for a plan-gated model; the rest have one status.
+  const statuses = code === "not_eligible" ? [402, 403] : [known.status];
+  status ??= statuses[0]!;
+  if (!statuses.includes(status)) throw invalid(`${code} is answered with ${statuses.join(" or ")}, not ${status}`);
+  const message = optionalText(r.message, "message");
+  return { kind: "error", status, code, ...(message ? { message } : {}) };
+}
+
+function allowedCodes(op: string): string[] {
+  return [...(OPERATION_ERROR_CODES[op] ?? []), ...ANY_OPERATION_CODES];
+}
+
+function jobFailAction(op: string, r: FaultRuleInput): FaultAction {
+  const spec = JOB_FAULTS[op]!;
+  const code = optionalText(r.code, "code") ?? spec.codes[0]!;
+  if (!spec.codes.includes(code)) throw invalid(`a job started by ${op} fails with ${spec.codes.join(", ")}, not ${code}`);
+  const step = optionalText(r.step, "step");
+  if (step && !spec.steps.includes(step)) {
+    throw invalid(spec.steps.length ? `step must be one of ${spec.steps.join(", ")}` : `a job started by ${op} has no steps`);
+  }
+  return { kind: "job_fail", code, ...(step ? { step } : {}) };
+}
+
+function actionOf(kind: FaultKind, op: string, r: FaultRuleInput): FaultAction {
+  switch (kind) {
+    case "error":
+      return errorAction(op, r);
+    case "latency":
+      return { kind, ...msRange(r.ms ?? "1s") };
+    case "reset":
+    case "empty":
+    case "webhook_drop":
+    case "webhook_duplicate":
+      return { kind };
+    case "job_fail":
+      return jobFailAction(op, r);
+    case "job_stall":
+      return { kind, ms: parseDurationMs(r.ms ?? "30s", "ms") };
+    case "progress_backwards": {
+      const by = r.by === undefined ? 30 : Number(r.by);
+      if (!(Number.isInteger(by) && by >= 1 && by <= 100)) throw invalid("by must be a whole number of points from 1 to 100");
+      return { kind, by };
+    }
+    case "webhook_delay":
+      return { kind, ms: parseDurationMs(r.ms ?? "5s", "ms") };
+    case "webhook_reorder":
+      return { kind, hold_ms: parseDurationMs(r.ms ?? "30s", "ms") };
+  }
+}
+
+function checkOp(kind: FaultKind, op: string, operations: readonly string[]): void {
+  const stage = stageOf(kind);
+  const valid =
+    stage === "request" ? [...operations, "*"] :
+    stage === "job" ? Object.keys(JOB_FAULTS) :
+    stage === "progress" ? [...PROGRESS_OPERATIONS] :
+    [...WEBHOOK_TASKS, "*"];
+  if (!valid.includes(op)) {
+    const what = stage === "webhook" ? "webhook task" : "operation";
+    throw invalid(`${kind} rules match the ${what}s ${valid.join(", ")}; got "${op}"`);
+  }
+}
+
+function expiryOf(r: FaultRuleInput, now: number): number | null {
+  if (r.expires_at !== undefined && r.expires_at !== null) {
+    const t = typeof r.expires_at === "string" ? Date.parse(r.expires_at) : NaN;
+    if (!Number.isFinite(t)) throw invalid(`expires_at must be an ISO 8601 time, got ${JSON.stringify(r.expires_at)}`);
+    return t;
+  }
+  if (r.expires_in !== undefined && r.expires_in !== null) return now + parseDurationMs(r.expires_in, "expires_in");
+  return null;
+}
+
+/** Checks a rule as given; throws LocalAdminError("invalid") naming the part at fault. */
+export function checkRule(r: FaultRuleInput, operations: readonly string[], now: number): CheckedRule {
+  if (!r || typeof r !== "object" || Array.isArray(r)) throw invalid("a fault rule must be an object");
+  const op = optionalText(r.op, "op");
+  if (!op) throw invalid("op is required: an operation (e.g. assetStatus), a webhook task, or *");
+  const kind = optionalText(r.action, "action") as FaultKind | null;
+  if (!kind || !FAULT_KINDS.includes(kind)) throw invalid(`action must be one of ${FAULT_KINDS.join(", ")}`);
+  checkOp(kind, op, operations);
+  const action = actionOf(kind, op, r);
+  const probability = r.probability === undefined ? 1 : Number(r.probability);
+  if (!(probability > 0 && probability <= 1)) throw invalid(`probability must be above 0 and at most 1, got ${String(r.probability)}`);
+  let remaining: number | null = null;
+  if (r.times !== undefined && r.times !== null) {
+    remaining = Number(r.times);
+    if (!(Number.isInteger(remaining) && remaining >= 1)) throw invalid(`times must be a whole number of at least 1, got ${String(r.times)}`);
+  }
+  return {
+    op,
+    space_id: optionalText(r.space, "space"),
+    key_id: optionalText(r.key, "key"),
+    action,
+    probability,
+    remaining,
+    expires_at: expiryOf(r, now),
+  };
+}
