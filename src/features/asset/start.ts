@@ -19,6 +19,7 @@ import { parseSimulate } from "./simulate.js";
 import { followedSource, plannedOutput, type SourceInfo } from "./render-plan.js";
 import { checkPricedSourceLength, probeSource } from "./source.js";
 import { removeQuietly } from "../../media/atomic.js";
+import { localImageProblem } from "../../media/image-header.js";
 import { priceParamsOf, validateStart } from "./validate.js";
 
 /** Signed media URLs in webhooks stay valid as long as export downloads (7 days). */
@@ -53,6 +54,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
         return false;
       }
     },
+    imageProblem: localImageProblem,
     cwd: process.cwd(),
     allowLocalFiles: ctx.allowLocalFiles,
     model: catalogOf(instance).find,

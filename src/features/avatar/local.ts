@@ -26,6 +26,7 @@ import {
   type CreatePlan,
 } from "./input.js";
 import { readImageSize } from "./image.js";
+import { imageSizeProblem } from "../../media/image-header.js";
 import { SIMULATE_HEADER, parseSimulate } from "../asset/simulate.js";
 import {
   allLookViews,
@@ -217,6 +218,9 @@ async function adoptImage(ctx: RequestContext, ref: string, index: number, lookI
     size = undefined;
   }
   if (!size || size.width <= 0 || size.height <= 0) throw ApiError.of("INVALID_VALUE", `images[${index}] is not a PNG, JPEG or WebP image`);
+  // Refused here, not at every later render of the look: each would decode it whole.
+  const tooLarge = imageSizeProblem(size.width, size.height);
+  if (tooLarge) throw ApiError.of("INVALID_VALUE", `images[${index}]: ${tooLarge}`);
   const ext = size.type === "jpeg" ? ".jpg" : `.${size.type}`;
   const rel = lookImageRel(lookId, ext);
   const abs = path.join(ctx.instance.mediaDir, rel);
