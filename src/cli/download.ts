@@ -6,6 +6,7 @@ import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import crypto from "node:crypto";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { CliError, EXIT, type DownloadOptions } from "./types.js";
@@ -28,6 +29,32 @@ export interface SaveOptions extends DownloadOptions {
   onInterrupt?: (handler: () => void) => () => void;
   /** Proxy variables (HTTP(S)_PROXY, NO_PROXY) for http(s) links; default: this process's environment. */
   env?: Env;
+  /** The most one file may have, in bytes (default MAX_DOWNLOAD_BYTES; tests pass less). */
+  maxBytes?: number;
+}
+
+/**
+ * The most one downloaded file may have: a 10-minute video at the largest export size is a few
+ * hundred megabytes, so a larger answer is a broken or hostile server, not a result.
+ */
+export const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
+/** Room left on the disk after a download, for everything else on this machine. */
+const FREE_SPACE_MARGIN = 64 * 1024 * 1024;
+
+/** Bytes a download into `dir` may still take: the per-file limit, or the free space less a margin. */
+function roomIn(dir: string, maxBytes: number): { bytes: number; why: string } {
+  try {
+    const st = fs.statfsSync(dir);
+    const free = Number(st.bavail) * Number(st.bsize) - FREE_SPACE_MARGIN;
+    if (free < maxBytes) return { bytes: Math.max(0, free), why: `the free space of ${dir}` };
+  } catch {
+    // statfs unsupported here: the per-file limit still holds
+  }
+  return { bytes: maxBytes, why: `the ${formatBytes(maxBytes)} limit of one download` };
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 ** 3 ? `${Math.round((n / 1024 ** 3) * 10) / 10} GiB` : `${Math.round((n / 1024 ** 2) * 10) / 10} MiB`;
 }
 
 function exists(p: string): boolean {
@@ -117,7 +144,7 @@ export async function download(url: string, dir: string, name: string, opts: Sav
   const t0 = performance.now();
   const out = fs.createWriteStream(tmp, { flags: "wx" });
   try {
-    if (remote) await fetchTo(url, out, ac.signal, trace, opts.env);
+    if (remote) await fetchTo(url, out, ac.signal, roomIn(targetDir, opts.maxBytes ?? MAX_DOWNLOAD_BYTES), trace, opts.env);
     else {
       const source = /^file:/i.test(url) ? fileURLToPath(url) : path.resolve(url);
       await pipeline(fs.createReadStream(source), out, { signal: ac.signal });
@@ -160,7 +187,22 @@ function proxyOptions(env: Env | undefined) {
   };
 }
 
-async function fetchTo(url: string, out: fs.WriteStream, signal: AbortSignal, trace?: Trace, env?: Env): Promise<void> {
+/** Passes bytes through until `limit`, then fails (the download is removed by the caller). */
+function capped(limit: { bytes: number; why: string }, declared: number | undefined): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      total += chunk.byteLength;
+      if (declared !== undefined && total > declared) {
+        return done(new CliError(`download failed: the server sent more than the ${declared} bytes it declared`, EXIT.error, "download_failed"));
+      }
+      if (total > limit.bytes) return done(new CliError(`download failed: the file is over ${limit.why}`, EXIT.error, "download_too_large"));
+      done(null, chunk);
+    },
+  });
+}
+
+async function fetchTo(url: string, out: fs.WriteStream, signal: AbortSignal, limit: { bytes: number; why: string }, trace?: Trace, env?: Env): Promise<void> {
   const { request, Agent, EnvHttpProxyAgent, interceptors } = await import("undici");
   const host = new URL(url).hostname;
   const timeouts = { connectTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 300_000 };
@@ -174,7 +216,13 @@ async function fetchTo(url: string, out: fs.WriteStream, signal: AbortSignal, tr
       await res.body.dump();
       throw new CliError(`download failed: HTTP ${res.statusCode}`, res.statusCode === 404 ? EXIT.notFound : EXIT.error, "download_failed");
     }
-    await pipeline(res.body, out, { signal });
+    const length = res.headers["content-length"];
+    const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined;
+    if (declared !== undefined && declared > limit.bytes) {
+      res.body.destroy();
+      throw new CliError(`download failed: the file is ${declared} bytes, over ${limit.why}; nothing was saved`, EXIT.error, "download_too_large");
+    }
+    await pipeline(res.body, capped(limit, declared), out, { signal });
   } finally {
     // destroy, not close: an interrupted transfer must not be waited for.
     await (signal.aborted ? base.destroy() : base.close());
