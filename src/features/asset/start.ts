@@ -20,6 +20,7 @@ import { followedSource, plannedOutput, type SourceInfo } from "./render-plan.js
 import { checkPricedSourceLength, probeSource } from "./source.js";
 import { removeQuietly } from "../../media/atomic.js";
 import { localImageProblem } from "../../media/image-header.js";
+import { requestFingerprint } from "../../local/request-fingerprint.js";
 import { priceParamsOf, validateStart } from "./validate.js";
 
 /** Signed media URLs in webhooks stay valid as long as export downloads (7 days). */
@@ -68,7 +69,7 @@ export async function startAssets(ctx: RequestContext, input: Record<string, unk
   const field = v.model.render === "motion" ? "motion_video" : "source_video";
   const source = followed ? await probeSource(ctx.instance, followed, field, ctx.allowPrivateNetwork) : undefined;
   try {
-    return createAssets(ctx, v, simulate, source);
+    return createAssets(ctx, v, simulate, source, requestFingerprint(input));
   } catch (e) {
     // A refused request keeps nothing it fetched (a space without credits must not fill the disk).
     if (source?.downloaded) removeQuietly(source.downloaded);
@@ -81,6 +82,7 @@ function createAssets(
   v: ReturnType<typeof validateStart>,
   simulate: ReturnType<typeof parseSimulate>,
   source: SourceInfo | undefined,
+  request: string,
 ) {
   const { instance, space } = ctx;
   if (source && v.model.pricing.kind === "per_source_second") {
@@ -120,6 +122,7 @@ function createAssets(
       const filePath = `${dir}/${v.fileName}.${ext}`;
       const thumbPath = v.type === "video" ? `${dir}/${v.fileName}.jpg` : null;
       const params: RenderParams = {
+        request,
         render: v.model.render,
         audio: v.audio,
         settings: v.settings,

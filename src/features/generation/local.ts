@@ -19,6 +19,7 @@ import { GENERATION_JOB_ATTEMPTS, readGeneration } from "./job.js";
 import { lookLookups } from "./looks.js";
 import { supplyAudio } from "./media.js";
 import { localImageProblem } from "../../media/image-header.js";
+import { requestFingerprint } from "../../local/request-fingerprint.js";
 import { MAX_DURATION_SECONDS } from "./plan.js";
 import { estimateCredits, validateStart, type GenerationSpec, type StartLookups } from "./request.js";
 
@@ -87,6 +88,7 @@ async function generationStart(ctx: RequestContext, input: Record<string, unknow
   const simulate = parseSimulate(ctx.simulate);
   const spec = validateStart(input, startLookups(ctx));
   spec.allow_private_network = ctx.allowPrivateNetwork;
+  spec.request = requestFingerprint(input);
   if (spec.method === "media") await measureSuppliedSpeech(ctx, spec);
   const credits = estimateCredits(spec);
   const milli = toMilli(credits);
