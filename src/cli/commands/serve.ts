@@ -8,6 +8,7 @@ import { envSetting } from "../env-setting.js";
 import { CliError, EXIT, type CommandModule } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
+import { parseDuration } from "../parse.js";
 
 interface ServeFlags {
   host: string;
@@ -15,6 +16,23 @@ interface ServeFlags {
   publicUrl?: string;
   allowLocalFiles?: boolean;
   allowPrivateUrls?: boolean;
+  maxConnections: string;
+  maxConnectionsPerClient: string;
+  headersTimeout: string;
+  bodyTimeout: string;
+}
+
+function parseCount(value: string, flag: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 100_000) {
+    throw new CliError(`${flag} must be a whole number from 1 to 100000, got "${value}"`, EXIT.usage, "invalid_value", flag);
+  }
+  return Number(value);
+}
+
+function parseTimeout(value: string, flag: string): number {
+  const ms = parseDuration(value, flag);
+  if (ms < 100 || ms > 3_600_000) throw new CliError(`${flag} must be from 100ms to 1h, got "${value}"`, EXIT.usage, "invalid_value", flag);
+  return ms;
 }
 
 export function parsePort(value: string): number {
@@ -38,9 +56,19 @@ export const command: CommandModule = {
         "--allow-private-urls",
         "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
       )
+      .option("--max-connections <n>", "connections held at once, all clients together; past it the oldest idle one is closed, or the new one answered 503", "512")
+      .option("--max-connections-per-client <n>", "connections held at once from one client address (same rule)", "64")
+      .option("--headers-timeout <duration>", "time a client has to send a request's headers; past it: 408 and closed", "20s")
+      .option("--body-timeout <duration>", "time a client has, after the headers, to send the body; past it: 408 and closed", "30s")
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd) as CliContext;
         const port = parsePort(flags.port);
+        const connections = {
+          max: parseCount(flags.maxConnections, "--max-connections"),
+          perClient: parseCount(flags.maxConnectionsPerClient, "--max-connections-per-client"),
+        };
+        const headersTimeoutMs = parseTimeout(flags.headersTimeout, "--headers-timeout");
+        const bodyTimeoutMs = parseTimeout(flags.bodyTimeout, "--body-timeout");
         // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
         envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
         const { home } = await ctx.config();
@@ -95,6 +123,9 @@ export const command: CommandModule = {
             ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
             allowLocalFiles,
             allowPrivateNetwork,
+            connections,
+            headersTimeoutMs,
+            bodyTimeoutMs,
             onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
             ...(trace ? { accessLog: trace } : {}),
           });
