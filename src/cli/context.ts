@@ -380,9 +380,16 @@ export class CliContext implements Context {
       dir,
       name,
       // A partial file is removed on SIGTERM too, not only on Ctrl-C.
-      { onInterrupt: (handler) => this.onInterrupt(handler, { terminate: true }), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
+      { onInterrupt: (handler) => this.onInterrupt(handler, { terminate: true }), env: this.env, ...opts, ...(await this.linkPolicy()) },
       this.trace,
     );
+  }
+
+  /** Local engine: its media are files; hosted: links are checked against the service's base URL. */
+  private async linkPolicy(): Promise<{ allowLocal: boolean; serviceBaseUrl?: string }> {
+    if ((await this.target()) === "local") return { allowLocal: true };
+    const baseUrl = this.resolve().config.baseUrl;
+    return { allowLocal: false, ...(baseUrl ? { serviceBaseUrl: baseUrl } : {}) };
   }
 
   async readBody(pathOrDash: string): Promise<Record<string, unknown>> {
