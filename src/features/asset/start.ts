@@ -20,6 +20,7 @@ import { followedSource, plannedOutput, type SourceInfo } from "./render-plan.js
 import { checkPricedSourceLength, probeSource } from "./source.js";
 import { removeQuietly } from "../../media/atomic.js";
 import { localImageProblem } from "../../media/image-header.js";
+import { checkWebhookAddress } from "../../local/webhook-address.js";
 import { requestFingerprint } from "../../local/request-fingerprint.js";
 import { priceParamsOf, validateStart } from "./validate.js";
 
@@ -65,6 +66,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
 export async function startAssets(ctx: RequestContext, input: Record<string, unknown>) {
   const simulate = parseSimulate(ctx.simulate);
   const v = validateStart(input, ctx.space.plan, startLookups(ctx));
+  await checkWebhookAddress(ctx, v.webhookUrl, (why) => ApiError.of("invalid_value", `webhook_url ${why}`, { field: "webhook_url" }));
   const followed = followedSource(v.model.render, v);
   const field = v.model.render === "motion" ? "motion_video" : "source_video";
   const source = followed ? await probeSource(ctx.instance, followed, field, ctx.allowPrivateNetwork) : undefined;

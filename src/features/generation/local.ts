@@ -20,6 +20,7 @@ import { lookLookups } from "./looks.js";
 import { supplyAudio } from "./media.js";
 import { localImageProblem } from "../../media/image-header.js";
 import { requestFingerprint } from "../../local/request-fingerprint.js";
+import { checkWebhookAddress } from "../../local/webhook-address.js";
 import { MAX_DURATION_SECONDS } from "./plan.js";
 import { estimateCredits, validateStart, type GenerationSpec, type StartLookups } from "./request.js";
 
@@ -87,6 +88,7 @@ async function generationStart(ctx: RequestContext, input: Record<string, unknow
   const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
   const spec = validateStart(input, startLookups(ctx));
+  await checkWebhookAddress(ctx, spec.webhook_url, (why) => codeError("INVALID_VALUE", `webhook_url ${why}`, "webhook_url"));
   spec.allow_private_network = ctx.allowPrivateNetwork;
   spec.request = requestFingerprint(input);
   if (spec.method === "media") await measureSuppliedSpeech(ctx, spec);
