@@ -15,7 +15,7 @@ export interface ConnectionLimits {
   perClient: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { max: 512, perClient: 64 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { max: 512, perClient: 128 };
 
 interface Held {
   socket: Socket;

@@ -79,7 +79,7 @@ describe("serve with 600 idle sockets from one client", () => {
   it("states its limits in serve --help", async () => {
     const r = await runCli(["serve", "--help"], childEnv(tempHome()));
     expect(r.stdout).toMatch(/--max-connections <n>[\s\S]*512/);
-    expect(r.stdout).toMatch(/--max-connections-per-client <n>[\s\S]*64/);
+    expect(r.stdout).toMatch(/--max-connections-per-client <n>[\s\S]*128/);
     expect(r.stdout).toMatch(/--headers-timeout <duration>[\s\S]*20s/);
     expect(r.stdout).toMatch(/--body-timeout <duration>[\s\S]*30s/);
   });

@@ -57,7 +57,7 @@ export const command: CommandModule = {
         "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
       )
       .option("--max-connections <n>", "connections held at once, all clients together; past it the oldest idle one is closed, or the new one answered 503", "512")
-      .option("--max-connections-per-client <n>", "connections held at once from one client address (same rule)", "64")
+      .option("--max-connections-per-client <n>", "connections held at once from one client address (same rule)", "128")
       .option("--headers-timeout <duration>", "time a client has to send a request's headers; past it: 408 and closed", "20s")
       .option("--body-timeout <duration>", "time a client has, after the headers, to send the body; past it: 408 and closed", "30s")
       .action(async (flags: ServeFlags, cmd: Command) => {
