@@ -434,7 +434,7 @@ export class CliContext implements Context {
       dir,
       name,
       // A partial file is removed on SIGTERM too, not only on Ctrl-C.
-      { onInterrupt: (handler) => this.onInterrupt(handler, { terminate: true }), env: this.env, ...opts, allowLocal: (await this.target()) === "local" },
+      { onInterrupt: (handler) => this.onInterrupt(handler, { terminate: true }), env: this.env, ...opts, ...(await this.linkPolicy()) },
       this.trace,
     );
     if (this.showPictures) await this.showPicture(saved);
@@ -449,6 +449,13 @@ export class CliContext implements Context {
     if (this.opts.json || !this.io.isStdoutTTY) return false;
     const { showPicture } = await import("./terminal-picture.js");
     return showPicture({ write: (text) => this.io.stdout.write(text), isTTY: this.io.isStdoutTTY, env: this.env }, file);
+  }
+
+  /** Local engine: its media are files; hosted: links are checked against the service's base URL. */
+  private async linkPolicy(): Promise<{ allowLocal: boolean; serviceBaseUrl?: string }> {
+    if ((await this.target()) === "local") return { allowLocal: true };
+    const baseUrl = this.resolve().config.baseUrl;
+    return { allowLocal: false, ...(baseUrl ? { serviceBaseUrl: baseUrl } : {}) };
   }
 
   async readBody(pathOrDash: string): Promise<Record<string, unknown>> {

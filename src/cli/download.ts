@@ -4,8 +4,10 @@
  */
 import { once } from "node:events";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import crypto from "node:crypto";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { CliError, EXIT, type DownloadOptions } from "./types.js";
@@ -28,6 +30,37 @@ export interface SaveOptions extends DownloadOptions {
   onInterrupt?: (handler: () => void) => () => void;
   /** Proxy variables (HTTP(S)_PROXY, NO_PROXY) for http(s) links; default: this process's environment. */
   env?: Env;
+  /** The most one file may have, in bytes (default MAX_DOWNLOAD_BYTES; tests pass less). */
+  maxBytes?: number;
+  /**
+   * The hosted service's base URL the link came from. When it is on a public address, the link may
+   * not lead to a loopback or private one (src/cli/result-address.ts); unset (the local target), any.
+   */
+  serviceBaseUrl?: string;
+}
+
+/**
+ * The most one downloaded file may have: a 10-minute video at the largest export size is a few
+ * hundred megabytes, so a larger answer is a broken or hostile server, not a result.
+ */
+export const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
+/** Room left on the disk after a download, for everything else on this machine. */
+const FREE_SPACE_MARGIN = 64 * 1024 * 1024;
+
+/** Bytes a download into `dir` may still take: the per-file limit, or the free space less a margin. */
+function roomIn(dir: string, maxBytes: number): { bytes: number; why: string } {
+  try {
+    const st = fs.statfsSync(dir);
+    const free = Number(st.bavail) * Number(st.bsize) - FREE_SPACE_MARGIN;
+    if (free < maxBytes) return { bytes: Math.max(0, free), why: `the free space of ${dir}` };
+  } catch {
+    // statfs unsupported here: the per-file limit still holds
+  }
+  return { bytes: maxBytes, why: `the ${formatBytes(maxBytes)} limit of one download` };
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 ** 3 ? `${Math.round((n / 1024 ** 3) * 10) / 10} GiB` : `${Math.round((n / 1024 ** 2) * 10) / 10} MiB`;
 }
 
 function exists(p: string): boolean {
@@ -117,7 +150,10 @@ export async function download(url: string, dir: string, name: string, opts: Sav
   const t0 = performance.now();
   const out = fs.createWriteStream(tmp, { flags: "wx" });
   try {
-    if (remote) await fetchTo(url, out, ac.signal, trace, opts.env);
+    if (remote) {
+      const publicOnly = opts.serviceBaseUrl !== undefined && !(await import("./result-address.js").then((m) => m.isPrivateService(opts.serviceBaseUrl!)));
+      await fetchTo(url, out, ac.signal, roomIn(targetDir, opts.maxBytes ?? MAX_DOWNLOAD_BYTES), { publicOnly, ...(trace ? { trace } : {}), ...(opts.env ? { env: opts.env } : {}) });
+    }
     else {
       const source = /^file:/i.test(url) ? fileURLToPath(url) : path.resolve(url);
       await pipeline(fs.createReadStream(source), out, { signal: ac.signal });
@@ -160,21 +196,89 @@ function proxyOptions(env: Env | undefined) {
   };
 }
 
-async function fetchTo(url: string, out: fs.WriteStream, signal: AbortSignal, trace?: Trace, env?: Env): Promise<void> {
+/** Passes bytes through until `limit`, then fails (the download is removed by the caller). */
+type UndiciRequest = typeof import("undici").request;
+
+/** One GET; with `publicOnly`, a URL written as a loopback or private address (any spelling) is refused first. */
+async function requestChecked(request: UndiciRequest, url: string, dispatcher: import("undici").Dispatcher, signal: AbortSignal, publicOnly: boolean) {
+  const u = new URL(url);
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new CliError("download failed: redirected to a link that is not http(s)", EXIT.error, "unsafe_url");
+  if (publicOnly) {
+    const { isPrivateAddress } = await import("./result-address.js");
+    const host = u.hostname.replace(/^\[|\]$/g, "");
+    if (net.isIP(host) && isPrivateAddress(host)) throw privateResult(u);
+  }
+  try {
+    return await request(url, { method: "GET", dispatcher, signal });
+  } catch (e) {
+    if ((e as { code?: string }).code === "EPRIVATEADDRESS" || (e as { cause?: { code?: string } }).cause?.code === "EPRIVATEADDRESS") throw privateResult(u);
+    throw e;
+  }
+}
+
+function privateResult(u: URL): CliError {
+  return new CliError(
+    `refusing to download ${u.protocol}//${u.host}${u.pathname}: it is on a loopback or private address, and the service that sent the link is public`,
+    EXIT.error,
+    "unsafe_url",
+  );
+}
+
+function capped(limit: { bytes: number; why: string }, declared: number | undefined): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      total += chunk.byteLength;
+      if (declared !== undefined && total > declared) {
+        return done(new CliError(`download failed: the server sent more than the ${declared} bytes it declared`, EXIT.error, "download_failed"));
+      }
+      if (total > limit.bytes) return done(new CliError(`download failed: the file is over ${limit.why}`, EXIT.error, "download_too_large"));
+      done(null, chunk);
+    },
+  });
+}
+
+async function fetchTo(
+  url: string,
+  out: fs.WriteStream,
+  signal: AbortSignal,
+  limit: { bytes: number; why: string },
+  o: { publicOnly: boolean; trace?: Trace; env?: Env },
+): Promise<void> {
   const { request, Agent, EnvHttpProxyAgent, interceptors } = await import("undici");
   const host = new URL(url).hostname;
   const timeouts = { connectTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 300_000 };
-  const base = LOOPBACK.has(host) ? new Agent(timeouts) : new EnvHttpProxyAgent({ ...timeouts, ...proxyOptions(env) });
-  const dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
+  // A link from a public service goes to public addresses only: the socket's own lookup checks
+  // each name, and redirects are followed here so that every hop is checked (literal addresses too).
+  const { publicOnlyLookup } = o.publicOnly ? await import("./result-address.js") : { publicOnlyLookup: undefined };
+  const base = o.publicOnly
+    ? new Agent({ ...timeouts, connect: { lookup: publicOnlyLookup } })
+    : LOOPBACK.has(host)
+      ? new Agent(timeouts)
+      : new EnvHttpProxyAgent({ ...timeouts, ...proxyOptions(o.env) });
+  const dispatcher = o.publicOnly ? base : base.compose(interceptors.redirect({ maxRedirections: 5 }));
   const t0 = performance.now();
   try {
-    const res = await request(url, { method: "GET", dispatcher, signal });
-    trace?.(`GET ${url} → ${res.statusCode} (${Math.round(performance.now() - t0)} ms)`);
+    let target = url;
+    let res = await requestChecked(request, target, dispatcher, signal, o.publicOnly);
+    for (let hop = 0; o.publicOnly && res.statusCode >= 300 && res.statusCode < 400 && typeof res.headers.location === "string"; hop++) {
+      await res.body.dump();
+      if (hop >= 5) throw new CliError("download failed: too many redirects", EXIT.error, "download_failed");
+      target = new URL(res.headers.location, target).toString();
+      res = await requestChecked(request, target, dispatcher, signal, true);
+    }
+    o.trace?.(`GET ${url} → ${res.statusCode} (${Math.round(performance.now() - t0)} ms)`);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       await res.body.dump();
       throw new CliError(`download failed: HTTP ${res.statusCode}`, res.statusCode === 404 ? EXIT.notFound : EXIT.error, "download_failed");
     }
-    await pipeline(res.body, out, { signal });
+    const length = res.headers["content-length"];
+    const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined;
+    if (declared !== undefined && declared > limit.bytes) {
+      res.body.destroy();
+      throw new CliError(`download failed: the file is ${declared} bytes, over ${limit.why}; nothing was saved`, EXIT.error, "download_too_large");
+    }
+    await pipeline(res.body, capped(limit, declared), out, { signal });
   } finally {
     // destroy, not close: an interrupted transfer must not be waited for.
     await (signal.aborted ? base.destroy() : base.close());

@@ -2,7 +2,10 @@
  * A webhook receiver on 127.0.0.1 (`mediagen listen`, --webhook-listen on start commands): every POST
  * is read whole, its Standard Webhooks signature checked when a secret is known, optionally forwarded
  * (same body, same headers but the hop-by-hop ones) and answered 200 whatever the signature says, so
- * the sender does not retry; a bad signature is reported, not refused. Other methods get a short
+ * the sender does not retry; a bad signature is reported, not refused. Only deliveries that can be
+ * trusted are forwarded — a valid signature, or any when no secret is known (nothing can be checked)
+ * — unless `forwardInvalid`; a delivery whose webhook-id was already received is a `duplicate` (a
+ * sender's retry, or a replay): reported as such, not forwarded again. Other methods get a short
  * text. Node built-ins only.
  */
 import http from "node:http";
@@ -22,15 +25,25 @@ export interface WebhookEvent {
   body: unknown;
   bytes: number;
   webhook_id: string | null;
-  signature: SignatureState;
+  /** The signature's verdict; `duplicate` when this webhook-id was received before (valid or unchecked then). */
+  signature: SignatureState | "duplicate";
   signature_error?: string;
   forwarded?: { url: string; status: number | null; error?: string };
+  /** Why a delivery was not forwarded (`--forward-to` without `--forward-invalid`). */
+  not_forwarded?: string;
+}
+
+/** Whether a delivery is one the sender vouched for: a valid signature, or unchecked (no secret), and not seen before. */
+export function isTrusted(e: WebhookEvent): boolean {
+  return e.signature === "valid" || e.signature === "unchecked";
 }
 
 export interface ReceiverOptions {
   port?: number;
   secret?: string;
   forwardTo?: string;
+  /** Forward deliveries with a bad, missing or replayed signature too (`--forward-invalid`). */
+  forwardInvalid?: boolean;
   now?: () => number;
   onEvent(e: WebhookEvent): void;
 }
@@ -72,6 +85,8 @@ async function forward(url: string, headers: Record<string, string>, body: Buffe
 
 export function startReceiver(o: ReceiverOptions): Promise<Receiver> {
   const now = o.now ?? Date.now;
+  // Ids of the deliveries received whole and trusted: a second one is a retry or a replay.
+  const received = new Set<string>();
   const server = http.createServer((req, res) => {
     if (req.method !== "POST") {
       res.writeHead(req.method === "GET" || req.method === "HEAD" ? 200 : 405, { "content-type": "text/plain; charset=utf-8", allow: "POST" });
@@ -116,7 +131,18 @@ export function startReceiver(o: ReceiverOptions): Promise<Receiver> {
           signature: v.signature,
           ...(v.reason ? { signature_error: v.reason } : {}),
         };
-        if (o.forwardTo) event.forwarded = { url: o.forwardTo, ...(await forward(o.forwardTo, headers, raw)) };
+        const id = event.webhook_id;
+        if (id !== null && isTrusted(event)) {
+          if (received.has(id)) {
+            event.signature = "duplicate";
+            event.signature_error = `webhook-id ${id} was received before (a retry or a replay)`;
+          } else received.add(id);
+        }
+        if (o.forwardTo && (o.forwardInvalid || isTrusted(event))) {
+          event.forwarded = { url: o.forwardTo, ...(await forward(o.forwardTo, headers, raw)) };
+        } else if (o.forwardTo) {
+          event.not_forwarded = `signature ${event.signature} (--forward-invalid forwards it anyway)`;
+        }
         res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}\n');
         o.onEvent(event);
       })().catch(() => {
@@ -154,6 +180,6 @@ export function describeEvent(e: WebhookEvent): string {
       : e.signature === "valid"
         ? "signature valid"
         : `signature ${e.signature.toUpperCase()}: ${e.signature_error ?? ""}`.trim();
-  const fwd = e.forwarded ? `; forwarded to ${e.forwarded.url}: ${e.forwarded.status ?? e.forwarded.error}` : "";
+  const fwd = e.forwarded ? `; forwarded to ${e.forwarded.url}: ${e.forwarded.status ?? e.forwarded.error}` : e.not_forwarded ? "; not forwarded" : "";
   return `${e.received_at.slice(11, 19)} ${e.method} ${e.path} ${what}${err}${id ? ` · ${id}` : ""} · ${sig}${fwd}`;
 }

@@ -27,6 +27,7 @@ interface CredentialsData {
 
 export function readCredentials(home: string): CredentialsData {
   let text: string;
+  sweepStaleTemps(home);
   try {
     text = fs.readFileSync(credentialsFile(home), "utf8");
   } catch (e) {
@@ -46,20 +47,47 @@ function writeCredentials(home: string, data: CredentialsData): void {
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const file = credentialsFile(home);
   const tmp = path.join(home, `.credentials.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`);
+  sweepStaleTemps(home);
   const fd = fs.openSync(tmp, "wx", 0o600);
   try {
-    fs.writeFileSync(fd, JSON.stringify(data, null, 2) + "\n");
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    try {
+      fs.writeFileSync(fd, JSON.stringify(data, null, 2) + "\n");
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch (e) {
+    // A full disk (or any failure) leaves the old file as it was and nothing beside it.
     fs.rmSync(tmp, { force: true });
     throw e;
   }
   fs.chmodSync(file, 0o600);
+}
+
+const TEMP_NAME = /^\.credentials\.(\d+)\.[0-9a-f]*\.tmp$/;
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Temp files of writers that are gone (killed between open and rename) are removed. */
+function sweepStaleTemps(home: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(home);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1] ?? NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !running(pid)) fs.rmSync(path.join(home, name), { force: true });
+  }
 }
 
 export function storedKey(home: string, profile: string): StoredKey | undefined {

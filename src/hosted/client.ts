@@ -233,6 +233,8 @@ export class HttpClient {
         res = await this.once(url, req.method, headers, body, signal);
       } catch (err) {
         if (signal.aborted) throw err;
+        // An answer over the size limit came from the service: reading it again would not shrink it.
+        if (err instanceof UnexpectedResponseError) throw err;
         const code = errorCode(err) ?? "network error";
         this.trace(`✗ ${req.method} ${url} failed after ${this.now() - started} ms: ${code}`);
         const verdict = shouldRetry({ method: req.method, attempt: failures, maxRetries: this.retries, error: err });
@@ -320,14 +322,39 @@ export class HttpClient {
       dispatcher: this.dispatcher,
       ...(signal ? { signal } : {}),
     });
-    const text = await res.body.text();
     const h = flatHeaders(res.headers);
+    const text = await readCapped(res.body, h, res.statusCode);
     return { status: res.statusCode, headers: h, body: parseBody(res.statusCode, text), ...(text.trim() === "" ? { empty: true } : {}) };
   }
 
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+/**
+ * The most of one API answer the client reads. The contract's largest answers (model and avatar
+ * catalogs) are well under a megabyte; a server sending more, or without end, is stopped here.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** The body as text, refused (and the connection dropped) once it passes MAX_RESPONSE_BYTES. */
+async function readCapped(body: Dispatcher.ResponseData["body"], headers: Record<string, string>, status: number): Promise<string> {
+  const tooLarge = (): UnexpectedResponseError => {
+    body.destroy();
+    return new UnexpectedResponseError("body", `is over the ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB limit of an API answer`, undefined, status);
+  };
+  const declared = Number(headers["content-length"] ?? NaN);
+  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.byteLength;
+    if (total > MAX_RESPONSE_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  // As undici's text(): UTF-8, a byte-order mark dropped.
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function redirectError(res: HttpResponse): ApiError {

@@ -6,6 +6,7 @@ import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engi
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
 import { checkResponse } from "./response-check.js";
+import { checkStartCount } from "./start-count.js";
 
 export type HostedEngineOptions = HttpClientOptions;
 
@@ -56,7 +57,9 @@ export class HostedEngine extends BaseEngine {
     });
     // Checked before anyone reads it: a sparse or malformed body is an UnexpectedResponseError naming
     // the field, never a crash in a renderer. Unknown enum strings pass (the service may add states).
-    return checkResponse<OpResponse<K>>(await schemas, res.body, { op, status: res.status, tolerateUnknownValues: true });
+    const checked = checkResponse<OpResponse<K>>(await schemas, res.body, { op, status: res.status, tolerateUnknownValues: true });
+    checkStartCount(op, input, checked, res.status);
+    return checked;
   }
 
   override lastRateLimit(): RateLimitInfo | undefined {

@@ -203,7 +203,7 @@ export class LocalInstance implements LocalInstanceApi {
    * starts, then every 30 s while it lasts) and returns it; undefined for any other error.
    */
   reportStoreFault(e: unknown): StoreUnavailableError | undefined {
-    const fault = asStoreFault(e);
+    const fault = asStoreFault(e, this.localDir);
     if (!fault) return undefined;
     const now = Date.now();
     const last = this.faultLogged.get(fault.reason);

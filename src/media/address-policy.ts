@@ -95,3 +95,28 @@ export function lookupWithin(allowed: AddressPolicy) {
     });
   };
 }
+
+/**
+ * Why a webhook URL may not be delivered to on a remote caller's behalf, or undefined: its host is
+ * (in any spelling) or resolves to an address `isPublicAddress` refuses. The same rule as fetches,
+ * applied when the request names the URL (a default `serve`; `--allow-private-urls` opens it).
+ */
+export async function webhookAddressProblem(url: string): Promise<string | undefined> {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return undefined; // not a URL: the request's own checks say so
+  }
+  let addresses: string[];
+  if (net.isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      return undefined; // not resolvable now: delivery attempts will fail and be recorded
+    }
+  }
+  if (addresses.every((a) => isPublicAddress(a))) return undefined;
+  return "must be on a public address: this server delivers webhooks to public addresses only (serve --allow-private-urls lets it reach loopback and private ones)";
+}

@@ -4,6 +4,7 @@
  * Text goes through `textfile=` + `expansion=none`, so prompts need no escaping and `%{…}` is inert.
  */
 import fs from "node:fs";
+import { DECODE_LIMIT_ARGS } from "./image-header.js";
 import path from "node:path";
 import type { CardLayout, Rect } from "./layout.js";
 import { escapeFilterValue as esc } from "./filtergraph.js";
@@ -64,7 +65,7 @@ export function stillInputArgs(file: string, workDir: string, index: number): st
     fs.copyFileSync(p, copy);
     p = copy;
   }
-  return ["-t", "1", "-i", `file:${p}`];
+  return [...DECODE_LIMIT_ARGS, "-t", "1", "-i", `file:${p}`];
 }
 
 /** Graph drawing `layout` with `refs` (input indexes from `firstInput`) into the label `[out]`. */

@@ -2,6 +2,7 @@
  * resolveMedia: reference/media URLs → local files. http(s) is fetched once (timeout + size cap) into
  * the cache under a hash of the URL; file:// URLs and plain paths are checked and returned as is.
  */
+import dns from "node:dns";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -97,6 +98,9 @@ export async function resolveMediaFile(urlOrPath: string, o: ResolveMediaOptions
   } catch {
     throw new MediaFetchError(`invalid URL: ${s}`, "unsupported");
   }
+  // The policy holds for every use of a URL, a cached copy included: what this machine's owner
+  // fetched into the cache is not thereby open to a remote caller.
+  if (!o.allowPrivateNetwork) await checkReachable(url, o.addressPolicy ?? isPublicAddress);
   const dest = path.join(o.cacheDir, cacheName(url));
   if (fs.existsSync(dest)) {
     // A use keeps the file young: pruning goes by last use, not by first download.
@@ -112,6 +116,27 @@ export async function resolveMediaFile(urlOrPath: string, o: ResolveMediaOptions
   await download(url, dest, o);
   if (o.prune) pruneCache(o.cacheDir, { keep: dest });
   return { path: dest, downloaded: true };
+}
+
+/**
+ * Refuses a URL whose host is, or resolves to, an address the policy does not allow: the same check
+ * the fetch makes on its socket, made before a cached copy is handed out. Every refusal reads the
+ * same as a failed fetch (`could not fetch <url>`), so nothing about the address is learnt from it.
+ */
+async function checkReachable(url: URL, policy: AddressPolicy): Promise<void> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  let addresses: string[];
+  if (net.isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      addresses = [];
+    }
+  }
+  if (addresses.length === 0 || addresses.some((a) => !policy(a))) {
+    throw new MediaFetchError(`could not fetch ${displayUrl(url)}`, "unreachable");
+  }
 }
 
 /**

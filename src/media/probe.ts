@@ -1,5 +1,6 @@
 /** probe: the facts renderers and callers check (duration, size, codecs) from one ffprobe run. */
 import { RenderError } from "./errors.js";
+import { DECODE_LIMIT_ARGS } from "./image-header.js";
 import { checkFile } from "./inputs.js";
 import { runTool } from "./run.js";
 import { getTools, type Tools } from "./tools.js";
@@ -40,7 +41,7 @@ export async function probe(file: string, o: { signal?: AbortSignal; tools?: Too
   const tools = o.tools ?? (await getTools());
   const r = await runTool(
     tools.ffprobe,
-    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", `file:${file}`],
+    ["-v", "error", ...DECODE_LIMIT_ARGS, "-print_format", "json", "-show_format", "-show_streams", `file:${file}`],
     { signal: o.signal },
   );
   let j: FfprobeJson;

@@ -15,6 +15,7 @@ import { MediaInputError, RenderError } from "./errors.js";
 import { even, num } from "./filtergraph.js";
 import { BITEXACT, QUIET } from "./image.js";
 import { checkFile, checkOut, checkSize } from "./inputs.js";
+import { DECODE_LIMIT_ARGS } from "./image-header.js";
 import { cardLayout } from "./layout.js";
 import { probe } from "./probe.js";
 import { runTool } from "./run.js";
@@ -143,7 +144,7 @@ function panChain(ctx: Ctx, frames: number, pad: { w: number; h: number }): stri
 
 /** Video frames scaled to fit W×H (letterboxed), on the frame grid, frozen on the last frame to `frames`. */
 function prepVideo(ctx: Ctx, file: string, frames: number, o: { loop?: boolean; box?: { w: number; h: number }; flags?: string } = {}): string {
-  const args = o.loop ? ["-stream_loop", "-1", "-i", `file:${path.resolve(file)}`] : ["-i", `file:${path.resolve(file)}`];
+  const args = [...DECODE_LIMIT_ARGS, ...(o.loop ? ["-stream_loop", "-1"] : []), "-i", `file:${path.resolve(file)}`];
   const idx = addInput(ctx, args);
   const w = o.box?.w ?? ctx.W;
   const h = o.box?.h ?? ctx.H;

@@ -1,12 +1,17 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { API_PREFIX } from "../features/routes.js";
 import type { LocalInstance } from "../local/instance.js";
 import type { UrlBuilder } from "../local/types.js";
 import { loadMediaSecret, MediaSigner } from "./media.js";
+import { ConnectionLimiter, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connections.js";
 import { localPrecheck } from "./precheck.js";
 import { createRequestHandler } from "./routes.js";
 import { createAdminHandler } from "./admin.js";
+
+/** How long a client may take to send a request's headers, then its body (`serve --headers-timeout`, `--body-timeout`). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 export interface ServerOptions {
   instance: LocalInstance;
@@ -20,8 +25,12 @@ export interface ServerOptions {
   onError?: (err: unknown) => void;
   /** One line per finished request: method, path (no query: media signatures stay out), status, time. */
   accessLog?: (line: string) => void;
-  /** How long a client may take to send a request's headers (default 60 s); past it: 408. */
+  /** How long a client may take to send a request's headers (default 20 s); past it: 408. */
   headersTimeoutMs?: number;
+  /** How long a client may take, after the headers, to send the body (default 30 s); past it: 408. */
+  bodyTimeoutMs?: number;
+  /** Connections held at once, overall and per client address (default DEFAULT_CONNECTION_LIMITS). */
+  connections?: ConnectionLimits;
   /** Lets requests use files on this machine as media inputs (`serve --allow-local-files`); default false. */
   allowLocalFiles?: boolean;
   /** Lets media URLs reach loopback, private and link-local addresses (`serve --allow-private-urls`); default false. */
@@ -73,6 +82,18 @@ function rawJsonResponse(status: number, reason: string, body: unknown): string 
   return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
 }
 
+/** A request whose body did not arrive within the body timeout: 408 if nothing was answered yet, then closed. */
+function bodyTooSlow(req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (req.complete) return;
+  if (res.headersSent) return void req.socket.destroy();
+  const text = JSON.stringify({
+    error: "Request Timeout",
+    details: [{ code: "request_timeout", message: "The request's headers or body did not arrive in time" }],
+  });
+  res.writeHead(408, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), connection: "close" });
+  res.end(text, () => req.socket.destroy());
+}
+
 /** Starts the HTTP adapter over a local instance. Resolves once listening. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const inst = o.instance;
@@ -93,10 +114,25 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     ...(o.admin === false ? {} : { admin: createAdminHandler({ instance: inst, ...(o.adminToken ? { token: o.adminToken } : {}) }) }),
   });
 
+  const limiter = new ConnectionLimiter(
+    o.connections ?? DEFAULT_CONNECTION_LIMITS,
+    rawJsonResponse(503, "Service Unavailable", {
+      error: "Service unavailable",
+      details: [{ code: "too_many_connections", message: "Too many connections from this client are busy; retry shortly" }],
+    }).replace("connection: close\r\n", "connection: close\r\nretry-after: 1\r\n"),
+  );
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const track = (req: http.IncomingMessage, res: http.ServerResponse, checkContinue: boolean) => {
     inFlight++;
+    const socket = req.socket;
+    limiter.begin(socket);
+    const bodyTimer = setTimeout(() => bodyTooSlow(req, res), bodyTimeout);
+    req.once("end", () => clearTimeout(bodyTimer));
+    res.once("close", () => {
+      clearTimeout(bodyTimer);
+      limiter.end(socket);
+    });
     const started = o.accessLog ? performance.now() : 0;
     res.on("close", () => {
       if (o.accessLog) {
@@ -110,13 +146,18 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
 
   // HTTP/1.1 asks for a Host header, but nothing here depends on it (media links use the listening
   // address or --public-url): a request without one is answered like any other, in JSON.
+  // Slow clients are cut off: the headers within headersTimeout, the whole request (headers then
+  // body) within both timeouts; node checks every connection at the interval.
+  const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const bodyTimeout = o.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const server = http.createServer({
       keepAliveTimeout: 5_000,
       requireHostHeader: false,
-      ...(o.headersTimeoutMs
-        ? { headersTimeout: o.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.max(10, Math.floor(o.headersTimeoutMs / 4)) }
-        : {}),
+      headersTimeout,
+      requestTimeout: headersTimeout + bodyTimeout,
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(Math.min(headersTimeout, bodyTimeout) / 4))),
     }, (req, res) => track(req, res, false));
+  server.on("connection", (socket: Socket) => limiter.admit(socket));
   server.on("checkContinue", (req, res) => track(req, res, true));
   // Errors node finds before a request exists still get the service's JSON envelope, never a dropped socket.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {

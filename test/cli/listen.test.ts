@@ -194,6 +194,10 @@ describe("mediagen listen on the local instance", () => {
     }
     const body = JSON.stringify({ task: "avatar_create", status: "completed", avatar_id: "av_1", look_id: "lk_1" });
     expect((await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body })).status).toBe(200);
+    // An unsigned delivery does not count towards --count (a secret is known): a signed one ends it.
+    const ts = Math.floor(Date.now() / 1000);
+    const signed = { "content-type": "application/json", "webhook-id": "whd_tty", "webhook-timestamp": String(ts), "webhook-signature": signWebhook(SECRET, "whd_tty", ts, body) };
+    expect((await fetch(url, { method: "POST", headers: signed, body })).status).toBe(200);
     const r = await running.result;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Listening for webhooks at ${url}`);

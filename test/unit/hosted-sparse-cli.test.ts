@@ -166,7 +166,7 @@ describe("asset", () => {
 
   it("start: a complete answer prints the ids", async () => {
     answers = { "POST /asset/start": { status: 201, body: { asset_ids: ["a1", "a2"], status: "generating", count: 2, cost_per_generation: 1, total_cost: 2 } } };
-    const r = await mediagen(["asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "p"]);
+    const r = await mediagen(["asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "p", "--count", "2"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("a1\na2\n");
   });

@@ -15,6 +15,7 @@ import { examples } from "../help-text.js";
 interface ListenFlags {
   port: string;
   forwardTo?: string;
+  forwardInvalid?: boolean;
   secret?: string;
   count?: string;
 }
@@ -25,7 +26,8 @@ export const command: CommandModule = {
   register(listen: Command, getContext) {
     listen
       .option("--port <n>", "port on 127.0.0.1 (0 picks a free one)", "0")
-      .option("--forward-to <url>", "also POST each delivery to this URL, with its body and headers")
+      .option("--forward-to <url>", "also POST each trusted delivery to this URL, with its body and headers (valid signature, or any without a secret; each webhook-id once)")
+      .option("--forward-invalid", "with --forward-to: forward deliveries with a bad, missing or replayed signature too")
       .option("--secret <whsec>", "signing secret to check signatures with (default: MEDIAGEN_WEBHOOK_SECRET, else the local instance's)")
       .option("--count <n>", "stop after this many deliveries")
       .action(async (flags: ListenFlags, cmd: Command) => {
@@ -46,7 +48,7 @@ export const command: CommandModule = {
           count = Number(flags.count);
           if (!Number.isInteger(count) || count < 1) throw usage("--count", `expected a whole number of at least 1, got "${flags.count}"`);
         }
-        const [{ startReceiver, describeEvent }, { webhookSecret }] = await Promise.all([import("../webhook-receiver.js"), import("../webhook-listen.js")]);
+        const [{ startReceiver, describeEvent, isTrusted }, { webhookSecret }] = await Promise.all([import("../webhook-receiver.js"), import("../webhook-listen.js")]);
         const { secret, from } = await webhookSecret(ctx, flags.secret);
         const lines = ctx.opts.json || !ctx.io.isStdoutTTY;
         let seen = 0;
@@ -58,16 +60,19 @@ export const command: CommandModule = {
             port,
             ...(secret ? { secret } : {}),
             ...(flags.forwardTo ? { forwardTo: flags.forwardTo } : {}),
+            ...(flags.forwardInvalid ? { forwardInvalid: true } : {}),
             onEvent: (e) => {
-              seen++;
+              // Only trusted deliveries count towards --count: forged posts or replays cannot end the wait.
+              if (isTrusted(e)) seen++;
               if (lines) ctx.io.out(JSON.stringify(e));
               else {
                 ctx.io.out(describeEvent(e));
                 if (e.body !== null && typeof e.body === "object") for (const l of JSON.stringify(e.body, null, 2).split("\n")) ctx.io.out(`  ${l}`);
               }
               if (e.signature === "invalid" || e.signature === "missing") {
-                ctx.io.warn(`warning: delivery ${e.webhook_id ?? `#${seen}`} has ${e.signature === "missing" ? "no" : "an invalid"} signature (${e.signature_error})`);
+                ctx.io.warn(`warning: delivery ${e.webhook_id ?? `#${seen + 1}`} has ${e.signature === "missing" ? "no" : "an invalid"} signature (${e.signature_error})`);
               }
+              if (e.signature === "duplicate") ctx.io.warn(`warning: delivery ${e.webhook_id} is a duplicate (${e.signature_error})`);
               if (e.forwarded && (e.forwarded.status === null || e.forwarded.status >= 400)) {
                 ctx.io.warn(`warning: forwarding to ${e.forwarded.url} failed: ${e.forwarded.status ?? e.forwarded.error}`);
               }

@@ -8,6 +8,7 @@ import { envSetting } from "../env-setting.js";
 import { CliError, EXIT, type CommandModule } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
+import { parseDuration } from "../parse.js";
 import type { LocalInstance } from "../../features/local.js";
 import type { ServerOptions } from "../../server/server.js";
 
@@ -28,6 +29,23 @@ interface ServeFlags {
   adminToken?: string;
   fromSnapshot?: string;
   ephemeral?: boolean;
+  maxConnections: string;
+  maxConnectionsPerClient: string;
+  headersTimeout: string;
+  bodyTimeout: string;
+}
+
+function parseCount(value: string, flag: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 100_000) {
+    throw new CliError(`${flag} must be a whole number from 1 to 100000, got "${value}"`, EXIT.usage, "invalid_value", flag);
+  }
+  return Number(value);
+}
+
+function parseTimeout(value: string, flag: string): number {
+  const ms = parseDuration(value, flag);
+  if (ms < 100 || ms > 3_600_000) throw new CliError(`${flag} must be from 100ms to 1h, got "${value}"`, EXIT.usage, "invalid_value", flag);
+  return ms;
 }
 
 export function parsePort(value: string): number {
@@ -110,10 +128,20 @@ export const command: CommandModule = {
       .option("--ephemeral", "serve a throwaway instance in a temp home, removed at exit (CI); --json adds its home and key")
       .option("--no-admin", "turn off the admin path /_mediagen/ (faults, snapshots, clock; loopback clients only)")
       .option("--admin-token <token>", "let non-loopback clients use the admin path with X-Mediagen-Admin-Token: <token>")
+      .option("--max-connections <n>", "connections held at once, all clients together; past it the oldest idle one is closed, or the new one answered 503", "512")
+      .option("--max-connections-per-client <n>", "connections held at once from one client address (same rule)", "128")
+      .option("--headers-timeout <duration>", "time a client has to send a request's headers; past it: 408 and closed", "20s")
+      .option("--body-timeout <duration>", "time a client has, after the headers, to send the body; past it: 408 and closed", "30s")
       .action(async (flags: ServeFlags, cmd: Command) => {
         const ctx = getContext(cmd) as CliContext;
         const port = parsePort(flags.port);
         const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
+        const connections = {
+          max: parseCount(flags.maxConnections, "--max-connections"),
+          perClient: parseCount(flags.maxConnectionsPerClient, "--max-connections-per-client"),
+        };
+        const headersTimeoutMs = parseTimeout(flags.headersTimeout, "--headers-timeout");
+        const bodyTimeoutMs = parseTimeout(flags.bodyTimeout, "--body-timeout");
         // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
         envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
         const { home: configHome } = await ctx.config();
@@ -177,6 +205,9 @@ export const command: CommandModule = {
             allowPrivateNetwork,
             admin: flags.admin !== false,
             ...(flags.adminToken ? { adminToken: flags.adminToken } : {}),
+            connections,
+            headersTimeoutMs,
+            bodyTimeoutMs,
             onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
             ...(trace ? { accessLog: trace } : {}),
             ...(pages ? { pages: (urls: UrlBuilder) => pages(instance, urls) } : {}),

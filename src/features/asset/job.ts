@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { WebhookPayload } from "../../contract/webhook.js";
 import { MediaFetchError, MediaInputError, MediaToolError, RenderError } from "../../media/errors.js";
+import { checkImageFile, ImageTooLargeError } from "../../media/image-header.js";
 import { probe, renderImage, renderVideo, resolveMedia, type VideoMode } from "../../media/index.js";
 import type { RenderMode } from "./catalog/models.js";
 import type { AssetRow, RenderParams } from "./record.js";
@@ -37,6 +38,7 @@ function firstLine(text: string): string {
 
 /** Errors that mean "this generation cannot be made", as opposed to a crash worth retrying. */
 function classify(e: unknown): Failure | undefined {
+  if (e instanceof ImageTooLargeError) return { code: "reference_too_large", message: `A reference is too large: ${firstLine(e.message)}` };
   if (e instanceof MediaFetchError) return { code: "reference_unavailable", message: `A reference could not be fetched: ${firstLine(e.message)}` };
   if (e instanceof RenderError || e instanceof MediaInputError || e instanceof MediaToolError) {
     return { code: "render_failed", message: `Rendering failed: ${firstLine(e.message)}` };
@@ -97,16 +99,24 @@ function completeAsset(instance: LocalInstanceApi, id: string, out: { width: num
   webhook(instance, row, { status: "completed", result });
 }
 
-/** Every input as a local file: library files and avatar pictures as they are, URLs fetched into the cache. */
-async function localInputs(instance: LocalInstanceApi, row: AssetRow, params: RenderParams, signal: AbortSignal) {
-  const all: ResolvedRef[] = [
-    ...params.references,
-    ...Object.values(params.slots).filter((r): r is ResolvedRef => !!r),
-    ...params.elements.flatMap((e) => e.images),
+/** Every input with the field that named it (references[i], a slot, elements[i].images[j]). */
+function inputsWithFields(params: RenderParams): [ResolvedRef, string][] {
+  return [
+    ...params.references.map((r, i): [ResolvedRef, string] => [r, `references[${i}]`]),
+    ...Object.entries(params.slots).flatMap(([name, r]): [ResolvedRef, string][] => (r ? [[r, name]] : [])),
+    ...params.elements.flatMap((e, i) => e.images.map((r, j): [ResolvedRef, string] => [r, `elements[${i}].images[${j}]`])),
   ];
+}
+
+/**
+ * Every input as a local file: library files and avatar pictures as they are, URLs fetched into the
+ * cache. Each picture is measured from its header before anything decodes it (a decompression bomb
+ * fails the generation here, refunded, instead of costing a gigabyte per reference in ffmpeg).
+ */
+async function localInputs(instance: LocalInstanceApi, row: AssetRow, params: RenderParams, signal: AbortSignal) {
   const files = new Map<string, string>();
   const cacheDir = referenceCacheDir(instance);
-  for (const ref of all) {
+  for (const [ref, field] of inputsWithFields(params)) {
     if (files.has(ref.source)) continue;
     signal.throwIfAborted();
     let file: string;
@@ -121,6 +131,7 @@ async function localInputs(instance: LocalInstanceApi, row: AssetRow, params: Re
       // Rows written before the policy existed came from in-process or loopback use: allowed, as then.
       file = await resolveMedia(ref.source, { cacheDir, signal, allowPrivateNetwork: params.allowPrivateNetwork ?? true, prune: true });
     }
+    if (ref.kind === "image") checkImageFile(file, `${field}.${Object.keys(ref.item)[0]}`);
     files.set(ref.source, file);
   }
   return (ref: ResolvedRef) => files.get(ref.source)!;

@@ -32,6 +32,11 @@ export interface StartLookups {
   cwd: string;
   /** Whether a `url` may name a file on this machine (RequestContext.allowLocalFiles). */
   allowLocalFiles: boolean;
+  /**
+   * Why a picture on this machine is refused by its size (a decompression bomb), read from its header
+   * only; undefined when it is within the limits or is not a picture this can measure.
+   */
+  imageProblem?(absPath: string): string | undefined;
   /** The instance's model catalog (the synced one, else the built-in); default the built-in. */
   model?: (name: string) => ModelDef | undefined;
 }
@@ -140,6 +145,8 @@ export function resolveRef(raw: unknown, field: string, rules: RefRules, lookups
     if ("local" in location && !lookups.fileExists(location.local)) {
       throw invalid(`${field}.url`, `${field}.url: file not found`);
     }
+    const problem = "local" in location && kind === "image" ? lookups.imageProblem?.(location.local) : undefined;
+    if (problem) throw invalid(`${field}.url`, `${field}.url: ${problem}`);
     return { item: { url: value }, kind, source: "remote" in location ? location.remote : location.local };
   }
 
@@ -163,5 +170,7 @@ export function resolveRef(raw: unknown, field: string, rules: RefRules, lookups
   }
   const thumb = lookups.avatarThumbnail(value);
   if (!thumb) throw invalid(`${field}.avatar_id`, `${field}.avatar_id: avatar not found`);
+  const problem = lookups.imageProblem?.(thumb);
+  if (problem) throw invalid(`${field}.avatar_id`, `${field}.avatar_id: ${problem}`);
   return { item: { avatar_id: value }, kind: "image", source: thumb };
 }

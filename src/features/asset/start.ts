@@ -19,6 +19,9 @@ import { parseSimulate } from "./simulate.js";
 import { followedSource, plannedOutput, type SourceInfo } from "./render-plan.js";
 import { checkPricedSourceLength, probeSource } from "./source.js";
 import { removeQuietly } from "../../media/atomic.js";
+import { localImageProblem } from "../../media/image-header.js";
+import { checkWebhookAddress } from "../../local/webhook-address.js";
+import { requestFingerprint } from "../../local/request-fingerprint.js";
 import { priceParamsOf, validateStart } from "./validate.js";
 
 /** Signed media URLs in webhooks stay valid as long as export downloads (7 days). */
@@ -53,6 +56,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
         return false;
       }
     },
+    imageProblem: localImageProblem,
     cwd: process.cwd(),
     allowLocalFiles: ctx.allowLocalFiles,
     model: catalogOf(instance).find,
@@ -62,11 +66,12 @@ export function startLookups(ctx: RequestContext): StartLookups {
 export async function startAssets(ctx: RequestContext, input: Record<string, unknown>) {
   const simulate = parseSimulate(ctx.simulate);
   const v = validateStart(input, ctx.space.plan, startLookups(ctx));
+  await checkWebhookAddress(ctx, v.webhookUrl, (why) => ApiError.of("invalid_value", `webhook_url ${why}`, { field: "webhook_url" }));
   const followed = followedSource(v.model.render, v);
   const field = v.model.render === "motion" ? "motion_video" : "source_video";
   const source = followed ? await probeSource(ctx.instance, followed, field, ctx.allowPrivateNetwork) : undefined;
   try {
-    return createAssets(ctx, v, simulate, source);
+    return createAssets(ctx, v, simulate, source, requestFingerprint(input));
   } catch (e) {
     // A refused request keeps nothing it fetched (a space without credits must not fill the disk).
     if (source?.downloaded) removeQuietly(source.downloaded);
@@ -79,6 +84,7 @@ function createAssets(
   v: ReturnType<typeof validateStart>,
   simulate: ReturnType<typeof parseSimulate>,
   source: SourceInfo | undefined,
+  request: string,
 ) {
   const { instance, space } = ctx;
   if (source && v.model.pricing.kind === "per_source_second") {
@@ -118,6 +124,7 @@ function createAssets(
       const filePath = `${dir}/${v.fileName}.${ext}`;
       const thumbPath = v.type === "video" ? `${dir}/${v.fileName}.jpg` : null;
       const params: RenderParams = {
+        request,
         render: v.model.render,
         audio: v.audio,
         settings: v.settings,

@@ -105,17 +105,30 @@ const lookKind: JobKind = {
       const code = simulatedCustomCode(p.simulate) ?? null;
       return { commit: () => failLook(instance, lookId, code, "Look generation failed (simulated)") };
     }
-    const [{ renderImage }, { resolveMedia }] = await Promise.all([import("../../media/image.js"), import("../../media/fetch.js")]);
+    const [{ renderImage }, { resolveMedia }, { checkImageFile }] = await Promise.all([
+      import("../../media/image.js"),
+      import("../../media/fetch.js"),
+      import("../../media/image-header.js"),
+    ]);
     const references: string[] = [];
     if (p.source) references.push(path.join(instance.mediaDir, p.source));
-    // A reference that cannot be fetched will not be fetchable on a retry either: fail at once.
+    // A reference that cannot be fetched (or is not a picture within the size limits) will not be
+    // usable on a retry either: fail at once, before anything decodes it.
     for (const [i, ref] of p.references.entries()) {
+      let file: string;
       try {
-        references.push(await resolveMedia(ref, { cacheDir: referenceCacheDir(instance.home), signal, allowPrivateNetwork: p.allowPrivateNetwork ?? true, prune: true }));
+        file = await resolveMedia(ref, { cacheDir: referenceCacheDir(instance.home), signal, allowPrivateNetwork: p.allowPrivateNetwork ?? true, prune: true });
       } catch (e) {
         const msg = `Look generation failed: reference image ${i + 1} could not be fetched (${message(e)})`;
         return { commit: () => failLook(instance, lookId, null, msg) };
       }
+      try {
+        checkImageFile(file, `reference image ${i + 1}`);
+      } catch (e) {
+        const msg = `Look generation failed: ${message(e)}`;
+        return { commit: () => failLook(instance, lookId, null, msg) };
+      }
+      references.push(file);
     }
     const out = path.join(instance.mediaDir, p.imageRel);
     fs.mkdirSync(path.dirname(out), { recursive: true });

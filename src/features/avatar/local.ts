@@ -26,6 +26,8 @@ import {
   type CreatePlan,
 } from "./input.js";
 import { readImageSize } from "./image.js";
+import { imageSizeProblem } from "../../media/image-header.js";
+import { checkWebhookAddress } from "../../local/webhook-address.js";
 import { SIMULATE_HEADER, parseSimulate } from "../asset/simulate.js";
 import {
   allLookViews,
@@ -147,6 +149,7 @@ function enqueueLook(ctx: RequestContext, spaceId: string, lookId: string, paylo
 async function avatarCreate(ctx: RequestContext, input: Record<string, unknown>) {
   const simulate = parseSimulate(ctx.simulate);
   const plan = parseCreate(input, { allowLocalFiles: ctx.allowLocalFiles });
+  await checkWebhookAddress(ctx, plan.webhookUrl, (why) => ApiError.of("INVALID_VALUE", `webhook_url ${why}`));
   if (plan.kind === "images" && simulate) {
     // Image-based looks are ready in the request itself: no generation exists that could fail later.
     throw ApiError.of("invalid_value", `${SIMULATE_HEADER} does not apply to an image-based avatar create (it starts no generation)`, {
@@ -217,6 +220,9 @@ async function adoptImage(ctx: RequestContext, ref: string, index: number, lookI
     size = undefined;
   }
   if (!size || size.width <= 0 || size.height <= 0) throw ApiError.of("INVALID_VALUE", `images[${index}] is not a PNG, JPEG or WebP image`);
+  // Refused here, not at every later render of the look: each would decode it whole.
+  const tooLarge = imageSizeProblem(size.width, size.height);
+  if (tooLarge) throw ApiError.of("INVALID_VALUE", `images[${index}]: ${tooLarge}`);
   const ext = size.type === "jpeg" ? ".jpg" : `.${size.type}`;
   const rel = lookImageRel(lookId, ext);
   const abs = path.join(ctx.instance.mediaDir, rel);
@@ -280,6 +286,7 @@ function avatarCount(ctx: RequestContext, spaceId: string): number {
 async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
   const simulate = parseSimulate(ctx.simulate);
   const plan = parseEdit(input, { allowLocalFiles: ctx.allowLocalFiles });
+  await checkWebhookAddress(ctx, plan.webhookUrl, (why) => ApiError.of("INVALID_WEBHOOK_URL", `webhook_url ${why}`));
   const { instance } = ctx;
   const space = requireSpace(ctx);
   const avatar = findAvatar(instance.db, space.id, plan.avatarId);

@@ -10,6 +10,7 @@ import type { HandlerTable, RequestContext } from "../../local/types.js";
 import { parseSimulate } from "../asset/simulate.js";
 import { allLookViews } from "../avatar/records.js";
 import { codeError } from "../generation/errors.js";
+import { checkWebhookAddress } from "../../local/webhook-address.js";
 import { readVideo } from "../video/record.js";
 import type { ExportJob, ExportStartResponse } from "./contract.js";
 import { EXPORT_JOB_ATTEMPTS } from "./job.js";
@@ -36,10 +37,11 @@ function shortage(required: number, available: number): ApiError {
   return new ApiError(402, { error: message, details: [{ code: "insufficient_credits", message }], required, available });
 }
 
-function exportStart(ctx: RequestContext, input: Record<string, unknown>): ExportStartResponse {
+async function exportStart(ctx: RequestContext, input: Record<string, unknown>): Promise<ExportStartResponse> {
   const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
   const plan = validateExportStart(input, space.id, lookups(ctx));
+  await checkWebhookAddress(ctx, plan.webhook_url, (why) => codeError("INVALID_VALUE", `webhook_url ${why}`, "webhook_url"));
   const jobId = instance.ids.prefixed("exp_");
   const files = publishedPaths(jobId);
 

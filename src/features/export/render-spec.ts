@@ -15,6 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { RenderMedia, RenderSequence, RenderSpec } from "../../media/export/spec.js";
 import { runTool } from "../../media/run.js";
+import { DECODE_LIMIT_ARGS } from "../../media/image-header.js";
 import type { Tools } from "../../media/tools.js";
 import { sequencesOf, type TimelineSequence, type VideoTimeline } from "../video/timeline.js";
 
@@ -44,7 +45,7 @@ export async function avatarStills(
       tools.ffmpeg,
       [
         "-hide_banner", "-nostdin", "-y", "-loglevel", "error",
-        "-stream_loop", "-1", "-ss", (s.start_ms / 1000).toFixed(3),
+        ...DECODE_LIMIT_ARGS, "-stream_loop", "-1", "-ss", (s.start_ms / 1000).toFixed(3),
         "-i", `file:${path.join(mediaDir, s.avatar_video_path!)}`,
         "-frames:v", "1", "-q:v", "2", "-f", "image2", "-c:v", "mjpeg",
         `file:${file}`,

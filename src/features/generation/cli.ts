@@ -15,6 +15,7 @@ import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
 import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../cli/parse.js";
 import { HOSTED_MEDIA_HELP, hostedMediaError } from "../../cli/flags.js";
+import { readWithinBodyLimit } from "../../cli/body.js";
 import { generationSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
@@ -221,14 +222,10 @@ export async function readPlan(ctx: Context, value: string): Promise<unknown[]> 
     if ((ctx.io.stdin as { isTTY?: boolean }).isTTY && !ctx.io.canPrompt) {
       throw usage("--plan", "stdin is a terminal and input is off (--no-input or CI); pipe the plan in", "usage_error");
     }
-    textIn = await readStdin(ctx);
+    textIn = await readWithinBodyLimit("-", ctx.io, "--plan");
   } else {
     from = value;
-    try {
-      textIn = fs.readFileSync(value, "utf8");
-    } catch (e) {
-      throw usage("--plan", `cannot read ${value}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "usage_error");
-    }
+    textIn = await readWithinBodyLimit(value, ctx.io, "--plan");
     baseDir = path.dirname(path.resolve(value));
   }
   let data: unknown;

@@ -4,6 +4,8 @@
  * IMMEDIATE transaction debits the estimate, creates the job, its video (`generating`) and queues
  * the work. Status reads the row the job keeps current.
  */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { fromMilli, toMilli } from "../../contract/credits.js";
 import { MediaFetchError, MediaInputError, RenderError } from "../../media/errors.js";
 import type { HandlerTable, RequestContext } from "../../local/types.js";
@@ -16,6 +18,9 @@ import { codeError, creditsError } from "./errors.js";
 import { GENERATION_JOB_ATTEMPTS, readGeneration } from "./job.js";
 import { lookLookups } from "./looks.js";
 import { supplyAudio } from "./media.js";
+import { localImageProblem } from "../../media/image-header.js";
+import { requestFingerprint } from "../../local/request-fingerprint.js";
+import { checkWebhookAddress } from "../../local/webhook-address.js";
 import { MAX_DURATION_SECONDS } from "./plan.js";
 import { estimateCredits, validateStart, type GenerationSpec, type StartLookups } from "./request.js";
 
@@ -52,6 +57,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
       };
     },
     allowLocalFiles: ctx.allowLocalFiles,
+    localImageProblem: (ref) => localImageProblem(/^file:/i.test(ref) ? fileURLToPath(ref) : path.resolve(ref)),
   };
 }
 
@@ -82,7 +88,9 @@ async function generationStart(ctx: RequestContext, input: Record<string, unknow
   const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
   const spec = validateStart(input, startLookups(ctx));
+  await checkWebhookAddress(ctx, spec.webhook_url, (why) => codeError("INVALID_VALUE", `webhook_url ${why}`, "webhook_url"));
   spec.allow_private_network = ctx.allowPrivateNetwork;
+  spec.request = requestFingerprint(input);
   if (spec.method === "media") await measureSuppliedSpeech(ctx, spec);
   const credits = estimateCredits(spec);
   const milli = toMilli(credits);

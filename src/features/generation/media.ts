@@ -10,6 +10,7 @@ import path from "node:path";
 import { probe } from "../../media/probe.js";
 import { resolveMedia } from "../../media/fetch.js";
 import { MediaInputError } from "../../media/errors.js";
+import { checkImageFile } from "../../media/image-header.js";
 import { readWavInfo } from "../../media/wav.js";
 import { decodeAudio, derivedName } from "../video/speech.js";
 import { extensionOf, isLocalRef } from "./plan.js";
@@ -48,6 +49,8 @@ export interface Probed {
 
 /** Size (and a video's length) of an adopted picture or video; a file without a picture is a MediaInputError. */
 export async function probeVisual(mediaDir: string, rel: string, kind: "image" | "video", field: string, signal?: AbortSignal): Promise<Probed> {
+  // A picture is measured from its header before anything decodes it (decompression bombs).
+  if (kind === "image") checkImageFile(path.join(mediaDir, rel), field);
   const info = await probe(path.join(mediaDir, rel), signal ? { signal } : {});
   if (!info.width || !info.height) throw new MediaInputError(`${field}: the file has no picture`, field);
   if (kind === "image") return { width: info.width, height: info.height };

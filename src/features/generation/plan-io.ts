@@ -7,7 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { CliError, EXIT, type Context } from "../../cli/types.js";
 import type { Engine } from "../../engine/engine.js";
-import { absolutePlanPaths, readStdin } from "./cli.js";
+import { absolutePlanPaths } from "./cli.js";
+import { readWithinBodyLimit } from "../../cli/body.js";
 import { checkPlan, PLAN_FIELD, type PlanBlock } from "./plan.js";
 
 export interface PlanIssue {
@@ -37,13 +38,9 @@ export async function loadPlan(ctx: Context, value: string, arg = "<file>"): Pro
     if ((ctx.io.stdin as { isTTY?: boolean }).isTTY && !ctx.io.canPrompt) {
       throw usage(arg, "stdin is a terminal and input is off (--no-input or CI); pipe the plan in");
     }
-    text = await readStdin(ctx);
+    text = await readWithinBodyLimit("-", ctx.io, arg);
   } else {
-    try {
-      text = fs.readFileSync(value, "utf8");
-    } catch (e) {
-      throw usage(arg, `cannot read ${value}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
+    text = await readWithinBodyLimit(value, ctx.io, arg);
     baseDir = path.dirname(path.resolve(value));
   }
   let data: unknown;

@@ -58,6 +58,11 @@ export interface PlanBlock {
 export interface CheckPlanOptions {
   /** Whether media may be local paths or file:// URLs (in process: yes; over HTTP: no). */
   allowLocalFiles: boolean;
+  /**
+   * Why a local picture (a path or file:// URL) is refused by its size, read from its header only;
+   * undefined when it is within the limits. Unset, pictures are measured when the job adopts them.
+   */
+  localImageProblem?(ref: string): string | undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -118,6 +123,7 @@ export function refProblem(ref: string, kinds: readonly MediaKind[], o: CheckPla
     const exts = kinds.flatMap((k) => (k === "image" ? IMAGE_EXTENSIONS : k === "video" ? VIDEO_EXTENSIONS : AUDIO_EXTENSIONS));
     return `must end in ${exts.join(", ")}`;
   }
+  if (kind === "image" && isLocalRef(s)) return o.localImageProblem?.(s);
   return undefined;
 }
 

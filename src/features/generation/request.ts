@@ -24,6 +24,7 @@ import {
   planEstimateMs,
   planHasMedia,
   refProblem,
+  type CheckPlanOptions,
   type PlanBlock,
   type PlanMedia,
 } from "./plan.js";
@@ -79,6 +80,8 @@ export interface StartLookups {
   /** An asset of the space: undefined when it does not exist, else what it is. */
   asset(id: string): { status: string; type: string; ref: AssetRef | null } | undefined;
   allowLocalFiles: boolean;
+  /** See CheckPlanOptions.localImageProblem. */
+  localImageProblem?(ref: string): string | undefined;
 }
 
 export type ResolvedMedia = PlanMedia & { asset?: AssetRef; kind: "image" | "video" };
@@ -102,6 +105,8 @@ export interface ResolvedBlock {
 /** The normalised request, stored with the job: everything the worker needs, ids resolved. */
 export interface GenerationSpec {
   method: InputMethod;
+  /** requestFingerprint of the start request (absent on rows written before it was kept). */
+  request?: string;
   /** RequestContext.allowPrivateNetwork of the request: the job fetches its media under the same policy. */
   allow_private_network?: boolean;
   prompt: string | null;
@@ -221,7 +226,10 @@ function sizeOf(input: Record<string, unknown>): { format: VideoFormat; width: n
 }
 
 export function validateStart(input: Record<string, unknown>, lookups: StartLookups): GenerationSpec {
-  const o = { allowLocalFiles: lookups.allowLocalFiles };
+  const o: CheckPlanOptions = {
+    allowLocalFiles: lookups.allowLocalFiles,
+    ...(lookups.localImageProblem ? { localImageProblem: lookups.localImageProblem } : {}),
+  };
 
   // Content fields must be what they claim before anything is judged by them.
   const prompt = text(input, "prompt");

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { renderImage } from "../../media/image.js";
+import { DECODE_LIMIT_ARGS } from "../../media/image-header.js";
 import { runTool } from "../../media/run.js";
 import { getTools } from "../../media/tools.js";
 import { sequencesOf, type VideoTimeline } from "./timeline.js";
@@ -57,7 +58,7 @@ export async function makeThumbnail(
       tools.ffmpeg,
       [
         "-hide_banner", "-nostdin", "-y", "-loglevel", "error",
-        "-i", `file:${input}`,
+        ...DECODE_LIMIT_ARGS, "-i", `file:${input}`,
         "-frames:v", "1",
         "-vf", `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1`,
         "-pix_fmt", "yuvj420p",

@@ -19,6 +19,7 @@
  *   no `fps` right after vstack/overlay (it dropped the last frame there).
  */
 import { escapeFilterValue as esc, num } from "../filtergraph.js";
+import { DECODE_LIMIT_ARGS } from "../image-header.js";
 import type { PlannedSequence, RenderPlan } from "./spec.js";
 
 export interface InputInfo {
@@ -413,7 +414,7 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
     // One decoder thread: frame threads each keep their own reference frames (~20 MB per 1080p clip
     // here), and the CPU is already busy with x264; single-threaded decoding cost less CPU in total.
     // Looped so a clip shorter than its sequence keeps moving; -t bounds the reading.
-    const idx = addInput(["-threads", "1", "-stream_loop", "-1", ...(ss > 0 ? ["-ss", num(Math.round(ss * 1000) / 1000)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`]);
+    const idx = addInput([...DECODE_LIMIT_ARGS, "-threads", "1", "-stream_loop", "-1", ...(ss > 0 ? ["-ss", num(Math.round(ss * 1000) / 1000)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`]);
     // Trimmed right after fps: no frame beyond the sequence is scaled.
     return `[${idx}:v]fps=${F},trim=end_frame=${frames},`;
   };
