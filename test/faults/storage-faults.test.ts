@@ -210,7 +210,7 @@ describe.skipIf(!tmpfs)("a real full disk (an 8 MiB tmpfs, filled)", () => {
     const get = await http(serve.baseUrl, key, "GET", "/folder/list");
     expect(get.status).toBe(200);
     expect(get.json).toMatchObject({ folders: [expect.objectContaining({ name: "room" })] });
-    let post;
+    let post: Awaited<ReturnType<typeof http>> | undefined;
     // Until the WAL's free pages are used up a few writes may still fit; then every write is refused.
     for (let i = 0; i < 200; i++) {
       post = await http(serve.baseUrl, key, "POST", "/folder/create", { name: `f${i}-${"x".repeat(200)}`, type: "assets" });

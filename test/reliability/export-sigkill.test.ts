@@ -83,7 +83,7 @@ async function killMidRender(maxAttempts: number) {
   const orphans = processesUnder(dir, tools); // for the caller: what ran when the worker died
   const survivors = [0, 1].map(() => startFixture("export-worker.mjs", [t.home, job.id, LEASE_MS, marker], { MEDIAGEN_DEBUG: "1" }));
   const exits = await Promise.all(survivors.map((s) => s.exited));
-  exits.forEach((e, i) => expect(e.code, survivors[i]!.stderr()).toBe(0));
+  for (const [i, e] of exits.entries()) expect(e.code, survivors[i]!.stderr()).toBe(0);
   await waitFor(() => anythingUnder(dir).length === 0, 5_000, 50);
   const ledger = t.ledger.rows(spaceId).filter((r) => r.ref === started.job_id).map((r) => [r.kind, r.amount_milli]);
   const hooks = t.webhookDeliveries(spaceId).filter((d) => d.task === "video_export");

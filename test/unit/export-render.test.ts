@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearToolsCache, getTools, probe, type Tools } from "../../src/media/index.js";
+import { clearToolsCache, getTools, type Tools } from "../../src/media/index.js";
 import { ExportError, exportSize, planSpec, renderExport, type ExportStep, type RenderExportResult, type RenderSpec } from "../../src/media/export/index.js";
 import { buildAss, planCues } from "../../src/media/export/subtitles.js";
 import { skipUnless } from "../helpers/capability.js";

@@ -55,7 +55,7 @@ async function runCli(mod: CommandModule, name: string, args: string[], stdin = 
     opts: { json: false, quiet: false, debug: false, color: false, input: false },
     engine: async () => engine,
     target: async () => "local",
-    print: <T>(r: T, human: (r: T) => string[]) => human(r).forEach((l) => out.push(l)),
+    print: <T>(r: T, human: (r: T) => string[]) => out.push(...human(r)),
     readBody: async (p: string) => JSON.parse(p === "-" ? stdin : fs.readFileSync(p, "utf8")) as Record<string, unknown>,
   } as unknown as Context;
   const program = new Command().exitOverride();

@@ -86,7 +86,7 @@ export const command: CommandModule = {
           log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
         });
         const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
-        let running;
+        let running: Awaited<ReturnType<typeof startServer>>;
         try {
           running = await startServer({
             instance,

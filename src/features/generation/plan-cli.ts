@@ -14,7 +14,7 @@ interface JudgeFlags {
 }
 
 /** Prints the problems (data: stdout) and fails with exit 2. */
-function failWith(ctx: Context, from: string, v: Verdict): never {
+function failWith(from: string, v: Verdict): never {
   const first = v.problems[0]!;
   const n = v.problems.length;
   throw new CliError(`${from} has ${n} problem${n === 1 ? "" : "s"}${n > 1 ? `; the first: ${first.message}` : `: ${first.message}`}`, EXIT.usage, first.code, first.field);
@@ -40,7 +40,7 @@ async function goodPlan(ctx: Context, file: string, flags: JudgeFlags) {
   const { loaded, verdict } = await judged(ctx, file, flags);
   if (verdict.problems.length || !verdict.blocks) {
     if (!ctx.opts.json) for (const l of issueLines(verdict.problems)) ctx.io.warn(l);
-    failWith(ctx, loaded.from, verdict);
+    failWith(loaded.from, verdict);
   }
   return { loaded, verdict, blocks: verdict.blocks! };
 }
@@ -77,7 +77,7 @@ export const planCommand: CommandModule = {
           (r) => (ok ? [`${r.file}: valid (${idsNote(verdict)})`, ...issueLines(verdict.warnings).map((l) => `warning: ${l}`)] : issueLines(verdict.problems)),
           (r) => (ok ? [] : r.problems.map((p) => p.field)),
         );
-        if (!ok) failWith(ctx, loaded.from, verdict);
+        if (!ok) failWith(loaded.from, verdict);
       });
     examples(validate, ["mediagen plan validate plan.json", "cat plan.json | mediagen plan validate - --json", "mediagen plan validate plan.json --offline"]);
 
