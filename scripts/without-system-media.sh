@@ -14,12 +14,6 @@ hidden=(ffmpeg ffprobe espeak-ng espeak)
 shadow_root="$(mktemp -d "${TMPDIR:-/tmp}/mediagen-no-media.XXXXXX")"
 trap 'rm -rf "$shadow_root"' EXIT
 
-is_hidden() {
-  local name="$1" h
-  for h in "${hidden[@]}"; do [ "$name" = "$h" ] && return 0; done
-  return 1
-}
-
 holds_hidden() {
   local dir="$1" h
   for h in "${hidden[@]}"; do [ -e "$dir/$h" ] && return 0; done
@@ -35,11 +29,12 @@ for dir in "${dirs[@]}"; do
     index=$((index + 1))
     shadow="$shadow_root/$index"
     mkdir "$shadow"
-    for entry in "$dir"/* "$dir"/.[!.]*; do
-      [ -e "$entry" ] || [ -L "$entry" ] || continue
-      name="$(basename "$entry")"
-      is_hidden "$name" || ln -s "$entry" "$shadow/$name"
-    done
+    # One ln for the whole directory (thousands of entries in /usr/bin), then the hidden ones go.
+    shopt -s nullglob dotglob
+    entries=("$dir"/*)
+    shopt -u nullglob dotglob
+    [ "${#entries[@]}" -eq 0 ] || ln -s -t "$shadow" "${entries[@]}"
+    for h in "${hidden[@]}"; do rm -f "$shadow/$h"; done
     dir="$shadow"
   fi
   new_path="${new_path:+$new_path:}$dir"
