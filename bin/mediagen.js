@@ -10,5 +10,7 @@ if (args.length === 0 || (args.length === 1 && ["--help", "-h", "--version", "-V
   // Source maps cost start-up time, so they are read only when a stack trace may be shown: with
   // --debug or MEDIAGEN_DEBUG, traces then point at src/.
   if (args.includes("--debug") || process.env.MEDIAGEN_DEBUG) process.setSourceMapsEnabled(true);
-  import("../dist/bundle/mediagen.js");
+  // The CLI reports its own errors and sets the exit code; only a missing build could reject here,
+  // and node's unhandled-rejection report (exit 1, the path) says what is wrong.
+  void import("../dist/bundle/mediagen.js");
 }

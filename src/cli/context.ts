@@ -85,7 +85,7 @@ export class CliContext implements Context {
    * a job where it was started. Only before the engine is first used.
    */
   useTarget(t: { target: Target; baseUrl?: string | null; profile?: string }): void {
-    if (this.resolution || this.enginePromise) throw new Error("useTarget after the target was resolved");
+    if (this.resolution || this.enginePromise !== undefined) throw new Error("useTarget after the target was resolved");
     this.targetOverride = {
       target: t.target,
       ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}),

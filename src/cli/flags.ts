@@ -75,6 +75,7 @@ export interface JsonFlag extends Common {
   fill?: Fill<unknown>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a declaration mixes flags of every value type; each flag's `fill` takes its own type, which `unknown` would not accept.
 export type FlagSpec = StringFlag<any> | IntegerFlag | NumberFlag | BooleanFlag | ChoiceFlag<any> | ListFlag<any> | JsonFlag;
 export type FlagDecl = Record<string, FlagSpec>;
 

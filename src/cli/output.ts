@@ -48,7 +48,7 @@ export function resetStyles(): void {
   Object.assign(errStyle, plainStyles());
 }
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matches the escape (ESC) that starts an ANSI colour sequence.
 const ANSI_RE = /\u001b\[[0-9;]*m/g;
 export const visibleLength = (s: string) => s.replace(ANSI_RE, "").length;
 

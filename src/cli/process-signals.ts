@@ -60,7 +60,10 @@ function onInterrupt(handler: () => void, opts: InterruptOptions = {}): () => vo
  */
 export function terminalGone(): void {
   if (heard !== undefined) return;
-  if (hangUpHandlers.size === 0) return endBySignal("SIGHUP");
+  if (hangUpHandlers.size === 0) {
+    endBySignal("SIGHUP");
+    return;
+  }
   heard = "SIGHUP";
   for (const h of [...hangUpHandlers]) h();
 }

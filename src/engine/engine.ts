@@ -26,6 +26,7 @@ export type Target = "local" | "hosted";
  */
 /** One method per operation, named after it: `engine.assetStart(input)` is `engine.call("assetStart", input)`. */
 export type OperationMethods = {
+  // biome-ignore lint/complexity/noBannedTypes: `{}` is the empty object on purpose: it extends a request whose fields are all optional.
   [K in OpName]: {} extends OpRequest<K>
     ? (input?: OpRequest<K>, opts?: CallOptions) => Promise<OpResponse<K>>
     : (input: OpRequest<K>, opts?: CallOptions) => Promise<OpResponse<K>>;
@@ -48,6 +49,7 @@ export interface Engine extends OperationMethods {
  * Implements every named method through `call`, so a target only writes `call`. The methods are
  * installed from the operation table, so a new operation needs no code here.
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the named methods are installed on the prototype from the operation table below; this interface types them.
 export abstract class BaseEngine {
   abstract readonly target: Target;
   abstract call<K extends OpName>(op: K, input: OpRequest<K>, opts?: CallOptions): Promise<OpResponse<K>>;
@@ -56,7 +58,6 @@ export abstract class BaseEngine {
   }
   async close(): Promise<void> {}
 }
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface BaseEngine extends OperationMethods {}
 
 for (const name of Object.keys(ROUTES) as OpName[]) {

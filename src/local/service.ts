@@ -128,7 +128,7 @@ export class LocalService {
       const limiter = this.instance.rateLimiter;
       const isRead = this.instance.parts.operations[op]?.method === "GET";
 
-      let decision;
+      let decision: ReturnType<typeof limiter.hit>;
       try {
         decision = limiter.hit(space.id);
       } catch (e) {

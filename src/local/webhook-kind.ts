@@ -56,7 +56,7 @@ export const webhookKind: JobKind & JobKindBackoff = {
   async run(job, ctx) {
     const { instance } = ctx;
     const d = instance.db.prepare("SELECT * FROM webhook_deliveries WHERE id = ?").get(job.ref) as Delivery | undefined;
-    if (!d || d.status !== "pending") return { commit: () => {} };
+    if (d?.status !== "pending") return { commit: () => {} };
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": `mediagen-local/${mediagenVersion()}`,

@@ -117,7 +117,10 @@ export function leaseHolderDead(token: string, rows: readonly WorkerRow[]): bool
  */
 export function releaseDeadLeases(db: DB, queue: { expireLeasesOf(dead: (token: string) => boolean): number }): number {
   let rows: WorkerRow[] | undefined;
-  return queue.expireLeasesOf((token) => leaseHolderDead(token, (rows ??= db.prepare("SELECT * FROM workers").all() as WorkerRow[])));
+  return queue.expireLeasesOf((token) => {
+    rows ??= db.prepare("SELECT * FROM workers").all() as WorkerRow[];
+    return leaseHolderDead(token, rows);
+  });
 }
 
 /**

@@ -183,7 +183,10 @@ export class Worker {
       this.running = false;
       return;
     }
-    if (!this.prepared) return this.prepare();
+    if (!this.prepared) {
+      this.prepare();
+      return;
+    }
     try {
       const t = performance.now();
       if (t - this.lastRescue >= RESCUE_INTERVAL_MS) {

@@ -89,7 +89,7 @@ export async function renderImage(o: RenderImageOptions): Promise<RenderImageRes
   checkOut(o.out, "out");
   checkSize(o.width, o.height);
   const references = o.references ?? [];
-  references.forEach((r, i) => checkFile(r, `references[${i}]`));
+  references.forEach((r, i) => void checkFile(r, `references[${i}]`));
   const tools = o.tools ?? (await getTools());
   return withWorkDir(async (workDir) => {
     let textDrawn = false;

@@ -33,6 +33,7 @@ export interface CardLayout {
 /** Collapses whitespace and strips control characters; drawtext prints text as is. */
 export function cleanText(s: string): string {
   return s
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
     .replace(/\s+/g, " ")
     .trim();

@@ -125,8 +125,7 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
       if (stdout.length < STDOUT_KEEP) stdout += chunk;
       if (o.onLine) {
         pending += chunk;
-        let i: number;
-        while ((i = pending.indexOf("\n")) >= 0) {
+        for (let i = pending.indexOf("\n"); i >= 0; i = pending.indexOf("\n")) {
           o.onLine(pending.slice(0, i).trimEnd());
           pending = pending.slice(i + 1);
         }

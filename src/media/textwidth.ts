@@ -26,8 +26,8 @@ const PUNCT: Record<string, number> = {
 };
 
 const table = new Map<string, number>();
-[...LOWER].forEach((c, i) => table.set(c, LOWER_W[i]!));
-[...UPPER].forEach((c, i) => table.set(c, UPPER_W[i]!));
+for (const [i, c] of [...LOWER].entries()) table.set(c, LOWER_W[i]!);
+for (const [i, c] of [...UPPER].entries()) table.set(c, UPPER_W[i]!);
 for (const d of "0123456789") table.set(d, 0.636);
 for (const [c, w] of Object.entries(PUNCT)) table.set(c, w);
 

@@ -148,7 +148,7 @@ export async function serveMedia(
   const root = path.resolve(mediaDir);
   const file = path.resolve(root, rel);
   if (!file.startsWith(root + path.sep)) return reply(404, "not_found", "Media not found");
-  let stat;
+  let stat: Awaited<ReturnType<typeof fsp.stat>>;
   try {
     stat = await fsp.stat(file);
   } catch {

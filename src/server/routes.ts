@@ -158,6 +158,47 @@ function queryObject(params: URLSearchParams): Record<string, unknown> {
   return out;
 }
 
+/** Answers an error found before the service is asked (the key's own 401/403 first). */
+type EarlyAnswer = (status: number, code: string, message: string, error: string, headers?: Record<string, string>) => Promise<void>;
+
+/**
+ * A POST's JSON body, read within the limit; undefined when it was refused (answered through
+ * `early`) or the client went away.
+ */
+async function postedBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: { checkContinue: boolean; limit: number; early: EarlyAnswer },
+): Promise<Record<string, unknown> | undefined> {
+  const { limit, early } = o;
+  if (!acceptsAsJson(req.headers["content-type"])) {
+    await early(415, "unsupported_media_type", `Request bodies must be JSON (Content-Type: application/json), not ${req.headers["content-type"]}`, "Unsupported media type", {
+      connection: "close",
+    });
+    return undefined;
+  }
+  const declared = Number(req.headers["content-length"]);
+  if (o.checkContinue) {
+    if (Number.isFinite(declared) && declared > limit) {
+      // The client has not sent the body yet: refuse it unread, and end the connection.
+      await early(413, "payload_too_large", `Request body exceeds ${limit} bytes`, "Payload too large", { connection: "close" });
+      return undefined;
+    }
+    res.writeContinue();
+  }
+  const body = await readJsonBody(req, limit);
+  if (body.kind === "aborted") return undefined;
+  if (body.kind === "too_large") {
+    await early(413, "payload_too_large", `Request body exceeds ${limit} bytes`, "Payload too large", body.drained ? {} : { connection: "close" });
+    return undefined;
+  }
+  if (body.kind === "invalid") {
+    await early(400, "invalid_value", body.message, "Invalid request body");
+    return undefined;
+  }
+  return body.value;
+}
+
 /**
  * The HTTP adapter: exact paths under the API prefix, the spec's statuses and error bodies,
  * rate-limit headers, and signed media. `checkContinue` says the client waits for 100-continue.
@@ -209,7 +250,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
       const authorization = req.headers.authorization;
       // An error found before the service is asked; the key's own 401/403 still comes first.
-      const early = async (status: number, code: string, message: string, error: string, headers: Record<string, string> = {}) => {
+      const early: EarlyAnswer = async (status, code, message, error, headers = {}) => {
         const verdict = o.precheck ? await o.precheck(authorization) : {};
         if (verdict.denied) {
           return send(verdict.denied.status, verdict.denied.body, { ...rateLimitHeaders(verdict.denied.rateLimit), ...(headers.connection ? { connection: headers.connection } : {}) });
@@ -237,26 +278,9 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
       let input: Record<string, unknown>;
       if (method === "POST") {
-        if (!acceptsAsJson(req.headers["content-type"])) {
-          return await early(415, "unsupported_media_type", `Request bodies must be JSON (Content-Type: application/json), not ${req.headers["content-type"]}`, "Unsupported media type", {
-            connection: "close",
-          });
-        }
-        const declared = Number(req.headers["content-length"]);
-        if (checkContinue) {
-          if (Number.isFinite(declared) && declared > limit) {
-            // The client has not sent the body yet: refuse it unread, and end the connection.
-            return await early(413, "payload_too_large", `Request body exceeds ${limit} bytes`, "Payload too large", { connection: "close" });
-          }
-          res.writeContinue();
-        }
-        const body = await readJsonBody(req, limit);
-        if (body.kind === "aborted") return;
-        if (body.kind === "too_large") {
-          return await early(413, "payload_too_large", `Request body exceeds ${limit} bytes`, "Payload too large", body.drained ? {} : { connection: "close" });
-        }
-        if (body.kind === "invalid") return await early(400, "invalid_value", body.message, "Invalid request body");
-        input = { ...body.value, ...route.params };
+        const posted = await postedBody(req, res, { checkContinue, limit, early });
+        if (!posted) return;
+        input = { ...posted, ...route.params };
       } else {
         input = { ...queryObject(url.searchParams), ...route.params };
       }

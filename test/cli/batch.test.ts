@@ -277,6 +277,7 @@ describe("batch budget and input", () => {
     ac.abort();
     const r = await started.result;
     expect(r.exitCode, r.stderr).toBe(130);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the progress line is redrawn with CR and ESC[K.
     expect(r.stderr).toMatch(/\r\x1b\[K\[[#.]{24}\] \d+\/6 done · \d+ failed · \d+ running · [\d.]+ credits?/);
     expect(r.stderr).toMatch(/Batch: \d\/6 done/);
     const again = await run(["batch", "run", file, "--out", out, "--json"], { home, timeoutMs: 60_000 });

@@ -43,7 +43,9 @@ describe("help, version, usage errors", () => {
   });
 
   it("every command and group, once loaded, has examples in its --help", async () => {
-    const { buildProgram } = await import("../../dist/cli/program.js");
+    // The built program (dist/), as the binary loads it; typed by its source.
+    const builtProgram = "../../dist/cli/program.js";
+    const { buildProgram } = (await import(builtProgram)) as typeof import("../../src/cli/program.js");
     const program = await buildProgram("0.0.0", () => {
       throw new Error("no context");
     }, { writeOut: () => {}, writeErr: () => {} });

@@ -173,9 +173,9 @@ describe("mediagen generate, generation status, duplicate", () => {
 
     const text = await run(["local", "videos", "show", videoId], { home });
     expect(text.exitCode).toBe(0);
-    expect(text.stdout).toMatch(/^video [0-9a-f]{24}  done  \(generation run_/);
+    expect(text.stdout).toMatch(/^video [0-9a-f]{24} {2}done {2}\(generation run_/);
     expect(text.stdout).toMatch(/format\s+vertical 1080×1920 @ 30 fps/);
-    expect(text.stdout).toMatch(/block 1  0\.000–\d+\.\d{3}  voice vc_emma \(en-us\+f3\)  look lk_lena_studio/);
+    expect(text.stdout).toMatch(/block 1 {2}0\.000–\d+\.\d{3} {2}voice vc_emma \(en-us\+f3\) {2}look lk_lena_studio/);
     expect(text.stdout).toContain('"Hello there."');
     const list = (await run(["local", "videos", "list", "--json"], { home })).json<{ video_id: string; status: string }[]>();
     expect(list.map((x) => x.video_id)).toEqual(expect.arrayContaining([videoId, dup.video_id]));

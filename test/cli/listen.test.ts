@@ -6,8 +6,6 @@
  * and `asset start --webhook-listen` / `generate --webhook-listen` receive their own job's webhook.
  */
 import { execa, type ResultPromise } from "execa";
-import fs from "node:fs";
-import path from "node:path";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import readline from "node:readline";

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { generationCredits } from "../../src/contract/pricing.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
 import { newHome, run } from "./helpers.js";

@@ -25,6 +25,7 @@ describe("mediagen script", () => {
     expect(r.stderr).toBe("Script: 0.1 credits\n");
     expect(r.stdout).toMatch(/^(Let's talk about|Here is a quick look at|Today, we are taking a closer look at) night trains in Europe\./);
     expect(r.stdout).toMatch(/Thanks for watching\.\n$/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no ANSI escape (ESC) may reach a pipe.
     expect(r.stdout).not.toMatch(/credit|\u001b\[/);
   });
 

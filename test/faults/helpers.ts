@@ -5,19 +5,32 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import type { DB } from "../../src/local/types.js";
 import { processState, type WorkerRow } from "../../src/local/worker-registry.js";
 
-/** The real ffmpeg the stand-in hands every call but the first render to. */
+/**
+ * The real ffmpeg the stand-in hands every call but the first render to: the one mediagen itself
+ * would pick (an override, the system ffmpeg on PATH, else the npm copy a fresh machine has).
+ */
 export function realFfmpeg(): string {
   if (process.env.MEDIAGEN_FFMPEG) return process.env.MEDIAGEN_FFMPEG;
   try {
     return execFileSync("sh", ["-c", "command -v ffmpeg"], { encoding: "utf8" }).trim();
   } catch {
-    return "";
+    return npmFfmpeg();
+  }
+}
+
+function npmFfmpeg(): string {
+  try {
+    const { path: binary } = createRequire(import.meta.url)("@ffmpeg-installer/ffmpeg") as { path?: string };
+    return binary && fs.existsSync(binary) ? binary : "";
+  } catch {
+    return ""; // package missing or platform unsupported
   }
 }
 

@@ -210,7 +210,7 @@ describe.skipIf(!tmpfs)("a real full disk (an 8 MiB tmpfs, filled)", () => {
     const get = await http(serve.baseUrl, key, "GET", "/folder/list");
     expect(get.status).toBe(200);
     expect(get.json).toMatchObject({ folders: [expect.objectContaining({ name: "room" })] });
-    let post;
+    let post: Awaited<ReturnType<typeof http>> | undefined;
     // Until the WAL's free pages are used up a few writes may still fit; then every write is refused.
     for (let i = 0; i < 200; i++) {
       post = await http(serve.baseUrl, key, "POST", "/folder/create", { name: `f${i}-${"x".repeat(200)}`, type: "assets" });
@@ -230,7 +230,9 @@ describe.skipIf(!tmpfs)("a real full disk (an 8 MiB tmpfs, filled)", () => {
     const dir = fs.mkdtempSync(path.join(tmpfs!.dir, "render-"));
     const filler = fill(tmpfs!.dir);
     try {
-      const args = ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=red:s=256x256", "-frames:v", "1", "-c:v", "png", "-f", "image2", "-update", "1", "-y", path.join(dir, "out.png")];
+      // An MP4 (not a PNG): ffmpeg 4.1's image2 muxer, the npm copy a fresh machine has, exits 0
+      // after a failed write; every ffmpeg reports a header it cannot write.
+      const args = ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=red:s=256x256", "-frames:v", "1", "-c:v", "mpeg4", "-f", "mp4", "-y", path.join(dir, "out.mp4")];
       const e = await runTool(ffmpeg, args).catch((err: Error) => err);
       expect((e as Error).message.split("\n")[0]).toBe("ffmpeg failed: no space left on device (exited with code 1)");
     } finally {

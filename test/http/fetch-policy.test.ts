@@ -21,13 +21,21 @@ let media: http.Server;
 let mediaBase: string;
 let hits = 0;
 
+/** The fields of the answers these tests read (errors and asset jobs). */
+interface FetchedJson {
+  code?: string;
+  error?: string | { message: string };
+  status?: string;
+  asset_ids?: string[];
+}
+
 async function call(server: RunningServer, key: string, method: string, p: string, body?: unknown) {
   const res = await fetch(server.baseUrl + p, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
+  return { status: res.status, json: (await res.json()) as FetchedJson };
 }
 
 beforeAll(async () => {
@@ -35,7 +43,7 @@ beforeAll(async () => {
   instance = openLocalInstance({ home, worker: "inline", rateLimit: { limit: 10_000, windowMs: 60_000 } });
   strict = await startServer({ instance, port: 0 });
   open = await startServer({ instance, port: 0, allowPrivateNetwork: true });
-  media = http.createServer((req, res) => {
+  media = http.createServer((_req, res) => {
     hits++;
     res.writeHead(200, { "content-type": "image/png" });
     res.end(pngBytes);
@@ -73,12 +81,12 @@ describe("media URLs fetched by serve", () => {
     const key = instance.createSpace({ plan: "PRO", credits: 10 }).api_key;
     const started = await call(strict, key, "POST", "/asset/start", { type: "image", model: "imgA-4", prompt: "a fox", references: [{ url: `${mediaBase}/ref.png` }] });
     expect(started.status).toBe(201);
-    const id = started.json.asset_ids[0] as string;
+    const id = started.json.asset_ids![0]!;
     const done = await waitFor(async () => {
       const s = await call(strict, key, "GET", `/asset/status/${id}`);
       return s.json.status === "failed" ? s.json : undefined;
     }, 20_000, 50);
-    expect(done.error.message).toMatch(/could not fetch http/);
+    expect((done.error as { message: string }).message).toMatch(/could not fetch http/);
     expect(instance.spaceForKey(key)!.credits).toBe(10);
     expect(hits).toBe(0);
   });

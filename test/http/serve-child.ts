@@ -86,7 +86,7 @@ export function startServe(env: NodeJS.ProcessEnv, extraArgs: string[] = []): Pr
             return exited;
           },
         });
-      } catch (e) {
+      } catch {
         reject(new Error(`serve printed something other than JSON first: ${firstLine}`));
       }
     });

@@ -114,13 +114,13 @@ describe("serve at the edges of HTTP", () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
       const r = await post(type);
       expect([type, r.status]).toEqual([type, 415]);
-      expect((await r.json()).details[0].code).toBe("unsupported_media_type");
+      expect(((await r.json()) as { details: Array<{ code: string }> }).details[0]!.code).toBe("unsupported_media_type");
     }
     expect((await post("text/plain", null)).status).toBe(401);
     expect((await post("application/json; charset=utf-8")).status).toBe(201);
     expect((await post("application/merge-patch+json")).status).toBe(201);
     // Nothing was created by the refused requests.
-    const list = await (await fetch(`${server.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const list = (await (await fetch(`${server.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${key}` } })).json()) as { folders: unknown[] };
     expect(list.folders).toHaveLength(2);
   });
 

@@ -76,7 +76,7 @@ beforeAll(async () => {
   base = serve.baseUrl;
   const names = ["folders", "errors", "revoked", "limit", "headers", "curl"] as const;
   const made = await Promise.all([...names.map(() => createKey(env, "PRO", 100)), createKey(env, "free", 10), createKey(env, "start", 10)]);
-  names.forEach((n, i) => (keys[n] = made[i]!));
+  for (const [i, n] of names.entries()) keys[n] = made[i]!;
   keys.free = made[names.length]!;
   keys.start = made[names.length + 1]!;
 });

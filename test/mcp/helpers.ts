@@ -42,7 +42,7 @@ export async function startSession(home: string, args: string[], opts: { env?: R
 /** The JSON a tool answered (its text content). */
 export function body(r: CallToolResult | Awaited<ReturnType<Client["callTool"]>>): Record<string, unknown> {
   const first = (r.content as Array<{ type: string; text?: string }>)[0];
-  if (!first || first.type !== "text" || first.text === undefined) throw new Error(`no text content: ${JSON.stringify(r)}`);
+  if (first?.type !== "text" || first.text === undefined) throw new Error(`no text content: ${JSON.stringify(r)}`);
   return JSON.parse(first.text) as Record<string, unknown>;
 }
 

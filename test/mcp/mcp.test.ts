@@ -15,6 +15,13 @@ import { newHome, run } from "../cli/helpers.js";
 import { body, PNG_SIGNATURE, startSession, toolError, type Session } from "./helpers.js";
 
 /** `assetStart` → `asset_start`: how an operation's tool is named (written out here, not imported). */
+/** The text of a resource's first content (catalogs and schemas are text, never a blob). */
+function resourceText(r: { contents: Array<{ text: string } | { blob: string }> }): string {
+  const first = r.contents[0];
+  if (!first || !("text" in first)) throw new Error("expected a text resource");
+  return first.text;
+}
+
 const snake = (op: string) => op.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 async function balance(home: string): Promise<{ space: string; credits: number; ledger: number }> {
@@ -169,13 +176,13 @@ describe("mediagen mcp on the local instance", () => {
     expect(resources.map((r) => r.uri)).toEqual(
       expect.arrayContaining(["mediagen://catalog/models", "mediagen://catalog/voices", "mediagen://catalog/looks", "mediagen://schema/sequence-plan"]),
     );
-    const models = JSON.parse((await s.client.readResource({ uri: "mediagen://catalog/models" })).contents[0]!.text as string) as { models: Array<{ name: string }> };
+    const models = JSON.parse(resourceText(await s.client.readResource({ uri: "mediagen://catalog/models" }))) as { models: Array<{ name: string }> };
     expect(models.models.map((m) => m.name)).toContain("imgA-4");
-    const voices = JSON.parse((await s.client.readResource({ uri: "mediagen://catalog/voices" })).contents[0]!.text as string) as unknown[];
+    const voices = JSON.parse(resourceText(await s.client.readResource({ uri: "mediagen://catalog/voices" }))) as unknown[];
     expect(voices.length).toBeGreaterThan(0);
-    const looks = JSON.parse((await s.client.readResource({ uri: "mediagen://catalog/looks" })).contents[0]!.text as string) as unknown[];
+    const looks = JSON.parse(resourceText(await s.client.readResource({ uri: "mediagen://catalog/looks" }))) as unknown[];
     expect(looks.length).toBeGreaterThan(0);
-    const schema = JSON.parse((await s.client.readResource({ uri: "mediagen://schema/sequence-plan" })).contents[0]!.text as string) as Record<string, unknown>;
+    const schema = JSON.parse(resourceText(await s.client.readResource({ uri: "mediagen://schema/sequence-plan" }))) as Record<string, unknown>;
     expect(schema.type).toBe("array");
   });
 

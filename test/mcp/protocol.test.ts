@@ -27,8 +27,7 @@ class Raw {
   constructor(readonly child: ChildProcessWithoutNullStreams) {
     child.stdout.on("data", (d: Buffer) => {
       this.buf += d.toString("utf8");
-      let i;
-      while ((i = this.buf.indexOf("\n")) >= 0) {
+      for (let i = this.buf.indexOf("\n"); i >= 0; i = this.buf.indexOf("\n")) {
         const line = this.buf.slice(0, i);
         this.buf = this.buf.slice(i + 1);
         this.lines.push(line);

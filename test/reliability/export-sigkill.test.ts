@@ -14,12 +14,15 @@ import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.j
 import { requireBuilt, startFixture } from "./fixtures/processes.js";
 
 const LEASE_MS = "800";
-// About 20 s of speech: a render of several seconds, so the kill lands in the middle of it.
+// About 9 s of speech at 1922×1080: a render of a few seconds, so the kill (at 15 % of the render
+// step) lands in the middle of it.
 const SCRIPT =
   "This export is rendered by a worker that will not live to see the end of it. " +
-  "Its ffmpeg keeps going for a while, writing frames nobody will ever read. " +
-  "The next attempt finds it by the folder it works in, stops it, and starts again from the beginning. " +
-  "Nothing half written is ever served, and the credits move exactly once.";
+  "The next attempt finds its ffmpeg by the folder it works in, stops it, and starts again.";
+
+// A video and two renders of it (one killed): longer than the default on a loaded machine with the
+// npm ffmpeg 4.1 of a fresh machine.
+const RENDERS_TIMEOUT_MS = 150_000;
 
 const open: TestInstance[] = [];
 beforeAll(requireBuilt);
@@ -83,7 +86,7 @@ async function killMidRender(maxAttempts: number) {
   const orphans = processesUnder(dir, tools); // for the caller: what ran when the worker died
   const survivors = [0, 1].map(() => startFixture("export-worker.mjs", [t.home, job.id, LEASE_MS, marker], { MEDIAGEN_DEBUG: "1" }));
   const exits = await Promise.all(survivors.map((s) => s.exited));
-  exits.forEach((e, i) => expect(e.code, survivors[i]!.stderr()).toBe(0));
+  for (const [i, e] of exits.entries()) expect(e.code, survivors[i]!.stderr()).toBe(0);
   await waitFor(() => anythingUnder(dir).length === 0, 5_000, 50);
   const ledger = t.ledger.rows(spaceId).filter((r) => r.ref === started.job_id).map((r) => [r.kind, r.amount_milli]);
   const hooks = t.webhookDeliveries(spaceId).filter((d) => d.task === "video_export");
@@ -105,7 +108,7 @@ describe("an export worker SIGKILLed mid-render", () => {
     expect(fs.readdirSync(r.dir).sort()).toEqual(["thumbnail.jpg", "video.mp4"]);
     const p = await probe(path.join(r.dir, "video.mp4"));
     expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([1922, 1080, "h264", "aac"]);
-  });
+  }, RENDERS_TIMEOUT_MS);
 
   test("with no attempts left it is given up exactly once: orphans killed, failed, refunded once, one failure webhook", async () => {
     const r = await killMidRender(1);
@@ -124,5 +127,5 @@ describe("an export worker SIGKILLed mid-render", () => {
     expect(r.hooks[0]!.payload).toMatchObject({ task: "video_export", job_id: r.started.job_id, status: "failed", error: { code: "EXPORT_FAILED" } });
     // Nothing of the dead attempt is left, and nothing was published.
     expect(fs.existsSync(r.dir) ? fs.readdirSync(r.dir) : []).toEqual([]);
-  });
+  }, RENDERS_TIMEOUT_MS);
 });

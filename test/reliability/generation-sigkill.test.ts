@@ -38,7 +38,7 @@ async function killMidRun(maxAttempts: number) {
 
   const survivors = [0, 1].map(() => startFixture("generation-worker.mjs", [t.home, job.id, LEASE_MS, marker, "finish"]));
   const exits = await Promise.all(survivors.map((s) => s.exited));
-  exits.forEach((e, i) => expect(e.code, survivors[i]!.stderr()).toBe(0));
+  for (const [i, e] of exits.entries()) expect(e.code, survivors[i]!.stderr()).toBe(0);
   const ledger = t.ledger.rows(spaceId).filter((r) => r.ref === started.job_id).map((r) => [r.kind, r.amount_milli]);
   const hooks = t.webhookDeliveries(spaceId).filter((d) => d.task === "video_generate");
   return { t, started, job: t.jobs.get(job.id)!, lines: lines(), ledger, hooks, spaceId };

@@ -29,7 +29,7 @@ async function killMidRun(maxAttempts: number) {
   // Two survivors race for the orphaned job once its lease runs out.
   const survivors = [0, 1].map(() => startFixture("job-worker.mjs", [t.home, jobId, LEASE_MS, marker, "finish"]));
   const exits = await Promise.all(survivors.map((s) => s.exited));
-  exits.forEach((e, i) => expect(e.code, survivors[i]!.stderr()).toBe(0));
+  for (const [i, e] of exits.entries()) expect(e.code, survivors[i]!.stderr()).toBe(0);
   const count = (key: string) => Number(t.getSetting(key) ?? 0);
   return { t, jobId, lines: lines(), commits: count("fixture_commits"), giveUps: count("fixture_giveups"), doomedPid: doomed.child.pid };
 }

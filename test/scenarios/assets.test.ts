@@ -239,7 +239,7 @@ forBothTargets(
       const r = await lib.engine.assetStart({ type: "image", model: "imgA-4", prompt: "a collage", references: refs, aspect_ratio: "16:9" });
       const a = await finished(lib.engine, r.asset_ids[0]!);
       expect(a.status).toBe("completed");
-      expect(a.generation_params.references).toEqual(refs);
+      expect(a.generation_params?.references).toEqual(refs);
       expect(pngSize(fileOf(t, a.asset_id))).toEqual({ width: 1024, height: 576 });
     });
 
@@ -250,11 +250,11 @@ forBothTargets(
       const textOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "no images at all" });
       const a = await finished(s.engine, frames.asset_ids[0]!);
       expect(a).toMatchObject({ status: "completed", duration_seconds: 4, width: 1280, height: 720 });
-      expect(a.generation_params.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
+      expect(a.generation_params?.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
       const b = await finished(s.engine, startOnly.asset_ids[0]!);
       expect(b.status).toBe("completed");
       // The explicit end_image stays; the reference fills the empty start_image: slot order a, b.
-      expect(b.generation_params.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
+      expect(b.generation_params?.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
       const c = await finished(s.engine, textOnly.asset_ids[0]!);
       expect(c.status).toBe("completed");
       expect(c.generation_params).not.toHaveProperty("references");
@@ -288,7 +288,7 @@ forBothTargets(
       const x = await finished(lib.engine, extend.asset_ids[0]!);
       expect(x).toMatchObject({ status: "completed", duration_seconds: 7, width: 1280, height: 720 });
       expect(x.generation_params).toMatchObject({ aspect_ratio: "16:9", resolution: "720p", duration: 7 });
-      expect(x.generation_params.references).toEqual([{ asset_id: lib.video }]);
+      expect(x.generation_params?.references).toEqual([{ asset_id: lib.video }]);
     }, 30_000);
 
     it("generation_params always names the aspect ratio and resolution used, and a video's duration", async () => {
@@ -314,7 +314,8 @@ forBothTargets(
         }
         const r = await s.engine.assetStart(req as never, { simulate: "fail" });
         const a = await finished(s.engine, r.asset_ids[0]!);
-        const p = a.generation_params;
+        expect(a.generation_params, m.name).toBeDefined();
+        const p = a.generation_params!;
         expect([m.name, typeof p.aspect_ratio, typeof p.resolution, typeof p.duration]).toEqual([m.name, "string", "string", m.type === "video" ? "number" : "undefined"]);
         if (expected[m.name]) expect(p, m.name).toMatchObject(expected[m.name]!);
       }
@@ -348,7 +349,7 @@ forBothTargets(
         ],
       });
       for (const id of [ugc.asset_ids[0]!, omni.asset_ids[0]!]) expect((await finished(lib.engine, id)).status).toBe("completed");
-      expect((await lib.engine.assetStatus({ assetId: omni.asset_ids[0]! })).generation_params.references).toEqual([{ url: src("clip.mp4") }]);
+      expect((await lib.engine.assetStatus({ assetId: omni.asset_ids[0]! })).generation_params?.references).toEqual([{ url: src("clip.mp4") }]);
     }, 30_000);
 
     it("generation_count makes one asset and one debit per generation", async () => {

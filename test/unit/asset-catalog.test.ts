@@ -17,7 +17,7 @@ type Json = Record<string, unknown>;
 function publicShape(name: string) {
   const d = modelDetail(findModel(name)!);
   const props = d.input_schema.properties as Record<string, Json>;
-  const required = d.input_schema.required;
+  const required = d.input_schema.required ?? [];
   const slots = SLOT_NAMES.filter((s) => s in props).map((s) => {
     const keys = Object.keys(props[s]!.properties as Json);
     return `${s}${required.includes(s) ? "" : "?"}${keys.length === 1 ? " (asset_id only)" : ""}`;
@@ -30,7 +30,7 @@ function publicShape(name: string) {
     durations: d.capabilities.supported_durations,
     aspect_ratios: d.capabilities.supported_aspect_ratios,
     resolutions: d.capabilities.supported_resolutions,
-    settings: d.settings.map((x) => `${x.key} ${x.type === "select" ? `(${(x as { options: string[] }).options.join("/")})` : "(boolean)"}${x.affects_cost ? ", affects cost" : ""}`),
+    settings: (d.settings ?? []).map((x) => `${x.key} ${x.type === "select" ? `(${(x as { options: string[] }).options.join("/")})` : "(boolean)"}${x.affects_cost ? ", affects cost" : ""}`),
     required_plans: d.required_plans,
     extras: ["elements", "avatar_description"].filter((k) => k in props),
     base_cost: d.base_cost,

@@ -20,11 +20,12 @@ export function spaceRow(instance: LocalInstance, id: string): SpaceRow {
 
 /**
  * A new space of `plan` with `credits`, and a request context on it: in process by default
- * (`allowLocalFiles` true), or as a request over HTTP sees it with `allowLocalFiles: false`.
+ * (`allowLocalFiles` true), or as a request over HTTP sees it with `allowLocalFiles: false` (and,
+ * as the server's default, no private network either).
  */
 export function contextFor(instance: LocalInstance, plan: Plan, credits = 100, simulate?: string, allowLocalFiles = true): RequestContext {
   const { space } = instance.createSpace({ plan, credits });
-  return { instance, space: spaceRow(instance, space.id), simulate, urls: instance.fileUrls(), allowLocalFiles };
+  return { instance, space: spaceRow(instance, space.id), simulate, urls: instance.fileUrls(), allowLocalFiles, allowPrivateNetwork: allowLocalFiles };
 }
 
 /** Inserts a custom avatar with one look in `status` straight into the store (cap tests). */

@@ -9,6 +9,9 @@ const output = { writeOut: () => {}, writeErr: () => {} };
 const noContext = () => {
   throw new Error("no context here");
 };
+const noTree = {
+  loadAll: () => Promise.reject(new Error("no command tree here")),
+};
 
 describe("lazy command registry", () => {
   it("every module fills the command the registry made: same name and summary, the entry's help term", async () => {
@@ -18,7 +21,7 @@ describe("lazy command registry", () => {
       const cmd = program.command(entry.name).description(entry.summary);
       if (entry.aliases) cmd.aliases([...entry.aliases]);
       const { command } = await entry.load();
-      command.register(cmd, noContext);
+      command.register(cmd, noContext, noTree);
       expect(program.commands.map((c) => c.name()), `module of ${entry.name}`).toEqual([entry.name]);
       expect(
         { summary: cmd.description(), term: help.subcommandTerm(cmd) },

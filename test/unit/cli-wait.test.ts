@@ -525,6 +525,7 @@ describe("createReporter / spinnerReporter", async () => {
     );
     return { stream, text: () => text };
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: an ANSI colour sequence starts with ESC.
   const SGR = /\u001b\[[0-9;]*m/;
 
   it("with colour off, the spinner's final marks carry no colour codes", async () => {

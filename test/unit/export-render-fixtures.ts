@@ -29,12 +29,24 @@ export function solidVideo(
   const args = ["-f", "lavfi", "-i", `color=c=${o.color}:s=${o.size}:r=${o.rate ?? 25}:d=${o.seconds},format=yuv420p,noise=c0s=12:c0f=t`];
   if (o.audio) args.push("-f", "lavfi", "-i", `sine=f=300:d=${o.seconds}`);
   // Variable frame rate: drop every third frame and keep the timestamps as they are.
-  if (o.vfr) args.push("-vf", "select='not(eq(mod(n,3),2))'", "-fps_mode", "vfr");
+  if (o.vfr) args.push("-vf", "select='not(eq(mod(n,3),2))'", vfrOption(tools), "vfr");
   args.push("-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p");
   if (o.audio) args.push("-c:a", "aac", "-shortest");
   args.push("-f", "mp4", file);
   ff(tools, args);
   return file;
+}
+
+const timingOptions = new Map<string, string>();
+/** `-fps_mode` where this ffmpeg has it (5.1+), else the older `-vsync` (the npm copy is 4.1). */
+function vfrOption(tools: Tools): string {
+  let option = timingOptions.get(tools.ffmpeg);
+  if (!option) {
+    const help = execFileSync(tools.ffmpeg, ["-hide_banner", "-h", "long"], { encoding: "utf8", maxBuffer: 16 << 20 });
+    option = /-fps_mode\b/.test(help) ? "-fps_mode" : "-vsync";
+    timingOptions.set(tools.ffmpeg, option);
+  }
+  return option;
 }
 
 /** A WAV of a tone (stands in for speech: the renderer only needs a WAV per sentence). */

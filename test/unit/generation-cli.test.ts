@@ -10,7 +10,7 @@ import path from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { CliError, type Context, type IO } from "../../src/cli/types.js";
+import { CliError, type CommandModule, type Context, type IO } from "../../src/cli/types.js";
 import { generateCommand } from "../../src/features/generation/cli.js";
 import { command as duplicateCommand } from "../../src/features/video/cli.js";
 import { goodPlan } from "./generation-fixtures.js";
@@ -22,7 +22,7 @@ const write = (name: string, data: string) => {
   return p;
 };
 
-async function runCli(mod: { register(c: Command, g: (cmd: Command) => Context): void }, name: string, args: string[], stdin = "") {
+async function runCli(mod: CommandModule, name: string, args: string[], stdin = "") {
   const calls: { op: string; body: Record<string, unknown>; opts: unknown }[] = [];
   const out: string[] = [];
   const err: string[] = [];
@@ -55,12 +55,12 @@ async function runCli(mod: { register(c: Command, g: (cmd: Command) => Context):
     opts: { json: false, quiet: false, debug: false, color: false, input: false },
     engine: async () => engine,
     target: async () => "local",
-    print: <T>(r: T, human: (r: T) => string[]) => human(r).forEach((l) => out.push(l)),
+    print: <T>(r: T, human: (r: T) => string[]) => out.push(...human(r)),
     readBody: async (p: string) => JSON.parse(p === "-" ? stdin : fs.readFileSync(p, "utf8")) as Record<string, unknown>,
   } as unknown as Context;
   const program = new Command().exitOverride();
   const cmd = program.command(name).exitOverride();
-  mod.register(cmd, () => ctx);
+  mod.register(cmd, () => ctx, { loadAll: () => Promise.reject(new Error("no command tree here")) });
   let error: unknown;
   try {
     await program.parseAsync(["node", "mediagen", name, ...args]);

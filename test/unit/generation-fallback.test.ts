@@ -26,7 +26,7 @@ it("a plan with supplied speech, a still and music makes a done video with its t
   await synthesize({ text: "Supplied words.", out: path.join(files, "said.wav") });
   const t = openTestInstance();
   const plan = [
-    { voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hello from the fallback tools.", media: { url: path.join(files, "still.png"), show: "full" } }] },
+    { voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hello from the fallback tools.", media: { url: path.join(files, "still.png"), show: "full" as const } }] },
     { audio_url: path.join(files, "said.wav"), sequences: [{ text: "Supplied words." }] },
     { sequences: [{ text: null, duration_ms: 400 }] },
   ];

@@ -25,7 +25,7 @@ function instance(worker: "inline" | "none" = "inline"): TestInstance {
 
 function ctxOf(t: TestInstance): RequestContext {
   const space = t.db.prepare("SELECT * FROM spaces WHERE is_default = 1").get() as RequestContext["space"];
-  return { instance: t, space, simulate: undefined, urls: t.fileUrls(), allowLocalFiles: true };
+  return { instance: t, space, simulate: undefined, urls: t.fileUrls(), allowLocalFiles: true, allowPrivateNetwork: true };
 }
 
 /** Runs the build for a request and returns the steps reported, collapsed to their first report. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { generationCredits } from "../../src/contract/pricing.js";
-import { ApiError } from "../../src/engine/errors.js";
+import type { ApiError } from "../../src/engine/errors.js";
 import { estimateCredits, validateStart, type StartLookups } from "../../src/features/generation/request.js";
 import { planEstimateMs, checkPlan } from "../../src/features/generation/plan.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";

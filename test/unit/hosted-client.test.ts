@@ -503,15 +503,16 @@ describe("HostedEngine request deadline (requestTimeoutMs)", () => {
   });
 
   it("a 429's announced wait is not counted against it, and onRateLimited hears each wait", async () => {
-    const reset = Math.floor(Date.now() / 1000) + 1;
+    // An announced wait of 2–3 s, slept for 1.6 s of real time: longer than the 1.2 s deadline, which
+    // still leaves each request time to be answered on a loaded machine (300 ms did not).
+    const reset = Math.floor(Date.now() / 1000) + 3;
     const s = await serve((n) =>
       n === 0
         ? { status: 429, body: { error: "Rate limit exceeded." }, headers: { "x-ratelimit-reset": String(reset) } }
         : { status: 200, body: BODIES.folders },
     );
     const waits: number[] = [];
-    // The recorded sleep takes 600 ms of real time, longer than the 300 ms deadline.
-    const { engine } = engineFor(s, { requestTimeoutMs: 300, now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 600))) });
+    const { engine } = engineFor(s, { requestTimeoutMs: 1_200, now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 1_600))) });
     await expect(engine.folderList({}, { onRateLimited: (ms) => waits.push(ms) })).resolves.toEqual(BODIES.folders);
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThan(0);

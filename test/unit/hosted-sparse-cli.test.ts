@@ -1,14 +1,16 @@
 /**
- * The built CLI against a fake hosted service (node http on 127.0.0.1:0) that answers sparse, empty
+ * The CLI against a fake hosted service (node http on 127.0.0.1:0) that answers sparse, empty
  * and malformed 2xx bodies: every command prints what it can, or "unexpected response from the
- * service: <field> <problem>" with exit 1; never a stack trace or "Cannot read properties".
- * Build first (`npx tsc -p .`).
+ * service: <field> <problem>" with exit 1; never a stack trace or "Cannot read properties". Run in
+ * process (test/helpers/cli.ts: the same runCli, environment and streams as the binary, without a
+ * node start-up per command); the built binary's own error path is covered by test/cli/process.test.ts.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, childEnv, runCli, type CliResult } from "../http/serve-child.js";
+import type { CliResult } from "../http/serve-child.js";
+import { runInProcess as run } from "../helpers/cli.js";
 import { fakeServer, type FakeServer } from "./hosted-fakes.js";
 
 const KEY = "mg_live_" + "5a".repeat(32);
@@ -20,7 +22,6 @@ let home: string;
 let answers: Record<string, { status: number; body?: unknown; raw?: string }> = {};
 
 beforeAll(async () => {
-  assertBuilt();
   home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
   server = await fakeServer((_n, seen) => {
     const p = seen.url.replace(/^\/api\/public\/v1/, "").replace(/\?.*$/, "");
@@ -33,7 +34,8 @@ afterAll(async () => {
 });
 
 async function mediagen(args: string[]): Promise<CliResult> {
-  const r = await runCli(["--target", "hosted", "--base-url", server.url, ...args], childEnv(home, { MEDIAGEN_API_KEY: KEY }));
+  const ran = await run(["--target", "hosted", "--base-url", server.url, ...args], { home, env: { MEDIAGEN_API_KEY: KEY } });
+  const r: CliResult = { code: ran.exitCode, stdout: ran.stdout, stderr: ran.stderr };
   // Whatever the body, never a crash: no stack, no TypeError text.
   expect(r.stderr).not.toMatch(/\n\s+at |Cannot read properties|TypeError|undefined \(reading/);
   expect(r.stdout).not.toMatch(/undefined|NaN|\[object Object\]/);

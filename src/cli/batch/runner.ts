@@ -20,7 +20,7 @@ import type { PollSchedule } from "../../contract/poll.js";
 import { assetSchedule, avatarSchedule, exportSchedule, generationSchedule, localSchedule } from "../../contract/poll.js";
 import type { BatchLine, BatchKind } from "./input.js";
 import { apply, claimedIds, emptyLine, type Event, type LineState, type Manifest, type ManifestWriter, type Phase, type Step, type StepState } from "./manifest.js";
-import { Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
+import { type Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
 import { addCredits, type LinePrice } from "./price.js";
 import { INSUFFICIENT, missingOf, shortfallOf, totalMissing, type Shortfall } from "./shortfall.js";
 
@@ -383,7 +383,7 @@ export class BatchRunner {
     let st = this.state(l).steps[step];
     if (st?.ids) return st;
     if (st?.intentAt) {
-      const found = await this.lookup(l, kind, st.intentAt, body);
+      const found = await this.lookup(kind, st.intentAt, body);
       if (found) return this.started(l, step, found, true);
       if (!this.deps.findStarted) {
         this.record({ ev: "unknown", line: l.line, hash: l.hash, step, message: this.unknownMessage(kind) });
@@ -412,7 +412,7 @@ export class BatchRunner {
     } catch (e) {
       pacer.settle(rateInfoOf(e) ?? engine.lastRateLimit());
       if (mayHaveLanded(e) || this.deps.signal.aborted) {
-        const found = await this.lookup(l, kind, at, body);
+        const found = await this.lookup(kind, at, body);
         if (found) return this.started(l, step, found, true);
         if (!this.deps.findStarted) {
           const message = `${errMessage(e)}; ${this.unknownMessage(kind)}`;
@@ -460,7 +460,7 @@ export class BatchRunner {
   }
 
   /** One lookup at a time, so two lines in doubt never adopt the same job. */
-  private lookup(l: BatchLine, kind: BatchKind | "export", since: string, body: Record<string, unknown>): Promise<FoundStart | undefined> {
+  private lookup(kind: BatchKind | "export", since: string, body: Record<string, unknown>): Promise<FoundStart | undefined> {
     const find = this.deps.findStarted;
     if (!find) return Promise.resolve(undefined);
     const next = this.adoptLock.then(() => find(kind, since, body, claimedIds(this.deps.manifest)));

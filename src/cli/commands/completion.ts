@@ -54,6 +54,7 @@ export const command: CommandModule = {
       });
     examples(completion, [
       "mediagen completion bash > ~/.local/share/bash-completion/completions/mediagen",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's own ${fpath[1]}, printed for the user's shell.
       "mediagen completion zsh > \"${fpath[1]}/_mediagen\"",
       "mediagen completion fish > ~/.config/fish/completions/mediagen.fish",
       "source <(mediagen completion bash)",

@@ -54,7 +54,7 @@ export const command: CommandModule = {
         let seen = 0;
         let done: () => void = () => {};
         const finished = new Promise<void>((resolve) => (done = resolve));
-        let receiver;
+        let receiver: Awaited<ReturnType<typeof startReceiver>>;
         try {
           receiver = await startReceiver({
             port,

@@ -42,6 +42,12 @@ export function registerCatalog(local: Command, get: Getter): void {
   const catalog = local.command("catalog").description("The local model catalog: copy the hosted one (models, input_schema, prices), show it, or go back to the built-in");
   examples(catalog, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from models.json", "mediagen local catalog status", "mediagen local catalog reset"]);
 
+  registerSync(catalog, get);
+  registerStatus(catalog, get);
+  registerReset(catalog, get);
+}
+
+function registerSync(catalog: Command, get: Getter): void {
   const sync = catalog
     .command("sync")
     .description("Replace the local model catalog with the hosted service's (GET /asset/models, each model's input_schema, prices from POST /asset/pricing)")
@@ -116,7 +122,9 @@ export function registerCatalog(local: Command, get: Getter): void {
       );
     });
   examples(sync, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from-hosted --voices", "mediagen local catalog sync --from models.json --json"]);
+}
 
+function registerStatus(catalog: Command, get: Getter): void {
   const status = catalog
     .command("status")
     .description("Where the local model catalog comes from, how old it is, and the models a sync skipped")
@@ -142,7 +150,9 @@ export function registerCatalog(local: Command, get: Getter): void {
     });
 
   examples(status, ["mediagen local catalog status", "mediagen local catalog status --json | jq .age_seconds"]);
+}
 
+function registerReset(catalog: Command, get: Getter): void {
   const reset = catalog
     .command("reset")
     .description("Go back to the built-in model catalog")

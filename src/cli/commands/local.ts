@@ -356,7 +356,7 @@ function registerVideos(local: Command, get: Getter) {
                 ],
                 widthOf(ctx.io),
               )
-            : (ctx.io.info("No videos."), []),
+            : noVideos(ctx),
         (r) => r.map((v) => v.video_id),
       );
     });
@@ -425,3 +425,9 @@ export const command: CommandModule = {
     registerClock(local, get);
   },
 };
+
+/** The human view of an empty list: a note on stderr, no rows. */
+function noVideos(ctx: CliContext): string[] {
+  ctx.io.info("No videos.");
+  return [];
+}

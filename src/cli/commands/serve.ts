@@ -55,6 +55,53 @@ export function parsePort(value: string): number {
   return Number(value);
 }
 
+/** Refuses a bad --public-url and warns about every flag that opens the instance up. */
+function checkServeFlags(
+  ctx: CliContext,
+  flags: ServeFlags,
+  isLoopbackAddress: (host: string) => boolean,
+): { allowLocalFiles: boolean; allowPrivateNetwork: boolean } {
+  if (flags.publicUrl !== undefined) {
+    try {
+      const u = new URL(flags.publicUrl);
+      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    } catch {
+      throw new CliError(`--public-url must be an http(s) URL, got "${flags.publicUrl}"`, EXIT.usage, "invalid_value", "public_url");
+    }
+  }
+  const allowLocalFiles = flags.allowLocalFiles === true;
+  if (allowLocalFiles) {
+    ctx.io.warn(
+      "warning: --allow-local-files lets any client holding a key of this instance read files this process can read, as media inputs.",
+    );
+  }
+  const allowPrivateNetwork = flags.allowPrivateUrls === true;
+  if (allowPrivateNetwork) {
+    ctx.io.warn(
+      "warning: --allow-private-urls lets any client holding a key of this instance make this machine fetch from its own network (loopback, private and link-local addresses).",
+    );
+  }
+  if (!isLoopbackAddress(flags.host)) {
+    ctx.io.warn(
+      `warning: binding ${flags.host} exposes the local instance to the network; anyone who can reach it and holds a key can use it.` +
+        (flags.publicUrl ? "" : " Pass --public-url so media links use a reachable address."),
+    );
+  }
+  return { allowLocalFiles, allowPrivateNetwork };
+}
+
+/** Why the server could not listen, as the CLI says it (other errors pass through). */
+function listenError(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") {
+    return new CliError(`${host}:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EACCES") {
+    return new CliError(`cannot listen on ${host}:${port} (${code})`, EXIT.error, "listen_failed");
+  }
+  return e;
+}
+
 /** The dashboard of `mediagen ui` at `/` (src/ui/, loaded only when serving it). */
 async function dashboardPages(home: string, flags: ServeFlags) {
   const [{ createUiHandler }, { PageGuard }] = await Promise.all([import("../../ui/handler.js"), import("../../ui/guard.js")]);
@@ -151,32 +198,7 @@ export const command: CommandModule = {
           import("../../server/server.js"),
           import("../../engine/redact.js"),
         ]);
-        if (flags.publicUrl !== undefined) {
-          try {
-            const u = new URL(flags.publicUrl);
-            if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-          } catch {
-            throw new CliError(`--public-url must be an http(s) URL, got "${flags.publicUrl}"`, EXIT.usage, "invalid_value", "public_url");
-          }
-        }
-        const allowLocalFiles = flags.allowLocalFiles === true;
-        if (allowLocalFiles) {
-          ctx.io.warn(
-            "warning: --allow-local-files lets any client holding a key of this instance read files this process can read, as media inputs.",
-          );
-        }
-        const allowPrivateNetwork = flags.allowPrivateUrls === true;
-        if (allowPrivateNetwork) {
-          ctx.io.warn(
-            "warning: --allow-private-urls lets any client holding a key of this instance make this machine fetch from its own network (loopback, private and link-local addresses).",
-          );
-        }
-        if (!isLoopbackAddress(flags.host)) {
-          ctx.io.warn(
-            `warning: binding ${flags.host} exposes the local instance to the network; anyone who can reach it and holds a key can use it.` +
-              (flags.publicUrl ? "" : " Pass --public-url so media links use a reachable address."),
-          );
-        }
+        const { allowLocalFiles, allowPrivateNetwork } = checkServeFlags(ctx, flags, isLoopbackAddress);
 
         if (flags.uiAllowRemote && flags.ui) {
           ctx.io.warn("warning: --ui-allow-remote lets anyone who can reach this server read the dashboard pages (spaces, key ids, ledgers, webhook payloads) and resend webhooks.");
@@ -194,7 +216,7 @@ export const command: CommandModule = {
           }),
         );
         const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
-        let running;
+        let running: Awaited<ReturnType<typeof startServer>>;
         try {
           running = await startServer({
             instance,
@@ -215,14 +237,7 @@ export const command: CommandModule = {
         } catch (e) {
           await instance.close();
           await removeHome();
-          const code = (e as NodeJS.ErrnoException).code;
-          if (code === "EADDRINUSE") {
-            throw new CliError(`${flags.host}:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
-          }
-          if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EACCES") {
-            throw new CliError(`cannot listen on ${flags.host}:${port} (${code})`, EXIT.error, "listen_failed");
-          }
-          throw e;
+          throw listenError(e, flags.host, port);
         }
 
         // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.

@@ -186,9 +186,7 @@ const SLOT_NAMES: readonly SlotName[] = ["start_image", "end_image", "first_fram
 const KNOWN_INPUTS = new Set<string>(["prompt", "references", "elements", "avatar_description", "aspect_ratio", "resolution", "duration", "generation_count", "model_settings", ...SLOT_NAMES]);
 
 /** What the pricing probes found (hosted source): totals for one generation, in credits. */
-export interface PriceProbe {
-  (request: Json): Promise<number>;
-}
+export type PriceProbe = (request: Json) => Promise<number>;
 
 /** The capability class of a hosted model, from its inputs (or why none fits). */
 function classOf(type: string, props: Json, tags: string[]): RenderMode | { skip: string } {

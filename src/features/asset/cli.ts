@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
+import { CliError, EXIT, type CommandModule, type Context, type ContextGetter } from "../../cli/types.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues, stderrWidth, table, widthOf, wrapCell } from "../../cli/output.js";
@@ -344,6 +344,140 @@ async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: W
 
 const ASSET_WATCH = { until: "every generation ends", saves: "each result into <dir> as <asset_id>.<ext>" };
 
+function registerModels(asset: Command, getContext: ContextGetter): void {
+  const models = MODELS_FLAGS.addTo(asset.command("models").description("List models (GET /asset/models)")).action(
+    async (opts: FlagInput<typeof MODELS_FLAGS>, cmd: Command) => {
+      const ctx = getContext(cmd);
+      // An empty filter is no filter.
+      const q = Object.fromEntries(Object.entries(MODELS_FLAGS.request(MODELS_FLAGS.values(opts))).filter(([, v]) => v !== ""));
+      const engine = await ctx.engine();
+      const res = await engine.assetModels(q);
+      ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
+        if (!ctx.opts.json && res.models.length) for (const l of wrapCell(COST_NOTE, stderrWidth(ctx.io))) ctx.io.info(l);
+    },
+  );
+  examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);
+}
+
+function registerModel(asset: Command, getContext: ContextGetter): void {
+  const model = asset
+    .command("model <name>")
+    .description("One model with its settings and input_schema (GET /asset/models/{name})")
+    .action(async (name: string, _opts: unknown, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const engine = await ctx.engine();
+      const res = await engine.assetModel({ name });
+      ctx.print(res, modelLines, (m) => [m.name]);
+    });
+  examples(model, ["mediagen asset model vidA-3", "mediagen asset model imgA-4 --json | jq .input_schema"]);
+}
+
+function registerPrice(asset: Command, getContext: ContextGetter): void {
+  const price = PRICE_FLAGS.addTo(
+    asset.command("price").description("Dry-run price of a generation; nothing is debited (POST /asset/pricing)"),
+  ).action(async (opts: PriceFlags, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const flags = PRICE_FLAGS.values(opts);
+    const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+    if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
+    ctx.explainWith?.(PRICE_FLAGS.givenFlags(flags), body);
+    const engine = await ctx.engine();
+    const res = await engine.assetPricing(body);
+    ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
+  });
+  examples(price, [
+    "mediagen asset price --model vidA-3 --duration 5",
+    "mediagen asset price --model vidA-3 --setting generateAudio=false --count 2",
+    "mediagen asset price --model vidC-upscale --duration 12 --json",
+  ]);
+}
+
+function registerStart(asset: Command, getContext: ContextGetter): void {
+  const start = START_FLAGS.addTo(asset.command("start").description("Start image or video generation (POST /asset/start)"));
+  watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchOptionFlags, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const flags = START_FLAGS.values(opts);
+    const body = START_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+    for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
+      if (body[field] === undefined) throw new CliError(`missing required flag ${flag}`, EXIT.usage, "missing_field", field);
+    }
+    if ((await ctx.target()) === "hosted") {
+      const local = START_FLAGS.hostedMediaError(opts);
+      if (local) throw local;
+    }
+    const simulate = flags.simulate;
+    const wait = waits(opts);
+    if (!flags.dryRun) await checkWaitFlags(opts);
+    ctx.explainWith?.(START_FLAGS.givenFlags(flags), body);
+    const engine = await ctx.engine();
+    const cli = ctx as CliContext;
+    const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
+    const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
+    if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
+    if (flags.dryRun || needsPrice(cli, guard)) {
+      // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
+      const price = await engine.assetPricing(pricingOf(body));
+      if (flags.dryRun) {
+          checkElements(body);
+        ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
+        if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
+        return;
+      }
+      const n = price.generation_count;
+      await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model}` });
+    }
+    const res = await engine.assetStart(body, simulate ? { simulate } : {});
+    // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
+    if (!ctx.opts.json) {
+      ctx.io.info(
+        `Started ${res.count} generation${res.count === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`,
+      );
+    }
+    if (!wait) ctx.print(res, (r: AssetStartResponse) => r.asset_ids, (r) => r.asset_ids);
+    else if (!ctx.opts.json) ctx.io.info(res.asset_ids.join("\n"));
+    if (wait) await watchAssets(ctx, engine, res.asset_ids, opts);
+  });
+  addWebhookListen(start, getContext, { fields: ["webhookUrl"], expected: (o) => (typeof o.count === "string" ? Number(o.count) || 1 : 1) });
+  examples(start, [
+    'mediagen asset start --type image --model imgA-4 --prompt "a red fox at dawn" --watch --download out/',
+    'mediagen asset start --type video --model vidA-3 --prompt "waves at night" --duration 4 --setting generateAudio=false',
+    'mediagen asset start --type video --model vidA-3-frames --prompt "day to night" --first-frame day.png --last-frame night.png',
+    "mediagen asset start --type video --model vidC-upscale --source-video asset:65f0c2a1b3e4d5f6a7b8c9d0 --watch",
+    'mediagen asset start --type video --model vidD-omni --prompt "@hero waves" --element hero=front.png,side.png',
+    "mediagen asset start --body request.json --model imgA-4-fast --count 4 -q",
+    "mediagen asset start --type video --model vidA-3 --prompt \"waves\" --duration 8 --count 2 --dry-run",
+    'mediagen asset start --type video --model vidA-3 --prompt "waves" --max-credits 40 --watch',
+  ]);
+}
+
+function registerStatus(asset: Command, getContext: ContextGetter): void {
+  const status = asset
+    .command("status <asset_id...>")
+    .description("Status of assets (GET /asset/status/{assetId})");
+  watchOptions(status, ASSET_WATCH).action(async (ids: string[], opts: WatchOptionFlags, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const engine = await ctx.engine();
+    if (waits(opts)) {
+      await watchAssets(ctx, engine, ids, opts);
+      return;
+    }
+    const { printEach } = await import("../../cli/each.js");
+    await printEach(ctx as CliContext, {
+      ids,
+      read: (id) => engine.assetStatus({ assetId: id }),
+      label: (id) => `asset ${id}`,
+      human: assetLines,
+      journal: "asset",
+      idOf: (a) => a.asset_id,
+    });
+  });
+  examples(status, [
+    "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0",
+    "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 --watch --download out/",
+    "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 65f0c2a1b3e4d5f6a7b8c9d1 --json",
+  ]);
+}
+
 export const command: CommandModule = {
   register(asset: Command, getContext) {
     examples(asset, [
@@ -353,128 +487,10 @@ export const command: CommandModule = {
       "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 --watch",
     ]);
 
-    const models = MODELS_FLAGS.addTo(asset.command("models").description("List models (GET /asset/models)")).action(
-      async (opts: FlagInput<typeof MODELS_FLAGS>, cmd: Command) => {
-        const ctx = getContext(cmd);
-        // An empty filter is no filter.
-        const q = Object.fromEntries(Object.entries(MODELS_FLAGS.request(MODELS_FLAGS.values(opts))).filter(([, v]) => v !== ""));
-        const engine = await ctx.engine();
-        const res = await engine.assetModels(q);
-        ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
-        if (!ctx.opts.json && res.models.length) for (const l of wrapCell(COST_NOTE, stderrWidth(ctx.io))) ctx.io.info(l);
-      },
-    );
-    examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);
-
-    const model = asset
-      .command("model <name>")
-      .description("One model with its settings and input_schema (GET /asset/models/{name})")
-      .action(async (name: string, _opts: unknown, cmd: Command) => {
-        const ctx = getContext(cmd);
-        const engine = await ctx.engine();
-        const res = await engine.assetModel({ name });
-        ctx.print(res, modelLines, (m) => [m.name]);
-      });
-    examples(model, ["mediagen asset model vidA-3", "mediagen asset model imgA-4 --json | jq .input_schema"]);
-
-    const price = PRICE_FLAGS.addTo(
-      asset.command("price").description("Dry-run price of a generation; nothing is debited (POST /asset/pricing)"),
-    ).action(async (opts: PriceFlags, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const flags = PRICE_FLAGS.values(opts);
-      const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
-      if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
-      ctx.explainWith?.(PRICE_FLAGS.givenFlags(flags), body);
-      const engine = await ctx.engine();
-      const res = await engine.assetPricing(body);
-      ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
-    });
-    examples(price, [
-      "mediagen asset price --model vidA-3 --duration 5",
-      "mediagen asset price --model vidA-3 --setting generateAudio=false --count 2",
-      "mediagen asset price --model vidC-upscale --duration 12 --json",
-    ]);
-
-    const start = START_FLAGS.addTo(asset.command("start").description("Start image or video generation (POST /asset/start)"));
-    watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchOptionFlags, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const flags = START_FLAGS.values(opts);
-      const body = START_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
-      for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
-        if (body[field] === undefined) throw new CliError(`missing required flag ${flag}`, EXIT.usage, "missing_field", field);
-      }
-      if ((await ctx.target()) === "hosted") {
-        const local = START_FLAGS.hostedMediaError(opts);
-        if (local) throw local;
-      }
-      const simulate = flags.simulate;
-      const wait = waits(opts);
-      if (!flags.dryRun) await checkWaitFlags(opts);
-      ctx.explainWith?.(START_FLAGS.givenFlags(flags), body);
-      const engine = await ctx.engine();
-      const cli = ctx as CliContext;
-      const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
-      const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
-      if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
-      if (flags.dryRun || needsPrice(cli, guard)) {
-        // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
-        const price = await engine.assetPricing(pricingOf(body));
-        if (flags.dryRun) {
-          checkElements(body);
-          ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
-          if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
-          return;
-        }
-        const n = price.generation_count;
-        await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model}` });
-      }
-      const res = await engine.assetStart(body, simulate ? { simulate } : {});
-      // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
-      if (!ctx.opts.json) {
-        ctx.io.info(
-          `Started ${res.count} generation${res.count === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`,
-        );
-      }
-      if (!wait) ctx.print(res, (r: AssetStartResponse) => r.asset_ids, (r) => r.asset_ids);
-      else if (!ctx.opts.json) ctx.io.info(res.asset_ids.join("\n"));
-      if (wait) await watchAssets(ctx, engine, res.asset_ids, opts);
-    });
-    addWebhookListen(start, getContext, { fields: ["webhookUrl"], expected: (o) => (typeof o.count === "string" ? Number(o.count) || 1 : 1) });
-    examples(start, [
-      'mediagen asset start --type image --model imgA-4 --prompt "a red fox at dawn" --watch --download out/',
-      'mediagen asset start --type video --model vidA-3 --prompt "waves at night" --duration 4 --setting generateAudio=false',
-      'mediagen asset start --type video --model vidA-3-frames --prompt "day to night" --first-frame day.png --last-frame night.png',
-      "mediagen asset start --type video --model vidC-upscale --source-video asset:65f0c2a1b3e4d5f6a7b8c9d0 --watch",
-      'mediagen asset start --type video --model vidD-omni --prompt "@hero waves" --element hero=front.png,side.png',
-      "mediagen asset start --body request.json --model imgA-4-fast --count 4 -q",
-      "mediagen asset start --type video --model vidA-3 --prompt \"waves\" --duration 8 --count 2 --dry-run",
-      'mediagen asset start --type video --model vidA-3 --prompt "waves" --max-credits 40 --watch',
-    ]);
-
-    const status = asset
-      .command("status <asset_id...>")
-      .description("Status of assets (GET /asset/status/{assetId})");
-    watchOptions(status, ASSET_WATCH).action(async (ids: string[], opts: WatchOptionFlags, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const engine = await ctx.engine();
-      if (waits(opts)) {
-        await watchAssets(ctx, engine, ids, opts);
-        return;
-      }
-      const { printEach } = await import("../../cli/each.js");
-      await printEach(ctx as CliContext, {
-        ids,
-        read: (id) => engine.assetStatus({ assetId: id }),
-        label: (id) => `asset ${id}`,
-        human: assetLines,
-        journal: "asset",
-        idOf: (a) => a.asset_id,
-      });
-    });
-    examples(status, [
-      "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0",
-      "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 --watch --download out/",
-      "mediagen asset status 65f0c2a1b3e4d5f6a7b8c9d0 65f0c2a1b3e4d5f6a7b8c9d1 --json",
-    ]);
+    registerModels(asset, getContext);
+    registerModel(asset, getContext);
+    registerPrice(asset, getContext);
+    registerStart(asset, getContext);
+    registerStatus(asset, getContext);
   },
 };

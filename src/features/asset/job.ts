@@ -205,7 +205,7 @@ export const assetKind: JobKind = {
   async run(job: JobRow, ctx) {
     const { instance, signal } = ctx;
     const row = loadRow(instance, job.ref);
-    if (!row || row.status !== "generating") return { commit: () => {} };
+    if (row?.status !== "generating") return { commit: () => {} };
 
     if (row.simulate) {
       const failure = { code: simulatedCode(row.simulate), message: "Simulated failure" };

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
+import { CliError, EXIT, type CommandModule, type Context, type ContextGetter } from "../../cli/types.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { absoluteIfFile, checkWaitFlags, waits } from "../../cli/parse.js";
@@ -257,6 +257,155 @@ async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: W
 
 const LOOK_WATCH = { until: "the look is ready (or failed)", saves: "the look's thumbnail into <dir> as <look_id>.<ext>" };
 
+function registerCreate(avatar: Command, getContext: ContextGetter): void {
+  const create = CREATE_FLAGS.addTo(
+    avatar
+      .command("create")
+      .description("Create an avatar with its first look (POST /avatar/create): from a prompt (2 credits at 2K, 4 at 4K) or from images (free)"),
+  );
+  watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchOptionFlags, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const flags = CREATE_FLAGS.values(opts);
+    const body = CREATE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+    const hasImages = Array.isArray(body.images) && body.images.length > 0;
+    if ((typeof body.prompt !== "string" || body.prompt.trim() === "") && !hasImages) {
+      throw usage("--prompt", "missing required flag --prompt (or give --image)", "missing_field");
+    }
+    if ((await ctx.target()) === "hosted") {
+      const local = CREATE_FLAGS.hostedMediaError(opts);
+      if (local) throw local;
+    }
+    const simulate = flags.simulate;
+    await checkWaitFlags(opts);
+    ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
+    const engine = await ctx.engine();
+      if ((await guardStart(ctx as CliContext, engine, "avatarCreate", body, flags)) === "dry-run") return;
+    const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
+    const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
+    await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
+  });
+  addWebhookListen(create, getContext, { fields: ["webhookUrl"] });
+  examples(create, [
+    'mediagen avatar create --prompt "friendly barista, warm light" --watch',
+    'mediagen avatar create --prompt "podcast host" --style podcast --format horizontal --resolution 4K --watch --download out/',
+    "mediagen avatar create --image me.jpg --image https://example.com/me2.png --name Me",
+    'mediagen avatar create --prompt "chef with our apron" --element logo.png --json',
+  ]);
+}
+
+function registerEdit(avatar: Command, getContext: ContextGetter): void {
+  const edit = EDIT_FLAGS.addTo(
+    avatar.command("edit").description("A new look from an existing one; the source is unchanged (POST /avatar/edit, 2 credits at 2K, 4 at 4K)"),
+  );
+  watchOptions(edit, LOOK_WATCH).action(async (opts: EditFlags & WatchOptionFlags, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const flags = EDIT_FLAGS.values(opts);
+    const body = EDIT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+      if (body.avatar_id === undefined && typeof body.look_id === "string") body.avatar_id = await avatarOfLook(ctx, body.look_id);
+    for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
+      if (body[field] === undefined) throw usage(flag, `missing required flag ${flag}`, "missing_field");
+    }
+    if ((await ctx.target()) === "hosted") {
+      const local = EDIT_FLAGS.hostedMediaError(opts);
+      if (local) throw local;
+    }
+    const simulate = flags.simulate;
+    await checkWaitFlags(opts);
+    ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
+    const engine = await ctx.engine();
+      if ((await guardStart(ctx as CliContext, engine, "avatarEdit", body, flags, () => checkLookOfAvatar(engine, body))) === "dry-run") return;
+    const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
+    await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
+  });
+  addWebhookListen(edit, getContext, { fields: ["webhookUrl"] });
+  examples(edit, [
+      'mediagen avatar edit --look lk_maya_kitchen --prompt "in a bakery" --watch',
+    'mediagen avatar edit --avatar av_123 --look lk_456 --prompt "holding our product" --image product.png --format horizontal',
+  ]);
+}
+
+function registerStatus(avatar: Command, getContext: ContextGetter): void {
+  const status = avatar
+    .command("status <avatar_id> <look_id>")
+    .description("Status of a look's generation (GET /avatar/status)");
+  watchOptions(status, LOOK_WATCH).action(async (avatarId: string, lookId: string, opts: WatchOptionFlags, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const engine = await ctx.engine();
+    if (waits(opts)) {
+      await watchLook(ctx, engine, { avatar_id: avatarId, look_id: lookId }, opts);
+      return;
+    }
+    const s = await engine.avatarStatus({ avatar_id: avatarId, look_id: lookId });
+    ctx.print(s, statusLines, (x) => [x.look_id]);
+    await ctx.recordUpdates?.([{ kind: "look", id: s.look_id, status: s.status }]);
+  });
+  examples(status, ["mediagen avatar status av_123 lk_456", "mediagen avatar status av_123 lk_456 --watch --download out/"]);
+}
+
+function registerGet(avatar: Command, getContext: ContextGetter): void {
+  const get = avatar
+    .command("get <avatar_id>")
+    .description("One avatar with all its looks, from the space or the public catalog (GET /avatar/{avatar_id})")
+    .action(async (avatarId: string, _opts: unknown, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const engine = await ctx.engine();
+      const a = await engine.avatarGet({ avatar_id: avatarId });
+      ctx.print(a, (x) => avatarLines(ctx, x), (x) => x.looks.map((l) => l.id));
+    });
+  examples(get, ["mediagen avatar get av_maya", "mediagen avatar get av_maya --json | jq '.looks[].id'"]);
+}
+
+function registerLook(avatar: Command, getContext: ContextGetter): void {
+  const look = avatar
+    .command("look <avatar_id> <look_id>")
+    .description("One look with its avatar's fields (GET /avatar/{avatar_id}/look/{look_id})")
+    .option("--download <dir>", "save the look's thumbnail into <dir> as <look_id>.<ext>")
+    .option("--force", "overwrite an existing file")
+    .action(async (avatarId: string, lookId: string, opts: { download?: string; force?: boolean }, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const engine = await ctx.engine();
+      const l = await engine.avatarLook({ avatar_id: avatarId, look_id: lookId });
+      if (opts.download === undefined) {
+        ctx.print(l, lookLines, (x) => [x.id]);
+        return;
+      }
+      if (!l.thumbnail) throw new CliError(`look ${l.id} has no thumbnail yet`, EXIT.error, "no_thumbnail");
+      const { resumeCommand } = await import("../../cli/resume.js");
+      const saved = await (ctx as CliContext).save(l.thumbnail, opts.download, thumbnailName(l.id, l.thumbnail), {
+        force: opts.force === true,
+        resume: resumeCommand(ctx.opts, ["avatar", "look", avatarId, lookId, "--download", opts.download, ...(opts.force ? ["--force"] : [])]),
+      });
+      // As with --watch --download: with --json stdout keeps the object and the path goes to stderr as NDJSON.
+      if (ctx.opts.json) {
+        ctx.print(l, lookLines);
+        ctx.io.info(JSON.stringify({ id: l.id, saved }));
+      } else {
+        ctx.print(saved, (p) => [p], (p) => [p]);
+      }
+    });
+  examples(look, ["mediagen avatar look av_maya lk_maya_office", "mediagen avatar look av_maya lk_maya_office --download thumbs/"]);
+}
+
+function registerList(avatar: Command, getContext: ContextGetter): void {
+  const list = LIST_FLAGS.addTo(
+    avatar
+      .command("list")
+      .description("Looks of the space first, then the public catalog (GET /avatar/list); list filters take comma-separated values"),
+  ).action(async (opts: ListFlags, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const query = listQuery(opts);
+    ctx.explainWith?.(LIST_FLAGS.givenFlags(LIST_FLAGS.values(opts)), query);
+    const engine = await ctx.engine();
+    const items = await engine.avatarList(query);
+    ctx.print(items, (r) => listTable(ctx, r), (r) => r.map((i) => i.id));
+  });
+  examples(list, [
+    "mediagen avatar list",
+    "mediagen avatar list --gender female --place kitchen,office --selfie",
+    "mediagen avatar list --only-public --accessories headphones --json",
+  ]);
+}
+
 export const command: CommandModule = {
   register(avatar: Command, getContext) {
     examples(avatar, [
@@ -265,141 +414,11 @@ export const command: CommandModule = {
       "mediagen avatar get av_maya",
     ]);
 
-    const create = CREATE_FLAGS.addTo(
-      avatar
-        .command("create")
-        .description("Create an avatar with its first look (POST /avatar/create): from a prompt (2 credits at 2K, 4 at 4K) or from images (free)"),
-    );
-    watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchOptionFlags, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const flags = CREATE_FLAGS.values(opts);
-      const body = CREATE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
-      const hasImages = Array.isArray(body.images) && body.images.length > 0;
-      if ((typeof body.prompt !== "string" || body.prompt.trim() === "") && !hasImages) {
-        throw usage("--prompt", "missing required flag --prompt (or give --image)", "missing_field");
-      }
-      if ((await ctx.target()) === "hosted") {
-        const local = CREATE_FLAGS.hostedMediaError(opts);
-        if (local) throw local;
-      }
-      const simulate = flags.simulate;
-      await checkWaitFlags(opts);
-      ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
-      const engine = await ctx.engine();
-      if ((await guardStart(ctx as CliContext, engine, "avatarCreate", body, flags)) === "dry-run") return;
-      const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
-      const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
-      await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
-    });
-    addWebhookListen(create, getContext, { fields: ["webhookUrl"] });
-    examples(create, [
-      'mediagen avatar create --prompt "friendly barista, warm light" --watch',
-      'mediagen avatar create --prompt "podcast host" --style podcast --format horizontal --resolution 4K --watch --download out/',
-      "mediagen avatar create --image me.jpg --image https://example.com/me2.png --name Me",
-      'mediagen avatar create --prompt "chef with our apron" --element logo.png --json',
-    ]);
-
-    const edit = EDIT_FLAGS.addTo(
-      avatar.command("edit").description("A new look from an existing one; the source is unchanged (POST /avatar/edit, 2 credits at 2K, 4 at 4K)"),
-    );
-    watchOptions(edit, LOOK_WATCH).action(async (opts: EditFlags & WatchOptionFlags, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const flags = EDIT_FLAGS.values(opts);
-      const body = EDIT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
-      if (body.avatar_id === undefined && typeof body.look_id === "string") body.avatar_id = await avatarOfLook(ctx, body.look_id);
-      for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
-        if (body[field] === undefined) throw usage(flag, `missing required flag ${flag}`, "missing_field");
-      }
-      if ((await ctx.target()) === "hosted") {
-        const local = EDIT_FLAGS.hostedMediaError(opts);
-        if (local) throw local;
-      }
-      const simulate = flags.simulate;
-      await checkWaitFlags(opts);
-      ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
-      const engine = await ctx.engine();
-      if ((await guardStart(ctx as CliContext, engine, "avatarEdit", body, flags, () => checkLookOfAvatar(engine, body))) === "dry-run") return;
-      const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
-      await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
-    });
-    addWebhookListen(edit, getContext, { fields: ["webhookUrl"] });
-    examples(edit, [
-      'mediagen avatar edit --look lk_maya_kitchen --prompt "in a bakery" --watch',
-      'mediagen avatar edit --avatar av_123 --look lk_456 --prompt "holding our product" --image product.png --format horizontal',
-    ]);
-
-    const status = avatar
-      .command("status <avatar_id> <look_id>")
-      .description("Status of a look's generation (GET /avatar/status)");
-    watchOptions(status, LOOK_WATCH).action(async (avatarId: string, lookId: string, opts: WatchOptionFlags, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const engine = await ctx.engine();
-      if (waits(opts)) {
-        await watchLook(ctx, engine, { avatar_id: avatarId, look_id: lookId }, opts);
-        return;
-      }
-      const s = await engine.avatarStatus({ avatar_id: avatarId, look_id: lookId });
-      ctx.print(s, statusLines, (x) => [x.look_id]);
-      await ctx.recordUpdates?.([{ kind: "look", id: s.look_id, status: s.status }]);
-    });
-    examples(status, ["mediagen avatar status av_123 lk_456", "mediagen avatar status av_123 lk_456 --watch --download out/"]);
-
-    const get = avatar
-      .command("get <avatar_id>")
-      .description("One avatar with all its looks, from the space or the public catalog (GET /avatar/{avatar_id})")
-      .action(async (avatarId: string, _opts: unknown, cmd: Command) => {
-        const ctx = getContext(cmd);
-        const engine = await ctx.engine();
-        const a = await engine.avatarGet({ avatar_id: avatarId });
-        ctx.print(a, (x) => avatarLines(ctx, x), (x) => x.looks.map((l) => l.id));
-      });
-    examples(get, ["mediagen avatar get av_maya", "mediagen avatar get av_maya --json | jq '.looks[].id'"]);
-
-    const look = avatar
-      .command("look <avatar_id> <look_id>")
-      .description("One look with its avatar's fields (GET /avatar/{avatar_id}/look/{look_id})")
-      .option("--download <dir>", "save the look's thumbnail into <dir> as <look_id>.<ext>")
-      .option("--force", "overwrite an existing file")
-      .action(async (avatarId: string, lookId: string, opts: { download?: string; force?: boolean }, cmd: Command) => {
-        const ctx = getContext(cmd);
-        const engine = await ctx.engine();
-        const l = await engine.avatarLook({ avatar_id: avatarId, look_id: lookId });
-        if (opts.download === undefined) {
-          ctx.print(l, lookLines, (x) => [x.id]);
-          return;
-        }
-        if (!l.thumbnail) throw new CliError(`look ${l.id} has no thumbnail yet`, EXIT.error, "no_thumbnail");
-        const { resumeCommand } = await import("../../cli/resume.js");
-        const saved = await (ctx as CliContext).save(l.thumbnail, opts.download, thumbnailName(l.id, l.thumbnail), {
-          force: opts.force === true,
-          resume: resumeCommand(ctx.opts, ["avatar", "look", avatarId, lookId, "--download", opts.download, ...(opts.force ? ["--force"] : [])]),
-        });
-        // As with --watch --download: with --json stdout keeps the object and the path goes to stderr as NDJSON.
-        if (ctx.opts.json) {
-          ctx.print(l, lookLines);
-          ctx.io.info(JSON.stringify({ id: l.id, saved }));
-        } else {
-          ctx.print(saved, (p) => [p], (p) => [p]);
-        }
-      });
-    examples(look, ["mediagen avatar look av_maya lk_maya_office", "mediagen avatar look av_maya lk_maya_office --download thumbs/"]);
-
-    const list = LIST_FLAGS.addTo(
-      avatar
-        .command("list")
-        .description("Looks of the space first, then the public catalog (GET /avatar/list); list filters take comma-separated values"),
-    ).action(async (opts: ListFlags, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const query = listQuery(opts);
-      ctx.explainWith?.(LIST_FLAGS.givenFlags(LIST_FLAGS.values(opts)), query);
-      const engine = await ctx.engine();
-      const items = await engine.avatarList(query);
-      ctx.print(items, (r) => listTable(ctx, r), (r) => r.map((i) => i.id));
-    });
-    examples(list, [
-      "mediagen avatar list",
-      "mediagen avatar list --gender female --place kitchen,office --selfie",
-      "mediagen avatar list --only-public --accessories headphones --json",
-    ]);
+    registerCreate(avatar, getContext);
+    registerEdit(avatar, getContext);
+    registerStatus(avatar, getContext);
+    registerGet(avatar, getContext);
+    registerLook(avatar, getContext);
+    registerList(avatar, getContext);
   },
 };

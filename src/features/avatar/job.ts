@@ -58,7 +58,7 @@ function lookState(instance: LocalInstanceApi, lookId: string): LookState | unde
  */
 export function failLook(instance: LocalInstanceApi, lookId: string, code: string | null, message: string): void {
   const look = lookState(instance, lookId);
-  if (!look || look.status !== "pending") return;
+  if (look?.status !== "pending") return;
   instance.db
     .prepare(`UPDATE looks SET status = 'error', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
     .run(code, message, instance.nowIso(), lookId);
@@ -74,7 +74,7 @@ export function failLook(instance: LocalInstanceApi, lookId: string, code: strin
 
 function completeLook(instance: LocalInstanceApi, lookId: string, p: LookJobPayload): void {
   const look = lookState(instance, lookId);
-  if (!look || look.status !== "pending") return;
+  if (look?.status !== "pending") return;
   instance.db
     .prepare(
       `UPDATE looks SET status = 'ready', image_path = ?, width = ?, height = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,

@@ -143,7 +143,7 @@ export function validateExportStart(input: Record<string, unknown>, spaceId: str
   if (modelGiven) {
     for (const look of looksOf(timeline)) {
       const models = lookups.lookModels(look);
-      if (!models || !models.includes(avatarModel)) {
+      if (!models?.includes(avatarModel)) {
         const has = models ? `its models: ${models.join(", ")}` : "the look no longer exists";
         throw codeError("INCOMPATIBLE_AVATAR_MODEL", `avatar_model ${avatarModel} is not available for look ${look} (${has})`, "avatar_model");
       }

@@ -14,7 +14,10 @@ function readyLooks(db: DB, spaceId: string): Map<string, LookView> {
 export function lookLookups(db: DB, spaceId: string) {
   let looks: Map<string, LookView> | undefined;
   return {
-    look: (id: string) => (looks ??= readyLooks(db, spaceId)).has(id),
+    look: (id: string) => {
+      looks ??= readyLooks(db, spaceId);
+      return looks.has(id);
+    },
     avatar: (id: string) => {
       const a = findAvatar(db, spaceId, id);
       return a ? { looks: a.looks.filter((l) => l.status === "ready").map((l) => l.id) } : undefined;

@@ -67,6 +67,7 @@ export function planJsonSchema(): Record<string, unknown> {
       media: { $ref: "#/$defs/media" },
     },
     if: silent,
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword, not a thenable.
     then: { required: ["duration_ms"], properties: { duration_ms: { type: "number", exclusiveMinimum: 0, maximum: MAX_SILENT_MS } } },
     else: { properties: { duration_ms: { type: "null" } } },
   };
@@ -87,6 +88,7 @@ export function planJsonSchema(): Record<string, unknown> {
     },
     // A silent sequence is alone in its own block, with no voice_id (and no audio).
     if: { required: ["sequences"], properties: { sequences: { type: "array", contains: silent } } },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword, not a thenable.
     then: { properties: { sequences: { type: "array", maxItems: 1 }, voice_id: { type: "null" }, audio_url: { type: "null" } } },
   };
   return {

@@ -281,7 +281,11 @@ class Wizard {
     const recent = readHistory(home)
       .filter((h) => h.kind === "asset" && h.target === this.target)
       .reverse()
-      .filter((h) => (seen.has(h.id) ? false : (seen.add(h.id), true)))
+      .filter((h) => {
+        if (seen.has(h.id)) return false;
+        seen.add(h.id);
+        return true;
+      })
       .slice(0, 20);
     const choice = await this.p.select(
       {
@@ -691,7 +695,7 @@ export async function runWizard(ctx: Context, o: WizardOptions): Promise<void> {
   try {
     await w.load();
     st = (await w.offerDraft(o)) ?? st;
-    if (!st || !st.voice) {
+    if (!st?.voice) {
       const voice = await w.pickVoice("Default voice", st?.voice);
       st = st ? { ...st, voice } : { voice, look: "", blocks: [] };
     }

@@ -17,6 +17,7 @@ export function countWords(text: string): number {
 /** Whitespace collapsed to single spaces, control characters removed. */
 export function collapse(text: string): string {
   return text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b\ufeff]/g, "")
     .replace(/\s+/g, " ")
     .trim();

@@ -55,7 +55,7 @@ function unitsOf(block: DraftBlock): Unit[] {
     const parts: { seq: number; sentence: number | undefined; weight: number }[] = [];
     block.sequences.forEach((s, i) => {
       if (s.sentences.length === 0) parts.push({ seq: i, sentence: undefined, weight: cleanText(s.text ?? "").length });
-      else s.sentences.forEach((t, j) => parts.push({ seq: i, sentence: j, weight: cleanText(t.text).length }));
+      else s.sentences.forEach((t, j) => void parts.push({ seq: i, sentence: j, weight: cleanText(t.text).length }));
     });
     const total = parts.reduce((n, p) => n + p.weight, 0);
     const audio = block.audio_ms ?? 0;

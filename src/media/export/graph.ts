@@ -516,10 +516,12 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
   if (parts.length > 1) lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
   if (o.subtitles) {
     const fonts = o.subtitles.fontsDir ? `:fontsdir=${esc(o.subtitles.fontsDir)}` : "";
-    // libass times cues by frame timestamps: a later run's frames are moved to their place in the
-    // video for it, and back to 0 after.
+    // libass times cues by frame timestamps: frames are numbered by their place in the video (a
+    // later run's moved there, and back to 0 after). Numbered, not shifted: concat leaves them in
+    // microseconds a hair off each frame's time, and ffmpeg 4.1's subtitles filter (the npm copy)
+    // rounds down, which showed a cue a frame late.
     const start = chunk?.startFrame ?? 0;
-    const before = start ? `settb=1/${F},setpts=PTS+${start},` : "";
+    const before = `settb=1/${F},setpts=N${start ? `+${start}` : ""},`;
     const after = start ? ",setpts=PTS-STARTPTS" : "";
     lines.push(`[${cat}]${before}subtitles=filename=${esc(o.subtitles.file)}${fonts}${after}[vout]`);
   } else {

@@ -146,7 +146,7 @@ export async function drawStills(
   );
   fs.writeFileSync(path.join(o.workDir, "stills.graph"), run.graph);
   // Written under temp names and renamed after the run: a cache never holds a partial frame.
-  const temps = todo.map((t, k) => path.join(o.workDir, `still-${k}.raw.tmp`));
+  const temps = todo.map((_, k) => path.join(o.workDir, `still-${k}.raw.tmp`));
   const outArgs = todo.flatMap((t, k) => ["-map", `[${run.outputs[k]}]`, "-frames:v", "1", "-c:v", "rawvideo", "-pix_fmt", t.job.fmt, "-f", "rawvideo", temps[k]!]);
   try {
     await runTool(tools.ffmpeg, [...QUIET, ...run.inputs, "-filter_complex_script", "stills.graph", ...outArgs], { signal: o.signal, cwd: o.workDir });

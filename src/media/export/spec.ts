@@ -233,7 +233,7 @@ export function planSpec(spec: RenderSpec): RenderPlan {
       }
       for (const seq of block.sequences) {
         n++;
-        seq.sentences.forEach((s, k) => add(s.audio_path, s.start_ms, s.end_ms, `speech of sequence ${n} sentence ${k + 1}`));
+        seq.sentences.forEach((s, k) => void add(s.audio_path, s.start_ms, s.end_ms, `speech of sequence ${n} sentence ${k + 1}`));
       }
     }
     voice.sort((x, y) => x.startSample - y.startSample);

@@ -19,6 +19,7 @@ export interface Cue {
 export function assText(text: string): string {
   return text
     .replace(/[{}\\]/g, "")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
     .replace(/\s+/g, " ")
     .trim();
