@@ -1,11 +1,14 @@
 /**
  * What the local-instance page shows, read from the instance: spaces, keys (masked), ledgers,
- * jobs with their steps, webhook deliveries with a signature check, videos, and — where the
- * instance offers them — faults and snapshots.
+ * jobs with their steps, webhook deliveries with a signature check, videos, the fault rules, the
+ * snapshots and the clock (the emulator's own state: local faults, local snapshot, local clock).
  */
 import { verifyStandardWebhook, type SignatureState } from "../cli/webhook-verify.js";
 import type { LocalInstance } from "../features/local.js";
 import type { KeyView, LedgerEntryView, SpaceView } from "../local/dashboard.js";
+import type { ClockState } from "../local/clock.js";
+import type { FaultRuleView } from "../local/faults.js";
+import type { SnapshotView } from "../local/snapshots.js";
 import type { JobRow } from "../local/types.js";
 import { signWebhook, type WebhookDeliveryView } from "../local/webhooks.js";
 import { jobState, type JobState } from "./jobs-state.js";
@@ -22,15 +25,6 @@ export interface DeliveryLine {
   signature: SignatureState;
 }
 
-/**
- * Faults and snapshots come from the emulator's work (issue 22). The page shows them when the
- * instance has a `list()` for them and says nothing otherwise: the pages build neither.
- */
-export interface OptionalLists {
-  faults?: { list(): readonly object[] };
-  snapshots?: { list(): readonly object[] };
-}
-
 export interface LocalData {
   spaces: SpaceView[];
   keys: KeyView[];
@@ -38,8 +32,10 @@ export interface LocalData {
   jobs: JobLine[];
   deliveries: DeliveryLine[];
   signing: boolean;
-  faults: readonly object[] | undefined;
-  snapshots: readonly object[] | undefined;
+  /** The instance's fault rules (local faults), its snapshots and its clock (local clock). */
+  faults: readonly FaultRuleView[];
+  snapshots: readonly SnapshotView[];
+  clock: ClockState;
 }
 
 const JOBS_SHOWN = 200;
@@ -62,15 +58,6 @@ export function signatureOf(secret: string | undefined, d: WebhookDeliveryView, 
   return verifyStandardWebhook(secret, headers, body, nowMs).signature;
 }
 
-function optionalList(source: { list(): readonly object[] } | undefined): readonly object[] | undefined {
-  if (!source || typeof source.list !== "function") return undefined;
-  try {
-    return source.list();
-  } catch {
-    return undefined;
-  }
-}
-
 export function localData(instance: LocalInstance): LocalData {
   const spaces = instance.listSpaces();
   const jobs = instance.jobs
@@ -88,7 +75,6 @@ export function localData(instance: LocalInstance): LocalData {
     .slice(-DELIVERIES_SHOWN)
     .reverse()
     .map((delivery) => ({ delivery, signature: signatureOf(secret, delivery, now) }));
-  const extra = instance as unknown as OptionalLists;
   return {
     spaces,
     keys: instance.listKeys(),
@@ -96,8 +82,9 @@ export function localData(instance: LocalInstance): LocalData {
     jobs,
     deliveries,
     signing: !!secret,
-    faults: optionalList(extra.faults),
-    snapshots: optionalList(extra.snapshots),
+    faults: instance.faults.list(),
+    snapshots: instance.listSnapshots(),
+    clock: instance.clockState(),
   };
 }
 

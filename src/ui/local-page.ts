@@ -65,15 +65,41 @@ function deliveries(data: LocalData, token: string): Html {
 <tbody>${data.deliveries.map((l) => delivery(l, token))}</tbody></table>`;
 }
 
-/** Faults and snapshots (issue 22): shown only when the instance lists them; nothing is said otherwise. */
-function optionalSection(title: string, rows: readonly object[] | undefined): Html {
-  if (rows === undefined) return html``;
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return html`<section id="${title.toLowerCase()}"><h2>${title}</h2>${tableOf(
-    rows as Record<string, unknown>[],
-    keys.map((k) => [k, (r: Record<string, unknown>) => (r[k] !== null && typeof r[k] === "object" ? JSON.stringify(r[k]) : String(r[k] ?? ""))] as [string, (r: Record<string, unknown>) => unknown]),
-    `No ${title.toLowerCase()}.`,
-  )}</section>`;
+/** The fault rules (local faults): what each does to which operation, and how often it has fired. */
+function faults(data: LocalData): Html {
+  return tableOf(
+    data.faults,
+    [
+      ["rule", (f) => html`<span class="id">${f.id}</span>`],
+      ["operation", (f) => f.op],
+      ["action", (f) => f.action],
+      ["parameters", (f) => JSON.stringify(f.params)],
+      ["scope", (f) => [f.space_id, f.key_id].filter(Boolean).join(" ") || "all"],
+      ["probability", (f) => f.probability],
+      ["left", (f) => (f.remaining === null ? "no limit" : f.remaining)],
+      ["hits", (f) => f.hits],
+      ["state", (f) => status(f.state)],
+      ["expires", (f) => when(f.expires_at)],
+    ],
+    "No fault rules (mediagen local faults add).",
+  );
+}
+
+/** The snapshots (local snapshot save), and the clock when it is not the machine's (local clock). */
+function snapshotsAndClock(data: LocalData): Html {
+  const c = data.clock;
+  const moved = c.frozen_at !== null ? `frozen at ${when(c.now)}` : c.offset_ms !== 0 ? `${when(c.now)} (moved ${c.offset_ms / 1000} s from the machine's)` : "";
+  return html`${tableOf(
+    data.snapshots,
+    [
+      ["snapshot", (s) => s.name],
+      ["saved", (s) => when(s.created_at)],
+      ["spaces", (s) => s.spaces],
+      ["media files", (s) => s.media_files],
+      ["bytes", (s) => s.size_bytes],
+    ],
+    "No snapshots (mediagen local snapshot save <name>).",
+  )}${moved ? html`<p>Instance clock: ${moved}.</p>` : html``}`;
 }
 
 export function localPage(data: LocalData, videos: readonly VideoRow[], token: string, notice?: string): Html {
@@ -106,7 +132,7 @@ export function localPage(data: LocalData, videos: readonly VideoRow[], token: s
       ["origin", (v) => (v.origin === "duplicate" ? `copy of ${v.parent_video_id}` : (v.generation_id ?? ""))],
       ["created", (v) => when(v.created_at)],
     ], "No videos.")}</section>
-${optionalSection("Faults", data.faults)}
-${optionalSection("Snapshots", data.snapshots)}`,
+<section id="faults"><h2>Faults</h2>${faults(data)}</section>
+<section id="snapshots"><h2>Snapshots and clock</h2>${snapshotsAndClock(data)}</section>`,
   );
 }

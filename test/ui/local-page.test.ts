@@ -33,17 +33,26 @@ describe("the local instance page", () => {
     instance.setSetting("webhook_secret", null);
   });
 
-  it("says nothing of faults and snapshots until the instance lists them, then shows them escaped", () => {
+  it("shows the instance's fault rules (escaped), its snapshots and a moved clock", async () => {
     const plain = localPage(localData(instance), [], "tok").text;
-    expect(plain).not.toMatch(/<h2>Faults|<h2>Snapshots/);
-    const withLists = Object.assign(Object.create(instance) as LocalInstance, {
-      faults: { list: () => [{ id: "flt_1", operation: "assetStart", answer: { status: 503, code: "<b>x</b>" } }] },
-      snapshots: { list: () => [] },
-    });
-    const page = localPage(localData(withLists), [], "tok").text;
-    expect(page).toContain('<section id="faults"><h2>Faults</h2>');
-    expect(page).toContain("flt_1");
-    expect(page).toContain("&lt;b&gt;x&lt;/b&gt;");
-    expect(page).toContain('<section id="snapshots"><h2>Snapshots</h2><p class="muted">No snapshots.</p>');
+    expect(plain).toContain("No fault rules (mediagen local faults add).");
+    expect(plain).toContain("No snapshots (mediagen local snapshot save &lt;name&gt;).");
+    expect(plain).not.toContain("Instance clock:");
+    const [rule] = instance.faults.add({ op: "assetStatus", action: "error", status: 503, message: "<b>down</b>", times: 2 }, "test");
+    await instance.saveSnapshot("before-ui");
+    instance.advanceClock("1h");
+    try {
+      const page = localPage(localData(instance), [], "tok").text;
+      expect(page).toContain('<section id="faults"><h2>Faults</h2>');
+      expect(page).toContain(rule!.id);
+      expect(page).toContain("&lt;b&gt;down&lt;/b&gt;");
+      expect(page).not.toContain("<b>down</b>");
+      expect(page).toMatch(/<td>before-ui<\/td>/);
+      expect(page).toContain("moved 3600 s from the machine");
+    } finally {
+      instance.faults.clear();
+      instance.deleteSnapshot("before-ui");
+      instance.resetClock();
+    }
   });
 });
