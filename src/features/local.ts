@@ -60,6 +60,8 @@ export function composeParts(
     jobKinds,
     migrations: orderedMigrations(table.migrations ?? MIGRATIONS),
     workerEntry: table.workerEntry,
+    // The contract's rules, loaded with the first request that needs them.
+    check: async (op, input) => (await import("./request-check.js")).refuseRequest(op, input),
   };
 }
 
