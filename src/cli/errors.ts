@@ -54,6 +54,9 @@ export interface Explain {
   hints?: string[];
 }
 
+/** The words that start what a message says about the field named before them. */
+const PREDICATE = /^(must|is|are|should|has|have|needs?|requires?|takes|cannot|can't|was|does|only|not)\b/;
+
 /** Fields the frame itself fills, whatever the command. */
 const FRAME_FIELDS: Record<string, string> = { "X-Local-Simulate": "--simulate" };
 
@@ -84,16 +87,23 @@ export function inFlagTerms(field: string, message: string, explain: Explain): {
   const flag = FRAME_FIELDS[field] ?? explain.flagFor?.(top);
   if (!flag) return undefined;
   let rest = message;
+  let stripped = false;
   for (const prefix of [field, top]) {
     if (rest.startsWith(prefix)) {
-      rest = rest.slice(prefix.length).replace(/^[\s:]+/, "");
+      // Only the field's own name goes (`prompt: …`, `prompt must …`): "prompt or images is
+      // required" is a sentence about two fields and stays whole.
+      const after = rest.slice(prefix.length);
+      if (/^\s*:/.test(after) || PREDICATE.test(after.trimStart())) {
+        rest = after.replace(/^[\s:]+/, "");
+        stripped = true;
+      }
       break;
     }
   }
   const value = explain.body ? valueAt(explain.body, path) : undefined;
   const last = path[path.length - 1];
   const named = typeof last === "string" && last !== top && last !== "url" && rest.includes(last);
-  if (typeof value === "string" && value !== "" && !named && !rest.includes(value)) {
+  if (stripped && typeof value === "string" && value !== "" && !named && !rest.includes(value)) {
     rest = /not found$/i.test(rest) ? `${rest}: ${value}` : `${rest} (got ${value})`;
   }
   return { flag, message: `${flag}: ${rest}` };

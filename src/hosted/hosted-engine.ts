@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
-import { ROUTES } from "../features/routes.js";
+import { ROUTES, carriesInput } from "../features/routes.js";
 import { FEATURES } from "../features/index.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engine.js";
 import { ApiError } from "../engine/errors.js";
@@ -32,10 +32,9 @@ async function responseSchema(op: OpName): Promise<z.ZodType> {
  * instance applies and refused with the service's 400 (exit 2) before anything is sent. A request
  * with neither body nor query (a bare list, a read by id) has nothing to judge and loads no schema.
  */
-async function refuseBeforeSending(op: OpName, method: "GET" | "POST", input: unknown): Promise<void> {
+async function refuseBeforeSending(op: OpName, input: unknown): Promise<void> {
   const wire = JSON.parse(JSON.stringify(input ?? {})) as Record<string, unknown>;
-  const params = new Set([...ROUTES[op].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!));
-  if (method === "GET" && Object.keys(wire).every((k) => params.has(k))) return;
+  if (!carriesInput(op, wire)) return;
   const refused = await (await import("../features/request-check.js")).refuseRequest(op, wire);
   if (refused) throw new ApiError(refused.status, refused.body);
 }
@@ -67,7 +66,7 @@ export class HostedEngine extends BaseEngine {
     const schemas = responseSchema(op);
     schemas.catch(() => undefined);
     const filled = fillPathOrRefuse(def.path, (input ?? {}) as Record<string, unknown>);
-    if (this.checkRequests) await refuseBeforeSending(op, def.method, input);
+    if (this.checkRequests) await refuseBeforeSending(op, input);
     const headers: Record<string, string> = {};
     if (opts.simulate) headers["x-local-simulate"] = opts.simulate;
     const res = await this.http.send({

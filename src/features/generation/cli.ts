@@ -121,21 +121,19 @@ export async function readStdin(ctx: Context): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** `--script`: `-` reads stdin, an existing file is read, anything else is the script itself. */
+/**
+ * `--script`: `-` reads stdin, `@file` or an existing file is read, anything else is the text itself;
+ * a value that looks like a path and names no file is a usage error (src/cli/text-arg.ts).
+ */
 export async function scriptText(ctx: Context, value: string): Promise<string> {
-  if (value === "-") {
+  const { fileOrText } = await import("../../cli/text-arg.js");
+  return fileOrText(value, "--script", async () => {
     if ((ctx.io.stdin as { isTTY?: boolean }).isTTY) {
       if (!ctx.io.canPrompt) throw usage("--script", "stdin is a terminal and input is off (--no-input or CI); pipe the script in", "usage_error");
       ctx.io.warn("Reading the script from stdin (end with Ctrl-D)…");
     }
     return readStdin(ctx);
-  }
-  try {
-    if (fs.statSync(value).isFile()) return fs.readFileSync(value, "utf8");
-  } catch {
-    // not a file: the text itself
-  }
-  return value;
+  });
 }
 
 /** Local paths in a plan read from a file are relative to that file; existing ones are made absolute. */
@@ -454,7 +452,7 @@ export const generateCommand: CommandModule = {
     generate
       .option("--prompt <text>", "prompt-based: what the video is about (needs --duration)")
       .option("--duration <seconds>", "seconds, 10 to 600 (with --prompt)")
-      .option("--script <file|-|text>", "script-based: a file, - for stdin, or the text (needs --voice or --voice-url)")
+      .option("--script <file|-|text>", "script-based: a file (@file to insist), - for stdin, or the text (needs --voice or --voice-url)")
       .option("--voice <voice_id>", "voice_id (see `mediagen voice list`)")
       .option("--voice-url <url>", `voice_url: speech as mp3, wav or m4a (URL or file; ${HOSTED_MEDIA_HELP})`)
       .option("--avatar <look_id>", "avatar_id: a look id (see `mediagen avatar list`)")
