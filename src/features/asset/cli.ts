@@ -125,7 +125,8 @@ export type StartFlags = FlagInput<typeof START_FLAGS>;
 /** The pricing request for a start request: the fields that change a price, nothing else. */
 export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ["model", "duration", "resolution", "aspect_ratio", "model_settings", "generation_count", "references"]) {
+  // The spec's pricing fields: the aspect ratio does not change a price and pricing takes none.
+  for (const k of ["model", "duration", "resolution", "model_settings", "generation_count", "references"]) {
     if (start[k] !== undefined) out[k] = start[k];
   }
   return out;
@@ -141,7 +142,6 @@ export const PRICE_FLAGS = defineFlags({
   // The spec's pricing duration is an integer (for an upscale model the source's length, rounded).
   duration: { flag: "--duration <seconds>", type: "integer", help: "whole seconds; for an upscale model, the source video's length", field: "duration" },
   resolution: { flag: "--resolution <res>", type: "string", help: "resolution, e.g. 720p or 2K", field: "resolution" },
-  aspectRatio: { flag: "--aspect-ratio <ratio>", type: "string", help: "aspect ratio, e.g. 16:9", field: "aspect_ratio" },
   setting: { flag: "--setting <key=value>", type: "list", help: "model setting (repeatable), e.g. generateAudio=false", field: "model_settings", fill: mergeSettings },
   referenceCount: { flag: "--reference-count <n>", type: "integer", help: "number of reference images (models priced per reference)", field: "reference_count" },
   ref: { flag: "--ref <ref>", type: "list", item: refItem, help: "a reference, counted like --reference-count (repeatable)", field: "references" },
@@ -400,6 +400,8 @@ export const command: CommandModule = {
       const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
       if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
       if (flags.dryRun || needsPrice(cli, guard)) {
+        // A start the service would refuse has no price: judged first, as the start itself would be.
+        await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("assetStart", body);
         // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
         const price = await engine.assetPricing(pricingOf(body));
         if (flags.dryRun) {

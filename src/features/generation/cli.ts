@@ -68,7 +68,6 @@ export interface GenerateFlags {
   saveToLibrary?: boolean;
   mediaUrl?: string[];
   webUrl?: string[];
-  musicUrl?: string;
   webhook?: string;
   webhookUrl?: string;
 }
@@ -108,7 +107,6 @@ const FIELDS: readonly FlagField<GenerateFlags>[] = [
   ["nativeAvatarModel", "native_avatar_model"],
   ["libraryMedia", "use_library_media"],
   ["saveToLibrary", "save_to_library"],
-  ["musicUrl", "music_url", (v: string) => absoluteIfFile(v.trim())],
 ];
 
 export function generateBody(flags: GenerateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
@@ -173,7 +171,6 @@ function hostedMediaProblem(opts: GenerateFlags & { plan?: string }, body: Recor
     ["--voice-url", opts.voiceUrl !== undefined ? [opts.voiceUrl] : undefined],
     ["--avatar-url", opts.avatarUrl !== undefined ? [opts.avatarUrl] : undefined],
     ["--media-url", opts.mediaUrl],
-    ["--music-url", opts.musicUrl !== undefined ? [opts.musicUrl] : undefined],
   ];
   for (const [flag, values] of flags) {
     for (const v of values ?? []) {
@@ -401,6 +398,8 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
   const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
   const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
   if (opts.dryRun || needsPrice(cli, guard)) {
+    // An estimate of what the service would refuse means nothing: judged as the start would be.
+    await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("generationStart", body);
     const { estimateGenerate } = await import("./estimate.js");
     const target = await cli.target();
     const est = estimateGenerate(body, target);
@@ -481,7 +480,6 @@ export const generateCommand: CommandModule = {
       .option("--no-save-to-library", "do not save the video to the library")
       .option("--media-url <url>", `media_urls: an image or video for b-roll, URL or file (repeatable, in order; ${HOSTED_MEDIA_HELP})`, collect)
       .option("--web-url <url>", "web_urls: a page to research (repeatable, at most 10)", collect)
-      .option("--music-url <url>", `music_url: the music for --music (mp3, wav, m4a), URL or file (${HOSTED_MEDIA_HELP})`)
       .option("--webhook <url>", "webhook_url: notified when the video is done or failed")
       .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
       .option(
