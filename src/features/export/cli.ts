@@ -225,6 +225,7 @@ export const exportCommand: CommandModule = {
         throw flagError(flags.width !== undefined ? "--width" : "--height", "needs --format custom", "usage_error");
       }
       if ((flags.width !== undefined || flags.height !== undefined) && body.format === undefined) body.format = "custom";
+      ctx.explainWith?.(EXPORT_FLAGS.givenFlags(flags), body);
       const engine = await ctx.engine();
       await runExport(ctx, engine, body, opts, flags.simulate);
     });

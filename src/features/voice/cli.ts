@@ -101,6 +101,7 @@ export const command: CommandModule = {
           return;
         }
         const query = LIST_FLAGS.request(flags);
+        ctx.explainWith?.(LIST_FLAGS.givenFlags(flags), query);
         const engine = await ctx.engine();
         const res = await engine.voiceList(query);
         ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));
