@@ -7,7 +7,6 @@
 import type { z } from "zod";
 import { requestProblems, problemResponse, type RequestCodes, type RequestProblem } from "../contract/request-check.js";
 import type { ErrorBody } from "../contract/errors.js";
-import { FEATURES } from "./index.js";
 import type { OpName } from "./operations.js";
 
 interface ContractModule {
@@ -17,16 +16,29 @@ interface ContractModule {
 
 const FALLBACK_CODES: RequestCodes = { missing: "missing_field", invalid: "invalid_value" };
 
-/** The request schema and codes of `op`, or undefined for an operation no feature declares. */
+/**
+ * Each feature's contract by the prefix of its operations' names, loaded on demand (not through the
+ * feature manifests, which reach the commands: the CLI's dry runs import this module).
+ */
+const CONTRACTS: Record<string, () => Promise<unknown>> = {
+  folder: () => import("./folder/contract.js"),
+  asset: () => import("./asset/contract.js"),
+  avatar: () => import("./avatar/contract.js"),
+  voice: () => import("./voice/contract.js"),
+  resource: () => import("./voice/contract.js"),
+  script: () => import("./script/contract.js"),
+  generation: () => import("./generation/contract.js"),
+  video: () => import("./video/contract.js"),
+  export: () => import("./export/contract.js"),
+};
+
+/** The request schema and codes of `op`, or undefined for an operation no contract declares. */
 export async function requestContract(op: string): Promise<{ schema: z.ZodType; codes: RequestCodes } | undefined> {
-  const owner = FEATURES.find((f) => op.startsWith(f.name));
-  const candidates = owner ? [owner] : FEATURES;
-  for (const f of candidates) {
-    const c = (await f.contract()) as unknown as ContractModule;
-    const def = c.operations[op];
-    if (def) return { schema: def.request, codes: c.requestCodes?.[op] ?? FALLBACK_CODES };
-  }
-  return undefined;
+  const prefix = Object.keys(CONTRACTS).find((p) => op.startsWith(p));
+  if (!prefix) return undefined;
+  const c = (await CONTRACTS[prefix]!()) as ContractModule;
+  const def = c.operations[op];
+  return def ? { schema: def.request, codes: c.requestCodes?.[op] ?? FALLBACK_CODES } : undefined;
 }
 
 /** Every problem of a request to `op`, in the spec's terms (empty when it follows the contract). */
