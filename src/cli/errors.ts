@@ -145,7 +145,8 @@ function describe(err: unknown, explain: Explain): ErrorInfo {
   }
   // A 2xx body without the contract's shape (hosted/response-check.ts): `field` is where it differs.
   if (name === "UnexpectedResponseError") {
-    return { exitCode: EXIT.error, status: null, code: "unexpected_response", field: str(e.path) ?? null, message };
+    // The status it came with (a 200 whose body fails the check) is real: say it.
+    return { exitCode: EXIT.error, status: typeof e.status === "number" ? e.status : null, code: "unexpected_response", field: str(e.path) ?? null, message };
   }
   if (name === "NetworkError") {
     // `request_timeout`: the request's deadline (--request-timeout) passed before an answer.

@@ -132,6 +132,16 @@ export function pricingOf(start: Record<string, unknown>): Record<string, unknow
   return out;
 }
 
+/** A setting's value or option as text: a string or number as is, an object by its value or label, else as JSON. */
+function settingValue(v: unknown): string {
+  if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const named = o.value ?? o.label ?? o.name;
+    return typeof named === "string" || typeof named === "number" ? String(named) : JSON.stringify(v);
+  }
+  return String(v);
+}
+
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
   return START_FLAGS.request(START_FLAGS.values(flags), body);
@@ -238,8 +248,9 @@ function modelLines(m: ModelDetail): string[] {
     ["tags", m.tags],
   ]);
   for (const s of m.settings ?? []) {
-    const opts = s.type === "select" ? ` [${s.options?.join("|")}]` : "";
-    lines.push(`  setting ${s.key}: ${s.type}${opts}, default ${String(s.default_value)}${s.affects_cost ? ", affects cost" : ""}`);
+    // hosted-facts does not fix a select's types: numbers and objects are shown as they come.
+    const opts = s.type === "select" ? ` [${(s.options ?? []).map(settingValue).join("|")}]` : "";
+    lines.push(`  setting ${s.key}: ${s.type}${opts}, default ${settingValue(s.default_value)}${s.affects_cost ? ", affects cost" : ""}`);
   }
   return lines;
 }

@@ -64,7 +64,8 @@ export const Avatar = z.looseObject({
   age_range: z.string(),
   ethnicity: z.string(),
   hair_color: z.string(),
-  thumbnail: z.string(),
+  /** Its first ready look's picture; absent while no look is ready. */
+  thumbnail: z.string().min(1).optional(),
   looks: z.array(Look),
   created_at: z.string().nullable(),
 });
@@ -178,7 +179,7 @@ export const AvatarListItem = z.looseObject({
   emotion: z.string(),
   selfie: z.boolean(),
   format: z.string(),
-  thumbnail: z.string(),
+  thumbnail: z.string().min(1).optional(),
   preview: z.string().nullable(),
   model_available: z.array(z.string()),
 });

@@ -79,7 +79,7 @@ export function exportText(s: ExportJob, bar = false): string {
   if (s.status === "failed") return `failed (${s.error?.code ?? "EXPORT_FAILED"}: ${s.error?.message ?? "no message"})`;
   if (s.status === "completed") return "completed";
   if (s.status === "pending") return "pending (queued)";
-  return `${s.current_step} ${s.progress}%${bar ? ` ${progressBar(s.progress)}` : ""}`;
+  return `${s.current_step ?? s.status} ${s.progress}%${bar ? ` ${progressBar(s.progress)}` : ""}`;
 }
 
 export function exportLines(s: ExportJob): string[] {
@@ -87,7 +87,7 @@ export function exportLines(s: ExportJob): string[] {
   const pairs: [string, unknown][] = [
     ["job", s.job_id],
     ["status", s.status],
-    ["step", s.status === "completed" ? null : `${s.current_step} (${s.progress}%)`],
+    ["step", s.status === "completed" || !s.current_step ? null : `${s.current_step} (${s.progress}%)`],
     ["video", r?.video_url ?? null],
     ["thumbnail", r?.thumbnail_url ?? null],
     ["cost", r ? credits(r.cost) : null],
