@@ -213,7 +213,8 @@ export function renderError(
   const write = (line: string) => io.stderr.write(redact(line) + "\n");
   if (!info.alreadyShown) {
     // The service's code (and its field, unless a flag names it) help people search the docs.
-    const extra = info.status !== null ? ` (code ${info.code}${info.field && !info.flag ? `, field ${info.field}` : ""})` : "";
+    // (An unexpected response names its field in its message already.)
+    const extra = info.status !== null && info.code !== "unexpected_response" ? ` (code ${info.code}${info.field && !info.flag ? `, field ${info.field}` : ""})` : "";
     write(`${errStyle.red("Error:")} ${info.message}${extra}`);
     // Said even with -q: it is about not paying twice, not a tip.
     if (info.hint) write(info.hint);
