@@ -54,6 +54,9 @@ export interface Explain {
   hints?: string[];
 }
 
+/** The words that start what a message says about the field named before them. */
+const PREDICATE = /^(must|is|are|should|has|have|needs?|requires?|takes|cannot|can't|was|does|only|not)\b/;
+
 /** Fields the frame itself fills, whatever the command. */
 const FRAME_FIELDS: Record<string, string> = { "X-Local-Simulate": "--simulate" };
 
@@ -84,16 +87,23 @@ export function inFlagTerms(field: string, message: string, explain: Explain): {
   const flag = FRAME_FIELDS[field] ?? explain.flagFor?.(top);
   if (!flag) return undefined;
   let rest = message;
+  let stripped = false;
   for (const prefix of [field, top]) {
     if (rest.startsWith(prefix)) {
-      rest = rest.slice(prefix.length).replace(/^[\s:]+/, "");
+      // Only the field's own name goes (`prompt: …`, `prompt must …`): "prompt or images is
+      // required" is a sentence about two fields and stays whole.
+      const after = rest.slice(prefix.length);
+      if (/^\s*:/.test(after) || PREDICATE.test(after.trimStart())) {
+        rest = after.replace(/^[\s:]+/, "");
+        stripped = true;
+      }
       break;
     }
   }
   const value = explain.body ? valueAt(explain.body, path) : undefined;
   const last = path[path.length - 1];
   const named = typeof last === "string" && last !== top && last !== "url" && rest.includes(last);
-  if (typeof value === "string" && value !== "" && !named && !rest.includes(value)) {
+  if (stripped && typeof value === "string" && value !== "" && !named && !rest.includes(value)) {
     rest = /not found$/i.test(rest) ? `${rest}: ${value}` : `${rest} (got ${value})`;
   }
   return { flag, message: `${flag}: ${rest}` };
@@ -135,7 +145,8 @@ function describe(err: unknown, explain: Explain): ErrorInfo {
   }
   // A 2xx body without the contract's shape (hosted/response-check.ts): `field` is where it differs.
   if (name === "UnexpectedResponseError") {
-    return { exitCode: EXIT.error, status: null, code: "unexpected_response", field: str(e.path) ?? null, message };
+    // The status it came with (a 200 whose body fails the check) is real: say it.
+    return { exitCode: EXIT.error, status: typeof e.status === "number" ? e.status : null, code: "unexpected_response", field: str(e.path) ?? null, message };
   }
   if (name === "NetworkError") {
     // `request_timeout`: the request's deadline (--request-timeout) passed before an answer.
@@ -202,7 +213,8 @@ export function renderError(
   const write = (line: string) => io.stderr.write(redact(line) + "\n");
   if (!info.alreadyShown) {
     // The service's code (and its field, unless a flag names it) help people search the docs.
-    const extra = info.status !== null ? ` (code ${info.code}${info.field && !info.flag ? `, field ${info.field}` : ""})` : "";
+    // (An unexpected response names its field in its message already.)
+    const extra = info.status !== null && info.code !== "unexpected_response" ? ` (code ${info.code}${info.field && !info.flag ? `, field ${info.field}` : ""})` : "";
     write(`${errStyle.red("Error:")} ${info.message}${extra}`);
     // Said even with -q: it is about not paying twice, not a tip.
     if (info.hint) write(info.hint);

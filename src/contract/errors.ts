@@ -137,7 +137,7 @@ export function describeErrorBody(
   const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
   const details = Array.isArray(b.details) ? (b.details as Record<string, unknown>[]) : [];
   const first = details[0];
-  const errorText = typeof b.error === "string" ? b.error : undefined;
+  const errorText = typeof b.error === "string" ? plainText(status, b.error) : undefined;
   if (first && typeof first.code === "string") {
     return {
       code: first.code,
@@ -148,6 +148,16 @@ export function describeErrorBody(
   if (typeof b.code === "string") return { code: b.code, message: errorText ?? b.code };
   if (typeof b.required === "number") return { code: "INSUFFICIENT_CREDITS", message: errorText ?? "Insufficient credits" };
   return { code: fallbackCode(status, errorText), message: errorText ?? `HTTP ${status}` };
+}
+
+/**
+ * An HTML page where the service's JSON was expected (a proxy's or gateway's 502 page): said as
+ * such, with the page's title, never printed as markup.
+ */
+function plainText(status: number, text: string): string {
+  if (!/^\s*<(!doctype|html|head|body|title|center|h1|\?xml)\b/i.test(text)) return text;
+  const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim() ?? /<h1>([^<]*)<\/h1>/i.exec(text)?.[1]?.trim();
+  return `HTTP ${status} with an HTML page instead of the service's JSON${title ? ` ("${title}")` : ""}: a proxy or gateway answered, not the service`;
 }
 
 function fallbackCode(status: number, text?: string): string {

@@ -15,7 +15,7 @@ import type { HandlerTable, JobKind, LocalParts } from "../local/types.js";
 import { FEATURES } from "./index.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { OpName } from "./operations.js";
-import { ROUTES, type RouteTable } from "./routes.js";
+import { ROUTES, carriesInput, type RouteTable } from "./routes.js";
 import type { LocalPart, Migration } from "./types.js";
 import { workerEntry } from "./worker-entry.js";
 
@@ -60,6 +60,8 @@ export function composeParts(
     jobKinds,
     migrations: orderedMigrations(table.migrations ?? MIGRATIONS),
     workerEntry: table.workerEntry,
+    // The contract's rules, loaded with the first request that needs them.
+    check: async (op, input) => (carriesInput(op, input) ? (await import("./request-check.js")).refuseRequest(op, input) : undefined),
   };
 }
 

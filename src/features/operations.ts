@@ -27,9 +27,14 @@ export const operations: Operations = Object.assign(
 ) as Operations;
 
 export type OpName = keyof Operations;
+/**
+ * What an engine call takes. Every door judges the request against the operation's schema before it
+ * is sent or handled (features/request-check.ts), so callers may pass bodies they built from flags
+ * or files: the type names the fields, the check enforces the rules.
+ */
 export type OpRequest<K extends OpName> = K extends "scriptGenerate"
   ? ScriptGenerateRequest
-  : z.input<Operations[K]["request"]>;
+  : Partial<z.input<Operations[K]["request"]>> & Record<string, unknown>;
 export type OpResponse<K extends OpName> = z.output<Operations[K]["response"]>;
 
 export { pathParams, fillPath, matchRoute, ROUTES, type RouteDef, type RouteMatch, type RouteTable } from "./routes.js";

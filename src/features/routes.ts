@@ -48,6 +48,18 @@ export const ROUTES: RouteTable = {
   exportStatus: { method: "GET", path: "/export/status/{job_id}", status: 200, summary: "Status of an export job" },
 };
 
+/**
+ * Whether a request carries anything the contract judges beyond its path: a POST body always; a
+ * GET only with a query. A bare read (`folder list`, a status by id) loads no schema.
+ */
+export function carriesInput(op: OpName, input: Record<string, unknown> | undefined): boolean {
+  const route = ROUTES[op];
+  if (!route) return true;
+  if (route.method === "POST") return true;
+  const params = new Set(pathParams(route.path));
+  return Object.entries(input ?? {}).some(([k, v]) => v !== undefined && !params.has(k));
+}
+
 /** Names of the `{x}` parameters in a path template. */
 export function pathParams(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);

@@ -1,14 +1,21 @@
 import type { z } from "zod";
 import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
-import { ROUTES } from "../features/routes.js";
+import { ROUTES, carriesInput } from "../features/routes.js";
 import { FEATURES } from "../features/index.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engine.js";
+import { ApiError } from "../engine/errors.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
 import { checkResponse } from "./response-check.js";
 import { checkStartCount } from "./start-count.js";
 
-export type HostedEngineOptions = HttpClientOptions;
+export type HostedEngineOptions = HttpClientOptions & {
+  /**
+   * Judge each request against the contract before sending it (default true). The two-target
+   * scenario suite turns it off to put every request, the forbidden ones too, to the served instance.
+   */
+  checkRequests?: boolean;
+};
 
 /**
  * The response schema of `op`: from the contract of the feature the operation is named after (one
@@ -22,16 +29,31 @@ async function responseSchema(op: OpName): Promise<z.ZodType> {
 }
 
 /**
+ * A request the spec forbids never leaves the machine: it is judged by the same contract the local
+ * instance applies and refused with the service's 400 (exit 2) before anything is sent. A request
+ * with neither body nor query (a bare list, a read by id) has nothing to judge and loads no schema.
+ */
+async function refuseBeforeSending(op: OpName, input: unknown): Promise<void> {
+  const wire = JSON.parse(JSON.stringify(input ?? {})) as Record<string, unknown>;
+  if (!carriesInput(op, wire)) return;
+  const refused = await (await import("../features/request-check.js")).refuseRequest(op, wire);
+  if (refused) throw new ApiError(refused.status, refused.body);
+}
+
+/**
  * The service over HTTP: each operation of the contract table becomes one request (GET with a query
  * string, POST with a JSON body). Works against the hosted service and against `mediagen serve`.
  */
 export class HostedEngine extends BaseEngine {
   readonly target = "hosted" as const;
   private readonly http: HttpClient;
+  private readonly checkRequests: boolean;
 
   constructor(options: HostedEngineOptions) {
     super();
-    this.http = new HttpClient(options);
+    const { checkRequests, ...http } = options;
+    this.http = new HttpClient(http);
+    this.checkRequests = checkRequests ?? true;
   }
 
   get baseUrl(): string {
@@ -45,6 +67,7 @@ export class HostedEngine extends BaseEngine {
     const schemas = responseSchema(op);
     schemas.catch(() => undefined);
     const filled = fillPathOrRefuse(def.path, (input ?? {}) as Record<string, unknown>);
+    if (this.checkRequests) await refuseBeforeSending(op, input);
     const headers: Record<string, string> = {};
     if (opts.simulate) headers["x-local-simulate"] = opts.simulate;
     const res = await this.http.send({

@@ -148,6 +148,12 @@ export interface LocalParts {
    * handler for; a worker calls it (without `op`) before it claims a job.
    */
   load?(op?: OpName): Promise<void>;
+  /**
+   * The contract's judgement of a request (its schema: types, enums, bounds, dependent fields), the
+   * answer for its first problem; undefined when it follows the contract. The dispatch asks before a
+   * handler runs; handlers keep the checks that need state (ids, credits, plans, limits).
+   */
+  check?(op: OpName, input: Record<string, unknown>): Promise<{ status: number; body: unknown } | undefined>;
   /** Ordered SQL: entry i brings the schema to `PRAGMA user_version` i + 1. */
   migrations: readonly string[];
   /** Script run with node as the detached worker process (`--home <home> [--worker-id <id>]`). */

@@ -137,7 +137,6 @@ describe("the hosted target takes public URLs only, and never --simulate", () =>
     ["--voice-url", () => ["generate", "--voice-url", path.join(dir, "speech.mp3"), "--avatar", "lk_1"]],
     ["--avatar-url", () => ["generate", "--avatar-url", img, "--voice", "vc_1", "--script", "Hi."]],
     ["--media-url", () => ["generate", "--prompt", "p", "--duration", "30", "--media-url", img]],
-    ["--music-url", () => ["generate", "--prompt", "p", "--duration", "30", "--music", "--music-url", "song.mp3"]],
     ["--plan", () => ["generate", "--plan", plan]],
   ])("%s with a local path: exit 2 naming the flag, nothing sent", async (flag, args) => {
     const s = await serve(() => ({ status: 201, body: {} }));

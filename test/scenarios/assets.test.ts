@@ -455,7 +455,8 @@ forBothTargets(
       for (const m of MODELS) {
         const req = requestFor(m, lib, src);
         const price: Record<string, unknown> = { model: m.name, generation_count: 2 };
-        for (const k of ["duration", "resolution", "aspect_ratio", "model_settings", "references"] as const) if (req[k] !== undefined) price[k] = req[k];
+        // Pricing takes no aspect_ratio (the spec names none for it; sent, it is refused).
+        for (const k of ["duration", "resolution", "model_settings", "references"] as const) if (req[k] !== undefined) price[k] = req[k];
         if (m.pricing.kind === "per_source_second") price.duration = clip.durationSeconds;
         const quote = await lib.engine.assetPricing(price);
         // Simulated failures refund in the background, so the debit is read from the ledger, not the balance.

@@ -128,9 +128,14 @@ describe("local model catalog", () => {
     const detail = modelDetail(m);
     expect(() => ModelDetail.parse(detail)).not.toThrow();
     expect(() => ModelSummary.parse(modelSummary(m))).not.toThrow();
-    for (const key of ["label", "type", "provider", "tags", "base_cost", "has_audio", "required_plans", "capabilities", "settings", "max_prompt_length", "input_schema", "restricted_countries", "max_resolution"]) {
+    for (const key of ["label", "type", "provider", "tags", "base_cost", "has_audio", "required_plans", "capabilities", "settings", "max_prompt_length", "input_schema", "restricted_countries"]) {
       expect(detail).toHaveProperty(key);
     }
+    // "or null" only where the spec allows null: a model without a choice leaves the key out.
+    expect(detail.max_resolution).toBe(m.resolutions.at(-1));
+    expect(detail.capabilities.default_aspect_ratio ?? null).toBe(m.default_aspect_ratio);
+    expect(detail.capabilities.default_duration ?? null).toBe(m.default_duration);
+    for (const v of [detail.max_resolution, detail.capabilities.default_aspect_ratio, detail.capabilities.default_duration]) expect(v).not.toBeNull();
     // Defaults belong to their own sets.
     if (m.aspect_ratios.length) expect(m.aspect_ratios).toContain(m.default_aspect_ratio);
     else expect(m.default_aspect_ratio).toBeNull();

@@ -137,7 +137,9 @@ describe("prompt-based create", () => {
       error: { code: "LOOK_GENERATION_FAILED", message: expect.any(String) },
     });
     const look = await t.api.avatarLook(res);
-    expect(look).toMatchObject({ status: "error", thumbnail: "", error_message: expect.any(String) });
+    expect(look).toMatchObject({ status: "error", error_message: expect.any(String) });
+    // A URL or absent, never "" (spec: thumbnail is a URL).
+    expect(look).not.toHaveProperty("thumbnail");
     const refunds = t.ledger(spaceId).filter((e) => e.ref === res.look_id);
     expect(refunds.map((e) => [e.kind, e.amount])).toEqual([["debit", -2], ["refund", 2]]);
   });

@@ -79,7 +79,7 @@ describe("mediagen generate: one flag per field", () => {
       "--no-subtitles", "--music", "--no-broll", "--transitions", "--web-search-script", "--web-search-images",
       "--animate-image", "--max-animated-images", "2", "--native-avatar", "--native-avatar-model", "premium", "--enhance-emotions",
       "--no-library-media", "--no-save-to-library", "--media-url", "https://x.test/1.png", "--media-url", "https://x.test/2.mp4",
-      "--web-url", "https://x.test/page", "--music-url", "https://x.test/m.mp3", "--webhook", "https://hooks.test/h",
+      "--web-url", "https://x.test/page", "--webhook", "https://hooks.test/h",
     ]);
     expect(r.error).toBeUndefined();
     expect(r.calls).toHaveLength(1);
@@ -104,7 +104,6 @@ describe("mediagen generate: one flag per field", () => {
       save_to_library: false,
       media_urls: ["https://x.test/1.png", "https://x.test/2.mp4"],
       web_urls: ["https://x.test/page"],
-      music_url: "https://x.test/m.mp3",
       webhook_url: "https://hooks.test/h",
     });
     expect(r.out).toEqual(["run_x"]);

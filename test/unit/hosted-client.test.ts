@@ -265,7 +265,7 @@ describe("HostedEngine redirects", () => {
     it(`refuses ${c.name} as unexpected_redirect instead of reading it as success`, async () => {
       const s = await serve(() => ({ status: c.status, raw: c.raw, headers: { ...c.headers, "x-request-id": "req-3xx" } }));
       const { engine, sleeps } = engineFor(s);
-      const err = (await engine.assetStart({ model: "m", prompt: "p" } as never).catch((e) => e)) as ApiError;
+      const err = (await engine.assetStart({ type: "image", model: "m", prompt: "p" } as never).catch((e) => e)) as ApiError;
       expect(err).toBeInstanceOf(ApiError);
       expect(err.status).toBe(c.status);
       expect(err.code).toBe("unexpected_redirect");
@@ -387,7 +387,7 @@ describe("HostedEngine failed POSTs", () => {
   it("says a POST that failed after sending may have reached the service, without the key", async () => {
     const s = await serve(() => "drop");
     const { engine } = engineFor(s);
-    const err = await engine.assetStart({ model: "m", prompt: KEY } as never).catch((e) => e);
+    const err = await engine.assetStart({ type: "image", model: "m", prompt: KEY } as never).catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toMatch(/the request may have reached the service; check its status \(or the ledger\) before retrying/);
     expect(JSON.stringify({ m: err.message, s: err.stack })).not.toContain(KEY);

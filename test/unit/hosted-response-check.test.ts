@@ -152,10 +152,10 @@ describe("HostedEngine checks every 2xx body", () => {
 describe("the CLI reports it", () => {
   const err = new UnexpectedResponseError("models[0].capabilities", "is missing", "assetModels", 200, { models: [{}] });
 
-  it("exit 1, code unexpected_response, the path as field, no HTTP status", () => {
+  it("exit 1, code unexpected_response, the path as field, the HTTP status it came with", () => {
     expect(describeError(err)).toEqual({
       exitCode: 1,
-      status: null,
+      status: 200,
       code: "unexpected_response",
       field: "models[0].capabilities",
       message: "unexpected response from the service: models[0].capabilities is missing",
@@ -170,7 +170,7 @@ describe("the CLI reports it", () => {
     const lines = text.trim().split("\n");
     expect(lines[0]).toBe("Error: unexpected response from the service: models[0].capabilities is missing");
     expect(JSON.parse(lines[1]!)).toEqual({
-      error: { status: null, code: "unexpected_response", field: "models[0].capabilities", message: err.message },
+      error: { status: 200, code: "unexpected_response", field: "models[0].capabilities", message: err.message },
     });
     expect(lines[2]).toBe('[debug] body: {"models":[{}]}');
     expect(text).not.toMatch(/\n\s+at /);

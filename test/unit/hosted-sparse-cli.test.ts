@@ -190,7 +190,7 @@ describe("asset", () => {
     expect(r.code).toBe(1);
     const line = r.stderr.split("\n").find((l) => l.startsWith('{"error":'));
     expect(JSON.parse(line!)).toEqual({
-      error: { status: null, code: "unexpected_response", field: "asset_ids", message: "unexpected response from the service: asset_ids is missing" },
+      error: { status: 201, code: "unexpected_response", field: "asset_ids", message: "unexpected response from the service: asset_ids is missing" },
     });
   });
 

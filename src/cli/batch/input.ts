@@ -97,42 +97,103 @@ function finish(l: Omit<BatchLine, "hash">, where: string): BatchLine {
   return { ...l, hash: requestHash(l) };
 }
 
-/** JSONL: `{"kind":"asset","type":"image","model":"…","prompt":"…"}` per line; blank and `#` lines are skipped. */
+/** One line of a JSONL batch, or the usage error that says what is wrong with it. */
+function jsonlLine(lineText: string, n: number, where: string): BatchLine {
+  let v: unknown;
+  try {
+    v = JSON.parse(lineText);
+  } catch (e) {
+    throw usage(`${where}: not valid JSON (${(e as Error).message})`);
+  }
+  if (!isObject(v)) throw usage(`${where}: each line must be a JSON object with a "kind"`);
+  const { kind, export: exp, simulate, ...body } = v;
+  if (typeof kind !== "string" || !(BATCH_KINDS as readonly string[]).includes(kind)) {
+    throw usage(`${where}: "kind" must be one of ${BATCH_KINDS.join(", ")}, got ${JSON.stringify(kind)}`, "kind");
+  }
+  if (exp !== undefined && exp !== true && !isObject(exp)) throw usage(`${where}: "export" must be an object of export fields (or true)`, "export");
+  if (simulate !== undefined && typeof simulate !== "string") throw usage(`${where}: "simulate" must be a string`, "simulate");
+  return finish(
+    {
+      line: n,
+      kind: kind as BatchKind,
+      body,
+      ...(exp !== undefined ? { export: exp === true ? {} : exp } : {}),
+      ...(simulate !== undefined ? { simulate } : {}),
+      fields: textFields(body),
+    },
+    where,
+  );
+}
+
+/** Every bad line at once: one usage error (exit 2) listing each, or nothing when all are good. */
+function throwAll(problems: CliError[]): void {
+  if (!problems.length) return;
+  if (problems.length === 1) throw problems[0]!;
+  const err = usage(`${problems.length} lines are not valid requests:\n  ${problems.map((p) => p.message).join("\n  ")}`, problems[0]!.field ?? "input");
+  throw err;
+}
+
+/**
+ * JSONL: `{"kind":"asset","type":"image","model":"…","prompt":"…"}` per line; blank and `#` lines are
+ * skipped. Every bad line is reported, not just the first.
+ */
 export function parseJsonl(text: string, from: string): BatchLine[] {
   const out: BatchLine[] = [];
-  const rows = text.split("\n");
-  rows.forEach((raw, i) => {
+  const problems: CliError[] = [];
+  text.split("\n").forEach((raw, i) => {
     const lineText = raw.trim();
     if (!lineText || lineText.startsWith("#")) return;
-    const where = `${from}:${i + 1}`;
-    let v: unknown;
     try {
-      v = JSON.parse(lineText);
+      out.push(jsonlLine(lineText, i + 1, `${from}:${i + 1}`));
     } catch (e) {
-      throw usage(`${where}: not valid JSON (${(e as Error).message})`);
+      if (!(e instanceof CliError)) throw e;
+      problems.push(e);
     }
-    if (!isObject(v)) throw usage(`${where}: each line must be a JSON object with a "kind"`);
-    const { kind, export: exp, simulate, ...body } = v;
-    if (typeof kind !== "string" || !(BATCH_KINDS as readonly string[]).includes(kind)) {
-      throw usage(`${where}: "kind" must be one of ${BATCH_KINDS.join(", ")}, got ${JSON.stringify(kind)}`, "kind");
-    }
-    if (exp !== undefined && exp !== true && !isObject(exp)) throw usage(`${where}: "export" must be an object of export fields (or true)`, "export");
-    if (simulate !== undefined && typeof simulate !== "string") throw usage(`${where}: "simulate" must be a string`, "simulate");
-    out.push(
-      finish(
-        {
-          line: i + 1,
-          kind: kind as BatchKind,
-          body,
-          ...(exp !== undefined ? { export: exp === true ? {} : exp } : {}),
-          ...(simulate !== undefined ? { simulate } : {}),
-          fields: textFields(body),
-        },
-        where,
-      ),
-    );
   });
+  throwAll(problems);
   return out;
+}
+
+/** The operation a line of each kind starts (avatar: an edit when it names a look). */
+function startOp(l: BatchLine): string {
+  switch (l.kind) {
+    case "asset":
+      return "assetStart";
+    case "avatar":
+      return l.body.look_id !== undefined ? "avatarEdit" : "avatarCreate";
+    case "generate":
+      return "generationStart";
+    case "export":
+      return "exportStart";
+    case "script":
+      return "scriptGenerate";
+    case "duplicate":
+      return "videoDuplicate";
+  }
+}
+
+/**
+ * The contract's judgement of every line before anything is sent: each line the service would refuse
+ * is named with its problems (`"modle" is not a field of this request (did you mean model?)`), all
+ * lines at once. Loads the schemas (zod) lazily.
+ */
+export async function judgeLines(lines: readonly BatchLine[], from: string, lineLabel = (n: number) => `${from}:${n}`): Promise<void> {
+  const { requestProblemsOf } = await import("../../features/request-check.js");
+  const problems: CliError[] = [];
+  for (const l of lines) {
+    const found = await requestProblemsOf(startOp(l), JSON.parse(JSON.stringify(l.body)));
+    const chained = l.export !== undefined ? await requestProblemsOf("exportStart", { video_id: "the video", ...JSON.parse(JSON.stringify(l.export)) }) : [];
+    const all = [...found, ...chained.map((p) => ({ ...p, message: `export: ${p.message}` }))];
+    if (all.length) problems.push(usage(`${lineLabel(l.line)}: ${all.map((p) => `${p.message} (code ${p.code})`).join("; ")}`, all[0]!.field ?? "input"));
+  }
+  throwAll(problems);
+}
+
+/** A JSONL batch: parsed, then judged against the contract, every bad line reported. */
+export async function readJsonlBatch(text: string, from: string): Promise<BatchLine[]> {
+  const lines = parseJsonl(text, from);
+  await judgeLines(lines, from);
+  return lines;
 }
 
 /** RFC 4180 CSV: quoted fields with doubled quotes, commas and newlines inside quotes; CRLF or LF. */

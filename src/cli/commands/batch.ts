@@ -59,7 +59,7 @@ async function loadLines(ctx: CliContext, file: string, template: string | undef
   const from = file === "-" ? "stdin" : file;
   if (template !== undefined) return input.parseCsvBatch(text, template, from);
   if (/\.csv$/i.test(file)) throw usage("--as", `${file} is a CSV: give --as '<kind> --flag {column} …' to map its rows to requests`, "missing_field");
-  const lines = input.parseJsonl(text, from);
+  const lines = await input.readJsonlBatch(text, from);
   if (!lines.length) throw usage("<file>", `${from} has no requests`, "usage_error");
   return lines;
 }

@@ -147,6 +147,16 @@ function checkElements(body: Record<string, unknown>): void {
   });
 }
 
+/** A setting's value or option as text: a string or number as is, an object by its value or label, else as JSON. */
+function settingValue(v: unknown): string {
+  if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const named = o.value ?? o.label ?? o.name;
+    return typeof named === "string" || typeof named === "number" ? String(named) : JSON.stringify(v);
+  }
+  return String(v);
+}
+
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
   return START_FLAGS.request(START_FLAGS.values(flags), body);
@@ -157,7 +167,6 @@ export const PRICE_FLAGS = defineFlags({
   // The spec's pricing duration is an integer (for an upscale model the source's length, rounded).
   duration: { flag: "--duration <seconds>", type: "integer", help: "whole seconds; for an upscale model, the source video's length", field: "duration" },
   resolution: { flag: "--resolution <res>", type: "string", help: "resolution, e.g. 720p or 2K", field: "resolution" },
-  aspectRatio: { flag: "--aspect-ratio <ratio>", type: "string", help: "aspect ratio, e.g. 16:9", field: "aspect_ratio" },
   setting: { flag: "--setting <key=value>", type: "list", help: "model setting (repeatable), e.g. generateAudio=false", field: "model_settings", fill: mergeSettings },
   referenceCount: { flag: "--reference-count <n>", type: "integer", help: "number of reference images (models priced per reference)", field: "reference_count" },
   ref: { flag: "--ref <ref>", type: "list", item: refItem, help: "a reference, counted like --reference-count (repeatable)", field: "references" },
@@ -254,8 +263,9 @@ function modelLines(m: ModelDetail): string[] {
     ["tags", m.tags],
   ]);
   for (const s of m.settings ?? []) {
-    const opts = s.type === "select" ? ` [${s.options?.join("|")}]` : "";
-    lines.push(`  setting ${s.key}: ${s.type}${opts}, default ${String(s.default_value)}${s.affects_cost ? ", affects cost" : ""}`);
+    // hosted-facts does not fix a select's types: numbers and objects are shown as they come.
+    const opts = s.type === "select" ? ` [${(s.options ?? []).map(settingValue).join("|")}]` : "";
+    lines.push(`  setting ${s.key}: ${s.type}${opts}, default ${settingValue(s.default_value)}${s.affects_cost ? ", affects cost" : ""}`);
   }
   return lines;
 }
@@ -415,6 +425,8 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
     const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
     if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
     if (flags.dryRun || needsPrice(cli, guard)) {
+        // A start the service would refuse has no price: judged first, as the start itself would be.
+        await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("assetStart", body);
       // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
       const price = await engine.assetPricing(pricingOf(body));
       if (flags.dryRun) {

@@ -1,13 +1,23 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import { Timestamp } from "../../contract/common.js";
+import type { RequestCodes } from "../../contract/request-check.js";
+import {
+  IMAGE_EXTENSIONS,
+  ImageReferenceInput,
+  NonEmptyString,
+  ReferenceInput,
+  VIDEO_EXTENSIONS,
+  WebhookUrl,
+  wholeBetween,
+} from "../../contract/request-fields.js";
 
 export const AssetType = z.enum(["image", "video", "audio"]);
 export type AssetType = z.infer<typeof AssetType>;
 export const AssetStatus = z.enum(["generating", "completed", "failed", "pending"]);
 export type AssetStatus = z.infer<typeof AssetStatus>;
 
-/** A reference item: exactly one of `url`, `asset_id`, `avatar_id` (checked by the service). */
+/** A reference item as the service returns it (requests are judged by ReferenceInput). */
 export const ReferenceItem = z.looseObject({
   url: z.string().optional(),
   asset_id: z.string().optional(),
@@ -19,39 +29,69 @@ export type ReferenceItem = z.infer<typeof ReferenceItem>;
 export const SLOT_NAMES = ["start_image", "end_image", "motion_video", "source_video", "first_frame", "last_frame"] as const;
 export type SlotName = (typeof SLOT_NAMES)[number];
 
-export const IMAGE_EXTENSIONS = [".jpg", ".jpeg", ".png", ".webp"] as const;
-export const VIDEO_EXTENSIONS = [".mp4", ".mov", ".webm", ".m4v"] as const;
+export { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS };
 
-export const Element = z.looseObject({
-  name: z.string().optional(),
-  images: z.array(ReferenceItem).optional(),
+/** The least number of images of an element (spec: at least 2 of the same subject, frontal view first). */
+export const MIN_ELEMENT_IMAGES = 2;
+
+export const Element = z.strictObject({
+  name: NonEmptyString,
+  images: z
+    .array(ImageReferenceInput)
+    .min(MIN_ELEMENT_IMAGES, { error: `needs at least ${MIN_ELEMENT_IMAGES} images of the same subject, frontal view first` }),
 });
 export type Element = z.infer<typeof Element>;
 
-export const AssetStartRequest = z.looseObject({
-  type: z.string().optional(),
-  model: z.string().optional(),
-  prompt: z.string().optional(),
-  references: z.array(ReferenceItem).optional(),
-  elements: z.array(Element).optional(),
-  generation_count: z.number().optional(),
-  aspect_ratio: z.string().optional(),
-  resolution: z.string().optional(),
-  duration: z.number().optional(),
-  model_settings: z.record(z.string(), z.unknown()).optional(),
-  parent_media_id: z.string().optional(),
-  folder_id: z.string().optional(),
-  avatar_description: z.string().optional(),
-  webhook_url: z.string().optional(),
-  file_name: z.string().optional(),
-  start_image: ReferenceItem.optional(),
-  end_image: ReferenceItem.optional(),
-  motion_video: ReferenceItem.optional(),
-  source_video: ReferenceItem.optional(),
-  first_frame: ReferenceItem.optional(),
-  last_frame: ReferenceItem.optional(),
+/** Slots that need an earlier one filled (spec: `end_image` requires `start_image`). */
+export const SLOT_NEEDS: readonly (readonly [SlotName, SlotName])[] = [
+  ["end_image", "start_image"],
+  ["motion_video", "start_image"],
+  ["last_frame", "first_frame"],
+];
+
+/** Model settings: booleans and select values (the spec names `generateAudio`, `camera_fixed`, `quality`). */
+const ModelSettingsInput = z.record(z.string(), z.union([z.boolean(), z.string(), z.number()]), {
+  error: "must be an object of settings (true/false or a choice)",
 });
-export type AssetStartRequest = z.infer<typeof AssetStartRequest>;
+
+/**
+ * POST /asset/start as the spec gives it for every model. What depends on the model (its slots,
+ * ratios, resolutions, durations, prompt cap, settings) is judged after the model is read.
+ */
+export const AssetStartRequest = z
+  .strictObject({
+    type: z.enum(["image", "video"], { error: "must be image or video" }),
+    model: NonEmptyString,
+    prompt: z.string().optional(),
+    references: z.array(ReferenceInput).optional(),
+    elements: z.array(Element).optional(),
+    generation_count: wholeBetween(1, 4).optional(),
+    aspect_ratio: z.string().optional(),
+    resolution: z.string().optional(),
+    duration: z.number().int({ error: "must be a whole number of seconds" }).optional(),
+    model_settings: ModelSettingsInput.optional(),
+    parent_media_id: NonEmptyString.optional(),
+    folder_id: NonEmptyString.optional(),
+    avatar_description: z.string().optional(),
+    webhook_url: WebhookUrl.optional(),
+    file_name: z.string().optional(),
+    start_image: ReferenceInput.optional(),
+    end_image: ReferenceInput.optional(),
+    motion_video: ReferenceInput.optional(),
+    source_video: ReferenceInput.optional(),
+    first_frame: ReferenceInput.optional(),
+    last_frame: ReferenceInput.optional(),
+  })
+  .superRefine((req, ctx) => {
+    // `references` fill the empty slots in order (the model says which): then the handler judges.
+    if (req.references?.length) return;
+    for (const [later, earlier] of SLOT_NEEDS) {
+      if (req[later] !== undefined && req[earlier] === undefined) {
+        ctx.addIssue({ code: "custom", path: [later], message: `${later} requires ${earlier}` });
+      }
+    }
+  });
+export type AssetStartRequest = z.input<typeof AssetStartRequest>;
 
 export const AssetStartResponse = z.looseObject({
   asset_ids: z.array(z.string()),
@@ -94,23 +134,23 @@ export const Asset = z.looseObject({
 });
 export type Asset = z.infer<typeof Asset>;
 
-export const AssetStatusRequest = z.looseObject({ assetId: z.string() });
+export const AssetStatusRequest = z.strictObject({ assetId: NonEmptyString });
 export type AssetStatusRequest = z.infer<typeof AssetStatusRequest>;
 
-export const AssetPricingRequest = z.looseObject({
-  model: z.string().optional(),
-  duration: z.number().optional(),
+/** POST /asset/pricing: the spec's fields (no `aspect_ratio`: it names none for pricing). */
+export const AssetPricingRequest = z.strictObject({
+  model: NonEmptyString,
+  duration: z.number().int({ error: "must be a whole number of seconds" }).min(0, { error: "must not be negative" }).optional(),
   resolution: z.string().optional(),
-  aspect_ratio: z.string().optional(),
   /** Settings object (the hosted field name is not shown; the local instance uses the start name). */
-  model_settings: z.record(z.string(), z.unknown()).optional(),
+  model_settings: ModelSettingsInput.optional(),
   /** Number of reference images (name not shown in the spec; local choice). */
-  reference_count: z.number().optional(),
+  reference_count: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
   /** Accepted too, so the same body prices and starts: its length counts as `reference_count`. */
-  references: z.array(ReferenceItem).optional(),
-  generation_count: z.number().optional(),
+  references: z.array(ReferenceInput).optional(),
+  generation_count: wholeBetween(1, 4).optional(),
 });
-export type AssetPricingRequest = z.infer<typeof AssetPricingRequest>;
+export type AssetPricingRequest = z.input<typeof AssetPricingRequest>;
 
 export const AssetPricingResponse = z.looseObject({
   model: z.string(),
@@ -126,9 +166,10 @@ export const ModelSetting = z.looseObject({
   key: z.string(),
   type: z.enum(["boolean", "select"]),
   label: z.string(),
-  default_value: z.union([z.boolean(), z.string()]),
+  // hosted-facts does not fix the types of a select's default and options: numbers and objects pass.
+  default_value: z.union([z.boolean(), z.string(), z.number(), z.looseObject({})]),
   affects_cost: z.boolean(),
-  options: z.array(z.string()).optional(),
+  options: z.array(z.union([z.string(), z.number(), z.looseObject({})])).optional(),
 });
 export type ModelSetting = z.infer<typeof ModelSetting>;
 
@@ -140,9 +181,9 @@ export const ModelCapabilities = z.looseObject({
   max_images: z.number(),
   min_images: z.number(),
   supported_aspect_ratios: z.array(z.string()).optional(),
-  default_aspect_ratio: z.string().nullable().optional(),
+  default_aspect_ratio: z.string().optional(),
   supported_durations: z.array(z.number()).optional(),
-  default_duration: z.number().nullable().optional(),
+  default_duration: z.number().optional(),
   supported_resolutions: z.array(z.string()).optional(),
   default_resolution: z.string().nullable().optional(),
 });
@@ -165,8 +206,8 @@ export const ModelSummary = z.looseObject({
   tags: z.array(z.string()),
   base_cost: z.number(),
   has_audio: z.boolean(),
-  /** Absent or null for models without a resolution choice ("—" in the hosted catalog). */
-  max_resolution: z.string().nullable().optional(),
+  /** Absent for models without a resolution choice ("—" in the hosted catalog); never null. */
+  max_resolution: z.string().optional(),
   required_plans: z.array(z.string()),
   capabilities: ModelCapabilities,
 });
@@ -184,12 +225,12 @@ export const ModelDetail = ModelSummary.extend({
 });
 export type ModelDetail = z.infer<typeof ModelDetail>;
 
-export const ModelListRequest = z.looseObject({
-  type: z.string().optional(),
+export const ModelListRequest = z.strictObject({
+  type: z.enum(["image", "video"], { error: "must be image or video" }).optional(),
   provider: z.string().optional(),
   tag: z.string().optional(),
 });
-export type ModelListRequest = z.infer<typeof ModelListRequest>;
+export type ModelListRequest = z.input<typeof ModelListRequest>;
 
 export const ModelListResponse = z.looseObject({
   models: z.array(ModelSummary),
@@ -199,8 +240,23 @@ export const ModelListResponse = z.looseObject({
 });
 export type ModelListResponse = z.infer<typeof ModelListResponse>;
 
-export const ModelGetRequest = z.looseObject({ name: z.string() });
+export const ModelGetRequest = z.strictObject({ name: NonEmptyString });
 export type ModelGetRequest = z.infer<typeof ModelGetRequest>;
+
+/** The spec's codes for a bad request, per operation: lower-case on every asset endpoint. */
+const ASSET_CODES: RequestCodes = {
+  missing: "missing_field",
+  invalid: "invalid_value",
+  // The spec reports any element image problem on `elements[i].images`.
+  fieldOf: (field) => field.replace(/^(elements\[\d+\]\.images)\[.*$/, "$1"),
+};
+export const requestCodes = {
+  assetModels: ASSET_CODES,
+  assetModel: ASSET_CODES,
+  assetPricing: ASSET_CODES,
+  assetStart: ASSET_CODES,
+  assetStatus: ASSET_CODES,
+} satisfies Record<keyof typeof operations, RequestCodes>;
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {

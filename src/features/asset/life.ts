@@ -9,7 +9,8 @@ import { COMPLETED_OR_FAILED, extOf, num, str, type FeatureLife } from "../life.
 /** The request of POST /asset/pricing for a start request: the fields that change its price, as they are. */
 export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ["model", "duration", "resolution", "aspect_ratio", "model_settings", "generation_count", "references"]) {
+  // The spec's pricing fields: the aspect ratio does not change a price and pricing takes none.
+  for (const k of ["model", "duration", "resolution", "model_settings", "generation_count", "references"]) {
     if (start[k] !== undefined) out[k] = start[k];
   }
   return out;

@@ -72,12 +72,44 @@ function isHttpUrl(v: string): boolean {
   }
 }
 
+/**
+ * POST /asset/start's rules, one step after the other in the service's order; each step is a
+ * function named for it. The stateless rules are the contract's too (asset/contract.ts); here they
+ * are judged again with the model, the plan and the space's library at hand.
+ */
 export function validateStart(input: Record<string, unknown>, plan: Plan, lookups: StartLookups): ValidStart {
-  // 1. required fields
+  const model = requireTypeAndModel(input, lookups);
+  checkPlanAllowsModel(model, plan);
+  const { prompt, avatarDescription } = checkPrompt(model, input);
+  const { references, slots } = model.slots
+    ? resolveSlots(model, model.slots, input, lookups)
+    : { references: resolveReferences(model, input, lookups), slots: {} };
+  const elements = resolveElements(model, input.elements, prompt, lookups);
+  const choices = resolveChoices(model, input);
+  const delivery = resolveDelivery(input);
+  const placement = resolvePlacement(input, lookups);
+  const source = slots.source_video;
+  return {
+    model,
+    type: model.type,
+    prompt,
+    references,
+    slots,
+    elements,
+    ...choices,
+    audio: audioOn(model, choices.settings),
+    avatarDescription: avatarDescription ?? null,
+    ...placement,
+    webhookUrl: delivery.webhookUrl,
+    fileName: assetBaseName(delivery.fileName, prompt, model.name),
+    sourceSeconds: model.pricing.kind === "per_source_second" ? (source?.durationSeconds ?? null) : null,
+  };
+}
+
+/** 1–2. `type` and `model` are required; the model exists and is of that type. */
+function requireTypeAndModel(input: Record<string, unknown>, lookups: StartLookups): ModelDef {
   if (!given(input.type) || input.type === "") throw missing("type");
   if (!given(input.model) || input.model === "") throw missing("model");
-
-  // 2. type and model
   if (input.type !== "image" && input.type !== "video") throw invalid("type", "type must be image or video");
   if (typeof input.model !== "string") throw invalid("model", "model must be a string");
   const model = (lookups.model ?? findModel)(input.model);
@@ -85,18 +117,22 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
   if (model.type !== input.type) {
     throw invalid("type", `type must match the model: ${model.name} is ${withArticle(model.type)} model`);
   }
+  return model;
+}
 
-  // 3. plan
+/** 3. The space's plan opens the model (403 `not_eligible`). */
+function checkPlanAllowsModel(model: ModelDef, plan: Plan): void {
   if (!meetsRequiredPlans(plan, model.required_plans)) {
     throw ApiError.of("not_eligible", `Model ${model.name} requires plan ${model.required_plans.join(" or ")}`, {
       status: 403,
       field: "model",
     });
   }
+}
 
-  // 4. prompt (and the UGC description that goes with it)
-  const promptRaw = optionalString(input.prompt, "prompt");
-  const prompt = promptRaw?.trim() ?? "";
+/** 4. The prompt (required unless promptless, within the model's cap) and the UGC description. */
+function checkPrompt(model: ModelDef, input: Record<string, unknown>): { prompt: string; avatarDescription: string | undefined } {
+  const prompt = optionalString(input.prompt, "prompt")?.trim() ?? "";
   if (!prompt && !model.promptless) throw missing("prompt");
   const promptCap = model.max_prompt_length ?? PROMPT_MAX;
   if (prompt.length > promptCap) {
@@ -106,14 +142,13 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
   if (avatarDescription !== undefined && !model.avatarDescription) {
     throw invalid("avatar_description", `${model.name} does not take avatar_description (UGC models only)`);
   }
+  return { prompt, avatarDescription };
+}
 
-  // 5. references, slots, elements
-  const { references, slots } = model.slots
-    ? resolveSlots(model, model.slots, input, lookups)
-    : { references: resolveReferences(model, input, lookups), slots: {} };
-  const elements = resolveElements(model, input.elements, prompt, lookups);
+type Choices = Pick<ValidStart, "generationCount" | "aspectRatio" | "resolution" | "duration" | "settings">;
 
-  // 6. enums and settings
+/** 6. Count, the model's ratios, resolutions and durations, and its settings. */
+function resolveChoices(model: ModelDef, input: Record<string, unknown>): Choices {
   let generationCount = 1;
   if (given(input.generation_count)) {
     const n = input.generation_count;
@@ -132,51 +167,30 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
     }
     duration = input.duration;
   }
-  const settings = resolveSettings(model, input.model_settings);
+  return { generationCount, aspectRatio, resolution, duration, settings: resolveSettings(model, input.model_settings) };
+}
 
-  // 7. delivery, naming, lineage and folder
+/** 7a. Where the result is announced and what its file is called. */
+function resolveDelivery(input: Record<string, unknown>): { webhookUrl: string | null; fileName: string | undefined } {
   const webhookUrl = optionalString(input.webhook_url, "webhook_url");
   if (webhookUrl !== undefined && !isHttpUrl(webhookUrl)) throw invalid("webhook_url", "webhook_url must be an http(s) URL");
-  const fileNameRaw = optionalString(input.file_name, "file_name");
+  return { webhookUrl: webhookUrl ?? null, fileName: optionalString(input.file_name, "file_name") };
+}
 
-  let folderId: string | null = null;
+/** 7b. Lineage and folder: a derived asset lives with its parent, and `folder_id` is then ignored. */
+function resolvePlacement(input: Record<string, unknown>, lookups: StartLookups): { parentMediaId: string | null; folderId: string | null } {
   const parentMediaId = optionalString(input.parent_media_id, "parent_media_id");
   if (parentMediaId !== undefined) {
     const parent = lookups.asset(parentMediaId);
     if (!parent) throw invalid("parent_media_id", "parent_media_id: asset not found in this space");
-    // Derived assets live with their parent; the spec says folder_id is ignored then.
-    folderId = parent.folder_id;
-  } else {
-    const f = optionalString(input.folder_id, "folder_id");
-    if (f !== undefined) {
-      const folder = lookups.folder(f);
-      if (!folder) throw invalid("folder_id", "folder_id: folder not found");
-      if (folder.type !== "assets") throw invalid("folder_id", "folder_id must be an assets folder");
-      folderId = f;
-    }
+    return { parentMediaId, folderId: parent.folder_id };
   }
-
-  const source = slots.source_video;
-  return {
-    model,
-    type: model.type,
-    prompt,
-    references,
-    slots,
-    elements,
-    generationCount,
-    aspectRatio,
-    resolution,
-    duration,
-    settings,
-    audio: audioOn(model, settings),
-    avatarDescription: avatarDescription ?? null,
-    parentMediaId: parentMediaId ?? null,
-    folderId,
-    webhookUrl: webhookUrl ?? null,
-    fileName: assetBaseName(fileNameRaw, prompt, model.name),
-    sourceSeconds: model.pricing.kind === "per_source_second" ? (source?.durationSeconds ?? null) : null,
-  };
+  const f = optionalString(input.folder_id, "folder_id");
+  if (f === undefined) return { parentMediaId: null, folderId: null };
+  const folder = lookups.folder(f);
+  if (!folder) throw invalid("folder_id", "folder_id: folder not found");
+  if (folder.type !== "assets") throw invalid("folder_id", "folder_id must be an assets folder");
+  return { parentMediaId: null, folderId: f };
 }
 
 function resolveReferences(model: ModelDef, input: Record<string, unknown>, lookups: StartLookups): ResolvedRef[] {

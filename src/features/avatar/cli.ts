@@ -133,7 +133,7 @@ function lookLines(l: LookDetail): string[] {
     ["accessories", l.accessories],
     ["selfie", l.selfie],
     ["models", l.model_available],
-    ["thumbnail", l.thumbnail],
+    ["thumbnail", l.thumbnail ?? null],
     ["preview", l.preview],
     ["error", l.error_message],
   ]);
@@ -145,7 +145,7 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
     ["name", a.name],
     ["person", [a.gender, a.age, a.age_range, a.ethnicity, a.hair_color]],
     ["created", a.created_at ?? "public catalog"],
-    ["thumbnail", a.thumbnail],
+    ["thumbnail", a.thumbnail ?? null],
   ]);
   const looks = table(
     a.looks,

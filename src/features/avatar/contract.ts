@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import type { RequestCodes } from "../../contract/request-check.js";
+import { GenderFilter, IMAGE_EXTENSIONS, ListFilter, NonEmptyString, QueryBoolInput, WebhookUrl, mediaUrl } from "../../contract/request-fields.js";
 
 export const MODEL_AVAILABLE = [
   "standard",
@@ -33,7 +35,8 @@ export const Look = z.looseObject({
   emotion: z.string(),
   selfie: z.boolean(),
   format: LookFormat,
-  thumbnail: z.string(),
+  /** A URL; a pending look may have none yet (absent, never ""). */
+  thumbnail: z.string().min(1).optional(),
   preview: z.string().nullable(),
   status: LookStatus,
   model_available: z.array(z.string()),
@@ -61,46 +64,62 @@ export const Avatar = z.looseObject({
   age_range: z.string(),
   ethnicity: z.string(),
   hair_color: z.string(),
-  thumbnail: z.string(),
+  /** Its first ready look's picture; absent while no look is ready. */
+  thumbnail: z.string().min(1).optional(),
   looks: z.array(Look),
   created_at: z.string().nullable(),
 });
 export type Avatar = z.infer<typeof Avatar>;
 
-export const AvatarCreateRequest = z.looseObject({
-  prompt: z.string().optional(),
-  style: z.string().optional(),
-  format: z.string().optional(),
-  name: z.string().optional(),
-  place: z.string().optional(),
-  images: z.array(z.string()).optional(),
-  elementImages: z.array(z.string()).optional(),
-  elements: z.array(z.string()).optional(),
-  resolution: z.string().optional(),
-  webhook_url: z.string().optional(),
-});
-export type AvatarCreateRequest = z.infer<typeof AvatarCreateRequest>;
+const ImageUrl = mediaUrl(IMAGE_EXTENSIONS, "an image");
+const hasText = (v: unknown) => typeof v === "string" && v.trim() !== "";
+
+/**
+ * POST /avatar/create: prompt-based (prompt, with format and element images) or image-based (images,
+ * used as-is); `format` and element images belong to prompt-based creation only.
+ */
+export const AvatarCreateRequest = z
+  .strictObject({
+    prompt: z.string().optional(),
+    style: z.enum(AVATAR_CREATE_STYLES, { error: `must be one of: ${AVATAR_CREATE_STYLES.join(", ")}` }).optional(),
+    format: LookFormat.optional(),
+    name: z.string().optional(),
+    place: z.string().optional(),
+    images: z.array(ImageUrl).optional(),
+    elementImages: z.array(ImageUrl).optional(),
+    elements: z.array(ImageUrl).optional(),
+    resolution: z.enum(AVATAR_RESOLUTIONS, { error: "must be 2K or 4K" }).optional(),
+    webhook_url: WebhookUrl.optional(),
+  })
+  .superRefine((req, ctx) => {
+    if (hasText(req.prompt)) return;
+    for (const key of ["format", "elementImages", "elements"] as const) {
+      if (req[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `${key} is only accepted with a prompt (prompt-based creation)` });
+    }
+    if (!req.images?.length) ctx.addIssue({ code: "custom", path: ["prompt"], message: "prompt is required when no images are given" });
+  });
+export type AvatarCreateRequest = z.input<typeof AvatarCreateRequest>;
 
 export const AvatarLookRef = z.looseObject({ avatar_id: z.string(), look_id: z.string() });
 export type AvatarLookRef = z.infer<typeof AvatarLookRef>;
 
-export const AvatarEditRequest = z.looseObject({
-  avatar_id: z.string().optional(),
-  look_id: z.string().optional(),
-  prompt: z.string().optional(),
-  format: z.string().optional(),
-  style: z.string().optional(),
-  imageUrls: z.array(z.string()).optional(),
-  resolution: z.string().optional(),
-  webhook_url: z.string().optional(),
+export const AvatarEditRequest = z.strictObject({
+  avatar_id: NonEmptyString,
+  look_id: NonEmptyString,
+  prompt: NonEmptyString,
+  format: LookFormat.optional(),
+  style: z.enum(AVATAR_EDIT_STYLES, { error: `must be one of: ${AVATAR_EDIT_STYLES.join(", ")}` }).optional(),
+  imageUrls: z.array(ImageUrl).optional(),
+  resolution: z.enum(AVATAR_RESOLUTIONS, { error: "must be 2K or 4K" }).optional(),
+  webhook_url: WebhookUrl.optional(),
 });
-export type AvatarEditRequest = z.infer<typeof AvatarEditRequest>;
+export type AvatarEditRequest = z.input<typeof AvatarEditRequest>;
 
-export const AvatarStatusRequest = z.looseObject({
-  avatar_id: z.string().optional(),
-  look_id: z.string().optional(),
+export const AvatarStatusRequest = z.strictObject({
+  avatar_id: NonEmptyString,
+  look_id: NonEmptyString,
 });
-export type AvatarStatusRequest = z.infer<typeof AvatarStatusRequest>;
+export type AvatarStatusRequest = z.input<typeof AvatarStatusRequest>;
 
 export const AvatarJobStatus = z.enum(["pending", "processing", "completed", "failed"]);
 export const AvatarStatusResponse = z.looseObject({
@@ -127,22 +146,22 @@ export const AvatarStatusResponse = z.looseObject({
 });
 export type AvatarStatusResponse = z.infer<typeof AvatarStatusResponse>;
 
-export const AvatarGetRequest = z.looseObject({ avatar_id: z.string() });
-export const AvatarLookRequest = z.looseObject({ avatar_id: z.string(), look_id: z.string() });
+export const AvatarGetRequest = z.strictObject({ avatar_id: NonEmptyString });
+export const AvatarLookRequest = z.strictObject({ avatar_id: NonEmptyString, look_id: NonEmptyString });
 
-export const AvatarListRequest = z.looseObject({
-  gender: z.string().optional(),
-  age_range: z.string().optional(),
-  ethnicity: z.string().optional(),
-  hair_color: z.string().optional(),
-  place: z.string().optional(),
-  action: z.string().optional(),
-  emotion: z.string().optional(),
-  accessories: z.string().optional(),
-  selfie: z.union([z.boolean(), z.string()]).optional(),
-  onlyPublic: z.union([z.boolean(), z.string()]).optional(),
+export const AvatarListRequest = z.strictObject({
+  gender: GenderFilter.optional(),
+  age_range: ListFilter.optional(),
+  ethnicity: ListFilter.optional(),
+  hair_color: ListFilter.optional(),
+  place: ListFilter.optional(),
+  action: ListFilter.optional(),
+  emotion: ListFilter.optional(),
+  accessories: ListFilter.optional(),
+  selfie: QueryBoolInput.optional(),
+  onlyPublic: QueryBoolInput.optional(),
 });
-export type AvatarListRequest = z.infer<typeof AvatarListRequest>;
+export type AvatarListRequest = z.input<typeof AvatarListRequest>;
 
 /** One item of GET /avatar/list: a look with its avatar's fields. */
 export const AvatarListItem = z.looseObject({
@@ -160,12 +179,28 @@ export const AvatarListItem = z.looseObject({
   emotion: z.string(),
   selfie: z.boolean(),
   format: z.string(),
-  thumbnail: z.string(),
+  thumbnail: z.string().min(1).optional(),
   preview: z.string().nullable(),
   model_available: z.array(z.string()),
 });
 export type AvatarListItem = z.infer<typeof AvatarListItem>;
 export const AvatarListResponse = z.array(AvatarListItem);
+
+/** The spec's codes for a bad request: INVALID_VALUE on create and status; MISSING_* on edit. */
+const AVATAR_CODES: RequestCodes = { missing: "INVALID_VALUE", invalid: "INVALID_VALUE" };
+export const requestCodes = {
+  avatarCreate: AVATAR_CODES,
+  avatarEdit: {
+    missing: "INVALID_VALUE",
+    invalid: "INVALID_VALUE",
+    missingOf: { avatar_id: "MISSING_AVATAR_ID", look_id: "MISSING_LOOK_ID", prompt: "MISSING_PROMPT" },
+    invalidOf: { webhook_url: "INVALID_WEBHOOK_URL" },
+  },
+  avatarStatus: AVATAR_CODES,
+  avatarList: { missing: "invalid_value", invalid: "invalid_value" },
+  avatarLook: { missing: "NOT_FOUND", invalid: "NOT_FOUND" },
+  avatarGet: { missing: "NOT_FOUND", invalid: "NOT_FOUND" },
+} satisfies Record<keyof typeof operations, RequestCodes>;
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {

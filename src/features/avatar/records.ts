@@ -178,9 +178,15 @@ export function allLookViews(db: DB, spaceId: string, onlyPublic: boolean): Look
   return out;
 }
 
-/** A look's picture URL, or "" while it has none (pending or failed looks). */
-function thumbnailOf(v: LookView, urls: UrlBuilder): string {
-  return v.imageRel ? urls.media(v.imageRel) : "";
+/** A look's picture URL, or undefined while it has none (pending or failed looks). */
+function thumbnailOf(v: LookView, urls: UrlBuilder): string | undefined {
+  return v.imageRel ? urls.media(v.imageRel) : undefined;
+}
+
+/** `{thumbnail}` when the look has a picture: a URL or absent, never "" (spec: thumbnail is a URL). */
+function thumbnailField(v: LookView | undefined, urls: UrlBuilder): { thumbnail?: string } {
+  const url = v ? thumbnailOf(v, urls) : undefined;
+  return url !== undefined ? { thumbnail: url } : {};
 }
 
 /** The person a look belongs to, as the single-look record and the list item both name it. */
@@ -206,7 +212,7 @@ export function toLook(v: LookView, urls: UrlBuilder): Look {
     emotion: v.emotion,
     selfie: v.selfie,
     format: v.format,
-    thumbnail: thumbnailOf(v, urls),
+    ...thumbnailField(v, urls),
     preview: null,
     status: v.status,
     model_available: v.model_available,
@@ -231,7 +237,7 @@ export function toListItem(v: LookView, urls: UrlBuilder): AvatarListItem {
     emotion: v.emotion,
     selfie: v.selfie,
     format: v.format,
-    thumbnail: thumbnailOf(v, urls),
+    ...thumbnailField(v, urls),
     preview: null,
     model_available: v.model_available,
   };
@@ -248,7 +254,7 @@ export function toAvatar(a: AvatarView, urls: UrlBuilder): Avatar {
     age_range: a.person.age_range,
     ethnicity: a.person.ethnicity,
     hair_color: a.person.hair_color,
-    thumbnail: firstReady ? thumbnailOf(firstReady, urls) : "",
+    ...thumbnailField(firstReady, urls),
     looks: a.looks.map((l) => toLook(l, urls)),
     created_at: a.person.created_at,
   };
@@ -266,7 +272,8 @@ export function toStatusResult(v: LookView, urls: UrlBuilder): NonNullable<Avata
     emotion: v.emotion,
     selfie: v.selfie,
     format: v.format,
-    thumbnail: thumbnailOf(v, urls),
+    // A status result exists for a completed (ready) look only, which has its picture.
+    thumbnail: thumbnailOf(v, urls) ?? "",
     model_available: v.model_available,
   };
 }

@@ -85,7 +85,7 @@ export function exportText(s: ExportJob, bar = false): string {
   if (s.status === "failed") return `failed (${s.error?.code ?? "EXPORT_FAILED"}: ${s.error?.message ?? "no message"})`;
   if (s.status === "completed") return "completed";
   if (s.status === "pending") return "pending (queued)";
-  return `${s.current_step} ${s.progress}%${bar ? ` ${progressBar(s.progress)}` : ""}`;
+  return `${s.current_step ?? s.status} ${s.progress}%${bar ? ` ${progressBar(s.progress)}` : ""}`;
 }
 
 export function exportLines(s: ExportJob): string[] {
@@ -93,7 +93,7 @@ export function exportLines(s: ExportJob): string[] {
   const pairs: [string, unknown][] = [
     ["job", s.job_id],
     ["status", s.status],
-    ["step", s.status === "completed" ? null : `${s.current_step} (${s.progress}%)`],
+    ["step", s.status === "completed" || !s.current_step ? null : `${s.current_step} (${s.progress}%)`],
     ["video", r?.video_url ?? null],
     ["thumbnail", r?.thumbnail_url ?? null],
     ["cost", r ? credits(r.cost) : null],
@@ -231,6 +231,7 @@ export const exportCommand: CommandModule = {
       const ctx = getContext(cmd);
       const flags = EXPORT_FLAGS.values(opts);
       const body = EXPORT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+      ctx.explainWith?.(EXPORT_FLAGS.givenFlags(flags), body);
       if (videoId !== undefined) body.video_id = videoId;
       if (body.video_id === undefined) throw new CliError("missing <video_id>", EXIT.usage, "missing_field", "video_id");
       if ((flags.width !== undefined || flags.height !== undefined) && (body.format ?? "custom") !== "custom") {

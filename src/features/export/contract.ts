@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
-import { JobStatus } from "../generation/contract.js";
+import { JobStatus, customSize } from "../generation/contract.js";
+import { MODEL_AVAILABLE } from "../avatar/contract.js";
+import type { RequestCodes } from "../../contract/request-check.js";
+import { NonEmptyString, WebhookUrl } from "../../contract/request-fields.js";
 
 export const EXPORT_STEPS = ["render-audio", "avatar", "render"] as const;
 export const ExportStep = z.enum(EXPORT_STEPS);
@@ -9,7 +12,8 @@ export const ExportJob = z.looseObject({
   job_id: z.string(),
   status: JobStatus,
   progress: z.number(),
-  current_step: ExportStep,
+  /** Absent or null while queued on some services (a pending job has no step yet). */
+  current_step: ExportStep.nullable().optional(),
   result: z
     .looseObject({
       video_url: z.string(),
@@ -22,15 +26,28 @@ export const ExportJob = z.looseObject({
 });
 export type ExportJob = z.infer<typeof ExportJob>;
 
-export const ExportStartRequest = z.looseObject({
-  video_id: z.string().optional(),
-  format: z.string().optional(),
-  width: z.number().optional(),
-  height: z.number().optional(),
-  avatar_model: z.string().optional(),
-  webhook_url: z.string().optional(),
-});
-export type ExportStartRequest = z.infer<typeof ExportStartRequest>;
+export const EXPORT_FORMATS = ["vertical", "ads", "square", "horizontal", "custom"] as const;
+
+/** POST /export/start (hosted facts): width and height only with format custom, 1..5000. */
+export const ExportStartRequest = z
+  .strictObject({
+    video_id: NonEmptyString,
+    format: z.enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(", ")}` }).optional(),
+    width: customSize.optional(),
+    height: customSize.optional(),
+    avatar_model: z.enum(MODEL_AVAILABLE, { error: `must be one of ${MODEL_AVAILABLE.join(", ")}` }).optional(),
+    webhook_url: WebhookUrl.optional(),
+  })
+  .superRefine(onlyWithCustomFormat);
+export type ExportStartRequest = z.input<typeof ExportStartRequest>;
+
+/** `width`/`height` are accepted with `format: custom` only. */
+export function onlyWithCustomFormat(req: { format?: string; width?: number; height?: number }, ctx: z.RefinementCtx): void {
+  if (req.format === "custom") return;
+  for (const k of ["width", "height"] as const) {
+    if (req[k] !== undefined) ctx.addIssue({ code: "custom", path: [k], message: `${k} is only accepted with format custom (give "format": "custom")` });
+  }
+}
 
 export const ExportStartResponse = z.looseObject({
   job_id: z.string(),
@@ -39,7 +56,7 @@ export const ExportStartResponse = z.looseObject({
 });
 export type ExportStartResponse = z.infer<typeof ExportStartResponse>;
 
-export const ExportStatusRequest = z.looseObject({ job_id: z.string() });
+export const ExportStatusRequest = z.strictObject({ job_id: NonEmptyString });
 
 /** Export sizes per format (hosted facts). */
 export const EXPORT_SIZES: Record<string, { width: number; height: number }> = {
@@ -48,6 +65,16 @@ export const EXPORT_SIZES: Record<string, { width: number; height: number }> = {
   square: { width: 1080, height: 1080 },
   horizontal: { width: 1920, height: 1080 },
 };
+
+export const requestCodes = {
+  exportStart: {
+    missing: "INVALID_VALUE",
+    invalid: "INVALID_VALUE",
+    missingOf: { video_id: "MISSING_VIDEO_ID" },
+    invalidOf: { format: "INVALID_FORMAT", width: "INVALID_FORMAT", height: "INVALID_FORMAT", avatar_model: "INVALID_AVATAR_MODEL" },
+  },
+  exportStatus: { missing: "JOB_NOT_FOUND", invalid: "JOB_NOT_FOUND" },
+} satisfies Record<keyof typeof operations, RequestCodes>;
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import { Timestamp } from "../../contract/common.js";
+import type { RequestCodes } from "../../contract/request-check.js";
 
 export const FolderType = z.enum(["assets", "videos"]);
 export type FolderType = z.infer<typeof FolderType>;
@@ -14,18 +15,23 @@ export const Folder = z.looseObject({
 });
 export type Folder = z.infer<typeof Folder>;
 
-export const FolderCreateRequest = z.looseObject({
-  name: z.string().optional(),
-  type: z.string().optional(),
+const FolderTypeInput = z.enum(["assets", "videos"], { error: "must be one of assets, videos" });
+
+export const FolderCreateRequest = z.strictObject({
+  name: z.string(),
+  type: FolderTypeInput.optional(),
   parent_folder_id: z.string().nullable().optional(),
 });
-export type FolderCreateRequest = z.infer<typeof FolderCreateRequest>;
+export type FolderCreateRequest = z.input<typeof FolderCreateRequest>;
 
-export const FolderListRequest = z.looseObject({ type: z.string().optional() });
-export type FolderListRequest = z.infer<typeof FolderListRequest>;
+export const FolderListRequest = z.strictObject({ type: z.union([FolderTypeInput, z.literal("")]).optional() });
+export type FolderListRequest = z.input<typeof FolderListRequest>;
 
 export const FolderListResponse = z.looseObject({ folders: z.array(Folder) });
 export type FolderListResponse = z.infer<typeof FolderListResponse>;
+
+const FOLDER_CODES: RequestCodes = { missing: "missing_field", invalid: "invalid_value" };
+export const requestCodes = { folderCreate: FOLDER_CODES, folderList: FOLDER_CODES } satisfies Record<keyof typeof operations, RequestCodes>;
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {

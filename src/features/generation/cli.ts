@@ -71,7 +71,6 @@ export interface GenerateFlags {
   saveToLibrary?: boolean;
   mediaUrl?: string[];
   webUrl?: string[];
-  musicUrl?: string;
   webhook?: string;
   webhookUrl?: string;
 }
@@ -111,7 +110,6 @@ const FIELDS: readonly FlagField<GenerateFlags>[] = [
   ["nativeAvatarModel", "native_avatar_model"],
   ["libraryMedia", "use_library_media"],
   ["saveToLibrary", "save_to_library"],
-  ["musicUrl", "music_url", (v: string) => absoluteIfFile(v.trim())],
 ];
 
 export function generateBody(flags: GenerateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
@@ -124,21 +122,19 @@ export async function readStdin(ctx: Context): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** `--script`: `-` reads stdin, an existing file is read, anything else is the script itself. */
+/**
+ * `--script`: `-` reads stdin, `@file` or an existing file is read, anything else is the text itself;
+ * a value that looks like a path and names no file is a usage error (src/cli/text-arg.ts).
+ */
 export async function scriptText(ctx: Context, value: string): Promise<string> {
-  if (value === "-") {
+  const { fileOrText } = await import("../../cli/text-arg.js");
+  return fileOrText(value, "--script", async () => {
     if ((ctx.io.stdin as { isTTY?: boolean }).isTTY) {
       if (!ctx.io.canPrompt) throw usage("--script", "stdin is a terminal and input is off (--no-input or CI); pipe the script in", "usage_error");
       ctx.io.warn("Reading the script from stdin (end with Ctrl-D)…");
     }
     return readStdin(ctx);
-  }
-  try {
-    if (fs.statSync(value).isFile()) return fs.readFileSync(value, "utf8");
-  } catch {
-    // not a file: the text itself
-  }
-  return value;
+  });
 }
 
 /** Local paths in a plan read from a file are relative to that file; existing ones are made absolute. */
@@ -178,7 +174,6 @@ function hostedMediaProblem(opts: GenerateFlags & { plan?: string }, body: Recor
     ["--voice-url", opts.voiceUrl !== undefined ? [opts.voiceUrl] : undefined],
     ["--avatar-url", opts.avatarUrl !== undefined ? [opts.avatarUrl] : undefined],
     ["--media-url", opts.mediaUrl],
-    ["--music-url", opts.musicUrl !== undefined ? [opts.musicUrl] : undefined],
   ];
   for (const [flag, values] of flags) {
     for (const v of values ?? []) {
@@ -470,6 +465,8 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
   const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
   const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
   if (opts.dryRun || needsPrice(cli, guard)) {
+    // An estimate of what the service would refuse means nothing: judged as the start would be.
+    await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("generationStart", body);
     const { estimateGenerate } = await import("./estimate.js");
     const target = await cli.target();
     const est = estimateGenerate(body, target);
@@ -512,7 +509,7 @@ export const generateCommand: CommandModule = {
     generate
       .option("--prompt <text>", "prompt-based: what the video is about (needs --duration)")
       .option("--duration <seconds>", "seconds, 10 to 600 (with --prompt)")
-      .option("--script <file|-|text>", "script-based: a file, - for stdin, or the text (needs --voice or --voice-url)")
+      .option("--script <file|-|text>", "script-based: a file (@file to insist), - for stdin, or the text (needs --voice or --voice-url)")
       .option("--voice <voice>", "voice_id, or a voice's name (`--voice Emma`; see `mediagen voice list`); with --prompt --avatar and no voice, one of the look's gender is picked and said")
       .option("--voice-url <url>", `voice_url: speech as mp3, wav or m4a (URL or file; ${HOSTED_MEDIA_HELP})`)
       .option("--avatar <look>", "avatar_id: a look id, or a look's name (`--avatar \"Maya kitchen\"`; see `mediagen avatar list`)")
@@ -541,7 +538,6 @@ export const generateCommand: CommandModule = {
       .option("--no-save-to-library", "do not save the video to the library")
       .option("--media-url <url>", `media_urls: an image or video for b-roll, URL or file (repeatable, in order; ${HOSTED_MEDIA_HELP})`, collect)
       .option("--web-url <url>", "web_urls: a page to research (repeatable, at most 10)", collect)
-      .option("--music-url <url>", `music_url: the music for --music (mp3, wav, m4a), URL or file (${HOSTED_MEDIA_HELP})`)
       .option("--webhook <url>", "webhook_url: notified when the video is done or failed")
       .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
       .option(

@@ -63,7 +63,7 @@ const credits = (n: number) => `${formatCredits(n)} credit${n === 1 ? "" : "s"}`
 export const command: CommandModule = {
   register(script: Command, getContext) {
     addStartGuardOptions(script)
-      .option("--prompt <text>", "what the script is about (required; up to 10,000 characters); - reads it from stdin")
+      .option("--prompt <text>", "what the script is about (required; up to 10,000 characters); - reads it from stdin, @file from a file")
       .option("--duration <seconds>", "length of the script when spoken, 10 to 600 seconds (default 60)")
       .option("--url <url>", "a web page to draw on (repeatable, up to 10; +0.1 credit each)", collect)
       .option("--web-search", "let the service search the web (+0.1 credit)")
@@ -77,6 +77,9 @@ export const command: CommandModule = {
         const simulate = parseSimulate(opts.simulate);
         const flags: ScriptFlags = { ...opts };
         if (opts.prompt === "-") flags.prompt = await readStdinText(ctx, "--prompt -");
+        else if (opts.prompt?.startsWith("@") && opts.prompt.length > 1) {
+          flags.prompt = await (await import("../../cli/text-arg.js")).fileOrText(opts.prompt, "--prompt", async () => "");
+        }
         const body = scriptBody(flags, opts.body ? await ctx.readBody(opts.body) : {});
         if (body.prompt === undefined) {
           if (!ctx.io.canPrompt) throw new CliError("missing required flag --prompt", EXIT.usage, "missing_field", "prompt");

@@ -16,7 +16,7 @@ export const FILTER_FLAGS = defineFlags({
     flag: "--language <code>",
     type: "string",
     to: (value: string, flag: string) => parseLanguages(value, flag),
-    help: "language code(s), comma-separated, e.g. en or fr,de (fr-FR and French read as fr)",
+    help: "one language code, e.g. en or fr (fr-FR and French read as fr)",
     field: "language",
   },
   gender: { flag: "--gender <gender>", type: "choice", choices: ["male", "female"], help: "male or female", field: "gender" },
@@ -101,6 +101,7 @@ export const command: CommandModule = {
           return;
         }
         const query = LIST_FLAGS.request(flags);
+        ctx.explainWith?.(LIST_FLAGS.givenFlags(flags), query);
         const engine = await ctx.engine();
         const res = await engine.voiceList(query);
         ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import type { RequestCodes } from "../../contract/request-check.js";
+import { GenderFilter, ListFilter, NonEmptyString, QueryBoolInput } from "../../contract/request-fields.js";
 
 export const Voice = z.looseObject({
   id: z.string(),
@@ -23,24 +25,36 @@ export const ResourceVoice = z.looseObject({
 });
 export type ResourceVoice = z.infer<typeof ResourceVoice>;
 
-export const VoiceListRequest = z.looseObject({
-  language: z.string().optional(),
-  gender: z.string().optional(),
-  tags: z.string().optional(),
-  onlyPublic: z.union([z.boolean(), z.string()]).optional(),
+/** One language code (`fr`, `pt-BR`): the spec's `language` is a code, not a list. */
+const LanguageCode = z.string().refine((v) => /^\s*([A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)?\s*$/.test(v), {
+  error: "must be one language code (e.g. en or fr-FR)",
 });
-export type VoiceListRequest = z.infer<typeof VoiceListRequest>;
+
+export const VoiceListRequest = z.strictObject({
+  language: LanguageCode.optional(),
+  gender: GenderFilter.optional(),
+  tags: ListFilter.optional(),
+  onlyPublic: QueryBoolInput.optional(),
+});
+export type VoiceListRequest = z.input<typeof VoiceListRequest>;
 export const VoiceListResponse = z.array(Voice);
 
-export const ResourceVoicesRequest = z.looseObject({
-  language: z.string().optional(),
-  gender: z.string().optional(),
-  tags: z.string().optional(),
+export const ResourceVoicesRequest = z.strictObject({
+  language: LanguageCode.optional(),
+  gender: GenderFilter.optional(),
+  tags: ListFilter.optional(),
 });
-export type ResourceVoicesRequest = z.infer<typeof ResourceVoicesRequest>;
+export type ResourceVoicesRequest = z.input<typeof ResourceVoicesRequest>;
 export const ResourceVoicesResponse = z.array(ResourceVoice);
 
-export const VoiceGetRequest = z.looseObject({ id: z.string() });
+export const VoiceGetRequest = z.strictObject({ id: NonEmptyString });
+
+const VOICE_CODES: RequestCodes = { missing: "invalid_value", invalid: "invalid_value" };
+export const requestCodes = {
+  voiceList: VOICE_CODES,
+  voiceGet: { missing: "NOT_FOUND", invalid: "NOT_FOUND" },
+  resourceVoices: VOICE_CODES,
+} satisfies Record<keyof typeof operations, RequestCodes>;
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {

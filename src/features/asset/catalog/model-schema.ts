@@ -99,8 +99,13 @@ export function inputSchema(model: ModelDef): ModelDetail["input_schema"] {
   return { type: "object", required, properties };
 }
 
+/**
+ * The spec says "or null" only where null is allowed: a model without a resolution, ratio or
+ * duration choice leaves `max_resolution`, `default_aspect_ratio` and `default_duration` out.
+ */
 export function modelSummary(model: ModelDef): ModelSummary {
   const bounds = imageBounds(model);
+  const maxResolution = model.resolutions.at(-1);
   return {
     name: model.name,
     label: model.label,
@@ -109,15 +114,15 @@ export function modelSummary(model: ModelDef): ModelSummary {
     tags: [...model.tags],
     base_cost: baseCost(model),
     has_audio: model.has_audio,
-    max_resolution: model.resolutions.at(-1) ?? null,
+    ...(maxResolution !== undefined ? { max_resolution: maxResolution } : {}),
     required_plans: [...model.required_plans],
     capabilities: {
       max_images: bounds.max,
       min_images: bounds.min,
       supported_aspect_ratios: [...model.aspect_ratios],
-      default_aspect_ratio: model.default_aspect_ratio,
+      ...(model.default_aspect_ratio !== null ? { default_aspect_ratio: model.default_aspect_ratio } : {}),
       supported_durations: [...model.durations],
-      default_duration: model.default_duration,
+      ...(model.default_duration !== null ? { default_duration: model.default_duration } : {}),
       supported_resolutions: [...model.resolutions],
       default_resolution: model.default_resolution,
     },

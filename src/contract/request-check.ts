@@ -1,0 +1,146 @@
+/**
+ * Judges a request against its operation's request schema and answers what the service answers for
+ * the first problem: the spec's code for that endpoint (lower-case on asset and folder, upper-case on
+ * avatar, generation, export, duplicate and script), the field's path, and a message that starts with
+ * that path. The same function serves every door: the local dispatch, the hosted client before it
+ * sends, the CLI's dry runs and batch lines.
+ */
+import type { z } from "zod";
+import { ERROR_CODES, errorResponse, type ErrorBody } from "./errors.js";
+import { didYouMean } from "./did-you-mean.js";
+
+/** Which of the spec's codes an operation answers for a problem of its request. */
+export interface RequestCodes {
+  /** A required field is absent. */
+  missing: string;
+  /** Any other problem. */
+  invalid: string;
+  /** A value of the wrong JSON type, where the endpoint names a code for it (INVALID_TYPE). */
+  type?: string;
+  /** Codes of some top-level fields when absent (MISSING_VIDEO_ID). */
+  missingOf?: Record<string, string>;
+  /** Codes of some top-level fields for any other problem (INVALID_FORMAT on format). */
+  invalidOf?: Record<string, string>;
+  /** Where the spec reports a problem found deeper (element images: on `elements[i].images`). */
+  fieldOf?: (field: string) => string;
+}
+
+export interface RequestProblem {
+  code: string;
+  /** Path of the field at fault (`references[0].url`); absent for the body as a whole. */
+  field?: string;
+  message: string;
+}
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  input?: unknown;
+  keys?: string[];
+  expected?: string;
+  params?: { code?: string };
+}
+
+/** `["references", 0, "url"]` → `references[0].url`. */
+export function fieldOf(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out;
+}
+
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let v = body;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+type Def = { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; innerType?: z.ZodType; in?: z.ZodType; options?: z.ZodType[] };
+const defOf = (s: unknown): Def | undefined => (s as { _zod?: { def?: Def } })?._zod?.def;
+
+/** The keys an object schema at `path` knows (for "did you mean"). */
+export function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let s: unknown = schema;
+  const steps = [...path];
+  for (let guard = 0; guard < 64 && s; guard++) {
+    const d = defOf(s);
+    if (!d) return [];
+    if (d.innerType) s = d.innerType;
+    else if (d.type === "pipe") s = d.in;
+    else if (d.type === "union") s = d.options?.find((o) => defOf(o)?.type === "object" || defOf(o)?.type === "array") ?? d.options?.[0];
+    else if (d.type === "array") {
+      if (typeof steps[0] === "number") steps.shift();
+      s = d.element;
+      if (steps.length === 0) continue;
+    } else if (d.type === "object") {
+      if (steps.length === 0) return Object.keys(d.shape ?? {});
+      s = d.shape?.[String(steps.shift())];
+    } else return [];
+  }
+  return [];
+}
+
+function codeFor(issue: Issue, absent: boolean, codes: RequestCodes): string {
+  if (issue.params?.code) return issue.params.code;
+  const top = typeof issue.path[0] === "string" ? issue.path[0] : "";
+  if (absent) return codes.missingOf?.[top] ?? codes.missing;
+  if (codes.invalidOf?.[top]) return codes.invalidOf[top];
+  if (issue.code === "invalid_type" && codes.type) return codes.type;
+  return codes.invalid;
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
+function problemText(issue: Issue, value: unknown): string {
+  if (issue.code === "invalid_type") return `must be ${issue.expected === "array" || issue.expected === "object" ? "an" : "a"} ${issue.expected ?? "value of another type"}, got ${kindOf(value)}`;
+  if (issue.code === "invalid_value" || issue.code === "invalid_union") {
+    return /^Invalid (option|input)/i.test(issue.message) ? `has an unexpected value${typeof value === "string" ? ` (${value})` : ""}` : issue.message;
+  }
+  return issue.message;
+}
+
+/** Every problem of `input` against `schema`, in the schema's order, in the spec's terms. */
+export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: unknown): RequestProblem[] {
+  const r = schema.safeParse(input);
+  if (r.success) return [];
+  const out: RequestProblem[] = [];
+  for (const issue of r.error.issues as unknown as Issue[]) {
+    if (issue.code === "unrecognized_keys") {
+      const known = knownKeys(schema, issue.path);
+      for (const key of issue.keys ?? []) {
+        const field = fieldOf([...issue.path, key]);
+        out.push({ code: codeFor({ ...issue, path: [...issue.path, key] }, false, codes), field, message: `${field} is not a field of this request${didYouMean(key, known)}` });
+      }
+      continue;
+    }
+    const value = valueAt(input, issue.path);
+    const absent = value === undefined && issue.code !== "custom";
+    const field = fieldOf(issue.path);
+    const text = absent ? "is required" : problemText(issue, value);
+    const message = field === "" ? text : text.startsWith(field) ? text : `${field} ${text}`;
+    const reported = codes.fieldOf ? codes.fieldOf(field) : field;
+    out.push({ code: codeFor(issue, absent, codes), ...(reported ? { field: reported } : {}), message });
+  }
+  return out;
+}
+
+/** The status and body the service answers for a request problem (400 for every validation code). */
+export function problemResponse(p: RequestProblem): { status: number; body: ErrorBody } {
+  const known = (ERROR_CODES as Record<string, { status: number }>)[p.code];
+  const { status, body } = errorResponse(p.code, p.message, { ...(p.field ? { field: p.field } : {}), shape: "envelope", status: known?.status ?? 400 });
+  // Upper-case codes are read from `code` by clients of those endpoints; the envelope carries the field.
+  return { status, body: p.code === p.code.toUpperCase() ? ({ ...body, code: p.code } as ErrorBody) : body };
+}
+
+/** The answer to the first problem of `input`, or undefined when the request follows the contract. */
+export function checkRequest(schema: z.ZodType, codes: RequestCodes, input: unknown): { status: number; body: ErrorBody } | undefined {
+  const [first] = requestProblems(schema, codes, input);
+  return first ? problemResponse(first) : undefined;
+}

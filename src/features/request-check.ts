@@ -1,0 +1,54 @@
+/**
+ * One contract at every door: the request schema and the spec's codes of an operation, from the
+ * contract of the feature it is named after, applied by the local dispatch, the hosted client before
+ * it sends, the CLI's dry runs and batch lines. Loading it loads that feature's contract and zod, so
+ * callers import it lazily, and only for requests that carry a body or a query.
+ */
+import type { z } from "zod";
+import { requestProblems, problemResponse, type RequestCodes, type RequestProblem } from "../contract/request-check.js";
+import type { ErrorBody } from "../contract/errors.js";
+import type { OpName } from "./operations.js";
+
+interface ContractModule {
+  operations: Record<string, { request: z.ZodType }>;
+  requestCodes?: Record<string, RequestCodes>;
+}
+
+const FALLBACK_CODES: RequestCodes = { missing: "missing_field", invalid: "invalid_value" };
+
+/**
+ * Each feature's contract by the prefix of its operations' names, loaded on demand (not through the
+ * feature manifests, which reach the commands: the CLI's dry runs import this module).
+ */
+const CONTRACTS: Record<string, () => Promise<unknown>> = {
+  folder: () => import("./folder/contract.js"),
+  asset: () => import("./asset/contract.js"),
+  avatar: () => import("./avatar/contract.js"),
+  voice: () => import("./voice/contract.js"),
+  resource: () => import("./voice/contract.js"),
+  script: () => import("./script/contract.js"),
+  generation: () => import("./generation/contract.js"),
+  video: () => import("./video/contract.js"),
+  export: () => import("./export/contract.js"),
+};
+
+/** The request schema and codes of `op`, or undefined for an operation no contract declares. */
+export async function requestContract(op: string): Promise<{ schema: z.ZodType; codes: RequestCodes } | undefined> {
+  const prefix = Object.keys(CONTRACTS).find((p) => op.startsWith(p));
+  if (!prefix) return undefined;
+  const c = (await CONTRACTS[prefix]!()) as ContractModule;
+  const def = c.operations[op];
+  return def ? { schema: def.request, codes: c.requestCodes?.[op] ?? FALLBACK_CODES } : undefined;
+}
+
+/** Every problem of a request to `op`, in the spec's terms (empty when it follows the contract). */
+export async function requestProblemsOf(op: OpName | string, input: unknown): Promise<RequestProblem[]> {
+  const contract = await requestContract(op);
+  return contract ? requestProblems(contract.schema, contract.codes, input ?? {}) : [];
+}
+
+/** What the service answers for the first problem of a request to `op`; undefined when there is none. */
+export async function refuseRequest(op: OpName | string, input: unknown): Promise<{ status: number; body: ErrorBody } | undefined> {
+  const [first] = await requestProblemsOf(op, input);
+  return first ? problemResponse(first) : undefined;
+}

@@ -1,0 +1,132 @@
+/**
+ * What `serve` answers follows the contract strictly (issue 21): for every operation, one answer is
+ * checked against its response schema (no unknown enum value tolerated) or, for errors, against the
+ * spec's error bodies; every error class (400, 401, 402, 403, 404) and a 429 are among them. The
+ * two-target scenario suite checks every success of every test the same way; this file makes sure
+ * no operation and no error class is left out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestInstance, type TestInstance } from "../helpers/local.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
+import { operations, type OpName } from "../../src/features/operations.js";
+import { ROUTES, fillPath } from "../../src/features/routes.js";
+import { responseProblems } from "../../src/hosted/response-check.js";
+import { ErrorBody, ErrorEnvelope } from "../../src/contract/error-schemas.js";
+
+let t: TestInstance;
+let server: RunningServer;
+let poorKey = "";
+let freeKey = "";
+
+beforeAll(async () => {
+  t = openTestInstance({ rateLimit: { limit: 1000, windowMs: 60_000 } });
+  server = await startServer({ instance: t, host: "127.0.0.1", port: 0 });
+  poorKey = t.createSpace({ plan: "PRO", credits: 0 }).api_key;
+  freeKey = t.createSpace({ plan: "free", credits: 10 }).api_key;
+});
+
+afterAll(async () => {
+  await server.close(1_000);
+});
+
+async function call(op: OpName, input: Record<string, unknown>, key = t.key): Promise<{ status: number; body: unknown }> {
+  const route = ROUTES[op];
+  const { path, rest } = fillPath(route.path, input);
+  const query = route.method === "GET" && Object.keys(rest).length ? `?${new URLSearchParams(rest as Record<string, string>)}` : "";
+  const res = await fetch(`${server.baseUrl.replace(/\/api\/public\/v1$/, "")}/api/public/v1${path}${query}`, {
+    method: route.method,
+    headers: { authorization: `Bearer ${key}`, ...(route.method === "POST" ? { "content-type": "application/json" } : {}) },
+    ...(route.method === "POST" ? { body: JSON.stringify(rest) } : {}),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+function expectConforms(op: OpName, r: { status: number; body: unknown }): void {
+  if (r.status < 300) {
+    expect(r.status, op).toBe(ROUTES[op].status);
+    expect(responseProblems(operations[op].response, r.body), op).toEqual([]);
+  } else {
+    expect(ErrorBody.safeParse(r.body).success, `${op}: ${JSON.stringify(r.body)}`).toBe(true);
+  }
+}
+
+/** One request per operation: a success where it is cheap, else the error the spec gives it. */
+const ONE_EACH: [OpName, Record<string, unknown>, number][] = [
+  ["folderCreate", { name: "contract" }, 201],
+  ["folderList", {}, 200],
+  ["assetModels", { type: "video" }, 200],
+  ["assetModel", { name: "vidA-3" }, 200],
+  ["assetPricing", { model: "vidA-3", duration: 8 }, 200],
+  ["assetStart", { type: "image", model: "imgA-4-fast", prompt: "a red square" }, 201],
+  ["assetStatus", { assetId: "as_missing" }, 404],
+  ["avatarCreate", { prompt: "a chef", format: "vertical" }, 201],
+  ["avatarEdit", { avatar_id: "av_missing", look_id: "lk_missing", prompt: "p" }, 404],
+  ["avatarStatus", { avatar_id: "av_missing", look_id: "lk_missing" }, 404],
+  ["avatarList", { gender: "female" }, 200],
+  ["avatarLook", { avatar_id: "av_missing", look_id: "lk_missing" }, 404],
+  ["avatarGet", { avatar_id: "av_missing" }, 404],
+  ["voiceList", { language: "en" }, 200],
+  ["voiceGet", { id: "vc_emma" }, 200],
+  ["resourceVoices", { language: "fr" }, 200],
+  ["scriptGenerate", { prompt: "why cats purr", duration: 30 }, 200],
+  ["generationStart", { prompt: "why cats purr", duration: 30 }, 201],
+  ["generationStatus", { job_id: "run_missing" }, 404],
+  ["videoDuplicate", { video_id: "vid_missing" }, 404],
+  ["exportStart", { video_id: "vid_missing" }, 404],
+  ["exportStatus", { job_id: "ex_missing" }, 404],
+];
+
+describe("every operation's answer from serve follows the contract", () => {
+  it("names every operation", () => {
+    expect(ONE_EACH.map(([op]) => op).sort()).toEqual(Object.keys(ROUTES).sort());
+  });
+
+  it.each(ONE_EACH)("%s", async (op, input, status) => {
+    const r = await call(op, input);
+    expect(r.status, JSON.stringify(r.body)).toBe(status);
+    expectConforms(op, r);
+  });
+});
+
+describe("each error class", () => {
+  it("400 (validation, the envelope with code and field)", async () => {
+    const r = await call("assetStart", { type: "image", model: "imgA-4", prompt: "p", generation_count: 9 });
+    expect(r.status).toBe(400);
+    expect(ErrorEnvelope.safeParse(r.body).success).toBe(true);
+    expect((r.body as { details: { code: string; field: string }[] }).details[0]).toMatchObject({ code: "invalid_value", field: "generation_count" });
+  });
+
+  it("401 (a key of the right shape that nobody issued)", async () => {
+    const r = await call("folderList", {}, `mk_live_${"0".repeat(64)}`);
+    expect(r.status).toBe(401);
+    expectConforms("folderList", r);
+  });
+
+  it("402 (no credits)", async () => {
+    const r = await call("generationStart", { prompt: "p", duration: 30 }, poorKey);
+    expect(r.status).toBe(402);
+    expectConforms("generationStart", r);
+  });
+
+  it("403 (a plan without API access)", async () => {
+    const r = await call("folderList", {}, freeKey);
+    expect(r.status).toBe(403);
+    expectConforms("folderList", r);
+  });
+
+  it("429 (past the window's limit), the spec's body", async () => {
+    const tight = openTestInstance({ rateLimit: { limit: 1, windowMs: 60_000 } });
+    const s = await startServer({ instance: tight, host: "127.0.0.1", port: 0 });
+    try {
+      const get = () => fetch(`${s.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${tight.key}` } });
+      expect((await get()).status).toBe(200);
+      const res = await get();
+      expect(res.status).toBe(429);
+      const body = await res.json();
+      expect(ErrorEnvelope.safeParse(body).success).toBe(true);
+      expect(body.details[0].code).toBe("rate_limit_exceeded");
+    } finally {
+      await s.close(1_000);
+    }
+  });
+});
