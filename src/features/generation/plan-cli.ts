@@ -155,6 +155,22 @@ export const planCommand: CommandModule = {
       });
     examples(show, ["mediagen plan show plan.json", "mediagen plan show plan.json --json"]);
 
+    const preview = plan
+      .command("preview")
+      .argument("<file>", "the plan: a JSON file (an array of speech blocks, or an object with sequence_plan and request fields), or - for stdin")
+      .description(
+        "Render the plan on the local instance, whatever the target, for free: draft quality (a quarter of the frame area, fastest encoder preset), the export's timing, layouts, subtitles, pauses and transitions; ids the local instance lacks get stand-ins, which it names",
+      )
+      .option("-o, --output <file>", "where to write the MP4 (replaced if it exists)", "preview.mp4")
+      .option("--animate-image", "as with generate --animate-image: image media move (slow pan and zoom)")
+      .option("--no-open", "do not offer to open the file on a terminal")
+      .action(async (file: string, flags: { output: string; animateImage?: boolean; open?: boolean }, cmd: Command) => {
+        const ctx = getContext(cmd);
+        const { runPreview } = await import("./plan-preview-cli.js");
+        await runPreview(ctx, file, flags);
+      });
+    examples(preview, ["mediagen plan preview plan.json", "mediagen plan preview plan.json -o draft.mp4 --no-open", "mediagen plan preview plan.json --json | jq .substitutions"]);
+
     const created = plan
       .command("new")
       .description("Build a plan interactively (on a terminal): voices and looks of the target, speech blocks, silences, media, running length and price; saves a validated file")

@@ -45,6 +45,8 @@ export interface RenderExportOptions {
   cacheDir?: string;
   /** false: fades through black even where ffmpeg has xfade (the path of ffmpeg builds without it). */
   xfade?: boolean;
+  /** x264 preset: the export's `veryfast` by default; a preview takes `ultrafast`. */
+  preset?: "ultrafast" | "superfast" | "veryfast";
   /** x264 threads (0 = x264's choice). */
   threads?: number;
   /**
@@ -216,7 +218,7 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
           "-c:v",
           "libx264",
           "-preset",
-          "veryfast",
+          o.preset ?? "veryfast",
           "-crf",
           "23",
           ...(o.threads ? ["-threads", String(o.threads)] : []),
