@@ -20,7 +20,7 @@ import type { RequestContext } from "../../local/types.js";
 import { allLookViews } from "../avatar/records.js";
 import { voicesFor } from "../voice/lookup.js";
 import { MIX_CACHE_DIR } from "../export/job.js";
-import { avatarStills, renderSpecOf } from "../export/render-spec.js";
+import { renderSpecOf } from "../export/render-spec.js";
 import { videoDir } from "../video/record.js";
 import { sequencesOf, type VideoTimeline } from "../video/timeline.js";
 import { buildTimeline } from "./build.js";
@@ -136,9 +136,8 @@ export async function previewPlan(instance: LocalInstance, o: PreviewInput): Pro
     const size = draftSize(full);
     const { getTools } = await import("../../media/tools.js");
     const tools = await getTools();
-    const stills = await avatarStills(timeline, instance.mediaDir, work, tools, signal);
     const { renderExport } = await import("../../media/export/render.js");
-    const r = await renderExport(renderSpecOf(timeline, size, instance.mediaDir, stills), {
+    const r = await renderExport(renderSpecOf(timeline, size, instance.mediaDir), {
       outPath: o.outPath,
       signal,
       tools,
