@@ -73,8 +73,8 @@ const work = fs.mkdtempSync(path.join(path.dirname(path.resolve(out)), `work-${m
 const cacheDir = path.join(work, "cache"); // cold, like the reference
 const t0 = performance.now();
 const spec = await buildSpec(work, cacheDir);
-const r = await exp.renderExport(spec, { outPath: out, cacheDir, tools, ...(mode === "preview" ? { preset: "ultrafast" } : {}) });
+const r = await exp.renderExport(spec, { outPath: out, cacheDir, tools, ...(mode === "preview" ? { draft: true } : {}) });
 const wall = (performance.now() - t0) / 1000;
-fs.rmSync(work, { recursive: true, force: true });
+if (!process.env.MEDIAGEN_MEDIA_KEEP) fs.rmSync(work, { recursive: true, force: true });
 const round = (x) => Math.round(x * 100) / 100;
 console.log(JSON.stringify({ mode, wall_s: round(wall), frames: r.frames, width: r.width, height: r.height, timings: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, round(v / 1000)])) }));

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getTools, type Tools } from "../../src/media/index.js";
 import { renderExport } from "../../src/media/export/render.js";
 import type { RenderSpec } from "../../src/media/export/index.js";
-import { buildSpec, frameRgb, solidImage, solidVideo, toneWav } from "./export-render-fixtures.js";
+import { buildSpec, frameRgb, solidImage, toneWav } from "./export-render-fixtures.js";
 import { execFileSync } from "node:child_process";
 
 const W = 180;
@@ -31,7 +31,9 @@ beforeAll(async () => {
   // A dark picture with one white square left of centre: where it is shows the motion.
   marked = path.join(dir, "marked.png");
   execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=0x101010:s=320x180:d=1", "-vf", "drawbox=x=122:y=70:w=30:h=40:color=white:t=fill", "-frames:v", "1", marked]);
-  avatarClip = solidVideo(tools, path.join(dir, "avatar.mp4"), { color: "0x808080", size: "180x320", seconds: 2 });
+  // A moving pattern: every frame of the avatar differs from the one before.
+  avatarClip = path.join(dir, "avatar.mp4");
+  execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=180x320:r=30:d=2", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", avatarClip]);
 }, 60_000);
 
 async function render(spec: RenderSpec, name: string): Promise<string> {
@@ -63,6 +65,13 @@ function diffRows(a: Buffer, b: Buffer, w: number, y0: number, y1: number): numb
   let d = 0;
   for (let i = y0 * w * 3; i < y1 * w * 3; i++) d += Math.abs(a[i]! - b[i]!);
   return d / ((y1 - y0) * w * 3);
+}
+
+/** Mean value of an RGB frame over the rows [y0, y1). */
+function meanRows(a: Buffer, w: number, y0: number, y1: number): number {
+  let t = 0;
+  for (let i = y0 * w * 3; i < y1 * w * 3; i++) t += a[i]!;
+  return t / ((y1 - y0) * w * 3);
 }
 
 describe("export fidelity", () => {
@@ -98,14 +107,14 @@ describe("export fidelity", () => {
     // half: media on top (rows 0..160), the avatar video below.
     const h1 = frameRgb(tools, out, 5, W, H);
     const h2 = frameRgb(tools, out, 30, W, H);
-    expect(diffRows(h1, h2, W, 170, 310)).toBeGreaterThan(1.5);
+    expect(diffRows(h1, h2, W, 170, 310)).toBeGreaterThan(5);
     expect(diffRows(h1, h2, W, 10, 150)).toBeLessThan(0.5);
-    // The avatar's grey, not the dark background a missing look draws.
-    expect(h1[(240 * W + 90) * 3]!).toBeGreaterThan(90);
+    // The avatar's picture, not the dark background a missing look draws.
+    expect(meanRows(h1, W, 170, 310)).toBeGreaterThan(60);
     // background: the avatar video in the middle of the blurred still.
     const b1 = frameRgb(tools, out, 50, W, H);
     const b2 = frameRgb(tools, out, 80, W, H);
-    expect(diffRows(b1, b2, W, 100, 220)).toBeGreaterThan(1.5);
-    expect(b1[(160 * W + 90) * 3]!).toBeGreaterThan(90);
+    expect(diffRows(b1, b2, W, 100, 220)).toBeGreaterThan(5);
+    expect(meanRows(b1, W, 100, 220)).toBeGreaterThan(60);
   }, 60_000);
 });

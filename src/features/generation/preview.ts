@@ -3,7 +3,7 @@
  * free — no job, no ledger entry on any space, nothing kept but the MP4. It runs the generation's own
  * steps (build.ts) and the export's renderer (media/export) with the same timing, layouts, subtitles,
  * pauses and transitions as a full export, at draft quality: half the width and height (a quarter
- * of the area) and x264's fastest preset.
+ * of the area), x264's fastest preset, a soundtrack without loudness normalisation.
  *
  * Ids the local instance does not have (a hosted voice or look that `local catalog sync` did not
  * copy, an asset of a hosted library) are replaced by stand-ins and reported, so a hosted plan can
@@ -30,9 +30,6 @@ import { validateStart, type StartLookups } from "./request.js";
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
-
-/** x264 preset of a preview: the fastest; the CRF stays the export's. */
-export const PREVIEW_PRESET = "ultrafast";
 
 /** Half of each side, even: a quarter of the frame area. */
 export function draftSize(full: { width: number; height: number }): { width: number; height: number } {
@@ -141,7 +138,7 @@ export async function previewPlan(instance: LocalInstance, o: PreviewInput): Pro
       outPath: o.outPath,
       signal,
       tools,
-      preset: PREVIEW_PRESET,
+      draft: true,
       cacheDir: path.join(instance.mediaDir, MIX_CACHE_DIR),
       onProgress: (step, pct) => o.onProgress?.(step, pct),
     });

@@ -283,6 +283,8 @@ export interface GraphOptions {
   info: Map<string, InputInfo>;
   /** The raw frame file of each still job, by key. */
   stillFiles: Map<string, string>;
+  /** Draft (plan preview): every video is decoded without its loop filter. */
+  draft?: boolean;
 }
 
 export interface VideoGraph {
