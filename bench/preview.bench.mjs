@@ -2,7 +2,8 @@
 //   preview (plan preview's draft: a quarter of the area, ultrafast): wall <= 0.15x the plan's length,
 //           CPU <= 0.2x the full export's CPU;
 //   full export (1080x1920, veryfast CRF 23): CPU <= 0.85x the reference's, peak RSS <= 600 MB, SSIM
-//           against today's output (a build of main, BENCH_BASELINE_DIST, default ../../main/dist) >= 0.98.
+//           against today's output (BENCH_BASELINE_DIST: the dist/ of a build from before the change;
+//           unset, no SSIM is taken) >= 0.98.
 // Reference, full and preview alternate in one run, median of BENCH_PAIRS (3). Each render is its own
 // process under `bash -c '…; times'`: CPU is user+sys of that process and every child it waited for
 // (ffmpeg, espeak-ng, python), so it is robust to other load on the machine; wall is printed too, with
@@ -37,7 +38,7 @@ if (!fs.existsSync(path.join(refDir, "plan-meta.json"))) {
   execFileSync(path.join(kit, "make-inputs.sh"), [refDir], { stdio: ["ignore", "ignore", "inherit"] });
 }
 const meta = JSON.parse(fs.readFileSync(path.join(refDir, "plan-meta.json"), "utf8"));
-const baselineDist = process.env.BENCH_BASELINE_DIST ?? path.resolve(here, "../../main/dist");
+const baselineDist = process.env.BENCH_BASELINE_DIST ? path.resolve(process.env.BENCH_BASELINE_DIST) : "";
 const ffmpegLine = execFileSync("ffmpeg", ["-version"], { encoding: "utf8" }).split("\n")[0];
 
 /** Peak RSS (MB) of a process tree, sampled every 100 ms from /proc. */
