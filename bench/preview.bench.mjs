@@ -9,7 +9,7 @@
 // (ffmpeg, espeak-ng, python), so it is robust to other load on the machine; wall is printed too, with
 // the load average before and after. `node bench/run.mjs preview` (after `npm run build`).
 // Env: REFERENCE_RENDER_DIR, BENCH_INPUTS (reuse inputs), BENCH_PAIRS, BENCH_BASELINE_DIST ("" skips SSIM).
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -119,11 +119,8 @@ function ssimOf(a, b) {
   return m ? Number(m[1]) : null;
 }
 function spawnSyncText(cmd, args) {
-  try {
-    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
-  } catch (e) {
-    return String(e.stderr ?? "");
-  }
+  // ffmpeg prints the SSIM summary on stderr.
+  return spawnSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] }).stderr ?? "";
 }
 
 const median = (xs) => {
