@@ -4,6 +4,7 @@
  */
 import type { Engine, Target } from "../engine/engine.js";
 import type { LocalInstance } from "../features/local.js";
+import type { PreviewInput, PreviewResult } from "../features/generation/preview-types.js";
 import { mediagenHome, type Env } from "../config/paths.js";
 import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
 import { resolveKey } from "../config/credentials.js";
@@ -192,6 +193,13 @@ export class CliContext implements Context {
       return openLocalInstance({ home: this.home, worker: "detached", rateLimit });
     })();
     return this.instancePromise;
+  }
+
+  /** `plan preview`: renders a plan on the local instance whatever the target; nothing is debited. */
+  async previewPlan(input: PreviewInput): Promise<PreviewResult> {
+    const instance = await this.localInstance();
+    const { previewPlan } = await import("../features/local.js");
+    return previewPlan(instance, input);
   }
 
   engine(): Promise<Engine> {

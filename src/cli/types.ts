@@ -108,6 +108,8 @@ export interface Context {
   recordJobs?(jobs: ReadonlyArray<Omit<JobStart, "target" | "base_url" | "profile">>): Promise<void>;
   /** Records what became of jobs the journal knows (status, saved file). */
   recordUpdates?(updates: ReadonlyArray<Omit<JobUpdate, "target" | "kind"> & { kind?: JobUpdate["kind"] }>): Promise<void>;
+  /** `plan preview`: renders a plan on the local instance whatever the target (the frame's context only). */
+  previewPlan?(input: import("../features/generation/preview-types.js").PreviewInput): Promise<import("../features/generation/preview-types.js").PreviewResult>;
   /** Reads a JSON body from a file path or `-` (stdin). Usage error (exit 2) when it does not parse. */
   readBody(pathOrDash: string): Promise<Record<string, unknown>>;
 }

@@ -120,3 +120,12 @@ export function openLocalInstance(opts: Omit<OpenOptions, "parts"> & { parts?: L
 
 /** `mediagen batch`: whether a start announced before a crash landed (see started-jobs.ts). */
 export { findStartedJob, type StartedQuery, type StartedJob } from "./started-jobs.js";
+
+/** `mediagen plan preview`: a plan rendered here, whatever the target, free (generation/preview.ts). */
+export async function previewPlan(
+  instance: LocalInstance,
+  input: import("./generation/preview-types.js").PreviewInput,
+): Promise<import("./generation/preview-types.js").PreviewResult> {
+  const { previewPlan: run } = await import("./generation/preview.js");
+  return run(instance, input);
+}

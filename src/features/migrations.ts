@@ -5,7 +5,7 @@
  * appended here with the next version.
  */
 import { core } from "../local/db/core-schema.js";
-import { assets, modelCatalogTable, CATALOG_MIGRATION_VERSION } from "./asset/schema.js";
+import { assets, modelCatalogTable, CATALOG_MIGRATION_VERSION, catalogAvatarsColumn, CATALOG_AVATARS_MIGRATION_VERSION } from "./asset/schema.js";
 import { avatars } from "./avatar/schema.js";
 import { generations } from "./generation/schema.js";
 import { videos } from "./video/schema.js";
@@ -24,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, sql: exportsTable },
   { version: CATALOG_MIGRATION_VERSION, sql: modelCatalogTable },
   { version: EMULATOR_MIGRATION_VERSION, sql: emulatorTables },
+  { version: CATALOG_AVATARS_MIGRATION_VERSION, sql: catalogAvatarsColumn },
 ];

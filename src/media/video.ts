@@ -251,6 +251,237 @@ function ffmpegMajor(version: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** One renderVideo call: its options, sizes, graph under construction and work dir. */
+interface VideoJob {
+  o: RenderVideoOptions;
+  mode: VideoMode;
+  tools: Tools;
+  ctx: Ctx;
+  refs: string[];
+  workDir: string;
+  layout: ReturnType<typeof cardLayout>;
+  bandH: number;
+  barH: number;
+  speech: string;
+  speechWav: string;
+  sourceDuration: number;
+}
+
+/** Speech (when asked) and, to extend a video, the source's length: both before the graph. */
+async function prepare(o: RenderVideoOptions, mode: VideoMode, tools: Tools, ctx: Ctx, workDir: string): Promise<VideoJob> {
+  const { W, H, T } = ctx;
+  const speechWav = path.join(workDir, "speech.wav");
+  const speech = o.audio ? fitSpeech(o.speechText ?? o.prompt ?? "", T) : "";
+  const modeLabel = `${o.label ?? "mediagen local"} · ${mode} · ${num(Math.round(T * 100) / 100)} s · ${W}×${H}`;
+  const [, sourceDuration] = await Promise.all([
+    speech ? synthesize({ text: speech, out: speechWav, voice: o.voice ?? DEFAULT_VOICE, cacheDir: o.cacheDir, signal: o.signal, tools }) : undefined,
+    mode === "extend" ? probe(o.sourceVideo!, { tools, signal: o.signal }).then((p) => p.durationSeconds) : 0,
+  ]);
+  const refs = o.references ?? [];
+  const layout = cardLayout({ width: W, height: H, prompt: o.prompt ?? "", label: modeLabel, tiles: refs.length, ...(o.seed ? { seed: o.seed } : {}) });
+  const bandH = Math.max(12, even(Math.round(Math.min(W, H) * 0.09)));
+  const barH = Math.max(2, even(Math.round(H / 90)));
+  return { o, mode, tools, ctx, refs, workDir, layout, bandH, barH, speech, speechWav, sourceDuration };
+}
+
+/** The title card, drawn once, as BT.709 yuv420p. */
+function cardIn(job: VideoJob): string {
+  const { ctx } = job;
+  const drawn = label(ctx, "card");
+  const part = cardGraph(job.tools, job.layout, job.refs, job.workDir, ctx.nextInput, drawn);
+  ctx.inputs.push(...part.inputArgs);
+  ctx.nextInput += part.inputArgs.filter((a) => a === "-i").length;
+  const out = label(ctx, "cardv");
+  // The card is drawn with BT.601 colour maths (drawbox/drawtext on YUV): RGB in between.
+  ctx.graph.push(part.graph, `[${drawn}]scale=in_color_matrix=bt601:in_range=tv,${TO_BT709}[${out}]`);
+  return out;
+}
+
+/** The caption strip naming the mode, over the whole video. */
+function band(job: VideoJob): string {
+  const { ctx } = job;
+  const src = label(ctx, "bandsrc");
+  const part = bandGraph(
+    job.tools,
+    { width: ctx.W, height: job.bandH, text: modeCaption(job.mode, job.o, ctx.W, ctx.H), color: job.layout.tileFrame, accent: job.layout.accent },
+    job.workDir,
+    src,
+  );
+  ctx.graph.push(part.graph);
+  return loopedLayer(ctx, src);
+}
+
+/** generate and first-last: stills and the card, dissolving into each other. */
+function stillTimeline(job: VideoJob): string {
+  const { ctx, o, refs, workDir } = job;
+  const { W, H, F, N } = ctx;
+  if (job.mode === "generate") {
+    const opening = o.startImage ?? refs[0];
+    if (!opening || N < 3) {
+      const main = label(ctx, "seq");
+      ctx.graph.push(`[${cardIn(job)}]${loopChain(ctx, N)}[${main}]`);
+      return main;
+    }
+    const pad = { w: even(Math.round(W * 0.08)), h: even(Math.round(H * 0.08)) };
+    const aFrames = Math.round(N * 0.4);
+    const win = Math.min(Math.round(F * 0.6), Math.round(N * 0.2));
+    return dissolve(ctx, { still: prepStill(ctx, opening, workDir, { pad }), pan: pad }, cardIn(job), aFrames, win, N - aFrames - win);
+  }
+  if (N < 3) {
+    const main = label(ctx, "seq");
+    ctx.graph.push(`[${prepStill(ctx, o.startImage!, workDir)}]${loopChain(ctx, N)}[${main}]`);
+    return main;
+  }
+  const third = Math.max(0, Math.round(N / 3));
+  const end = o.endImage ? prepStill(ctx, o.endImage, workDir) : cardIn(job);
+  return dissolve(ctx, { still: prepStill(ctx, o.startImage!, workDir) }, end, third, third, N - 2 * third);
+}
+
+/** edit, upscale, extend and motion: the source video, with the caption strip. */
+function videoTimeline(job: VideoJob): string {
+  const { ctx, o, workDir } = job;
+  const { W, H, F, N, T } = ctx;
+  const bandY = `${H - job.bandH - job.barH}`;
+  switch (job.mode) {
+    case "extend": {
+      const srcFrames = Math.max(1, Math.min(Math.floor(job.sourceDuration * F), Math.round(N / 2)));
+      const v = prepVideo(ctx, o.sourceVideo!, srcFrames);
+      // The continuation holds the source's last frame and is marked by the caption strip.
+      const src = label(ctx, "srcv");
+      ctx.graph.push(`[${v}]tpad=stop_mode=clone:stop_duration=${num(T + 1)},trim=end_frame=${N},setpts=N[${src}]`);
+      return overlayAt(ctx, src, band(job), "0", bandY, `:enable='gte(n,${srcFrames})'`);
+    }
+    case "motion": {
+      const bg = label(ctx, "bg");
+      ctx.graph.push(`[${o.startImage ? prepStill(ctx, o.startImage, workDir) : cardIn(job)}]${loopChain(ctx, N)}[${bg}]`);
+      const box = { w: even(Math.round(W * 0.36)), h: even(Math.round(H * 0.36)) };
+      const border = Math.max(2, even(Math.round(Math.min(W, H) * 0.008)));
+      const pipRaw = prepVideo(ctx, o.motionVideo!, N, { loop: true, box });
+      const pip = label(ctx, "pip");
+      ctx.graph.push(`[${pipRaw}]pad=${box.w + 2 * border}:${box.h + 2 * border}:${border}:${border}:color=white[${pip}]`);
+      const margin = even(Math.round(Math.min(W, H) * 0.04));
+      const withPip = overlayAt(ctx, bg, pip, `${W - box.w - 2 * border - margin}`, `${margin}`);
+      return overlayAt(ctx, withPip, band(job), "0", bandY);
+    }
+    default: {
+      // edit, upscale
+      const v = prepVideo(ctx, o.sourceVideo!, N, { flags: job.mode === "upscale" ? "lanczos" : undefined });
+      return overlayAt(ctx, v, band(job), "0", bandY);
+    }
+  }
+}
+
+/** A progress bar sliding in from the left (motion on every frame, and it shows where we are), to [vout]. */
+function addProgressBar(job: VideoJob, main: string): void {
+  const { ctx } = job;
+  const { W, H, F, N } = ctx;
+  const bar = label(ctx, "bar");
+  ctx.graph.push(`color=c=${job.layout.accent}:s=${W}x${job.barH}:r=${F},format=yuv420p[${bar}]`);
+  const withBar = overlayAt(ctx, main, bar, `'-w+w*(n+1)/${N}'`, `${H - job.barH}`, ":eval=frame:shortest=1");
+  ctx.graph.push(`[${withBar}]trim=end_frame=${N},settb=1/${F},setpts=N[vout]`);
+}
+
+/** The soundtrack: the speech (or silence), mono AAC; none without audio. */
+function addAudio(job: VideoJob): string[] {
+  const { ctx, o } = job;
+  if (!o.audio) return [];
+  const samples = Math.round(ctx.T * AUDIO_RATE);
+  if (job.speech) {
+    const idx = addInput(ctx, ["-i", `file:${job.speechWav}`]);
+    ctx.graph.push(`[${idx}:a]aresample=${AUDIO_RATE},aformat=sample_fmts=fltp:channel_layouts=mono,atrim=end_sample=${samples},apad=whole_len=${samples}[aout]`);
+  } else {
+    ctx.graph.push(`anullsrc=r=${AUDIO_RATE}:cl=mono,atrim=end_sample=${samples}[aout]`);
+  }
+  // The voice is mono, so the track is too. AAC runs in ffmpeg's main thread, serially with the
+  // graph: the default "twoloop" coder in stereo cost as much as the whole H.264 encode of a card
+  // video; "fast" in mono is about a fifth of that (measured).
+  return ["-map", "[aout]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", "96k", "-ar", String(AUDIO_RATE)];
+}
+
+/** The thumbnail is the first frame, drawn by a second ffmpeg running the same graph for one frame. */
+async function drawThumbnail(job: VideoJob, graph: string[], inputs: string[], tmpThumb: string): Promise<void> {
+  const thumbPng = /\.png$/i.test(job.o.thumbnailOut ?? "");
+  const thumbScale = `scale=in_color_matrix=bt709:in_range=tv${thumbPng ? ",format=rgb24" : ":out_range=pc,format=yuvj420p"}`;
+  const thumbEncode = [...BITEXACT, "-c:v", thumbPng ? "png" : "mjpeg", ...(thumbPng ? [] : ["-q:v", "3"]), "-f", "image2", "-update", "1"];
+  const thumbScript = path.join(job.workDir, "thumb.graph");
+  fs.writeFileSync(thumbScript, [...graph, `[vout]${thumbScale}[thumb]`].join(";\n"));
+  await runTool(job.tools.ffmpeg, [...QUIET, ...inputs, "-filter_complex_script", thumbScript, "-map", "[thumb]", "-frames:v", "1", ...thumbEncode, tmpThumb], {
+    signal: job.o.signal,
+    cwd: job.workDir,
+  });
+}
+
+/** The encode of the video: the graph script, x264 with slice threads, BT.709 tags, exact length. */
+function encodeArgs(job: VideoJob, script: string, audioArgs: string[], tmpVideo: string): string[] {
+  const { ctx, o } = job;
+  const major = ffmpegMajor(job.tools.ffmpegVersion);
+  const timing = major !== undefined && major >= 5 ? ["-fps_mode", "passthrough"] : [];
+  const globalTiming = timing.length ? [] : ["-vsync", "passthrough"];
+  return [
+    ...QUIET, "-nostats", "-progress", "pipe:1", ...globalTiming, ...ctx.inputs,
+    "-filter_complex_script", script, "-map", "[vout]",
+    "-c:v", "libx264", "-preset", o.preset ?? "veryfast", "-crf", "23",
+    // x264's frame threads make the output vary from run to run (measured); slice threads keep
+    // both cores busy and the same inputs give the same file.
+    "-x264-params", "sliced-threads=1", "-pix_fmt", "yuv420p",
+    // Sets the encoder's time base to the frame grid; with passthrough timing it never dups/drops.
+    "-r", String(ctx.F),
+    "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+    ...timing, ...audioArgs, "-t", num(ctx.T), "-movflags", "+faststart", ...BITEXACT, "-f", "mp4", tmpVideo,
+  ];
+}
+
+/** The rendered file against what was asked: duration, size, codec, frames, audio, thumbnail. */
+async function checkRendered(job: VideoJob, tmpVideo: string, tmpThumb: string | undefined) {
+  const { ctx, o } = job;
+  const p = await probe(tmpVideo, { tools: job.tools, signal: o.signal });
+  const problems: string[] = [];
+  if (Math.abs(p.durationSeconds - ctx.T) > 0.1) problems.push(`duration ${p.durationSeconds} s, expected ${ctx.T} s`);
+  if (p.width !== ctx.W || p.height !== ctx.H) problems.push(`size ${p.width}x${p.height}, expected ${ctx.W}x${ctx.H}`);
+  if (p.videoCodec !== "h264") problems.push(`video codec ${p.videoCodec ?? "none"}`);
+  if (p.videoFrames !== undefined && p.videoFrames !== ctx.N) problems.push(`${p.videoFrames} frames, expected ${ctx.N}`);
+  if (o.audio !== (p.audioCodec === "aac")) problems.push(o.audio ? "no AAC audio stream" : "unexpected audio stream");
+  if (tmpThumb && (!fs.existsSync(tmpThumb) || fs.statSync(tmpThumb).size === 0)) problems.push("no thumbnail");
+  if (problems.length) throw new RenderError(`rendered video failed its checks: ${problems.join("; ")}`, { tool: "ffmpeg" });
+  return p;
+}
+
+/** Encodes (and draws the thumbnail alongside), checks, and renames both into place. */
+async function encode(job: VideoJob): Promise<RenderVideoResult> {
+  const { ctx, o } = job;
+  // As a second output of the main run (via `split`) the thumbnail made the video itself differ
+  // between runs of the same inputs now and then (4.1 and 5.1, measured): a run of its own instead.
+  const thumbGraph = [...ctx.graph];
+  const thumbInputs = [...ctx.inputs];
+  const audioArgs = addAudio(job);
+  const script = path.join(job.workDir, "video.graph");
+  fs.writeFileSync(script, ctx.graph.join(";\n"));
+  const tmpVideo = tempPathFor(o.out);
+  const tmpThumb = o.thumbnailOut ? tempPathFor(o.thumbnailOut) : undefined;
+  try {
+    const thumbJob = tmpThumb ? drawThumbnail(job, thumbGraph, thumbInputs, tmpThumb) : undefined;
+    const mainJob = runTool(job.tools.ffmpeg, encodeArgs(job, script, audioArgs, tmpVideo), {
+      signal: o.signal,
+      cwd: job.workDir,
+      onLine: (line) => {
+        const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+        if (m && o.onProgress) o.onProgress(Math.min(1, Number(m[1]) / 1e6 / ctx.T));
+      },
+    });
+    // Settle both before going on, so no process still writes a temp file we are about to remove.
+    const settled = await Promise.allSettled([mainJob, thumbJob]);
+    for (const r of settled) if (r.status === "rejected") throw r.reason;
+    const p = await checkRendered(job, tmpVideo, tmpThumb);
+    if (tmpThumb) fs.renameSync(tmpThumb, path.resolve(o.thumbnailOut!));
+    fs.renameSync(tmpVideo, path.resolve(o.out));
+    o.onProgress?.(1);
+    return { durationSeconds: p.durationSeconds, width: ctx.W, height: ctx.H, hasAudio: o.audio, frames: ctx.N, fps: ctx.F, textDrawn: canDrawText(job.tools) };
+  } finally {
+    removeQuietly(tmpVideo);
+    if (tmpThumb) removeQuietly(tmpThumb);
+  }
+}
+
 export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoResult> {
   const mode = resolveMode(o);
   checkVideoOptions(o, mode);
@@ -259,233 +490,11 @@ export async function renderVideo(o: RenderVideoOptions): Promise<RenderVideoRes
   const H = even(o.height);
   const F = o.fps ?? DEFAULT_FPS;
   const N = Math.max(1, Math.round(o.durationSeconds * F));
-  const T = N / F;
-  const refs = o.references ?? [];
-
   return withWorkDir(async (workDir) => {
-    const speechWav = path.join(workDir, "speech.wav");
-    const speech = o.audio ? fitSpeech(o.speechText ?? o.prompt ?? "", T) : "";
-    const modeLabel = `${o.label ?? "mediagen local"} · ${mode} · ${num(Math.round(T * 100) / 100)} s · ${W}×${H}`;
-    const [, sourceDuration] = await Promise.all([
-      speech ? synthesize({ text: speech, out: speechWav, voice: o.voice ?? DEFAULT_VOICE, cacheDir: o.cacheDir, signal: o.signal, tools }) : undefined,
-      mode === "extend" ? probe(o.sourceVideo!, { tools, signal: o.signal }).then((p) => p.durationSeconds) : 0,
-    ]);
-
-    const ctx: Ctx = { W, H, F, N, T, inputs: [], nextInput: 0, graph: [], seq: 0 };
-    const layout = cardLayout({ width: W, height: H, prompt: o.prompt ?? "", label: modeLabel, tiles: refs.length, ...(o.seed ? { seed: o.seed } : {}) });
-    const bandH = Math.max(12, even(Math.round(Math.min(W, H) * 0.09)));
-    const barH = Math.max(2, even(Math.round(H / 90)));
-    const cardIn = (): string => {
-      const drawn = label(ctx, "card");
-      const part = cardGraph(tools, layout, refs, workDir, ctx.nextInput, drawn);
-      ctx.inputs.push(...part.inputArgs);
-      ctx.nextInput += part.inputArgs.filter((a) => a === "-i").length;
-      const out = label(ctx, "cardv");
-      // The card is drawn with BT.601 colour maths (drawbox/drawtext on YUV): RGB in between.
-      ctx.graph.push(part.graph, `[${drawn}]scale=in_color_matrix=bt601:in_range=tv,${TO_BT709}[${out}]`);
-      return out;
-    };
-    const band = (): string => {
-      const src = label(ctx, "bandsrc");
-      const part = bandGraph(
-        tools,
-        { width: W, height: bandH, text: modeCaption(mode, o, W, H), color: layout.tileFrame, accent: layout.accent },
-        workDir,
-        src,
-      );
-      ctx.graph.push(part.graph);
-      return loopedLayer(ctx, src);
-    };
-    const bandY = `${H - bandH - barH}`;
-
-    let main: string;
-    const third = Math.max(0, Math.round(N / 3));
-    switch (mode) {
-      case "generate": {
-        const opening = o.startImage ?? refs[0];
-        if (!opening || N < 3) {
-          main = label(ctx, "seq");
-          ctx.graph.push(`[${cardIn()}]${loopChain(ctx, N)}[${main}]`);
-          break;
-        }
-        const pad = { w: even(Math.round(W * 0.08)), h: even(Math.round(H * 0.08)) };
-        const aFrames = Math.round(N * 0.4);
-        const win = Math.min(Math.round(F * 0.6), Math.round(N * 0.2));
-        main = dissolve(ctx, { still: prepStill(ctx, opening, workDir, { pad }), pan: pad }, cardIn(), aFrames, win, N - aFrames - win);
-        break;
-      }
-      case "first-last": {
-        if (N < 3) {
-          main = label(ctx, "seq");
-          ctx.graph.push(`[${prepStill(ctx, o.startImage!, workDir)}]${loopChain(ctx, N)}[${main}]`);
-          break;
-        }
-        const end = o.endImage ? prepStill(ctx, o.endImage, workDir) : cardIn();
-        main = dissolve(ctx, { still: prepStill(ctx, o.startImage!, workDir) }, end, third, third, N - 2 * third);
-        break;
-      }
-      case "edit":
-      case "upscale": {
-        const v = prepVideo(ctx, o.sourceVideo!, N, { flags: mode === "upscale" ? "lanczos" : undefined });
-        main = overlayAt(ctx, v, band(), "0", bandY);
-        break;
-      }
-      case "extend": {
-        const srcFrames = Math.max(1, Math.min(Math.floor(sourceDuration * F), Math.round(N / 2)));
-        const v = prepVideo(ctx, o.sourceVideo!, srcFrames);
-        // The continuation holds the source's last frame and is marked by the caption strip.
-        const src = label(ctx, "srcv");
-        ctx.graph.push(`[${v}]tpad=stop_mode=clone:stop_duration=${num(T + 1)},trim=end_frame=${N},setpts=N[${src}]`);
-        main = overlayAt(ctx, src, band(), "0", bandY, `:enable='gte(n,${srcFrames})'`);
-        break;
-      }
-      case "motion": {
-        const bg = label(ctx, "bg");
-        ctx.graph.push(`[${o.startImage ? prepStill(ctx, o.startImage, workDir) : cardIn()}]${loopChain(ctx, N)}[${bg}]`);
-        const box = { w: even(Math.round(W * 0.36)), h: even(Math.round(H * 0.36)) };
-        const border = Math.max(2, even(Math.round(Math.min(W, H) * 0.008)));
-        const pipRaw = prepVideo(ctx, o.motionVideo!, N, { loop: true, box });
-        const pip = label(ctx, "pip");
-        ctx.graph.push(`[${pipRaw}]pad=${box.w + 2 * border}:${box.h + 2 * border}:${border}:${border}:color=white[${pip}]`);
-        const margin = even(Math.round(Math.min(W, H) * 0.04));
-        const withPip = overlayAt(ctx, bg, pip, `${W - box.w - 2 * border - margin}`, `${margin}`);
-        main = overlayAt(ctx, withPip, band(), "0", bandY);
-        break;
-      }
-    }
-
-    // A progress bar sliding in from the left: motion on every frame, and it shows where we are.
-    const bar = label(ctx, "bar");
-    ctx.graph.push(`color=c=${layout.accent}:s=${W}x${barH}:r=${F},format=yuv420p[${bar}]`);
-    const withBar = overlayAt(ctx, main, bar, `'-w+w*(n+1)/${N}'`, `${H - barH}`, ":eval=frame:shortest=1");
-    ctx.graph.push(`[${withBar}]trim=end_frame=${N},settb=1/${F},setpts=N[vout]`);
-    // The thumbnail is the first frame (what players and galleries show first), drawn by a second
-    // ffmpeg running the same graph for one frame, alongside the encode. As a second output of the
-    // main run (via `split`) it made the video itself differ between runs of the same inputs now and
-    // then (4.1 and 5.1, measured); cutting it from the file afterwards adds a process to the end.
-    const thumbGraph = [...ctx.graph];
-    const thumbInputs = [...ctx.inputs];
-    const thumbPng = /\.png$/i.test(o.thumbnailOut ?? "");
-    const thumbScale = `scale=in_color_matrix=bt709:in_range=tv${thumbPng ? ",format=rgb24" : ":out_range=pc,format=yuvj420p"}`;
-
-    const audioArgs: string[] = [];
-    if (o.audio) {
-      const samples = Math.round(T * AUDIO_RATE);
-      if (speech) {
-        const idx = addInput(ctx, ["-i", `file:${speechWav}`]);
-        ctx.graph.push(`[${idx}:a]aresample=${AUDIO_RATE},aformat=sample_fmts=fltp:channel_layouts=mono,atrim=end_sample=${samples},apad=whole_len=${samples}[aout]`);
-      } else {
-        ctx.graph.push(`anullsrc=r=${AUDIO_RATE}:cl=mono,atrim=end_sample=${samples}[aout]`);
-      }
-      // The voice is mono, so the track is too. AAC runs in ffmpeg's main thread, serially with the
-      // graph: the default "twoloop" coder in stereo cost as much as the whole H.264 encode of a card
-      // video; "fast" in mono is about a fifth of that (measured).
-      audioArgs.push("-map", "[aout]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", "96k", "-ar", String(AUDIO_RATE));
-    }
-
-    const script = path.join(workDir, "video.graph");
-    fs.writeFileSync(script, ctx.graph.join(";\n"));
-    const major = ffmpegMajor(tools.ffmpegVersion);
-    const timing = major !== undefined && major >= 5 ? ["-fps_mode", "passthrough"] : [];
-    const globalTiming = timing.length ? [] : ["-vsync", "passthrough"];
-    const tmpVideo = tempPathFor(o.out);
-    const tmpThumb = o.thumbnailOut ? tempPathFor(o.thumbnailOut) : undefined;
-    const thumbEncode = [...BITEXACT, "-c:v", thumbPng ? "png" : "mjpeg", ...(thumbPng ? [] : ["-q:v", "3"]), "-f", "image2", "-update", "1"];
-    try {
-      const thumbJob = tmpThumb
-        ? (async () => {
-            const thumbScript = path.join(workDir, "thumb.graph");
-            fs.writeFileSync(thumbScript, [...thumbGraph, `[vout]${thumbScale}[thumb]`].join(";\n"));
-            await runTool(
-              tools.ffmpeg,
-              [...QUIET, ...thumbInputs, "-filter_complex_script", thumbScript, "-map", "[thumb]", "-frames:v", "1", ...thumbEncode, tmpThumb],
-              { signal: o.signal, cwd: workDir },
-            );
-          })()
-        : undefined;
-      const mainJob = runTool(
-        tools.ffmpeg,
-        [
-          ...QUIET,
-          "-nostats",
-          "-progress",
-          "pipe:1",
-          ...globalTiming,
-          ...ctx.inputs,
-          "-filter_complex_script",
-          script,
-          "-map",
-          "[vout]",
-          "-c:v",
-          "libx264",
-          "-preset",
-          o.preset ?? "veryfast",
-          "-crf",
-          "23",
-          // x264's frame threads make the output vary from run to run (measured); slice threads keep
-          // both cores busy and the same inputs give the same file.
-          "-x264-params",
-          "sliced-threads=1",
-          "-pix_fmt",
-          "yuv420p",
-          // Sets the encoder's time base to the frame grid; with passthrough timing it never dups/drops.
-          "-r",
-          String(F),
-          "-colorspace",
-          "bt709",
-          "-color_primaries",
-          "bt709",
-          "-color_trc",
-          "bt709",
-          "-color_range",
-          "tv",
-          ...timing,
-          ...audioArgs,
-          "-t",
-          num(T),
-          "-movflags",
-          "+faststart",
-          ...BITEXACT,
-          "-f",
-          "mp4",
-          tmpVideo,
-        ],
-        {
-          signal: o.signal,
-          cwd: workDir,
-          onLine: (line) => {
-            const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
-            if (m && o.onProgress) o.onProgress(Math.min(1, Number(m[1]) / 1e6 / T));
-          },
-        },
-      );
-      // Settle both before going on, so no process still writes a temp file we are about to remove.
-      const settled = await Promise.allSettled([mainJob, thumbJob]);
-      for (const r of settled) if (r.status === "rejected") throw r.reason;
-      const p = await probe(tmpVideo, { tools, signal: o.signal });
-      const problems: string[] = [];
-      if (Math.abs(p.durationSeconds - T) > 0.1) problems.push(`duration ${p.durationSeconds} s, expected ${T} s`);
-      if (p.width !== W || p.height !== H) problems.push(`size ${p.width}x${p.height}, expected ${W}x${H}`);
-      if (p.videoCodec !== "h264") problems.push(`video codec ${p.videoCodec ?? "none"}`);
-      if (p.videoFrames !== undefined && p.videoFrames !== N) problems.push(`${p.videoFrames} frames, expected ${N}`);
-      if (o.audio !== (p.audioCodec === "aac")) problems.push(o.audio ? "no AAC audio stream" : "unexpected audio stream");
-      if (tmpThumb && (!fs.existsSync(tmpThumb) || fs.statSync(tmpThumb).size === 0)) problems.push("no thumbnail");
-      if (problems.length) throw new RenderError(`rendered video failed its checks: ${problems.join("; ")}`, { tool: "ffmpeg" });
-      if (tmpThumb) fs.renameSync(tmpThumb, path.resolve(o.thumbnailOut!));
-      fs.renameSync(tmpVideo, path.resolve(o.out));
-      o.onProgress?.(1);
-      return {
-        durationSeconds: p.durationSeconds,
-        width: W,
-        height: H,
-        hasAudio: o.audio,
-        frames: N,
-        fps: F,
-        textDrawn: canDrawText(tools),
-      };
-    } finally {
-      removeQuietly(tmpVideo);
-      if (tmpThumb) removeQuietly(tmpThumb);
-    }
+    const ctx: Ctx = { W, H, F, N, T: N / F, inputs: [], nextInput: 0, graph: [], seq: 0 };
+    const job = await prepare(o, mode, tools, ctx, workDir);
+    const main = mode === "generate" || mode === "first-last" ? stillTimeline(job) : videoTimeline(job);
+    addProgressBar(job, main);
+    return encode(job);
   });
 }

@@ -114,6 +114,7 @@ describe("plan new on a terminal", () => {
       { expect: "(silence, 1.5 s)" },
       // Save (second from the bottom of the menu), then do not generate now.
       { expect: "What next?", send: UP + UP + ENTER },
+      { expect: "Preview it first?", send: ENTER },
       { expect: "Make the video now?", send: ENTER },
       { expect: "To make it later: mediagen generate --plan plan.json --watch" },
     ];
@@ -163,6 +164,7 @@ describe("plan new on a terminal", () => {
       { expect: "Delete which block", send: DOWN + ENTER },
       { expect: "Delete block 2?", send: "y" + ENTER },
       { expect: "What next?", send: UP + UP + ENTER },
+      { expect: "Preview it first?", send: ENTER },
       { expect: "Make the video now?", send: ENTER },
     ];
     const r = await onTerminal(steps, ["plan", "edit", "edit-me.json"]).finally(() => fs.renameSync(file, path.join(home, "edited.json")));
@@ -181,6 +183,7 @@ describe("plan new on a terminal", () => {
     const steps: Step[] = [
       { expect: "Block 1 · voice Noah (vc_noah)" },
       { expect: "What next?", send: UP + UP + ENTER },
+      { expect: "Preview it first?", send: ENTER },
       { expect: "Make the video now?", send: DOWN + ENTER },
       { expect: "Running: mediagen generate --plan short.json --watch" },
     ];

@@ -171,16 +171,16 @@ describe("the timeline as the renderer's spec", () => {
   };
 
   it("resolves every path under the media dir and keeps the times, text and options", () => {
-    const spec = renderSpecOf(t, { width: 720, height: 1280 }, "/m", new Map([[1, "/work/still-2.jpg"]]));
+    const spec = renderSpecOf(t, { width: 720, height: 1280 }, "/m");
     expect(spec).toMatchObject({ width: 720, height: 1280, fps: 30, duration_ms: 3000, voice_path: "/m/videos/v/voice.wav", music_path: "/m/music/default-v1.wav" });
     expect(spec.options).toEqual({ subtitles: true, music: true, transitions: false });
     const [a, b] = spec.blocks;
     expect(a!.audio_path).toBe("/m/fetched/audio-1.wav");
     // Supplied speech has no file per sentence: the block's audio stands for it.
     expect(a!.sequences.flatMap((s) => s.sentences.map((x) => x.audio_path))).toEqual(["/m/fetched/audio-1.wav", "/m/fetched/audio-1.wav"]);
-    // The avatar video alone plays full screen on the video's clock; beside media a still of it stands in.
+    // The avatar video alone plays full screen on the video's clock; beside media it plays in the look's place.
     expect(a!.sequences[0]).toMatchObject({ look_image_path: null, media: { kind: "video", path: "/m/fetched/talk.mp4", show: "full", trim_start: 0 } });
-    expect(a!.sequences[1]).toMatchObject({ look_image_path: "/work/still-2.jpg", media: { kind: "image", path: "/m/fetched/a.png", show: "half", width: 320, height: 240 } });
+    expect(a!.sequences[1]).toMatchObject({ look_image_path: null, look_video: { path: "/m/fetched/talk.mp4", start_s: 1 }, media: { kind: "image", path: "/m/fetched/a.png", show: "half", width: 320, height: 240 } });
     expect(b!.sequences[0]).toMatchObject({
       text: "Bye.",
       look_image_path: "/m/catalog/v1/looks/lk_a.png",

@@ -130,19 +130,24 @@ export interface CatalogStatus {
   models: number;
   /** Public voices copied by the sync; null: the built-in voices. */
   voices: number | null;
+  /** Public avatars and their looks copied by the sync (`--avatars`); null: the built-in avatars. */
+  avatars: { avatars: number; looks: number } | null;
   skipped: SkippedModel[];
 }
 
 export function catalogStatus(instance: Pick<LocalInstance, "db" | "clock">): CatalogStatus {
   const row = readRow(instance.db);
-  if (!row) return { source: "built-in", synced_at: null, age_seconds: null, models: MODELS.length, voices: null, skipped: [] };
+  if (!row) return { source: "built-in", synced_at: null, age_seconds: null, models: MODELS.length, voices: null, avatars: null, skipped: [] };
   const voices = syncedVoicesOf(instance.db);
+  const avatarsRow = instance.db.prepare("SELECT avatars FROM model_catalog WHERE id = 1").get() as { avatars: string | null };
+  const avatars = avatarsRow.avatars ? (JSON.parse(avatarsRow.avatars) as { looks: unknown[] }[]) : null;
   return {
     source: row.source,
     synced_at: row.synced_at,
     age_seconds: Math.max(0, Math.round((instance.clock.now() - Date.parse(row.synced_at)) / 1000)),
     models: (JSON.parse(row.models) as unknown[]).length,
     voices: voices ? voices.length : null,
+    avatars: avatars ? { avatars: avatars.length, looks: avatars.reduce((n, a) => n + a.looks.length, 0) } : null,
     skipped: JSON.parse(row.skipped) as SkippedModel[],
   };
 }
@@ -153,18 +158,21 @@ export function storeCatalog(
   models: readonly ModelDef[],
   skipped: readonly SkippedModel[],
   voices?: readonly SyncedVoice[],
+  /** Public avatars with their looks (avatar/catalog-sync.ts); absent: the built-in avatars. */
+  avatars?: readonly unknown[],
 ): void {
   const db = instance.db;
   db.transaction(() => {
     const prev = db.prepare("SELECT revision FROM model_catalog WHERE id = 1").get() as { revision: number } | undefined;
     db.prepare("DELETE FROM model_catalog WHERE id = 1").run();
-    db.prepare("INSERT INTO model_catalog (id, source, synced_at, revision, models, skipped, voices) VALUES (1, ?, ?, ?, ?, ?, ?)").run(
+    db.prepare("INSERT INTO model_catalog (id, source, synced_at, revision, models, skipped, voices, avatars) VALUES (1, ?, ?, ?, ?, ?, ?, ?)").run(
       source,
       instance.nowIso(),
       (prev?.revision ?? 0) + 1,
       JSON.stringify(models),
       JSON.stringify(skipped),
       voices ? JSON.stringify(voices) : null,
+      avatars ? JSON.stringify(avatars) : null,
     );
   }).immediate();
 }

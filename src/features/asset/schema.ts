@@ -55,3 +55,13 @@ CREATE TABLE model_catalog (
   voices    TEXT
 ) STRICT;
 `;
+
+/**
+ * Migration 10: the public avatars copied by `local catalog sync --avatars` (avatar/public-catalog.ts):
+ * a JSON list of avatars with their looks, each look naming its copied picture (NULL: the built-in
+ * public avatars).
+ */
+export const CATALOG_AVATARS_MIGRATION_VERSION = 10;
+export const catalogAvatarsColumn = `
+ALTER TABLE model_catalog ADD COLUMN avatars TEXT;
+`;

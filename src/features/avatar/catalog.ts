@@ -25,6 +25,11 @@ export interface CatalogLook extends LookTraits {
   model_available: string[];
   /** What the picture shows; the local renderer draws it. */
   description: string;
+  /**
+   * The look's real picture, media-dir-relative, copied from the hosted service by `local catalog
+   * sync --avatars`; absent: the local renderer draws one from `description`.
+   */
+  image?: string;
 }
 
 export interface CatalogAvatar {
@@ -160,8 +165,14 @@ export function catalogLookRelPath(lookId: string): string {
   return path.posix.join("catalog", CATALOG_MEDIA_VERSION, "looks", `${lookId}.png`);
 }
 
+/** Where a catalog look's picture is: its copied one, else the one drawn from its description. */
+export function catalogLookImageRel(look: Pick<CatalogLook, "id" | "image">): string {
+  return look.image ?? catalogLookRelPath(look.id);
+}
+
 /**
- * Renders the thumbnails of these catalog looks that do not exist yet. A `signal` stops the caller
+ * Renders the thumbnails of these catalog looks that do not exist yet (looks with a copied picture
+ * have nothing to render). A `signal` stops the caller
  * waiting (and starting more), not a render already under way: that render is shared with every
  * other caller needing the same picture, and its file is kept for them.
  */
@@ -171,11 +182,13 @@ export async function ensureCatalogLookImages(
   signal?: AbortSignal,
 ): Promise<void> {
   signal?.throwIfAborted();
+  const drawn = items.filter((x) => x.look.image === undefined);
+  if (drawn.length === 0) return;
   // The first list in a new home draws every catalog picture (a few seconds): said, not a blank wait.
-  const missing = items.filter(({ look }) => !fs.existsSync(path.join(mediaDir, catalogLookRelPath(look.id)))).length;
+  const missing = drawn.filter(({ look }) => !fs.existsSync(path.join(mediaDir, catalogLookRelPath(look.id)))).length;
   if (missing >= SAY_DRAWING_FROM) notice(`drawing ${missing} pictures of the avatar catalog (once, on the first use of this home)…`);
   const { renderImage } = await import("../../media/image.js");
-  await eachLimited(items, 2, async ({ avatar, look }) => {
+  await eachLimited(drawn, 2, async ({ avatar, look }) => {
     signal?.throwIfAborted();
     const abs = path.join(mediaDir, catalogLookRelPath(look.id));
     const made = ensureFile(abs, async (tmp) => {

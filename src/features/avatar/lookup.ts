@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { LocalInstanceApi } from "../../local/types.js";
-import { catalogAvatar, catalogLookRelPath, ensureCatalogLookImages } from "./catalog.js";
+import { catalogLookImageRel, ensureCatalogLookImages } from "./catalog.js";
+import { publicAvatar } from "./public-catalog.js";
 
 /**
  * Where an avatar's picture is on disk, for other endpoints that take an `avatar_id` (asset
@@ -10,9 +11,9 @@ import { catalogAvatar, catalogLookRelPath, ensureCatalogLookImages } from "./ca
 export function avatarThumbnailPath(instance: LocalInstanceApi, spaceId: string, avatarId: string): string | undefined {
   const rel = spaceAvatarImage(instance, spaceId, avatarId);
   if (rel !== undefined) return rel === null ? undefined : path.join(instance.mediaDir, rel);
-  const cat = catalogAvatar(avatarId);
+  const cat = publicAvatar(instance.db, avatarId);
   if (!cat) return undefined;
-  return path.join(instance.mediaDir, catalogLookRelPath(cat.looks[0]!.id));
+  return path.join(instance.mediaDir, catalogLookImageRel(cat.looks[0]!));
 }
 
 /** Like `avatarThumbnailPath`, and the file exists when it resolves (catalog pictures are rendered). */
@@ -24,7 +25,7 @@ export async function ensureAvatarThumbnail(
 ): Promise<string | undefined> {
   const p = avatarThumbnailPath(instance, spaceId, avatarId);
   if (p === undefined) return undefined;
-  const cat = spaceAvatarImage(instance, spaceId, avatarId) === undefined ? catalogAvatar(avatarId) : undefined;
+  const cat = spaceAvatarImage(instance, spaceId, avatarId) === undefined ? publicAvatar(instance.db, avatarId) : undefined;
   if (cat) await ensureCatalogLookImages(instance.mediaDir, [{ avatar: cat, look: cat.looks[0]! }], signal);
   return p;
 }

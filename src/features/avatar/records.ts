@@ -4,10 +4,9 @@
  */
 import type { Avatar, AvatarListItem, AvatarStatusResponse, Look, LookDetail } from "./contract.js";
 import type { DB, UrlBuilder } from "../../local/types.js";
+import { publicAvatar, publicAvatars } from "./public-catalog.js";
 import {
-  CATALOG_AVATARS,
-  catalogAvatar,
-  catalogLookRelPath,
+  catalogLookImageRel,
   type CatalogAvatar,
   type CatalogLook,
   type LookTraits,
@@ -107,7 +106,7 @@ export function viewOfCatalogLook(avatar: CatalogAvatar, look: CatalogLook): Loo
     format: look.format,
     model_available: [...look.model_available],
     status: "ready",
-    imageRel: catalogLookRelPath(look.id),
+    imageRel: catalogLookImageRel(look),
     error_code: null,
     error_message: null,
     catalog: { avatar, look },
@@ -145,7 +144,7 @@ export function findAvatar(db: DB, spaceId: string, avatarId: string): AvatarVie
     const person = personOfRow(row);
     return { person, inSpace: true, looks: spaceLookRows(db, spaceId, avatarId).map((l) => viewOfLookRow(person, l)) };
   }
-  const cat = catalogAvatar(avatarId);
+  const cat = publicAvatar(db, avatarId);
   if (!cat) return undefined;
   const person = personOfCatalog(cat);
   return {
@@ -167,14 +166,14 @@ export function allLookViews(db: DB, spaceId: string, onlyPublic: boolean): Look
     for (const r of rows) {
       if (!people.has(r.avatar_id)) {
         const a = db.prepare(`SELECT * FROM avatars WHERE id = ? AND space_id = ?`).get(r.avatar_id, spaceId) as AvatarRow | undefined;
-        const cat = a ? undefined : catalogAvatar(r.avatar_id);
+        const cat = a ? undefined : publicAvatar(db, r.avatar_id);
         people.set(r.avatar_id, a ? personOfRow(a) : cat ? personOfCatalog(cat) : undefined);
       }
       const person = people.get(r.avatar_id);
       if (person) out.push(viewOfLookRow(person, r));
     }
   }
-  for (const a of CATALOG_AVATARS) for (const l of a.looks) out.push(viewOfCatalogLook(a, l));
+  for (const a of publicAvatars(db)) for (const l of a.looks) out.push(viewOfCatalogLook(a, l));
   return out;
 }
 

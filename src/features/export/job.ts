@@ -35,7 +35,7 @@ import { readVideo, timelineOf } from "../video/record.js";
 import { thumbnailSize } from "../video/thumbnail.js";
 import { reapProcessesUnder } from "./reap.js";
 import { exportDir, publishedPaths, readExport, type ExportRow, type ExportStepName } from "./record.js";
-import { avatarStills, renderSpecOf } from "./render-spec.js";
+import { renderSpecOf } from "./render-spec.js";
 import { refundAndNotify } from "../../local/job-failure.js";
 
 export const DEFAULT_EXPORT_FAILURE = "EXPORT_FAILED";
@@ -243,13 +243,7 @@ export const exportKind: JobKind = {
     try {
       fs.mkdirSync(attempt, { recursive: true });
       progress.update("render-audio", 0);
-      let stills: Map<number, string>;
-      try {
-        stills = await avatarStills(timeline, instance.mediaDir, attempt, tools, signal);
-      } catch (e) {
-        throw mediaFailure(e, "reading the avatar video");
-      }
-      const spec = renderSpecOf(timeline, { width: row.width, height: row.height }, instance.mediaDir, stills);
+      const spec = renderSpecOf(timeline, { width: row.width, height: row.height }, instance.mediaDir);
       const r = await renderExport(spec, {
         outPath: out,
         signal,

@@ -121,116 +121,131 @@ async function defaultMusic(mediaDir: string, signal?: AbortSignal): Promise<str
   return MUSIC_REL;
 }
 
-export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
-  const { spec, mediaDir, signal } = b;
-  // Rows written before the policy existed came from in-process or loopback use: allowed, as then.
-  const net = { signal, allowPrivateNetwork: spec.allow_private_network ?? true };
-  const step = async <T>(name: StepName, fn: () => Promise<T> | T, code = STEP_FAILURE[name]): Promise<T> => {
+/** What MEDIA_UPLOAD brings in: supplied speech, the avatar, plan media, media_urls, music, look pictures. */
+interface Supplied {
+  voice: { audio_path: string; ms: number } | undefined;
+  blockAudio: Map<number, { audio_path: string; ms: number }>;
+  avatar: { kind: "image" | "video"; path: string } | undefined;
+  planMedia: Map<string, TimelineMedia>;
+  mediaUrls: TimelineMedia[];
+  music: string | undefined;
+  looks: Map<string, string>;
+}
+
+type Net = FetchPolicy & { signal: AbortSignal };
+type Step = <T>(name: StepName, fn: () => Promise<T> | T, code?: string) => Promise<T>;
+
+/** Runs one step: its progress from 0 to 100, and a failure that cannot be helped as its StepFailure. */
+function stepRunner(b: BuildContext): Step {
+  return async (name, fn, code = STEP_FAILURE[name]) => {
     b.progress(name, 0);
     try {
       const out = await fn();
       b.progress(name, 100);
       return out;
     } catch (e) {
-      if (signal.aborted || !cannotBeDone(e)) throw e;
+      if (b.signal.aborted || !cannotBeDone(e)) throw e;
       throw new StepFailure(code, `${name.toLowerCase().replace(/_/g, " ")}: ${firstLine(e)}`);
     }
   };
+}
 
-  const brollApplies = spec.options.broll && !(spec.plan && planHasMedia(spec.plan));
-
-  // ---- MEDIA_UPLOAD: supplied media and speech in, probed; then the looks' pictures.
-  const supplied = await step("MEDIA_UPLOAD", async () => {
-    const tasks: (() => Promise<void>)[] = [];
-    const out = {
-      voice: undefined as { audio_path: string; ms: number } | undefined,
-      blockAudio: new Map<number, { audio_path: string; ms: number }>(),
-      avatar: undefined as { kind: "image" | "video"; path: string } | undefined,
-      planMedia: new Map<string, TimelineMedia>(),
-      mediaUrls: [] as TimelineMedia[],
-      music: undefined as string | undefined,
-      looks: new Map<string, string>(),
-    };
-    const voiceFromUrl = spec.voice_url !== null && (spec.method === "script" || spec.method === "media");
-    if (voiceFromUrl) tasks.push(async () => void (out.voice = await supplyAudio(mediaDir, spec.voice_url!, "voice_url", net)));
-    if (spec.avatar_url) {
-      const av = spec.avatar_url;
-      tasks.push(async () => {
-        const rel = await adopt(mediaDir, av.url, net);
-        await probeVisual(mediaDir, rel, av.kind, "avatar_url", signal);
-        out.avatar = { kind: av.kind, path: rel };
-        // A video avatar with nothing else to say speaks with its own sound.
-        if (spec.method === "media" && !voiceFromUrl) out.voice = await supplyAudio(mediaDir, av.url, "avatar_url", net);
-      });
+/** The fetches and decodes of MEDIA_UPLOAD, as tasks filling `out`. */
+function uploadTasks(b: BuildContext, out: Supplied, net: Net, brollApplies: boolean): (() => Promise<void>)[] {
+  const { spec, mediaDir, signal } = b;
+  const tasks: (() => Promise<void>)[] = [];
+  const voiceFromUrl = spec.voice_url !== null && (spec.method === "script" || spec.method === "media");
+  if (voiceFromUrl) tasks.push(async () => void (out.voice = await supplyAudio(mediaDir, spec.voice_url!, "voice_url", net)));
+  if (spec.avatar_url) {
+    const av = spec.avatar_url;
+    tasks.push(async () => {
+      const rel = await adopt(mediaDir, av.url, net);
+      await probeVisual(mediaDir, rel, av.kind, "avatar_url", signal);
+      out.avatar = { kind: av.kind, path: rel };
+      // A video avatar with nothing else to say speaks with its own sound.
+      if (spec.method === "media" && !voiceFromUrl) out.voice = await supplyAudio(mediaDir, av.url, "avatar_url", net);
+    });
+  }
+  spec.plan?.forEach((block, i) => {
+    if (block.audio_url) {
+      const url = block.audio_url;
+      tasks.push(async () => void out.blockAudio.set(i, await supplyAudio(mediaDir, url, `sequence_plan[${i}].audio_url`, net)));
     }
-    spec.plan?.forEach((block, i) => {
-      if (block.audio_url) {
-        const url = block.audio_url;
-        tasks.push(async () => void out.blockAudio.set(i, await supplyAudio(mediaDir, url, `sequence_plan[${i}].audio_url`, net)));
-      }
-      block.sequences.forEach((s, j) => {
-        const m = s.media;
-        if (!m) return;
-        const field = `sequence_plan[${i}].sequences[${j}].media`;
-        tasks.push(async () => void out.planMedia.set(`${i}.${j}`, await planMediaOf(mediaDir, m, field, net)));
+    block.sequences.forEach((s, j) => {
+      const m = s.media;
+      if (!m) return;
+      const field = `sequence_plan[${i}].sequences[${j}].media`;
+      tasks.push(async () => void out.planMedia.set(`${i}.${j}`, await planMediaOf(mediaDir, m, field, net)));
+    });
+  });
+  if (brollApplies) {
+    spec.media_urls.forEach((url, i) => {
+      tasks.push(async () => {
+        const kind = kindOfExtension(extensionOf(url)) as "image" | "video";
+        const rel = await adopt(mediaDir, url, net);
+        const p = await probeVisual(mediaDir, rel, kind, `media_urls[${i}]`, signal);
+        out.mediaUrls[i] = { kind, source: { url }, path: rel, show: "full", ...p };
       });
     });
-    if (brollApplies) {
-      spec.media_urls.forEach((url, i) => {
-        tasks.push(async () => {
-          const kind = kindOfExtension(extensionOf(url)) as "image" | "video";
-          const rel = await adopt(mediaDir, url, net);
-          const p = await probeVisual(mediaDir, rel, kind, `media_urls[${i}]`, signal);
-          out.mediaUrls[i] = { kind, source: { url }, path: rel, show: "full", ...p };
-        });
-      });
-    }
-    if (spec.options.music) {
-      tasks.push(async () => void (out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, net) : await defaultMusic(mediaDir, signal)));
-    }
+  }
+  if (spec.options.music) {
+    tasks.push(async () => void (out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, net) : await defaultMusic(mediaDir, signal)));
+  }
+  return tasks;
+}
+
+/** The looks' pictures: one that cannot be made is the avatar's failure, not the media's. */
+async function lookPictures(b: BuildContext): Promise<Map<string, string>> {
+  const { spec, signal } = b;
+  const lookIds = new Set<string>();
+  if (spec.avatar_id) lookIds.add(spec.avatar_id);
+  for (const block of spec.plan ?? []) {
+    if (block.look_id) lookIds.add(block.look_id);
+    for (const s of block.sequences) if (s.look_id) lookIds.add(s.look_id);
+  }
+  let looks: Map<string, string>;
+  try {
+    looks = await lookImages(b.db, b.mediaDir, b.spaceId, [...lookIds], signal);
+  } catch (e) {
+    if (signal.aborted || !cannotBeDone(e)) throw e;
+    throw new StepFailure("AVATAR_PROCESSING_FAILED", `media upload: a look's picture could not be made: ${firstLine(e)}`);
+  }
+  for (const id of lookIds) {
+    if (!looks.has(id)) throw new StepFailure("AVATAR_PROCESSING_FAILED", `media upload: look ${id} is not ready any more`);
+  }
+  return looks;
+}
+
+/** MEDIA_UPLOAD: supplied media and speech in, probed; then the looks' pictures. */
+async function mediaUpload(b: BuildContext, step: Step, brollApplies: boolean): Promise<Supplied> {
+  // Rows written before the policy existed came from in-process or loopback use: allowed, as then.
+  const net = { signal: b.signal, allowPrivateNetwork: b.spec.allow_private_network ?? true };
+  return step("MEDIA_UPLOAD", async () => {
+    const out: Supplied = { voice: undefined, blockAudio: new Map(), avatar: undefined, planMedia: new Map(), mediaUrls: [], music: undefined, looks: new Map() };
+    const tasks = uploadTasks(b, out, net, brollApplies);
     let done = 0;
     for (const t of tasks) {
-      signal.throwIfAborted();
+      b.signal.throwIfAborted();
       await t();
       b.progress("MEDIA_UPLOAD", Math.round((++done / (tasks.length + 1)) * 100));
     }
-    // The looks' pictures: one that cannot be made is the avatar's failure, not the media's.
-    const lookIds = new Set<string>();
-    if (spec.avatar_id) lookIds.add(spec.avatar_id);
-    for (const block of spec.plan ?? []) {
-      if (block.look_id) lookIds.add(block.look_id);
-      for (const s of block.sequences) if (s.look_id) lookIds.add(s.look_id);
-    }
-    try {
-      out.looks = await lookImages(b.db, mediaDir, b.spaceId, [...lookIds], signal);
-    } catch (e) {
-      if (signal.aborted || !cannotBeDone(e)) throw e;
-      throw new StepFailure("AVATAR_PROCESSING_FAILED", `media upload: a look's picture could not be made: ${firstLine(e)}`);
-    }
-    for (const id of lookIds) {
-      if (!out.looks.has(id)) throw new StepFailure("AVATAR_PROCESSING_FAILED", `media upload: look ${id} is not ready any more`);
-    }
+    out.looks = await lookPictures(b);
     return out;
   });
-  const looks = supplied.looks;
+}
 
-  // ---- SCRIPT_GENERATION (prompt-based)
-  let script = spec.script;
-  if (spec.method === "prompt") script = await step("SCRIPT_GENERATION", () => writeScript(spec.prompt!, spec.duration!));
-
-  // ---- the draft: blocks and sequences with their looks and media, speech still to make.
+/** The draft: blocks and sequences with their looks and media, speech still to make. */
+function draftBlocks(spec: GenerationSpec, supplied: Supplied, script: string | null): DraftBlock[] {
   const lookOf = (...ids: (string | null)[]): Pick<TimelineSequence, "look_id" | "look_image_path" | "avatar_video_path"> => {
     const id = ids.find((x) => x !== null) ?? null;
-    if (id !== null) return { look_id: id, look_image_path: looks.get(id)! };
+    if (id !== null) return { look_id: id, look_image_path: supplied.looks.get(id)! };
     if (supplied.avatar?.kind === "image") return { look_id: null, look_image_path: supplied.avatar.path };
     if (supplied.avatar?.kind === "video") return { look_id: null, look_image_path: null, avatar_video_path: supplied.avatar.path };
     return { look_id: null, look_image_path: null };
   };
   const spoken = (text: string): DraftSequence["sentences"] => splitSentences(text).map((t) => ({ text: t, audio_path: null, ms: 0 }));
-
-  let drafts: DraftBlock[];
   if (spec.plan) {
-    drafts = spec.plan.map((block, i): DraftBlock => {
+    return spec.plan.map((block, i): DraftBlock => {
       const audio = supplied.blockAudio.get(i);
       return {
         voice_id: block.voice?.voice_id ?? null,
@@ -251,26 +266,115 @@ export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
         }),
       };
     });
-  } else {
-    const audio = supplied.voice;
-    const texts = script !== null ? scriptSequences(script) : [""];
-    drafts = [
-      {
-        voice_id: spec.voice?.voice_id ?? null,
-        tts_voice: audio ? null : (spec.voice?.tts ?? null),
-        look_id: spec.avatar_id,
-        ...(audio ? { audio_path: audio.audio_path, audio_ms: audio.ms } : {}),
-        sequences: texts.map((t): DraftSequence => ({ text: t, ...lookOf(spec.avatar_id), sentences: t ? spoken(t) : [] })),
-      },
-    ];
   }
+  const audio = supplied.voice;
+  const texts = script !== null ? scriptSequences(script) : [""];
+  return [
+    {
+      voice_id: spec.voice?.voice_id ?? null,
+      tts_voice: audio ? null : (spec.voice?.tts ?? null),
+      look_id: spec.avatar_id,
+      ...(audio ? { audio_path: audio.audio_path, audio_ms: audio.ms } : {}),
+      sequences: texts.map((t): DraftSequence => ({ text: t, ...lookOf(spec.avatar_id), sentences: t ? spoken(t) : [] })),
+    },
+  ];
+}
 
-  // ---- VOICE_GENERATION
+/** SEARCH_MEDIA, PLACE_BROLL: automatic b-roll when no sequence of the plan has media. */
+async function placeBroll(b: BuildContext, step: Step, supplied: Supplied, sequences: TimelineSequence[]): Promise<void> {
+  const candidates = await step("SEARCH_MEDIA", () => {
+    const found: TimelineMedia[] = supplied.mediaUrls.filter(Boolean);
+    if (b.spec.use_library_media) {
+      for (const a of libraryMedia(b.db, b.spaceId)) {
+        if (!a.width || !a.height || !fs.existsSync(path.join(b.mediaDir, a.file_path))) continue;
+        found.push({
+          kind: a.type,
+          source: { broll_asset_id: a.id },
+          path: a.file_path,
+          show: "full",
+          width: a.width,
+          height: a.height,
+          ...(a.type === "video" && a.duration_seconds ? { duration_ms: Math.round(a.duration_seconds * 1000) } : {}),
+        });
+      }
+    }
+    return found;
+  });
+  await step("PLACE_BROLL", () => {
+    // Every other sequence, from the second, shows b-roll full screen; a video with no avatar at
+    // all shows b-roll on every sequence. Candidates are used in order, then again from the first.
+    const faceless = sequences.every((s) => !s.look_image_path && !s.avatar_video_path);
+    const slots = sequences.filter((_s, i) => faceless || i % 2 === 1);
+    if (!candidates.length) return;
+    slots.forEach((s, k) => {
+      s.media = { ...candidates[k % candidates.length]! };
+    });
+  });
+}
+
+/** ANIMATE_IMAGES: supplied stills (plan media, media_urls), at most max_animated_images of them. */
+function markAnimated(spec: GenerationSpec, sequences: TimelineSequence[]): void {
+  const chosen = new Set<string>();
+  const cap = spec.max_animated_images ?? Infinity;
+  for (const s of sequences) {
+    const m = s.media;
+    if (!m || m.kind !== "image" || "broll_asset_id" in m.source) continue;
+    const key = "asset_id" in m.source ? m.source.asset_id : m.source.url;
+    if (!chosen.has(key) && chosen.size >= cap) continue;
+    chosen.add(key);
+    m.animate = true;
+  }
+}
+
+/** DISPLAY_BROLL: each media fitted to its sequence (a trim past the end of the source starts it over). */
+function fitMedia(sequences: TimelineSequence[]): void {
+  for (const s of sequences) {
+    const m = s.media;
+    if (!m || m.kind !== "video" || m.trim_start === undefined || m.duration_ms === undefined) continue;
+    if (m.trim_start * 1000 >= m.duration_ms) m.trim_start = 0;
+  }
+}
+
+/** ASSEMBLY: the record, and its thumbnail. */
+async function assemble(b: BuildContext, supplied: Supplied, laid: ReturnType<typeof layoutBlocks>, dir: string, voicePath: string): Promise<VideoTimeline> {
+  const { spec } = b;
+  const thumbnailPath = `${dir}/thumbnail.jpg`;
+  const timeline: VideoTimeline = {
+    version: TIMELINE_VERSION,
+    format: spec.format,
+    width: spec.width,
+    height: spec.height,
+    fps: TIMELINE_FPS,
+    duration_ms: laid.duration_ms,
+    options: { ...spec.options },
+    ...(supplied.music ? { music_path: supplied.music } : {}),
+    native_avatar: spec.use_native_avatar,
+    ...(spec.use_native_avatar ? { native_avatar_model: spec.native_avatar_model } : {}),
+    enhance_emotions: spec.enhance_emotions,
+    save_to_library: spec.save_to_library,
+    voice_path: voicePath,
+    thumbnail_path: thumbnailPath,
+    blocks: laid.blocks,
+  };
+  await makeThumbnail(b.mediaDir, timeline, thumbnailPath, b.signal);
+  return timeline;
+}
+
+export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
+  const { spec, mediaDir, signal } = b;
+  const step = stepRunner(b);
+  const brollApplies = spec.options.broll && !(spec.plan && planHasMedia(spec.plan));
+  const supplied = await mediaUpload(b, step, brollApplies);
+
+  let script = spec.script;
+  if (spec.method === "prompt") script = await step("SCRIPT_GENERATION", () => writeScript(spec.prompt!, spec.duration!));
+  const drafts = draftBlocks(spec, supplied, script);
+
   await step("VOICE_GENERATION", () =>
     speakDraft(mediaDir, drafts, { signal, onProgress: (done, total) => b.progress("VOICE_GENERATION", Math.floor((done / total) * 100)) }),
   );
 
-  // ---- TRANSCRIPTION: timing on the frame grid, and the voice track.
+  // TRANSCRIPTION: timing on the frame grid, and the voice track.
   const dir = videoDir(b.videoId);
   const voicePath = `${dir}/voice.wav`;
   const laid = await step("TRANSCRIPTION", async () => {
@@ -281,93 +385,13 @@ export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
   });
 
   const sequences = sequencesOf(laid).map((x) => x.sequence);
-
-  // ---- SEARCH_MEDIA, PLACE_BROLL: automatic b-roll when no sequence of the plan has media.
-  if (brollApplies) {
-    const candidates = await step("SEARCH_MEDIA", () => {
-      const found: TimelineMedia[] = supplied.mediaUrls.filter(Boolean);
-      if (spec.use_library_media) {
-        for (const a of libraryMedia(b.db, b.spaceId)) {
-          if (!a.width || !a.height || !fs.existsSync(path.join(mediaDir, a.file_path))) continue;
-          found.push({
-            kind: a.type,
-            source: { broll_asset_id: a.id },
-            path: a.file_path,
-            show: "full",
-            width: a.width,
-            height: a.height,
-            ...(a.type === "video" && a.duration_seconds ? { duration_ms: Math.round(a.duration_seconds * 1000) } : {}),
-          });
-        }
-      }
-      return found;
-    });
-    await step("PLACE_BROLL", () => {
-      // Every other sequence, from the second, shows b-roll full screen; a video with no avatar at
-      // all shows b-roll on every sequence. Candidates are used in order, then again from the first.
-      const faceless = sequences.every((s) => !s.look_image_path && !s.avatar_video_path);
-      const slots = sequences.filter((_s, i) => faceless || i % 2 === 1);
-      if (!candidates.length) return;
-      slots.forEach((s, k) => {
-        s.media = { ...candidates[k % candidates.length]! };
-      });
-    });
-  }
-
-  // ---- ANIMATE_IMAGES: supplied stills (plan media, media_urls), at most max_animated_images of them.
-  if (spec.animate_image) {
-    await step("ANIMATE_IMAGES", () => {
-      const chosen = new Set<string>();
-      const cap = spec.max_animated_images ?? Infinity;
-      for (const s of sequences) {
-        const m = s.media;
-        if (!m || m.kind !== "image" || "broll_asset_id" in m.source) continue;
-        const key = "asset_id" in m.source ? m.source.asset_id : m.source.url;
-        if (!chosen.has(key) && chosen.size >= cap) continue;
-        chosen.add(key);
-        m.animate = true;
-      }
-    });
-  }
-
-  // ---- DISPLAY_BROLL: each media fitted to its sequence.
-  if (sequences.some((s) => s.media)) {
-    await step("DISPLAY_BROLL", () => {
-      for (const s of sequences) {
-        const m = s.media;
-        if (!m || m.kind !== "video" || m.trim_start === undefined || m.duration_ms === undefined) continue;
-        // A trim past the end of the source starts it from the beginning instead of showing nothing.
-        if (m.trim_start * 1000 >= m.duration_ms) m.trim_start = 0;
-      }
-    });
-  }
-
-  // ---- ASSEMBLY: thumbnail and the record.
-  const thumbnailPath = `${dir}/thumbnail.jpg`;
-  return step("ASSEMBLY", async () => {
-    const timeline: VideoTimeline = {
-      version: TIMELINE_VERSION,
-      format: spec.format,
-      width: spec.width,
-      height: spec.height,
-      fps: TIMELINE_FPS,
-      duration_ms: laid.duration_ms,
-      options: { ...spec.options },
-      ...(supplied.music ? { music_path: supplied.music } : {}),
-      native_avatar: spec.use_native_avatar,
-      ...(spec.use_native_avatar ? { native_avatar_model: spec.native_avatar_model } : {}),
-      enhance_emotions: spec.enhance_emotions,
-      save_to_library: spec.save_to_library,
-      voice_path: voicePath,
-      thumbnail_path: thumbnailPath,
-      blocks: laid.blocks,
-    };
-    await makeThumbnail(mediaDir, timeline, thumbnailPath, signal);
-    return timeline;
-  });
+  if (brollApplies) await placeBroll(b, step, supplied, sequences);
+  if (spec.animate_image) await step("ANIMATE_IMAGES", () => markAnimated(spec, sequences));
+  if (sequences.some((s) => s.media)) await step("DISPLAY_BROLL", () => fitMedia(sequences));
+  return step("ASSEMBLY", () => assemble(b, supplied, laid, dir, voicePath));
 }
 
-async function planMediaOf(mediaDir: string, m: ResolvedMedia, field: string, net: FetchPolicy & { signal: AbortSignal }): Promise<TimelineMedia> {
+async function planMediaOf(mediaDir: string, m: ResolvedMedia, field: string, net: Net): Promise<TimelineMedia> {
   const { signal } = net;
   const base = { show: m.show, ...(m.trim_start !== undefined && m.kind === "video" ? { trim_start: m.trim_start } : {}) };
   if (m.asset) {

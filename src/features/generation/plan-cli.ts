@@ -156,6 +156,24 @@ function registerShow(plan: Command, getContext: ContextGetter): void {
   examples(show, ["mediagen plan show plan.json", "mediagen plan show plan.json --json"]);
 }
 
+function registerPreview(plan: Command, getContext: ContextGetter): void {
+  const preview = plan
+    .command("preview")
+    .argument("<file>", "the plan: a JSON file (an array of speech blocks, or an object with sequence_plan and request fields), or - for stdin")
+    .description(
+      "Render the plan on the local instance, whatever the target, for free: draft quality (a quarter of the frame area, fastest encoder preset), the export's timing, layouts, subtitles, pauses and transitions; ids the local instance lacks get stand-ins, which it names",
+    )
+    .option("-o, --output <file>", "where to write the MP4 (replaced if it exists)", "preview.mp4")
+    .option("--animate-image", "as with generate --animate-image: image media move (slow pan and zoom)")
+    .option("--no-open", "do not offer to open the file on a terminal")
+    .action(async (file: string, flags: { output: string; animateImage?: boolean; open?: boolean }, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const { runPreview } = await import("./plan-preview-cli.js");
+      await runPreview(ctx, file, flags);
+    });
+  examples(preview, ["mediagen plan preview plan.json", "mediagen plan preview plan.json -o draft.mp4 --no-open", "mediagen plan preview plan.json --json | jq .substitutions"]);
+}
+
 function registerNew(plan: Command, getContext: ContextGetter): void {
   const created = plan
     .command("new")
@@ -198,6 +216,7 @@ export const planCommand: CommandModule = {
     registerSchema(plan, getContext);
     registerPrice(plan, getContext);
     registerShow(plan, getContext);
+    registerPreview(plan, getContext);
     registerNew(plan, getContext);
     registerEdit(plan, getContext);
   },

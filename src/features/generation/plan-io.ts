@@ -24,6 +24,8 @@ export interface LoadedPlan {
   plan: unknown;
   /** Parse problem (not JSON). */
   parseError?: PlanIssue;
+  /** The other fields of a file holding a whole request (`{"format": …, "sequence_plan": […]}`). */
+  request?: Record<string, unknown>;
 }
 
 const usage = (flag: string, message: string, code = "usage_error") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
@@ -49,8 +51,13 @@ export async function loadPlan(ctx: Context, value: string, arg = "<file>"): Pro
   } catch (e) {
     return { from, plan: undefined, parseError: { code: "invalid_json", field: PLAN_FIELD, message: `${from} is not valid JSON (${(e as Error).message})` } };
   }
-  if (data && typeof data === "object" && !Array.isArray(data) && "sequence_plan" in data) data = (data as { sequence_plan: unknown }).sequence_plan;
-  return { from, plan: absolutePlanPaths(data, baseDir) };
+  let request: Record<string, unknown> | undefined;
+  if (data && typeof data === "object" && !Array.isArray(data) && "sequence_plan" in data) {
+    const { sequence_plan, ...rest } = data as { sequence_plan: unknown } & Record<string, unknown>;
+    data = sequence_plan;
+    if (Object.keys(rest).length) request = rest;
+  }
+  return { from, plan: absolutePlanPaths(data, baseDir), ...(request ? { request } : {}) };
 }
 
 export interface Verdict {

@@ -590,6 +590,7 @@ class Wizard {
     removeDraft(o.output);
     this.ctx.io.out(out);
     this.say(`Saved ${o.output} (checked with the plan rules and the ${this.target} target's ids).`);
+    await this.offerPreview(o.output);
     await this.offerGenerate(o.output);
     return true;
   }
@@ -638,6 +639,14 @@ class Wizard {
       if (isPromptExit(e)) return "keep";
       throw e;
     }
+  }
+
+  /** A free draft render on the local instance (plan preview) before anything is paid for. */
+  async offerPreview(file: string): Promise<void> {
+    if (!(await this.p.confirm({ message: "Preview it first? (rendered locally, free, draft quality)", default: false }, this.io))) return;
+    const out = file.replace(/(\.json)?$/i, ".preview.mp4");
+    const { runPreview } = await import("./plan-preview-cli.js");
+    await runPreview(this.ctx, file, { output: out, reportOnStderr: true });
   }
 
   async offerGenerate(file: string): Promise<void> {

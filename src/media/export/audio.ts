@@ -33,7 +33,7 @@ function fileStamp(file: string): [string, number, number] {
   return [path.resolve(file), st.size, Math.round(st.mtimeMs)];
 }
 
-export function buildAudioJob(plan: RenderPlan, tools: Tools, caps: ExportCaps, o: { aacCoder?: string } = {}): AudioJob {
+export function buildAudioJob(plan: RenderPlan, tools: Tools, caps: ExportCaps, o: { aacCoder?: string; draft?: boolean } = {}): AudioJob {
   const total = Math.round((plan.frames * AUDIO_RATE) / plan.fps);
   const inputs: string[] = [];
   const files: string[] = [];
@@ -76,7 +76,8 @@ export function buildAudioJob(plan: RenderPlan, tools: Tools, caps: ExportCaps, 
   const stereo = `aresample=${AUDIO_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo`;
   // loudnorm works at 192 kHz; back to 48 kHz after it. Regrouping its output into small frames
   // first keeps ~45 MB less alive in this process (same samples out, compared bit for bit).
-  const loudnorm = `loudnorm=I=-16:TP=-1.5:LRA=11,asetnsamples=n=4096,${stereo},${exact(total)}`;
+  // A draft (plan preview) skips it: a third of the soundtrack's CPU, and loudness is not what a preview checks.
+  const loudnorm = o.draft ? `${stereo},${exact(total)}` : `loudnorm=I=-16:TP=-1.5:LRA=11,asetnsamples=n=4096,${stereo},${exact(total)}`;
   const seconds = total / AUDIO_RATE;
   if (plan.musicPath) {
     const m = input(["-stream_loop", "-1", "-t", num(seconds + 1)], plan.musicPath);

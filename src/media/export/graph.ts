@@ -18,9 +18,8 @@
  * - Every branch ends with `fps`, `format=yuv420p` and a 1/fps timebase so concat and xfade accept it;
  *   no `fps` right after vstack/overlay (it dropped the last frame there).
  */
-import { escapeFilterValue as esc, num } from "../filtergraph.js";
-import { DECODE_LIMIT_ARGS } from "../image-header.js";
-import type { PlannedSequence, RenderPlan } from "./spec.js";
+import { num } from "../filtergraph.js";
+import type { PlannedSequence, RenderMedia, RenderPlan } from "./spec.js";
 
 export interface InputInfo {
   width?: number;
@@ -29,7 +28,7 @@ export interface InputInfo {
 }
 
 /** Rounds to an even integer, at least 2 (yuv420p needs even sizes for clean chroma). */
-function even(n: number): number {
+export function even(n: number): number {
   return Math.max(2, 2 * Math.round(n / 2));
 }
 
@@ -40,7 +39,7 @@ const NO_LOOK_COLOR = "0x14181f";
  * Crop to the aspect ratio of w×h (centred), as a filter. Expressions (not probed numbers) because
  * ffmpeg sees rotated videos after autorotation, which the probe's coded size does not show.
  */
-function cropTo(w: number, h: number): string {
+export function cropTo(w: number, h: number): string {
   const r = num(w / h);
   return `crop=w='min(iw,ih*${r})':h='min(ih,iw/${r})'`;
 }
@@ -99,12 +98,28 @@ export interface StillJob {
   chain: string[];
 }
 
-/** What the render does for one sequence. */
+/**
+ * One layer of a sequence that moves, drawn per frame by the render: a video (the media, or an
+ * avatar video), an animated still (`motion`: drawn once at 1.25× its box, then zoomed and panned
+ * slowly), or a still that shares the frame with one of those (drawn once at its box, repeated).
+ */
+export type Part =
+  | { kind: "still"; job: StillJob }
+  | { kind: "video"; file: string; trimStart?: number }
+  | { kind: "motion"; job: StillJob };
+
+/**
+ * What the render does for one sequence: a picture that does not move at all (`still`, composed once
+ * by the stills run), or a layout whose parts are drawn per frame.
+ */
 export type SequenceVisual =
   | { type: "still"; frame: StillJob }
-  | { type: "video-full"; video: string; trimStart?: number }
-  | { type: "video-half"; video: string; trimStart?: number; avatar: StillJob }
-  | { type: "video-background"; video: string; trimStart?: number; fg?: StillJob };
+  | { type: "full"; part: Part }
+  | { type: "half"; media: Part; avatar: Part }
+  | { type: "background"; media: Part; fg?: Part };
+
+/** How much larger than its box an animated still is drawn: the room its zoom and pan move in. */
+export const MOTION_MARGIN = 1.25;
 
 /** RGB → BT.709 limited-range yuv420p, covering w×h: once per still, so the conversion is free. */
 function coverChain(src: string, w: number, h: number, out: string): string {
@@ -122,75 +137,95 @@ function lookJob(look: string | null, w: number, h: number): StillJob {
     : { key: `color|${w}x${h}`, w, h, fmt: "yuv420p", sources: [], chain: [colorChain(w, h, "out")] };
 }
 
-export function planVisuals(plan: RenderPlan, info: Map<string, InputInfo>): SequenceVisual[] {
+/** An image covering w×h (`motion`: MOTION_MARGIN larger, for its zoom and pan). */
+function imageJob(file: string, w: number, h: number, motion: boolean): StillJob {
+  const mw = motion ? even(w * MOTION_MARGIN) : w;
+  const mh = motion ? even(h * MOTION_MARGIN) : h;
+  return { key: `cover|${file}|${mw}x${mh}`, w: mw, h: mh, fmt: "yuv420p", sources: [file], chain: [coverChain("in0", mw, mh, "out")] };
+}
+
+/** The look fitted into the background layout's box, with its transparency (overlay's yuva420p). */
+function fgJob(look: string, info: Map<string, InputInfo>, box: { w: number; h: number }): StillJob {
+  const li = info.get(look);
+  const f = fitBox(li?.width, li?.height, box.w, box.h);
+  return {
+    key: `fg|${look}|${f.w}x${f.h}`,
+    w: f.w,
+    h: f.h,
+    fmt: "yuva420p",
+    sources: [look],
+    chain: [`[in0]format=rgba,scale=${f.w}:${f.h}:out_color_matrix=bt709:out_range=tv,format=yuva420p,setsar=1[out]`],
+  };
+}
+
+/** Everything of a layout is still: composed once by the stills run. */
+function composedStill(plan: RenderPlan, m: RenderMedia, look: string | null, info: Map<string, InputInfo>): StillJob {
   const { W, H } = plan;
   const boxes = layoutBoxes(W, H);
-  return plan.sequences.map((p: PlannedSequence): SequenceVisual => {
-    const s = p.seq;
-    const look = s.look_image_path;
-    const m = s.media && s.media.show !== "hide" ? s.media : undefined;
-    if (!m) return { type: "still", frame: lookJob(look, W, H) };
-    const video = m.kind === "video" ? m.path : undefined;
-    const fg = (): StillJob | undefined => {
-      if (!look) return undefined;
-      const li = info.get(look);
-      const f = fitBox(li?.width, li?.height, boxes.fgBox.w, boxes.fgBox.h);
-      // rgba: a cut-out look keeps its transparency over the background. yuva420p is what overlay
-      // takes as its top layer; converted here, once.
-      return {
-        key: `fg|${look}|${f.w}x${f.h}`,
-        w: f.w,
-        h: f.h,
-        fmt: "yuva420p",
-        sources: [look],
-        chain: [`[in0]format=rgba,scale=${f.w}:${f.h}:out_color_matrix=bt709:out_range=tv,format=yuva420p,setsar=1[out]`],
-      };
+  if (m.show === "full") return imageJob(m.path, W, H, false);
+  if (m.show === "half") {
+    const { vertical, media: mb, avatar: ab } = boxes.half;
+    const lookPart = look ? coverChain("in1", ab.w, ab.h, "lk") : colorChain(ab.w, ab.h, "lk");
+    return {
+      key: `half|${m.path}|${look ?? ""}|${W}x${H}`,
+      w: W,
+      h: H,
+      fmt: "yuv420p",
+      sources: look ? [m.path, look] : [m.path],
+      chain: [coverChain("in0", mb.w, mb.h, "md"), lookPart, `[md][lk]${vertical ? "vstack" : "hstack"}=inputs=2[out]`],
     };
-    switch (m.show) {
-      case "full":
-        if (video) return { type: "video-full", video, trimStart: m.trim_start };
-        return { type: "still", frame: { key: `cover|${m.path}|${W}x${H}`, w: W, h: H, fmt: "yuv420p", sources: [m.path], chain: [coverChain("in0", W, H, "out")] } };
-      case "half": {
-        const { vertical, media: mb, avatar: ab } = boxes.half;
-        if (video) return { type: "video-half", video, trimStart: m.trim_start, avatar: lookJob(look, ab.w, ab.h) };
-        const lookPart = look ? coverChain("in1", ab.w, ab.h, "lk") : colorChain(ab.w, ab.h, "lk");
-        return {
-          type: "still",
-          frame: {
-            key: `half|${m.path}|${look ?? ""}|${W}x${H}`,
-            w: W,
-            h: H,
-            fmt: "yuv420p",
-            sources: look ? [m.path, look] : [m.path],
-            chain: [coverChain("in0", mb.w, mb.h, "md"), lookPart, `[md][lk]${vertical ? "vstack" : "hstack"}=inputs=2[out]`],
-          },
-        };
-      }
-      default: {
-        // background: blurred at quarter size, upscaled, the look fitted on top.
-        if (video) return { type: "video-background", video, trimStart: m.trim_start, fg: fg() };
-        const q = boxes.quarter;
-        const f = fg();
-        const bg = `[in0]format=rgb24,${cropTo(q.w, q.h)},scale=${q.w}:${q.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1`;
-        const chain = f
-          ? [`${bg}[bg]`, f.chain[0]!.replace("[in0]", "[in1]").replace("[out]", "[fg]"), `[bg][fg]overlay=x=${(W - f.w) >> 1}:y=${(H - f.h) >> 1}:format=yuv420,format=yuv420p[out]`]
-          : [`${bg}[out]`];
-        return {
-          type: "still",
-          frame: { key: `background|${m.path}|${look ?? ""}|${W}x${H}`, w: W, h: H, fmt: "yuv420p", sources: look ? [m.path, look] : [m.path], chain },
-        };
-      }
-    }
-  });
+  }
+  // background: blurred at quarter size, upscaled, the look fitted on top.
+  const q = boxes.quarter;
+  const f = look ? fgJob(look, info, boxes.fgBox) : undefined;
+  const bg = `[in0]format=rgb24,${cropTo(q.w, q.h)},scale=${q.w}:${q.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1`;
+  const chain = f
+    ? [`${bg}[bg]`, f.chain[0]!.replace("[in0]", "[in1]").replace("[out]", "[fg]"), `[bg][fg]overlay=x=${(W - f.w) >> 1}:y=${(H - f.h) >> 1}:format=yuv420,format=yuv420p[out]`]
+    : [`${bg}[out]`];
+  return { key: `background|${m.path}|${look ?? ""}|${W}x${H}`, w: W, h: H, fmt: "yuv420p", sources: look ? [m.path, look] : [m.path], chain };
+}
+
+/** The media of a layout as a part drawn per frame at box w×h (a still one only beside a moving avatar). */
+function mediaPart(m: RenderMedia, w: number, h: number): Part {
+  if (m.kind === "video") return { kind: "video", file: m.path, ...(m.trim_start !== undefined ? { trimStart: m.trim_start } : {}) };
+  return m.animate ? { kind: "motion", job: imageJob(m.path, w, h, true) } : { kind: "still", job: imageJob(m.path, w, h, false) };
+}
+
+function visualOf(plan: RenderPlan, p: PlannedSequence, info: Map<string, InputInfo>): SequenceVisual {
+  const { W, H } = plan;
+  const boxes = layoutBoxes(W, H);
+  const s = p.seq;
+  const look = s.look_image_path;
+  const m = s.media && s.media.show !== "hide" ? s.media : undefined;
+  if (!m) return { type: "still", frame: lookJob(look, W, H) };
+  const avatarVideo: Part | undefined = s.look_video ? { kind: "video", file: s.look_video.path, trimStart: s.look_video.start_s } : undefined;
+  const moves = m.kind === "video" || m.animate === true || (avatarVideo !== undefined && m.show !== "full");
+  if (!moves) return { type: "still", frame: composedStill(plan, m, look, info) };
+  if (m.show === "full") return { type: "full", part: mediaPart(m, W, H) };
+  if (m.show === "half") {
+    const { media: mb, avatar: ab } = boxes.half;
+    return { type: "half", media: mediaPart(m, mb.w, mb.h), avatar: avatarVideo ?? { kind: "still", job: lookJob(look, ab.w, ab.h) } };
+  }
+  const q = boxes.quarter;
+  const fg: Part | undefined = avatarVideo ?? (look ? { kind: "still", job: fgJob(look, info, boxes.fgBox) } : undefined);
+  return { type: "background", media: mediaPart(m, q.w, q.h), ...(fg ? { fg } : {}) };
+}
+
+export function planVisuals(plan: RenderPlan, info: Map<string, InputInfo>): SequenceVisual[] {
+  return plan.sequences.map((p) => visualOf(plan, p, info));
+}
+
+/** The still jobs a visual reads. */
+export function jobsOf(v: SequenceVisual): StillJob[] {
+  const parts: (Part | undefined)[] = v.type === "full" ? [v.part] : v.type === "half" ? [v.media, v.avatar] : v.type === "background" ? [v.media, v.fg] : [];
+  if (v.type === "still") return [v.frame];
+  return parts.flatMap((p) => (p && p.kind !== "video" ? [p.job] : []));
 }
 
 /** Distinct still jobs, in first-use order. */
 export function stillJobs(visuals: SequenceVisual[]): StillJob[] {
   const jobs = new Map<string, StillJob>();
-  for (const v of visuals) {
-    const j = v.type === "still" ? v.frame : v.type === "video-half" ? v.avatar : v.type === "video-background" ? v.fg : undefined;
-    if (j && !jobs.has(j.key)) jobs.set(j.key, j);
-  }
+  for (const v of visuals) for (const j of jobsOf(v)) if (!jobs.has(j.key)) jobs.set(j.key, j);
   return [...jobs.values()];
 }
 
@@ -248,6 +283,8 @@ export interface GraphOptions {
   info: Map<string, InputInfo>;
   /** The raw frame file of each still job, by key. */
   stillFiles: Map<string, string>;
+  /** Draft (plan preview): every video is decoded without its loop filter. */
+  draft?: boolean;
 }
 
 export interface VideoGraph {
@@ -290,7 +327,7 @@ function cost(v: SequenceVisual): number {
   switch (v.type) {
     case "still":
       return 1;
-    case "video-full":
+    case "full":
       return 4;
     default:
       return 5;
@@ -345,187 +382,4 @@ export function crossfade(a: string, bLabel: string, out: string, XF: number, F:
     ...planes.map((p) => `[${out}a${p}][${out}b${p}]xfade=transition=fade:duration=${d}:offset=0[${out}x${p}]`),
     `${planes.map((p) => `[${out}x${p}]`).join("")}mergeplanes=0x001020:yuv420p,trim=end_frame=${XF},${join}[${out}]`,
   ];
-}
-
-/** The still jobs a visual reads. */
-function jobsOf(v: SequenceVisual): StillJob[] {
-  if (v.type === "still") return [v.frame];
-  if (v.type === "video-half") return [v.avatar];
-  if (v.type === "video-background" && v.fg) return [v.fg];
-  return [];
-}
-
-/** The graph of one run (the whole timeline when `chunk` is omitted). */
-export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: GraphOptions, chunk?: Chunk): VideoGraph {
-  const { W, H, fps: F } = plan;
-  const XF = transitionFrames(F);
-  const from = chunk?.from ?? 0;
-  const to = chunk?.to ?? plan.sequences.length;
-  const inputs: string[] = [];
-  const lines: string[] = [];
-  let nextInput = 0;
-  let seq = 0;
-  const label = (base: string): string => `${base}${++seq}`;
-  const addInput = (args: string[]): number => {
-    inputs.push(...args);
-    return nextInput++;
-  };
-  const loop = (frames: number): string => `loop=loop=${frames - 1}:size=1:start=0,settb=1/${F},setpts=N,fps=${F}`;
-  /**
-   * The end of every branch fed by a decoded video. The closing `fps` is needed even though the
-   * frames are already on the grid: without it (trim → scale → setpts and no fps) ffmpeg 5.1 stalled
-   * for good after the transition out of such a branch (measured on the reference plan).
-   */
-  const tail = `format=yuv420p,settb=1/${F},setpts=N,fps=${F}`;
-  /** After xfade, vstack or overlay: no `fps` there (it dropped the last frame). */
-  const join = `format=yuv420p,settb=1/${F},setpts=N`;
-
-  const trans = transitionsOf(plan);
-  // A crossfade into this run's first sequence needs the previous one's continuation: recreated here.
-  const carry = o.xfade && from > 0 && trans.has(from);
-  // A fade in from black needs nothing from the previous run.
-  const inT = (i: number): boolean => trans.has(i) && (i > from || carry || !o.xfade);
-  // The last sequence of a run crossfades out only in the next run; a fade to black stays here.
-  const outT = (i: number): boolean => trans.has(i + 1) && (i + 1 < to || !o.xfade);
-
-  // Raw stills: one input per file, split to every branch that uses it.
-  const members = [...(carry ? [from - 1] : []), ...Array.from({ length: to - from }, (_, k) => from + k)];
-  const stillUses = new Map<string, { job: StillJob; count: number }>();
-  for (const i of members) for (const j of jobsOf(visuals[i]!)) stillUses.set(j.key, { job: j, count: (stillUses.get(j.key)?.count ?? 0) + 1 });
-  const stillPads = new Map<string, string[]>();
-  for (const [key, { job, count }] of stillUses) {
-    const file = o.stillFiles.get(key);
-    if (!file) throw new Error(`no raw frame for still ${key}`);
-    const idx = addInput(["-f", "rawvideo", "-pix_fmt", job.fmt, "-video_size", `${job.w}x${job.h}`, "-framerate", String(F), "-i", `file:${file}`]);
-    const labels = Array.from({ length: count }, () => label("st"));
-    lines.push(`[${idx}:v]setsar=1` + (count > 1 ? `,split=${count}` : "") + labels.map((l) => `[${l}]`).join(""));
-    stillPads.set(key, labels);
-  }
-  const still = (j: StillJob): string => stillPads.get(j.key)!.shift()!;
-  /** A clip from `offset` frames into its sequence, `frames` long, looped when it is shorter. */
-  const video = (file: string, frames: number, trimStart: number | undefined, offset: number): string => {
-    const dur = o.info.get(file)?.durationSeconds;
-    let ss = (trimStart && trimStart > 0 ? trimStart : 0) + offset / F;
-    if (dur && dur > 0.2) {
-      if (trimStart && trimStart >= dur - 0.1) ss = offset / F;
-      // A looped clip starts over at 0: where the continuation is, inside the file.
-      if (ss >= dur - 0.05) ss = ss % dur;
-    }
-    // One decoder thread: frame threads each keep their own reference frames (~20 MB per 1080p clip
-    // here), and the CPU is already busy with x264; single-threaded decoding cost less CPU in total.
-    // Looped so a clip shorter than its sequence keeps moving; -t bounds the reading.
-    const idx = addInput([...DECODE_LIMIT_ARGS, "-threads", "1", "-stream_loop", "-1", ...(ss > 0 ? ["-ss", num(Math.round(ss * 1000) / 1000)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`]);
-    // Trimmed right after fps: no frame beyond the sequence is scaled.
-    return `[${idx}:v]fps=${F},trim=end_frame=${frames},`;
-  };
-
-  const boxes = layoutBoxes(W, H);
-  /** The branch drawing `nf` frames of visual v, from `offset` frames into its sequence. */
-  const source = (v: SequenceVisual, nf: number, offset: number, seg: string): void => {
-    switch (v.type) {
-      case "still":
-        lines.push(`[${still(v.frame)}]${loop(nf)},format=yuv420p[${seg}]`);
-        break;
-      case "video-full":
-        lines.push(`${video(v.video, nf, v.trimStart, offset)}${cropTo(W, H)},scale=${W}:${H},setsar=1,${tail}[${seg}]`);
-        break;
-      case "video-half": {
-        const { vertical, media: mb } = boxes.half;
-        const md = label("md");
-        const av = label("av");
-        lines.push(`${video(v.video, nf, v.trimStart, offset)}${cropTo(mb.w, mb.h)},scale=${mb.w}:${mb.h},setsar=1,${tail}[${md}]`);
-        lines.push(`[${still(v.avatar)}]${loop(nf)},format=yuv420p[${av}]`);
-        lines.push(`[${md}][${av}]${vertical ? "vstack" : "hstack"}=inputs=2,${join}[${seg}]`);
-        break;
-      }
-      case "video-background": {
-        const q = boxes.quarter;
-        const bg = v.fg ? label("bg") : seg;
-        lines.push(
-          `${video(v.video, nf, v.trimStart, offset)}${cropTo(q.w, q.h)},scale=${q.w}:${q.h},format=yuv420p,` +
-            `boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1,${tail}[${bg}]`,
-        );
-        if (v.fg) {
-          const fg = label("fg");
-          lines.push(`[${still(v.fg)}]${loop(nf)},format=yuva420p[${fg}]`);
-          lines.push(`[${bg}][${fg}]overlay=x=${(W - v.fg.w) >> 1}:y=${(H - v.fg.h) >> 1}:format=yuv420,${join}[${seg}]`);
-        }
-        break;
-      }
-    }
-  };
-
-  const tails = new Map<number, string>();
-  if (carry) {
-    const prev = from - 1;
-    const t = label("carry");
-    source(visuals[prev]!, XF + 1, plan.sequences[prev]!.frames, t);
-    tails.set(prev, t);
-  }
-
-  // Each sequence, cut into head / body / tail windows around its transitions.
-  const parts: string[] = [];
-  const h1 = Math.floor(XF / 2); // fade-out frames at the end of a sequence (no-xfade path)
-  const h2 = XF - h1; // fade-in frames at the start of the next
-  for (let i = from; i < to; i++) {
-    const L = plan.sequences[i]!.frames;
-    const seg = label("seg");
-    const hasIn = inT(i);
-    const hasOut = outT(i);
-    source(visuals[i]!, L + (hasOut && o.xfade ? XF + 1 : 0), 0, seg);
-    if (!hasIn && !hasOut) {
-      parts.push(seg);
-      continue;
-    }
-    type Cut = { key: string; a: number; b: number; fade?: string };
-    const cuts: Cut[] = [];
-    if (o.xfade) {
-      if (hasIn) cuts.push({ key: "h", a: 0, b: XF });
-      cuts.push({ key: "b", a: hasIn ? XF : 0, b: L });
-      if (hasOut) cuts.push({ key: "t", a: L, b: L + XF + 1 });
-    } else {
-      // Through black: the last h1 frames of a sequence fade out, the first h2 of the next fade in.
-      if (hasIn) cuts.push({ key: "h", a: 0, b: h2, fade: `fade=t=in:s=0:n=${h2}` });
-      cuts.push({ key: "b", a: hasIn ? h2 : 0, b: hasOut ? L - h1 : L });
-      if (hasOut) cuts.push({ key: "t", a: L - h1, b: L, fade: `fade=t=out:s=0:n=${h1}` });
-    }
-    const labels = cuts.map((c) => `${seg}${c.key}`);
-    lines.push(`[${seg}]split=${cuts.length}${labels.map((l) => `[${l}]`).join("")}`);
-    const trimmed = new Map<string, string>();
-    cuts.forEach((c, k) => {
-      const t = `${labels[k]}x`;
-      lines.push(`[${labels[k]}]trim=start_frame=${c.a}:end_frame=${c.b},setpts=PTS-STARTPTS${c.fade ? `,${c.fade}` : ""}[${t}]`);
-      trimmed.set(c.key, t);
-    });
-    if (o.xfade) {
-      if (hasIn) {
-        const xf = label("xf");
-        lines.push(...crossfade(tails.get(i - 1)!, trimmed.get("h")!, xf, XF, F, join));
-        parts.push(xf);
-      }
-      parts.push(trimmed.get("b")!);
-      if (hasOut) tails.set(i, trimmed.get("t")!);
-    } else {
-      if (hasIn) parts.push(trimmed.get("h")!);
-      parts.push(trimmed.get("b")!);
-      if (hasOut) parts.push(trimmed.get("t")!);
-    }
-  }
-
-  const cat = parts.length === 1 ? parts[0]! : "cat";
-  if (parts.length > 1) lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
-  if (o.subtitles) {
-    const fonts = o.subtitles.fontsDir ? `:fontsdir=${esc(o.subtitles.fontsDir)}` : "";
-    // libass times cues by frame timestamps: frames are numbered by their place in the video (a
-    // later run's moved there, and back to 0 after). Numbered, not shifted: concat leaves them in
-    // microseconds a hair off each frame's time, and ffmpeg 4.1's subtitles filter (the npm copy)
-    // rounds down, which showed a cue a frame late.
-    const start = chunk?.startFrame ?? 0;
-    const before = `settb=1/${F},setpts=N${start ? `+${start}` : ""},`;
-    const after = start ? ",setpts=PTS-STARTPTS" : "";
-    lines.push(`[${cat}]${before}subtitles=filename=${esc(o.subtitles.file)}${fonts}${after}[vout]`);
-  } else {
-    lines.push(`[${cat}]null[vout]`);
-  }
-  return { inputs, graph: lines.join(";\n") + "\n" };
 }

@@ -30,6 +30,8 @@ export function inputFiles(plan: RenderPlan): Map<string, { what: string; video:
     if (m && m.show !== "hide" && !files.has(m.path)) files.set(m.path, { what: `media of sequence ${n}`, video: m.kind === "video" });
     const look = p.seq.look_image_path;
     if (look && !files.has(look)) files.set(look, { what: `look image of sequence ${n}`, video: false });
+    const lv = p.seq.look_video?.path;
+    if (lv && !files.has(lv)) files.set(lv, { what: `avatar video of sequence ${n}`, video: true });
   }
   return files;
 }

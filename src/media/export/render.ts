@@ -26,9 +26,10 @@ import { probe, type ProbeResult } from "../probe.js";
 import { runTool } from "../run.js";
 import { getTools, type Tools } from "../tools.js";
 import { buildAudioJob, renderAudio } from "./audio.js";
-import { exportCaps } from "./caps.js";
+import { exportCaps, type ExportCaps } from "./caps.js";
 import { ExportError, toExportError } from "./errors.js";
-import { buildVideoGraph, planChunks, planVisuals, stillJobs } from "./graph.js";
+import { planChunks, planVisuals, stillJobs, type Chunk, type GraphOptions, type VideoGraph } from "./graph.js";
+import { buildVideoGraph } from "./video-graph.js";
 import { drawStills, learnInputs } from "./inputs.js";
 import { planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
 import { buildAss, planCues } from "./subtitles.js";
@@ -45,6 +46,12 @@ export interface RenderExportOptions {
   cacheDir?: string;
   /** false: fades through black even where ffmpeg has xfade (the path of ffmpeg builds without it). */
   xfade?: boolean;
+  /**
+   * Draft quality (`plan preview`): x264 `ultrafast`, the decoders' loop filter skipped, the soundtrack
+   * without loudness normalisation and with AAC's fast coder. Timing, layouts, subtitles and
+   * transitions are the export's.
+   */
+  draft?: boolean;
   /** x264 threads (0 = x264's choice). */
   threads?: number;
   /**
@@ -104,31 +111,217 @@ function checkOutput(p: ProbeResult, plan: RenderPlan): string[] {
   return problems;
 }
 
-export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Promise<RenderExportResult> {
-  const t0 = performance.now();
-  const timings = { audio: 0, avatar: 0, render: 0, mux: 0, check: 0, total: 0 };
-  let last = -1;
-  const progress = (step: ExportStep, pct: number): void => {
-    const v = Math.max(last, Math.min(100, Math.floor(pct)));
-    if (v === last && pct !== 100) return;
-    last = v;
-    o.onProgress?.(step, v);
-  };
-  // One controller for the job: the caller's abort and our own first failure both end every tool.
-  const ac = new AbortController();
-  const onAbort = (): void => ac.abort();
-  if (o.signal?.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true });
-  o.signal?.addEventListener("abort", onAbort, { once: true });
-  const cancelled = (): void => {
-    if (ac.signal.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true });
-  };
+/** What one export job shares between its steps: its abort, its tools in flight, its first failure, its progress. */
+class ExportJob {
+  readonly t0 = performance.now();
+  readonly timings = { audio: 0, avatar: 0, render: 0, mux: 0, check: 0, total: 0 };
+  /** One controller for the job: the caller's abort and our own first failure both end every tool. */
+  readonly ac = new AbortController();
+  readonly pending: Promise<unknown>[] = [];
+  /** The first real failure: when one tool fails the others are aborted, and their aborts are not news. */
+  failure: { e: unknown; step: string } | undefined;
+  step = "preparing the export";
+  workDir: string | undefined;
+  tmpOut: string | undefined;
+  private last = -1;
+  private readonly onAbort = (): void => this.ac.abort();
 
-  let workDir: string | undefined;
-  let tmpOut: string | undefined;
-  const pending: Promise<unknown>[] = [];
-  let step = "preparing the export";
-  // The first real failure: when one tool fails the others are aborted, and their aborts are not news.
-  let failure: { e: unknown; step: string } | undefined;
+  constructor(readonly o: RenderExportOptions) {
+    if (o.signal?.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true });
+    o.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  progress(step: ExportStep, pct: number): void {
+    const v = Math.max(this.last, Math.min(100, Math.floor(pct)));
+    if (v === this.last && pct !== 100) return;
+    this.last = v;
+    this.o.onProgress?.(step, v);
+  }
+
+  cancelled(): void {
+    if (this.ac.signal.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true });
+  }
+
+  fail(e: unknown, step: string): void {
+    if (!this.ac.signal.aborted) this.failure ??= { e, step };
+    this.ac.abort();
+  }
+
+  /** After a failure: every tool of the job has exited before the error is made. */
+  async error(e: unknown): Promise<ExportError> {
+    this.ac.abort();
+    await Promise.allSettled(this.pending);
+    if (this.o.signal?.aborted) return new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true, cause: e });
+    this.failure ??= { e, step: this.step };
+    return toExportError(this.failure.e, this.failure.step);
+  }
+
+  cleanUp(): void {
+    this.o.signal?.removeEventListener("abort", this.onAbort);
+    if (this.workDir) {
+      if (readEnv("MEDIAGEN_MEDIA_KEEP")) process.stderr.write(`[media] kept export work dir ${this.workDir}\n`);
+      else removeQuietly(this.workDir);
+    }
+    if (this.tmpOut) removeQuietly(this.tmpOut);
+  }
+}
+
+function makeWorkDir(job: ExportJob): string {
+  job.step = "preparing the output directory";
+  try {
+    job.workDir = tempPathFor(job.o.outPath);
+    fs.mkdirSync(job.workDir);
+    return job.workDir;
+  } catch (e) {
+    throw new ExportError("STORAGE_FAILED", `cannot create the output directory for ${path.basename(job.o.outPath)}: ${(e as NodeJS.ErrnoException).code ?? e}`, { cause: e });
+  }
+}
+
+/** render-audio: the mix starts now and runs while the video renders; a failure stops the render at once. */
+function startAudio(job: ExportJob, plan: RenderPlan, tools: Tools, caps: ExportCaps, wd: string) {
+  job.progress("render-audio", STEP_START["render-audio"]);
+  const audioJob = buildAudioJob(plan, tools, caps, { aacCoder: job.o.draft ? "fast" : job.o.aacCoder, draft: job.o.draft === true });
+  const ta = performance.now();
+  const audioP = renderAudio(audioJob, tools, { workDir: wd, cacheDir: job.o.cacheDir, signal: job.ac.signal }).then((r) => {
+    job.timings.audio = performance.now() - ta;
+    return r;
+  });
+  audioP.catch((e: unknown) => job.fail(e, "mixing the audio"));
+  job.pending.push(audioP);
+  return audioP;
+}
+
+/** The ASS file and its fonts, when subtitles are on and this ffmpeg can burn them. */
+function writeSubtitles(plan: RenderPlan, tools: Tools, caps: ExportCaps, wd: string, warnings: string[]): GraphOptions["subtitles"] {
+  if (!plan.options.subtitles) return undefined;
+  if (!caps.libass) {
+    warnings.push("this ffmpeg has no libass: subtitles are not burned in");
+    return undefined;
+  }
+  fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, planCues(plan)));
+  const fonts = fontsDir(tools, wd);
+  if (!fonts) warnings.push("no font file found: subtitles use libass's default font");
+  return { file: "subs.ass", fontsDir: fonts };
+}
+
+/** avatar: learn the inputs, draw every still once (videos are probed meanwhile). */
+async function prepareVisuals(job: ExportJob, plan: RenderPlan, tools: Tools, wd: string) {
+  job.step = "reading the inputs";
+  job.progress("avatar", STEP_START.avatar);
+  const tp = performance.now();
+  const { images, videos } = await learnInputs(plan, tools, job.ac.signal);
+  videos.catch(() => undefined); // awaited below; a failure there must not go unobserved meanwhile
+  const visuals = planVisuals(plan, images);
+  job.step = "drawing the stills";
+  const stillFiles = await drawStills(stillJobs(visuals), plan, tools, { workDir: wd, cacheDir: job.o.cacheDir, signal: job.ac.signal });
+  job.step = "reading the inputs";
+  const info = new Map([...images, ...(await videos)]);
+  job.timings.avatar = performance.now() - tp;
+  job.cancelled();
+  return { visuals, stillFiles, info };
+}
+
+/** The encoder's arguments of one render run. */
+function encodeArgs(job: ExportJob, plan: RenderPlan, caps: ExportCaps, chunk: Chunk, videoFile: string): string[] {
+  const postTiming = caps.timing[0] === "-vsync" ? [] : caps.timing;
+  return [
+    "-map", "[vout]", "-an",
+    "-c:v", "libx264", "-preset", job.o.draft ? "ultrafast" : "veryfast", "-crf", "23",
+    ...(job.o.threads ? ["-threads", String(job.o.threads)] : []),
+    // Slice threads: the same preset and CRF for ~7 % less CPU than frame threads on this kind of
+    // video (both cores still busy, measured on the reference plan), and the same file every run.
+    "-x264-params", "sliced-threads=1",
+    "-pix_fmt", "yuv420p",
+    // The encoder's time base is the frame grid; passthrough timing never dups or drops a frame,
+    // so a graph that loses one fails the frame-count check instead of being papered over.
+    "-r", String(plan.fps), ...postTiming, ...BT709,
+    "-frames:v", String(chunk.frames), "-t", num(chunk.frames / plan.fps),
+    // Whole-frame timestamps: chunks joined by the concat demuxer then line up exactly (the
+    // default timescale left a third of a millisecond at each join).
+    "-video_track_timescale", String(plan.fps),
+    "-f", "mp4", videoFile,
+  ];
+}
+
+/** One ffmpeg run for the picture of one chunk, with progress and a watchdog for a run that stops. */
+async function renderChunk(job: ExportJob, plan: RenderPlan, tools: Tools, caps: ExportCaps, vg: VideoGraph, chunk: Chunk, k: number, wd: string): Promise<string> {
+  const graphFile = `video-${k}.graph`;
+  fs.writeFileSync(path.join(wd, graphFile), vg.graph);
+  const videoFile = path.join(wd, `video-${k}.mp4`);
+  const preTiming = caps.timing[0] === "-vsync" ? caps.timing : [];
+  const span = RENDER_END - STEP_START.render;
+  let lastFrame = -1;
+  let lastAdvance = performance.now();
+  const args = [...QUIET, "-progress", "pipe:1", ...preTiming, ...vg.inputs, "-filter_complex_script", graphFile, ...encodeArgs(job, plan, caps, chunk, videoFile)];
+  // A kept work dir (MEDIAGEN_MEDIA_KEEP) holds the run's arguments too, to re-run or profile it.
+  if (readEnv("MEDIAGEN_MEDIA_KEEP")) fs.writeFileSync(path.join(wd, `video-${k}.args.json`), JSON.stringify(args));
+  const renderP = runTool(tools.ffmpeg, args, {
+    signal: job.ac.signal,
+    cwd: wd,
+    onLine: (line) => {
+      const f = /^frame=(\d+)/.exec(line);
+      if (f && Number(f[1]) > lastFrame) {
+        lastFrame = Number(f[1]);
+        lastAdvance = performance.now();
+      }
+      // out_time_us (5.1) or out_time_ms (4.1; microseconds despite the name); N/A early on.
+      const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+      if (!m) return;
+      const done = chunk.startFrame / plan.fps + Math.min(Number(m[1]) / 1e6, chunk.frames / plan.fps);
+      job.progress("render", STEP_START.render + span * Math.min(1, done / plan.seconds));
+    },
+  });
+  job.pending.push(renderP);
+  // A graph that deadlocks leaves ffmpeg alive, polling its inputs, forever (seen with ffmpeg 5.1
+  // when a branch lacked its closing fps): no new frame for this long ends the job.
+  const stallMs = job.o.stallTimeoutMs ?? 120_000;
+  const watchdog = setInterval(() => {
+    if (performance.now() - lastAdvance < stallMs) return;
+    const stuck = `ffmpeg made no progress for ${Math.round(stallMs / 1000)} s (stuck after ${chunk.startFrame + Math.max(0, lastFrame)} of ${plan.frames} frames)`;
+    job.failure ??= { e: new ExportError("ENCODING_FAILED", `rendering the video failed: ${stuck}`), step: job.step };
+    job.ac.abort();
+  }, Math.min(5000, Math.max(10, stallMs / 4)));
+  try {
+    await renderP;
+  } finally {
+    clearInterval(watchdog);
+  }
+  return videoFile;
+}
+
+/** Picture and soundtrack into the output (stream copy, faststart), checked, renamed into place. */
+async function muxAndCheck(job: ExportJob, plan: RenderPlan, tools: Tools, videoFiles: string[], audioFile: string, wd: string): Promise<ProbeResult> {
+  job.step = "writing the output";
+  const tm = performance.now();
+  const tmpOut = (job.tmpOut = tempPathFor(job.o.outPath));
+  let videoIn = ["-i", `file:${videoFiles[0]!}`];
+  if (videoFiles.length > 1) {
+    fs.writeFileSync(path.join(wd, "chunks.txt"), videoFiles.map((f) => `file '${path.basename(f)}'\n`).join(""));
+    videoIn = ["-f", "concat", "-safe", "0", "-i", "chunks.txt"];
+  }
+  const mux = [...QUIET, ...videoIn, "-i", `file:${audioFile}`, "-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", tmpOut];
+  await runTool(tools.ffmpeg, mux, { signal: job.ac.signal, cwd: wd });
+  job.timings.mux = performance.now() - tm;
+  job.progress("render", 98);
+
+  job.step = "checking the output";
+  const tc = performance.now();
+  const p = await probe(tmpOut, { tools, signal: job.ac.signal });
+  const problems = checkOutput(p, plan);
+  if (problems.length) throw new ExportError("ENCODING_FAILED", `the rendered file failed its checks: ${problems.join("; ")}`);
+  job.timings.check = performance.now() - tc;
+  job.cancelled();
+  try {
+    fs.renameSync(tmpOut, path.resolve(job.o.outPath));
+  } catch (e) {
+    throw new ExportError("STORAGE_FAILED", `cannot move the output into place (${(e as NodeJS.ErrnoException).code ?? e})`, { cause: e });
+  }
+  job.tmpOut = undefined;
+  return p;
+}
+
+export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Promise<RenderExportResult> {
+  const job = new ExportJob(o);
   try {
     const plan = planSpec(spec);
     const tools = o.tools ?? (await getTools());
@@ -136,183 +329,27 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     const warnings = [...plan.warnings];
     const usedXfade = caps.xfade && o.xfade !== false;
     if (o.xfade === true && !caps.xfade) warnings.push(`this ffmpeg (${tools.ffmpegVersion}) has no xfade: transitions fade through black`);
-
-    step = "preparing the output directory";
-    try {
-      workDir = tempPathFor(o.outPath);
-      fs.mkdirSync(workDir);
-    } catch (e) {
-      throw new ExportError("STORAGE_FAILED", `cannot create the output directory for ${path.basename(o.outPath)}: ${(e as NodeJS.ErrnoException).code ?? e}`, { cause: e });
-    }
-    const wd = workDir;
-
-    // ---- render-audio: the mix starts now and runs while the video renders ----
-    progress("render-audio", STEP_START["render-audio"]);
-    const audioJob = buildAudioJob(plan, tools, caps, { aacCoder: o.aacCoder });
-    const ta = performance.now();
-    const audioP = renderAudio(audioJob, tools, { workDir: wd, cacheDir: o.cacheDir, signal: ac.signal }).then((r) => {
-      timings.audio = performance.now() - ta;
-      return r;
-    });
-    // Observed at once so a failure stops the render instead of waiting for it to finish.
-    audioP.catch((e: unknown) => {
-      if (!ac.signal.aborted) failure ??= { e, step: "mixing the audio" };
-      ac.abort();
-    });
-    pending.push(audioP);
-
-    let subtitles: { file: string; fontsDir?: string } | undefined;
-    if (plan.options.subtitles) {
-      if (!caps.libass) warnings.push("this ffmpeg has no libass: subtitles are not burned in");
-      else {
-        fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, planCues(plan)));
-        const fonts = fontsDir(tools, wd);
-        if (!fonts) warnings.push("no font file found: subtitles use libass's default font");
-        subtitles = { file: "subs.ass", fontsDir: fonts };
-      }
-    }
-
-    // ---- avatar: learn the inputs, draw every still once (videos are probed meanwhile) ----
-    step = "reading the inputs";
-    progress("avatar", STEP_START.avatar);
-    const tp = performance.now();
-    const { images, videos } = await learnInputs(plan, tools, ac.signal);
-    videos.catch(() => undefined); // awaited below; a failure there must not go unobserved meanwhile
-    const visuals = planVisuals(plan, images);
-    step = "drawing the stills";
-    const stillFiles = await drawStills(stillJobs(visuals), plan, tools, { workDir: wd, cacheDir: o.cacheDir, signal: ac.signal });
-    step = "reading the inputs";
-    const info = new Map([...images, ...(await videos)]);
-    timings.avatar = performance.now() - tp;
-    cancelled();
+    const wd = makeWorkDir(job);
+    const audioP = startAudio(job, plan, tools, caps, wd);
+    const subtitles = writeSubtitles(plan, tools, caps, wd, warnings);
+    const { visuals, stillFiles, info } = await prepareVisuals(job, plan, tools, wd);
     const chunks = planChunks(plan, visuals, { xfade: usedXfade, budget: o.chunkBudget });
 
-    // ---- render: one ffmpeg run for the picture (one per chunk on long timelines) ----
-    step = "rendering the video";
-    progress("render", STEP_START.render);
+    job.step = "rendering the video";
+    job.progress("render", STEP_START.render);
     const tr = performance.now();
-    const preTiming = caps.timing[0] === "-vsync" ? caps.timing : [];
-    const postTiming = preTiming.length ? [] : caps.timing;
-    const span = RENDER_END - STEP_START.render;
     const videoFiles: string[] = [];
     for (const [k, chunk] of chunks.entries()) {
-      const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles }, chunk);
-      const graphFile = `video-${k}.graph`;
-      fs.writeFileSync(path.join(wd, graphFile), vg.graph);
-      const videoFile = path.join(wd, `video-${k}.mp4`);
-      const renderP = runTool(
-        tools.ffmpeg,
-        [
-          ...QUIET,
-          "-progress",
-          "pipe:1",
-          ...preTiming,
-          ...vg.inputs,
-          "-filter_complex_script",
-          graphFile,
-          "-map",
-          "[vout]",
-          "-an",
-          "-c:v",
-          "libx264",
-          "-preset",
-          "veryfast",
-          "-crf",
-          "23",
-          ...(o.threads ? ["-threads", String(o.threads)] : []),
-          "-pix_fmt",
-          "yuv420p",
-          // The encoder's time base is the frame grid; passthrough timing never dups or drops a frame,
-          // so a graph that loses one fails the frame-count check instead of being papered over.
-          "-r",
-          String(plan.fps),
-          ...postTiming,
-          ...BT709,
-          "-frames:v",
-          String(chunk.frames),
-          "-t",
-          num(chunk.frames / plan.fps),
-          // Whole-frame timestamps: chunks joined by the concat demuxer then line up exactly (the
-          // default timescale left a third of a millisecond at each join).
-          "-video_track_timescale",
-          String(plan.fps),
-          "-f",
-          "mp4",
-          videoFile,
-        ],
-        {
-          signal: ac.signal,
-          cwd: wd,
-          onLine: (line) => {
-            const f = /^frame=(\d+)/.exec(line);
-            if (f && Number(f[1]) > lastFrame) {
-              lastFrame = Number(f[1]);
-              lastAdvance = performance.now();
-            }
-            // out_time_us (5.1) or out_time_ms (4.1; microseconds despite the name); N/A early on.
-            const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
-            if (!m) return;
-            const done = chunk.startFrame / plan.fps + Math.min(Number(m[1]) / 1e6, chunk.frames / plan.fps);
-            progress("render", STEP_START.render + span * Math.min(1, done / plan.seconds));
-          },
-        },
-      );
-      pending.push(renderP);
-      // A graph that deadlocks leaves ffmpeg alive, polling its inputs, forever (seen with ffmpeg 5.1
-      // when a branch lacked its closing fps): no new frame for this long ends the job.
-      let lastFrame = -1;
-      let lastAdvance = performance.now();
-      const stallMs = o.stallTimeoutMs ?? 120_000;
-      const watchdog = setInterval(() => {
-        if (performance.now() - lastAdvance < stallMs) return;
-        failure ??= { e: new ExportError("ENCODING_FAILED", `rendering the video failed: ffmpeg made no progress for ${Math.round(stallMs / 1000)} s (stuck after ${chunk.startFrame + Math.max(0, lastFrame)} of ${plan.frames} frames)`), step };
-        ac.abort();
-      }, Math.min(5000, Math.max(10, stallMs / 4)));
-      try {
-        await renderP;
-      } finally {
-        clearInterval(watchdog);
-      }
-      videoFiles.push(videoFile);
+      const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles, draft: o.draft === true }, chunk);
+      videoFiles.push(await renderChunk(job, plan, tools, caps, vg, chunk, k, wd));
     }
-    timings.render = performance.now() - tr;
-
-    step = "mixing the audio";
+    job.timings.render = performance.now() - tr;
+    job.step = "mixing the audio";
     const audio = await audioP;
-    cancelled();
-
-    // ---- mux (stream copy, faststart), check, rename ----
-    step = "writing the output";
-    const tm = performance.now();
-    tmpOut = tempPathFor(o.outPath);
-    let videoIn = ["-i", `file:${videoFiles[0]!}`];
-    if (videoFiles.length > 1) {
-      fs.writeFileSync(path.join(wd, "chunks.txt"), videoFiles.map((f) => `file '${path.basename(f)}'\n`).join(""));
-      videoIn = ["-f", "concat", "-safe", "0", "-i", "chunks.txt"];
-    }
-    await runTool(
-      tools.ffmpeg,
-      [...QUIET, ...videoIn, "-i", `file:${audio.file}`, "-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", tmpOut],
-      { signal: ac.signal, cwd: wd },
-    );
-    timings.mux = performance.now() - tm;
-    progress("render", 98);
-
-    step = "checking the output";
-    const tc = performance.now();
-    const p = await probe(tmpOut, { tools, signal: ac.signal });
-    const problems = checkOutput(p, plan);
-    if (problems.length) throw new ExportError("ENCODING_FAILED", `the rendered file failed its checks: ${problems.join("; ")}`);
-    timings.check = performance.now() - tc;
-    cancelled();
-    try {
-      fs.renameSync(tmpOut, path.resolve(o.outPath));
-    } catch (e) {
-      throw new ExportError("STORAGE_FAILED", `cannot move the output into place (${(e as NodeJS.ErrnoException).code ?? e})`, { cause: e });
-    }
-    tmpOut = undefined;
-    timings.total = performance.now() - t0;
-    progress("render", 100);
+    job.cancelled();
+    const p = await muxAndCheck(job, plan, tools, videoFiles, audio.file, wd);
+    job.timings.total = performance.now() - job.t0;
+    job.progress("render", 100);
     return {
       path: path.resolve(o.outPath),
       durationMs: Math.round(p.durationSeconds * 1000),
@@ -323,21 +360,11 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
       usedXfade,
       runs: chunks.length,
       warnings,
-      timings,
+      timings: job.timings,
     };
   } catch (e) {
-    ac.abort();
-    // Every tool of the job has exited before its files are removed.
-    await Promise.allSettled(pending);
-    if (o.signal?.aborted) throw new ExportError("EXPORT_FAILED", "export cancelled", { aborted: true, cause: e });
-    failure ??= { e, step };
-    throw toExportError(failure.e, failure.step);
+    throw await job.error(e);
   } finally {
-    o.signal?.removeEventListener("abort", onAbort);
-    if (workDir) {
-      if (readEnv("MEDIAGEN_MEDIA_KEEP")) process.stderr.write(`[media] kept export work dir ${workDir}\n`);
-      else removeQuietly(workDir);
-    }
-    if (tmpOut) removeQuietly(tmpOut);
+    job.cleanUp();
   }
 }

@@ -73,6 +73,8 @@ export interface RenderMedia {
   width?: number;
   height?: number;
   duration_ms?: number;
+  /** An image that moves: a slow zoom and pan over the sequence (`animate_image`). */
+  animate?: boolean;
 }
 
 export interface RenderSentence {
@@ -90,6 +92,11 @@ export interface RenderSequence {
   end_ms: number;
   /** The look's image (the avatar shown); null draws a dark background instead. */
   look_image_path: string | null;
+  /**
+   * An avatar that is a video (a supplied `avatar_url` video), shown where the look would be beside
+   * `half` or `background` media, playing from `start_s` seconds into the file (looped).
+   */
+  look_video?: { path: string; start_s: number };
   media?: RenderMedia;
   /** Spoken sequences: one per sentence, in order; they time the speech and the subtitles. */
   sentences: RenderSentence[];
@@ -202,6 +209,7 @@ export function planSpec(spec: RenderSpec): RenderPlan {
     if (start !== cursor) fail(`sequence ${n} starts at ${seq.start_ms} ms, expected ${Math.round((cursor * 1000) / fps)} ms (sequences must follow each other without gaps)`);
     if (end <= start) fail(`sequence ${n} is shorter than one frame (${seq.start_ms}–${seq.end_ms} ms)`);
     if (seq.look_image_path !== null && !isFile(seq.look_image_path)) fail(`missing input: ${describeFile(`look image of sequence ${n}`, seq.look_image_path)}`);
+    if (seq.look_video && !isFile(seq.look_video.path)) fail(`missing input: ${describeFile(`avatar video of sequence ${n}`, seq.look_video.path)}`);
     if (seq.media) {
       const m = seq.media;
       if (!["full", "half", "background", "hide"].includes(m.show)) fail(`sequence ${n}: unknown media show ${JSON.stringify(m.show)}`);
