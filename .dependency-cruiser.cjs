@@ -87,8 +87,7 @@ module.exports = {
     },
     {
       name: "mcp-on-top",
-      comment:
-        "src/mcp/ is a front end like the commands: it uses features, the engine and CLI helpers, and nothing but `mediagen mcp` loads it.",
+      comment: "src/mcp/ is a front end like the commands: it uses features, the engine and CLI helpers, and nothing but `mediagen mcp` loads it.",
       severity: "error",
       from: { pathNot: [MCP, MCP_COMMAND] },
       to: { path: MCP },

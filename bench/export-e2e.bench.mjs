@@ -159,11 +159,17 @@ async function runOurs(i) {
 
     const t0 = performance.now();
     const gen = await engine.generationStart(body);
-    const g = await until(() => engine.generationStatus({ job_id: gen.job_id }), (s) => s.status === "completed" || s.status === "failed");
+    const g = await until(
+      () => engine.generationStatus({ job_id: gen.job_id }),
+      (s) => s.status === "completed" || s.status === "failed",
+    );
     if (g.status !== "completed") throw new Error(`generation failed: ${JSON.stringify(g.error)}`);
     const tGen = performance.now();
     const exp = await engine.exportStart({ video_id: g.result.video_id, format: "vertical" });
-    const e = await until(() => engine.exportStatus({ job_id: exp.job_id }), (s) => s.status === "completed" || s.status === "failed");
+    const e = await until(
+      () => engine.exportStatus({ job_id: exp.job_id }),
+      (s) => s.status === "completed" || s.status === "failed",
+    );
     const wall = (performance.now() - t0) / 1000;
     if (e.status !== "completed") throw new Error(`export failed: ${JSON.stringify(e.error)}`);
     const row = readExport(instance, exp.job_id);

@@ -167,7 +167,15 @@ async function runOurs(i) {
   const wall = (performance.now() - t0) / 1000;
   const rss = stop();
   if (process.env.BENCH_KEEP !== "1") fs.rmSync(work, { recursive: true, force: true });
-  return { runs: r.runs, wall_s: Math.round(wall * 100) / 100, tts_s: Math.round(tts / 10) / 100, timings: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, Math.round(v / 10) / 100])), peak_rss_mb: rss, xfade: r.usedXfade, frames: r.frames };
+  return {
+    runs: r.runs,
+    wall_s: Math.round(wall * 100) / 100,
+    tts_s: Math.round(tts / 10) / 100,
+    timings: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, Math.round(v / 10) / 100])),
+    peak_rss_mb: rss,
+    xfade: r.usedXfade,
+    frames: r.frames,
+  };
 }
 
 const median = (xs) => {

@@ -77,4 +77,13 @@ const r = await exp.renderExport(spec, { outPath: out, cacheDir, tools, ...(mode
 const wall = (performance.now() - t0) / 1000;
 if (!process.env.MEDIAGEN_MEDIA_KEEP) fs.rmSync(work, { recursive: true, force: true });
 const round = (x) => Math.round(x * 100) / 100;
-console.log(JSON.stringify({ mode, wall_s: round(wall), frames: r.frames, width: r.width, height: r.height, timings: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, round(v / 1000)])) }));
+console.log(
+  JSON.stringify({
+    mode,
+    wall_s: round(wall),
+    frames: r.frames,
+    width: r.width,
+    height: r.height,
+    timings: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, round(v / 1000)])),
+  }),
+);

@@ -134,7 +134,11 @@ const ratio = (a, b) => (a !== null && b ? Math.round((a / b) * 1000) / 1000 : n
 const loadBefore = load();
 const runs = { reference: [], full: [], preview: [] };
 for (let i = 0; i < PAIRS; i++) {
-  for (const [name, fn] of [["reference", reference], ["full", full], ["preview", preview]]) {
+  for (const [name, fn] of [
+    ["reference", reference],
+    ["full", full],
+    ["preview", preview],
+  ]) {
     const r = await fn(i);
     runs[name].push(r);
     process.stderr.write(`preview bench: ${name} #${i + 1} cpu ${r.cpu_s} s, wall ${r.wall_s} s, rss ${r.peak_rss_mb} MB\n`);
@@ -180,7 +184,9 @@ console.log(
       baseline_cpu_s: baseline?.cpu_s ?? null,
     },
     reference: { cpu_s: refCpu, wall_s: med("reference", "wall_s"), peak_rss_mb: Math.max(...runs.reference.map((r) => r.peak_rss_mb)) },
-    runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map((r) => ({ cpu_s: r.cpu_s, wall_s: r.wall_s, rss: r.peak_rss_mb, ...(r.timings ? { steps: r.timings } : {}) }))])),
+    runs: Object.fromEntries(
+      Object.entries(runs).map(([k, v]) => [k, v.map((r) => ({ cpu_s: r.cpu_s, wall_s: r.wall_s, rss: r.peak_rss_mb, ...(r.timings ? { steps: r.timings } : {}) }))]),
+    ),
     ffmpeg: ffmpegLine,
     pairs: PAIRS,
     load_before: loadBefore,

@@ -12,8 +12,7 @@ import { escapeFilterValue as esc } from "../dist/media/filtergraph.js";
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-"));
 const tools = await getTools();
-const PROMPT =
-  "A lighthouse on a rocky coast at dusk, waves crashing, warm light in the windows, drone shot slowly circling";
+const PROMPT = "A lighthouse on a rocky coast at dusk, waves crashing, warm light in the windows, drone shot slowly circling";
 
 const textFile = path.join(dir, "prompt.txt");
 fs.writeFileSync(textFile, PROMPT);
@@ -25,7 +24,23 @@ const cases = [
     name: "image 1024x1024",
     ours: async (i) => renderImage({ out: path.join(dir, `ours-${i}.png`), width: 1024, height: 1024, prompt: PROMPT, label: "bench" }),
     bare: async (i) =>
-      ff(["-f", "lavfi", "-i", "color=c=0x224466:s=1024x1024:r=1:d=1", "-vf", drawtext, "-frames:v", "1", "-c:v", "png", "-f", "image2", "-update", "1", path.join(dir, `bare-${i}.png`)]),
+      ff([
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=0x224466:s=1024x1024:r=1:d=1",
+        "-vf",
+        drawtext,
+        "-frames:v",
+        "1",
+        "-c:v",
+        "png",
+        "-f",
+        "image2",
+        "-update",
+        "1",
+        path.join(dir, `bare-${i}.png`),
+      ]),
   },
   ...["veryfast", "ultrafast"].map((preset) => ({
     name: `video 1280x720 5s audio ${preset}`,
@@ -43,13 +58,39 @@ const cases = [
       }),
     bare: async (i) =>
       ff([
-        "-f", "lavfi", "-i", "color=c=0x224466:s=1280x720:r=24:d=5",
-        "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo",
-        "-filter_complex", `[0:v]${drawtext},format=yuv420p[v]`,
-        "-map", "[v]", "-map", "1:a",
-        "-c:v", "libx264", "-preset", preset, "-crf", "23", "-pix_fmt", "yuv420p",
-        "-c:a", "aac", "-b:a", "128k", "-t", "5", "-movflags", "+faststart",
-        "-f", "mp4", path.join(dir, `bare-${i}.mp4`),
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=0x224466:s=1280x720:r=24:d=5",
+        "-f",
+        "lavfi",
+        "-i",
+        "anullsrc=r=48000:cl=stereo",
+        "-filter_complex",
+        `[0:v]${drawtext},format=yuv420p[v]`,
+        "-map",
+        "[v]",
+        "-map",
+        "1:a",
+        "-c:v",
+        "libx264",
+        "-preset",
+        preset,
+        "-crf",
+        "23",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
+        "-b:a",
+        "128k",
+        "-t",
+        "5",
+        "-movflags",
+        "+faststart",
+        "-f",
+        "mp4",
+        path.join(dir, `bare-${i}.mp4`),
       ]),
   })),
 ];

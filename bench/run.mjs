@@ -10,9 +10,13 @@ import { fileURLToPath } from "node:url";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2];
-const files = ["startup.mjs", ...fs.readdirSync(dir).filter((f) => f.endsWith(".bench.mjs")).sort()].filter(
-  (f) => !filter || f.includes(filter),
-);
+const files = [
+  "startup.mjs",
+  ...fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".bench.mjs"))
+    .sort(),
+].filter((f) => !filter || f.includes(filter));
 
 const results = {};
 let failed = false;

@@ -18,7 +18,10 @@ const argi = (n) => process.argv.indexOf(`--${n}`);
 
 if (argi("top") >= 0) {
   const dir = process.argv[argi("top") + 1];
-  const file = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))
+  const file = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .map((f) => path.join(dir, f))
     .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
   const prof = JSON.parse(fs.readFileSync(file, "utf8"));
   const dt = new Map();
@@ -45,11 +48,13 @@ const instance = openLocalInstance({ home, worker: "inline", rateLimit: { limit:
 const served = await startServer({ instance, host: "127.0.0.1", port: 0 });
 const { api_key: key } = instance.createSpace({ plan: "PRO", credits: 100_000 });
 const headers = { authorization: `Bearer ${key}` };
-const started = await (await fetch(served.baseUrl + "/asset/start", {
-  method: "POST",
-  headers: { ...headers, "content-type": "application/json" },
-  body: JSON.stringify({ type: "image", model: "imgA-4", prompt: "profile" }),
-})).json();
+const started = await (
+  await fetch(served.baseUrl + "/asset/start", {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ type: "image", model: "imgA-4", prompt: "profile" }),
+  })
+).json();
 const id = started.asset_ids[0];
 for (let i = 0; i < 100; i++) {
   const s = await (await fetch(`${served.baseUrl}/asset/status/${id}`, { headers })).json();

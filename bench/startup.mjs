@@ -52,11 +52,10 @@ const median = (xs) => {
 // Prepare the home once: one finished asset (the local instance generates a placeholder image).
 // Its detached worker is told to retire soon after, and is waited out: the runs measure the command,
 // not its contention with a worker polling the same database.
-const made = spawnSync(
-  process.execPath,
-  [bin, "asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "bench", "--watch", "--json", "-y"],
-  { env: { ...baseEnv, MEDIAGEN_WORKER_IDLE_MS: "200" }, encoding: "utf8" },
-);
+const made = spawnSync(process.execPath, [bin, "asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "bench", "--watch", "--json", "-y"], {
+  env: { ...baseEnv, MEDIAGEN_WORKER_IDLE_MS: "200" },
+  encoding: "utf8",
+});
 if (made.status !== 0) throw new Error(`preparing the asset failed (${made.status}): ${made.stderr}`);
 const asset = JSON.parse(made.stdout);
 if (asset.status !== "completed") throw new Error(`the bench asset is ${asset.status}`);
@@ -121,9 +120,7 @@ try {
     }
     const nodeMs = median(node);
     const cmdMs = median(cmd);
-    console.log(
-      JSON.stringify({ case: c.name, node_ms: +nodeMs.toFixed(1), cmd_ms: +cmdMs.toFixed(1), ratio: +(cmdMs / nodeMs).toFixed(2), runs }),
-    );
+    console.log(JSON.stringify({ case: c.name, node_ms: +nodeMs.toFixed(1), cmd_ms: +cmdMs.toFixed(1), ratio: +(cmdMs / nodeMs).toFixed(2), runs }));
   }
 } finally {
   server.close();

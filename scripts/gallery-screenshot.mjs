@@ -31,7 +31,11 @@ for (const [prompt, ratio] of images) mg("asset", "start", "--type", "image", "-
 mg("asset", "start", "--type", "video", "--model", "vidA-3-fast", "--duration", "4", "--prompt", "ocean waves rolling onto a beach", "--watch", "-q");
 // A failed job shows too (exit 7 is expected).
 try {
-  execFileSync(process.execPath, [BIN, "asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a paper boat on a puddle", "--simulate", "fail", "--watch", "-q"], { env, stdio: "ignore" });
+  execFileSync(
+    process.execPath,
+    [BIN, "asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a paper boat on a puddle", "--simulate", "fail", "--watch", "-q"],
+    { env, stdio: "ignore" },
+  );
 } catch {}
 
 const ui = spawn(process.execPath, [BIN, "ui", "--port", "0", "--json"], { env, stdio: ["ignore", "pipe", "inherit"] });
@@ -42,7 +46,16 @@ const context = await chromium.launchPersistentContext(profile, {
   headless: true,
   viewport: { width: 1200, height: 800 },
   colorScheme: "light",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
 });
 try {
   const page = await context.newPage();

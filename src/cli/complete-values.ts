@@ -83,4 +83,3 @@ export async function dynamicValues(ctx: CliContext, kind: DynamicKind, now = ct
   fs.renameSync(tmp, file);
   return lines;
 }
-

@@ -12,16 +12,7 @@ import { InvalidEnvError, readEnv } from "../config/env.js";
 import { setNoticeSink } from "../engine/notices.js";
 import { registerSecret } from "../engine/redact.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
-import {
-  CliError,
-  EXIT,
-  type Context,
-  type DownloadOptions,
-  type GlobalOptions,
-  type ResolvedConfig,
-  type WaitOptions,
-  type WaitSpec,
-} from "./types.js";
+import { CliError, EXIT, type Context, type DownloadOptions, type GlobalOptions, type ResolvedConfig, type WaitOptions, type WaitSpec } from "./types.js";
 import { isCI, type FrameIO } from "./io.js";
 import { GuardedEngine } from "./guarded-engine.js";
 import { defaultQuietLines, toJson } from "./output.js";
@@ -37,7 +28,6 @@ import { defaultRuntime, type InterruptOptions, type Runtime } from "./runtime.j
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
 const CLOSE_LIMIT_MS = 1_000;
-
 
 export interface Resolution {
   config: ResolvedConfig;
@@ -100,14 +90,11 @@ export class CliContext implements Context {
     const home = this.home;
     const o = this.targetOverride;
     // A target the command chose counts as a flag, unless the line gave one (flags always win).
-    const flags = o && this.opts.target === undefined && this.opts.baseUrl === undefined && this.opts.profile === undefined
-      ? { target: o.target, baseUrl: o.baseUrl, profile: o.profile ?? this.opts.profile }
-      : { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile };
-    const settings = resolveSettings(
-      flags,
-      this.env,
-      readConfig(home),
-    );
+    const flags =
+      o && this.opts.target === undefined && this.opts.baseUrl === undefined && this.opts.profile === undefined
+        ? { target: o.target, baseUrl: o.baseUrl, profile: o.profile ?? this.opts.profile }
+        : { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile };
+    const settings = resolveSettings(flags, this.env, readConfig(home));
     const target = settings.target.value;
     const { key, origin, warning } = resolveKey(this.env, home, settings.profile.value, target);
     // Whatever its format, the key in use is masked in everything printed on stderr from now on.
@@ -166,9 +153,7 @@ export class CliContext implements Context {
     if (said !== undefined && (waitMs < 1000 || now + waitMs <= said + 1000)) return;
     this.rateLimitSaidUntil = now + waitMs;
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    this.io.info(
-      this.opts.json ? JSON.stringify({ event: "rate_limited", retry_in_s: seconds }) : `rate limited by the service; retrying in ${seconds} s`,
-    );
+    this.io.info(this.opts.json ? JSON.stringify({ event: "rate_limited", retry_in_s: seconds }) : `rate limited by the service; retrying in ${seconds} s`);
   }
 
   /** Only the profile's name: the config commands must work even when a stored setting is bad. */
@@ -224,9 +209,7 @@ export class CliContext implements Context {
     const engine = await this.targetEngine();
     // The hosted client made here traces its HTTP requests itself; other engines are traced per call.
     const traced =
-      this.trace && (this.runtime.engine !== undefined || engine.target === "local")
-        ? new (await import("./traced-engine.js")).TracedEngine(engine, this.trace)
-        : engine;
+      this.trace && (this.runtime.engine !== undefined || engine.target === "local") ? new (await import("./traced-engine.js")).TracedEngine(engine, this.trace) : engine;
     return new GuardedEngine(traced, {
       onInterrupt: (handler) => this.onInterrupt(handler),
       onRateLimited: (ms) => this.rateLimited(ms),
@@ -424,7 +407,11 @@ export class CliContext implements Context {
         interrupt.addEventListener("abort", handler, { once: true });
         return () => interrupt.removeEventListener("abort", handler);
       },
-      reporter: await createReporter(this.io, spec.jobs.map((j) => j.label), this.opts.json),
+      reporter: await createReporter(
+        this.io,
+        spec.jobs.map((j) => j.label),
+        this.opts.json,
+      ),
       target: await this.target(),
       ...(this.trace ? { trace: this.trace } : {}),
     });

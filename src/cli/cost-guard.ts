@@ -120,7 +120,11 @@ export function addStartGuardOptions(cmd: Command): Command {
 
 /** What `addStartGuardOptions` hands the action, checked. */
 export function startGuardFrom(opts: { dryRun?: boolean; maxCredits?: string; yes?: boolean }): StartGuardFlags {
-  return { ...(opts.dryRun ? { dryRun: true } : {}), ...(opts.yes ? { yes: true } : {}), ...(opts.maxCredits !== undefined ? { maxCredits: maxCreditsFrom(opts.maxCredits)! } : {}) };
+  return {
+    ...(opts.dryRun ? { dryRun: true } : {}),
+    ...(opts.yes ? { yes: true } : {}),
+    ...(opts.maxCredits !== undefined ? { maxCredits: maxCreditsFrom(opts.maxCredits)! } : {}),
+  };
 }
 
 /** `--max-credits` as commander hands it (a string), checked. */

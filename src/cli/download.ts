@@ -88,7 +88,12 @@ export function prepareDir(dir: string, flag = "--download"): string {
     fs.accessSync(abs, fs.constants.W_OK);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    const why = err.code === "ENOTDIR" || err.code === "EEXIST" ? "not a directory" : err.code === "EACCES" || err.code === "EPERM" ? "permission denied" : (err.code ?? err.message);
+    const why =
+      err.code === "ENOTDIR" || err.code === "EEXIST"
+        ? "not a directory"
+        : err.code === "EACCES" || err.code === "EPERM"
+          ? "permission denied"
+          : (err.code ?? err.message);
     throw new CliError(`${flag}: cannot save into ${abs}: ${why}`, EXIT.usage, "invalid_value", flag);
   }
   return abs;
@@ -152,9 +157,12 @@ export async function download(url: string, dir: string, name: string, opts: Sav
   try {
     if (remote) {
       const publicOnly = opts.serviceBaseUrl !== undefined && !(await import("./result-address.js").then((m) => m.isPrivateService(opts.serviceBaseUrl!)));
-      await fetchTo(url, out, ac.signal, roomIn(targetDir, opts.maxBytes ?? MAX_DOWNLOAD_BYTES), { publicOnly, ...(trace ? { trace } : {}), ...(opts.env ? { env: opts.env } : {}) });
-    }
-    else {
+      await fetchTo(url, out, ac.signal, roomIn(targetDir, opts.maxBytes ?? MAX_DOWNLOAD_BYTES), {
+        publicOnly,
+        ...(trace ? { trace } : {}),
+        ...(opts.env ? { env: opts.env } : {}),
+      });
+    } else {
       const source = /^file:/i.test(url) ? fileURLToPath(url) : path.resolve(url);
       await pipeline(fs.createReadStream(source), out, { signal: ac.signal });
       trace?.(`copy ${source} → ${target} (${Math.round(performance.now() - t0)} ms)`);
@@ -170,11 +178,7 @@ export async function download(url: string, dir: string, name: string, opts: Sav
     }
     fs.rmSync(tmp, { force: true });
     if (ac.signal.aborted) {
-      throw new CliError(
-        `Stopped downloading ${name}; nothing was saved.${opts.resume ? ` Resume with: ${opts.resume}` : ""}`,
-        EXIT.interrupted,
-        "interrupted",
-      );
+      throw new CliError(`Stopped downloading ${name}; nothing was saved.${opts.resume ? ` Resume with: ${opts.resume}` : ""}`, EXIT.interrupted, "interrupted");
     }
     if (e instanceof CliError) throw e;
     const err = e as NodeJS.ErrnoException;

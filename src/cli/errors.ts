@@ -202,12 +202,7 @@ const HINTS: Record<number, string> = {
  * Writes the error to stderr: one human line (and hints), the JSON line with --json, the stack with
  * --debug. `explain` (what the command knows) puts a service error in the command's terms.
  */
-export function renderError(
-  err: unknown,
-  io: Pick<FrameIO, "stderr" | "quiet">,
-  opts: { json: boolean; debug: boolean },
-  explain: Explain = {},
-): ErrorInfo {
+export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">, opts: { json: boolean; debug: boolean }, explain: Explain = {}): ErrorInfo {
   const info = describeError(err, explain);
   if (info.exitCode === EXIT.ok) return info;
   const write = (line: string) => io.stderr.write(redact(line) + "\n");

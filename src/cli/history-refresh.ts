@@ -39,7 +39,11 @@ export async function refreshRows(ctx: CliContext, rows: HistoryEntry[]): Promis
     mine.map(async (e) => {
       const life = jobLife(e.kind);
       try {
-        const s = (await engine.call(life.status!.op as OpName, life.status!.request({ kind: e.kind, id: e.id, ...(e.avatar_id ? { avatar_id: e.avatar_id } : {}) }) as never, { signal })) as Record<string, unknown>;
+        const s = (await engine.call(
+          life.status!.op as OpName,
+          life.status!.request({ kind: e.kind, id: e.id, ...(e.avatar_id ? { avatar_id: e.avatar_id } : {}) }) as never,
+          { signal },
+        )) as Record<string, unknown>;
         const fields = historyFields(life, s);
         Object.assign(e, fields);
         return { kind: e.kind, id: e.id, ...fields };

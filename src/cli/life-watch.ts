@@ -32,7 +32,12 @@ function failure(life: JobLife, cost: number | undefined) {
 /** Builds a file name for a completed job's result; default `<id>.<ext>`. */
 export type ResultNamer = (job: StartedJob, ext: string) => string | undefined;
 
-export function lifeWatch(engine: Engine, life: JobLife, ref: StartedJob, opts: { namer?: ResultNamer; cost?: number } = {}): { job: WaitJob<unknown>; kind: WatchKind<unknown> } {
+export function lifeWatch(
+  engine: Engine,
+  life: JobLife,
+  ref: StartedJob,
+  opts: { namer?: ResultNamer; cost?: number } = {},
+): { job: WaitJob<unknown>; kind: WatchKind<unknown> } {
   const status = life.status;
   if (!status) throw new Error(`a ${life.noun} has no status to wait on`);
   const label = `${life.noun} ${ref.id}`;

@@ -32,7 +32,13 @@ export function distance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-const norm = (s: string) => s.toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[^\p{L}\p{N}_]+/gu, " ").trim();
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\p{L}\p{N}_]+/gu, " ")
+    .trim();
 const ID_SHAPE = /^[A-Za-z]+_[\w-]+$/;
 
 export type Resolved = { id: string; byName?: Named };
@@ -50,8 +56,16 @@ export function resolveName(value: string, items: readonly Named[], flag: string
   const matches = exact.length ? exact : items.filter((i) => words.length > 0 && words.every((w) => ` ${norm(i.words)} `.includes(` ${w} `)));
   if (matches.length === 1) return { id: matches[0]!.id, byName: matches[0]! };
   if (matches.length > 1) {
-    const list = matches.slice(0, 8).map((m) => m.label).join(", ");
-    throw new CliError(`${flag}: "${value}" names ${matches.length} ${what}s: ${list}${matches.length > 8 ? ", …" : ""}; give one of their ids`, EXIT.usage, "ambiguous_name", flag);
+    const list = matches
+      .slice(0, 8)
+      .map((m) => m.label)
+      .join(", ");
+    throw new CliError(
+      `${flag}: "${value}" names ${matches.length} ${what}s: ${list}${matches.length > 8 ? ", …" : ""}; give one of their ids`,
+      EXIT.usage,
+      "ambiguous_name",
+      flag,
+    );
   }
   if (ID_SHAPE.test(value)) return { id: value };
   const near = items

@@ -168,7 +168,10 @@ export function table<T>(rows: readonly T[], allColumns: readonly Column<T>[], w
     return out;
   };
   return [
-    ...render(kept.map((x) => x.c.header.toUpperCase()), style.bold),
+    ...render(
+      kept.map((x) => x.c.header.toUpperCase()),
+      style.bold,
+    ),
     ...rows.flatMap((_, r) => render(kept.map((x) => x.cells[r]!))),
   ];
 }

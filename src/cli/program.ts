@@ -50,9 +50,7 @@ export async function buildProgram(version: string, getContext: ContextGetter, o
     .addOption(new Option("--target <target>", "local instance or hosted service").choices(["local", "hosted"]))
     .addOption(new Option("--base-url <url>", "hosted base URL (/api/public/v1 is appended when missing)"))
     .addOption(new Option("--profile <name>", "configuration profile"))
-    .addOption(
-      new Option("--request-timeout <seconds>", "hosted target: give up on a request after this long, retries included (default 60; also 90s, 2m)"),
-    )
+    .addOption(new Option("--request-timeout <seconds>", "hosted target: give up on a request after this long, retries included (default 60; also 90s, 2m)"))
     .helpCommand(false);
   const helpConfig = {
     showGlobalOptions: true,

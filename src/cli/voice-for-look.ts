@@ -17,7 +17,10 @@ const COMMON_WORDS: Record<string, readonly string[]> = {
 
 /** The language a text is most likely in, among those given (by common words); the first when unsure. */
 export function guessLanguage(text: string, among: readonly string[]): string | undefined {
-  const words = text.toLowerCase().split(/[^\p{L}]+/u).filter(Boolean);
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter(Boolean);
   let best: string | undefined;
   let score = 0;
   for (const lang of among) {

@@ -70,11 +70,7 @@ const elapsedText = (ms: number) => `(${formatDuration(Math.round(Math.max(0, ms
  * The spinner on an interactive stderr. Like the state lines, it says how long the wait has run,
  * ticking every second between state changes. `now` is the clock (ms) for that count.
  */
-export async function spinnerReporter(
-  io: Pick<FrameIO, "stderr" | "stderrColor">,
-  labels: readonly string[],
-  now: () => number = Date.now,
-): Promise<WaitReporter> {
+export async function spinnerReporter(io: Pick<FrameIO, "stderr" | "stderrColor">, labels: readonly string[], now: () => number = Date.now): Promise<WaitReporter> {
   const { default: ora } = await import("ora");
   const states = new Map<string, string>();
   let retrying = "";

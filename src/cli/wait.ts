@@ -102,9 +102,7 @@ export function classifyPollError(e: unknown): Classified {
     if (err.status >= 500) return { kind: "missed", reason: `HTTP ${err.status}` };
     if (err.status === 429) {
       const reset = Number(header(err.headers, "x-ratelimit-reset"));
-      return Number.isFinite(reset) && reset > 0
-        ? { kind: "rate", reason: "rate limited", resetMs: reset * 1000 }
-        : { kind: "rate", reason: "rate limited" };
+      return Number.isFinite(reset) && reset > 0 ? { kind: "rate", reason: "rate limited", resetMs: reset * 1000 } : { kind: "rate", reason: "rate limited" };
     }
   }
   return { kind: "fatal" };

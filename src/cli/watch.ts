@@ -153,9 +153,7 @@ async function journalOutcome<T>(ctx: CliContext, kind: WatchKind<T>, journal: J
     .filter((r) => r.value !== undefined)
     .map((r) => {
       const status = (r.value as { status?: unknown }).status;
-      const fields: { status?: string; video_id?: string } = kind.journalFields
-        ? kind.journalFields(r.value as T)
-        : typeof status === "string" ? { status } : {};
+      const fields: { status?: string; video_id?: string } = kind.journalFields ? kind.journalFields(r.value as T) : typeof status === "string" ? { status } : {};
       const p = saved.get(r.job);
       return {
         kind: journal,

@@ -80,10 +80,7 @@ function boundOf(opts: Record<string, unknown>, parseTimeout: (v: string) => num
  * deliveries are awaited (also when the job failed: its failure is delivered too).
  */
 export function addWebhookListen(cmd: Command, getContext: ContextGetter, o: WebhookListenOptions): Command {
-  cmd.option(
-    "--webhook-listen",
-    "local target: receive this job's webhook on 127.0.0.1 (sets webhook_url), print it with its signature check, and wait for it",
-  );
+  cmd.option("--webhook-listen", "local target: receive this job's webhook on 127.0.0.1 (sets webhook_url), print it with its signature check, and wait for it");
   const holder = cmd as unknown as { _actionHandler?: (args: unknown[]) => Promise<unknown> };
   const inner = holder._actionHandler;
   if (typeof inner !== "function") throw new Error(`addWebhookListen(${cmd.name()}): set the action first`);
@@ -92,7 +89,13 @@ export function addWebhookListen(cmd: Command, getContext: ContextGetter, o: Web
     if (opts.webhookListen !== true) return inner.call(cmd, args);
     const ctx = getContext(cmd) as CliContext;
     const given = o.fields.find((f) => opts[f] !== undefined);
-    if (given) throw new CliError(`--webhook-listen sets webhook_url itself: drop --${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, EXIT.usage, "usage_error", "--webhook-listen");
+    if (given)
+      throw new CliError(
+        `--webhook-listen sets webhook_url itself: drop --${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+        EXIT.usage,
+        "usage_error",
+        "--webhook-listen",
+      );
     if (opts.dryRun === true) return inner.call(cmd, args);
     await checkReachable(ctx);
     const [{ startReceiver, describeEvent }, { parseDuration, formatDuration }] = await Promise.all([import("./webhook-receiver.js"), import("./parse.js")]);

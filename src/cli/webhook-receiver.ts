@@ -54,7 +54,19 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(["host", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization", "proxy-authenticate", "content-length", "expect"]);
+const HOP_BY_HOP = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "content-length",
+  "expect",
+]);
 
 function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -79,7 +91,7 @@ async function forward(url: string, headers: Record<string, string>, body: Buffe
     return { status: res.status };
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause;
-    return { status: null, error: (e as Error).name === "TimeoutError" ? `timed out after ${FORWARD_TIMEOUT_MS} ms` : cause?.code ?? (e as Error).message };
+    return { status: null, error: (e as Error).name === "TimeoutError" ? `timed out after ${FORWARD_TIMEOUT_MS} ms` : (cause?.code ?? (e as Error).message) };
   }
 }
 

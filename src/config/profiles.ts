@@ -169,10 +169,7 @@ export function inspectSettings(flags: ResolveFlags, env: Env, data: ConfigData)
   const profile = resolveProfile(flags, env);
   const stored = data.profiles?.[profile.value] ?? {};
   const target = inspect(pick({ flag: "--target", env: "MEDIAGEN_TARGET" }, flags.target, env, stored.target, profile.value), parseTarget);
-  const baseUrl = inspect(
-    pick({ flag: "--base-url", env: "MEDIAGEN_BASE_URL" }, flags.baseUrl, env, stored.base_url, profile.value),
-    normalizeBaseUrl,
-  );
+  const baseUrl = inspect(pick({ flag: "--base-url", env: "MEDIAGEN_BASE_URL" }, flags.baseUrl, env, stored.base_url, profile.value), normalizeBaseUrl);
   return { profile, target, baseUrl };
 }
 

@@ -78,14 +78,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export const JOB_ERROR_CODES = {
   asset: ["generation_failed", "insufficient_credits", "render_failed", "reference_unavailable"],
   avatar: ["GENERATION_FAILED", "LOOK_GENERATION_FAILED"],
-  generation: [
-    "GENERATION_FAILED",
-    "SCRIPT_GENERATION_FAILED",
-    "VOICE_GENERATION_FAILED",
-    "AVATAR_PROCESSING_FAILED",
-    "MEDIA_PROCESSING_FAILED",
-    "ASSEMBLY_FAILED",
-  ],
+  generation: ["GENERATION_FAILED", "SCRIPT_GENERATION_FAILED", "VOICE_GENERATION_FAILED", "AVATAR_PROCESSING_FAILED", "MEDIA_PROCESSING_FAILED", "ASSEMBLY_FAILED"],
   export: ["EXPORT_FAILED", "ENCODING_FAILED", "FORMAT_CONVERSION_FAILED", "STORAGE_FAILED"],
 } as const;
 
@@ -102,11 +95,7 @@ export interface ErrorOptions {
 }
 
 /** Builds the status and body the service answers for an error code. Pure, shared by both targets. */
-export function errorResponse(
-  code: string,
-  message: string,
-  opts: ErrorOptions = {},
-): { status: number; body: ErrorBody } {
+export function errorResponse(code: string, message: string, opts: ErrorOptions = {}): { status: number; body: ErrorBody } {
   const known = (ERROR_CODES as Record<string, { status: number; shape: ErrorShape }>)[code];
   const status = opts.status ?? known?.status ?? 400;
   const shape = opts.shape ?? known?.shape ?? "envelope";
@@ -130,10 +119,7 @@ export function errorResponse(
 }
 
 /** Reads code, field and message back out of any of the service's error body shapes. */
-export function describeErrorBody(
-  status: number,
-  body: unknown,
-): { code: string; field?: string; message: string } {
+export function describeErrorBody(status: number, body: unknown): { code: string; field?: string; message: string } {
   const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
   const details = Array.isArray(b.details) ? (b.details as Record<string, unknown>[]) : [];
   const first = details[0];

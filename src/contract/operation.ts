@@ -17,8 +17,6 @@ export interface OperationDef {
 }
 
 /** Declares one operation of a feature's contract (keeps the schemas' precise types). */
-export function op<Req extends z.ZodType, Res extends z.ZodType>(
-  def: Omit<OperationDef, "request" | "response"> & { request: Req; response: Res },
-) {
+export function op<Req extends z.ZodType, Res extends z.ZodType>(def: Omit<OperationDef, "request" | "response"> & { request: Req; response: Res }) {
   return def;
 }

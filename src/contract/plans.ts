@@ -28,7 +28,10 @@ export function hasApiAccess(plan: Plan): boolean {
  * model that names only PRO is open to ENTREPRISE too.
  */
 export function meetsRequiredPlans(plan: Plan, required: readonly string[]): boolean {
-  const ranks = required.map((r) => parsePlan(r)).filter((p): p is Plan => p !== undefined).map(planRank);
+  const ranks = required
+    .map((r) => parsePlan(r))
+    .filter((p): p is Plan => p !== undefined)
+    .map(planRank);
   return ranks.length === 0 || RANK[plan] >= Math.min(...ranks);
 }
 

@@ -6,8 +6,7 @@ export const assetSchedule: PollSchedule = (elapsed) => (elapsed < 30_000 ? 2_00
 /** Exports: 3 s at first, 5 s after 30 s, 10 s after 2 minutes. */
 export const exportSchedule: PollSchedule = (elapsed) => (elapsed < 30_000 ? 3_000 : elapsed < 120_000 ? 5_000 : 10_000);
 /** Generation jobs: 5 s, 10 s after 1 minute, 30 s after 5 minutes. */
-export const generationSchedule: PollSchedule = (elapsed) =>
-  elapsed < 60_000 ? 5_000 : elapsed < 300_000 ? 10_000 : 30_000;
+export const generationSchedule: PollSchedule = (elapsed) => (elapsed < 60_000 ? 5_000 : elapsed < 300_000 ? 10_000 : 30_000);
 /** Avatar looks: like assets. */
 export const avatarSchedule: PollSchedule = assetSchedule;
 /**

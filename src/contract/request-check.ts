@@ -99,7 +99,8 @@ function kindOf(v: unknown): string {
 }
 
 function problemText(issue: Issue, value: unknown): string {
-  if (issue.code === "invalid_type") return `must be ${issue.expected === "array" || issue.expected === "object" ? "an" : "a"} ${issue.expected ?? "value of another type"}, got ${kindOf(value)}`;
+  if (issue.code === "invalid_type")
+    return `must be ${issue.expected === "array" || issue.expected === "object" ? "an" : "a"} ${issue.expected ?? "value of another type"}, got ${kindOf(value)}`;
   if (issue.code === "invalid_value" || issue.code === "invalid_union") {
     return /^Invalid (option|input)/i.test(issue.message) ? `has an unexpected value${typeof value === "string" ? ` (${value})` : ""}` : issue.message;
   }
@@ -116,7 +117,11 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
       const known = knownKeys(schema, issue.path);
       for (const key of issue.keys ?? []) {
         const field = fieldOf([...issue.path, key]);
-        out.push({ code: codeFor({ ...issue, path: [...issue.path, key] }, false, codes), field, message: `${field} is not a field of this request${didYouMean(key, known)}` });
+        out.push({
+          code: codeFor({ ...issue, path: [...issue.path, key] }, false, codes),
+          field,
+          message: `${field} is not a field of this request${didYouMean(key, known)}`,
+        });
       }
       continue;
     }

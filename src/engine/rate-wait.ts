@@ -11,7 +11,8 @@ export const MAX_RATE_WAIT_MS = 65_000;
 export function rateLimitedPastTimeout<E extends Error>(err: E, waitMs: number, timeoutMs: number): E {
   const s = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
   try {
-    (err as { hint?: string }).hint = `The service's rate-limit window resets in ${s(waitMs)}, past the request timeout (${s(timeoutMs)}, --request-timeout): not waited for. Raise it, or try again later.`;
+    (err as { hint?: string }).hint =
+      `The service's rate-limit window resets in ${s(waitMs)}, past the request timeout (${s(timeoutMs)}, --request-timeout): not waited for. Raise it, or try again later.`;
   } catch {
     // a frozen error goes out as it is
   }

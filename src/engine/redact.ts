@@ -67,7 +67,8 @@ function maskKeyLike(text: string): string {
 
 const BEARER = /bearer(?=\s)/gi;
 /** What `\s` matches in the Latin-1 range, plus the few wider spaces; a Bearer value ends there. */
-const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0xfeff || c === 0x3000 || (c >= 0x2000 && c <= 0x200a);
+const isSpace = (c: number) =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0xfeff || c === 0x3000 || (c >= 0x2000 && c <= 0x200a);
 const endsValue = (c: number) => isSpace(c) || c === 34 || c === 39 || c === 44;
 
 /**

@@ -47,10 +47,7 @@ function mergePart(handlers: HandlerTable, jobKinds: Record<string, JobKind>, p:
  * Joins the core's parts and already loaded feature parts (tests compose their own); migrations
  * default to src/features/migrations.ts and must number 1, 2, … without gaps or repeats.
  */
-export function composeParts(
-  parts: readonly LocalPart[],
-  table: { operations: RouteTable; workerEntry: string; migrations?: readonly Migration[] },
-): LocalParts {
+export function composeParts(parts: readonly LocalPart[], table: { operations: RouteTable; workerEntry: string; migrations?: readonly Migration[] }): LocalParts {
   const handlers: HandlerTable = {};
   const jobKinds: Record<string, JobKind> = { ...webhookKinds };
   for (const p of parts) mergePart(handlers, jobKinds, p);
@@ -86,8 +83,7 @@ function lazyParts(): LocalParts {
     return p;
   };
   const handlersOf = (f: Feature) => once(`${f.name}:handlers`, () => ("local" in f ? f.local() : Promise.resolve({})));
-  const jobsOf = (f: Feature) =>
-    once(`${f.name}:jobs`, async () => ("jobs" in f ? { jobKinds: await f.jobs() } : {}));
+  const jobsOf = (f: Feature) => once(`${f.name}:jobs`, async () => ("jobs" in f ? { jobKinds: await f.jobs() } : {}));
   const loadAll = async (): Promise<void> => {
     await Promise.all(FEATURES.flatMap((f) => [handlersOf(f), jobsOf(f)]));
   };

@@ -21,10 +21,7 @@ export type Operations = UnionToIntersection<ContractOf<Features[number]>["opera
  * The server routes, the hosted client builds requests and the `Engine` interface is typed from it.
  * Within a feature, literal paths come before parameterised ones sharing a prefix (route order).
  */
-export const operations: Operations = Object.assign(
-  {},
-  ...(await Promise.all(FEATURES.map((f) => f.contract()))).map((c) => c.operations),
-) as Operations;
+export const operations: Operations = Object.assign({}, ...(await Promise.all(FEATURES.map((f) => f.contract()))).map((c) => c.operations)) as Operations;
 
 export type OpName = keyof Operations;
 /**
@@ -32,9 +29,7 @@ export type OpName = keyof Operations;
  * is sent or handled (features/request-check.ts), so callers may pass bodies they built from flags
  * or files: the type names the fields, the check enforces the rules.
  */
-export type OpRequest<K extends OpName> = K extends "scriptGenerate"
-  ? ScriptGenerateRequest
-  : Partial<z.input<Operations[K]["request"]>> & Record<string, unknown>;
+export type OpRequest<K extends OpName> = K extends "scriptGenerate" ? ScriptGenerateRequest : Partial<z.input<Operations[K]["request"]>> & Record<string, unknown>;
 export type OpResponse<K extends OpName> = z.output<Operations[K]["response"]>;
 
 export { pathParams, fillPath, matchRoute, ROUTES, type RouteDef, type RouteMatch, type RouteTable } from "./routes.js";

@@ -106,10 +106,7 @@ function routes(): NonNullable<typeof compiled> {
  * Matches a path (under the prefix) to an operation. Returns `undefined` for unknown paths and
  * `{ allowed }` when the path exists with other methods only.
  */
-export function matchRoute(
-  method: string,
-  path: string,
-): RouteMatch | { allowed: string[] } | undefined {
+export function matchRoute(method: string, path: string): RouteMatch | { allowed: string[] } | undefined {
   const allowed = new Set<string>();
   for (const r of routes()) {
     const m = r.re.exec(path);

@@ -78,8 +78,7 @@ export function findStartedJob(instance: LocalInstance, q: StartedQuery): Starte
         .all(space.id, String(q.body.video_id ?? ""), q.since) as Row[];
       // Fields left out of the request took defaults: only what it names is compared.
       const same = (r: Row) =>
-        ["format", "width", "height", "avatar_model"].every((k) => q.body[k] === undefined || q.body[k] === r[k]) &&
-        (q.body.webhook_url ?? null) === r.webhook_url;
+        ["format", "width", "height", "avatar_model"].every((k) => q.body[k] === undefined || q.body[k] === r[k]) && (q.body.webhook_url ?? null) === r.webhook_url;
       const r = rows.find((x) => free(x) && same(x));
       return r ? { ids: [r.id], cost: fromMilli(r.cost_milli as number) } : undefined;
     }
@@ -90,9 +89,7 @@ export function findStartedJob(instance: LocalInstance, q: StartedQuery): Starte
         )
         .all(space.id, String(q.body.prompt ?? ""), q.since) as Row[];
       const same = (r: Row) =>
-        r.duration === (q.body.duration ?? 60) &&
-        String(r.urls) === JSON.stringify(q.body.urls ?? []) &&
-        r.web_search === (q.body.webSearch === true ? 1 : 0);
+        r.duration === (q.body.duration ?? 60) && String(r.urls) === JSON.stringify(q.body.urls ?? []) && r.web_search === (q.body.webSearch === true ? 1 : 0);
       const r = rows.find((x) => free(x) && same(x));
       if (!r) return undefined;
       return { ids: [r.id], cost: fromMilli(r.cost_milli as number), ...(r.status === "done" && str(r.script) !== undefined ? { script: str(r.script)! } : {}) };

@@ -103,7 +103,6 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
-
 /** Headers worth keeping on an ApiError: rate limit and request id. */
 function errorHeaders(h: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -252,9 +251,7 @@ export class HttpClient {
       }
       const rate = readRateLimit(res.headers);
       if (rate) this.rate = rate;
-      this.trace(
-        `← ${res.status} in ${this.now() - started} ms` + (rate ? `, rate ${rate.remaining}/${rate.limit} reset ${rate.reset}` : ""),
-      );
+      this.trace(`← ${res.status} in ${this.now() - started} ms` + (rate ? `, rate ${rate.remaining}/${rate.limit} reset ${rate.reset}` : ""));
       if (res.status >= 300 && res.status < 400) {
         // undici does not follow redirects, and following one would resend a POST: report it instead.
         throw redirectError(res);
@@ -308,13 +305,7 @@ export class HttpClient {
     await this.sleep(ms, signal);
   }
 
-  private async once(
-    url: string,
-    method: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<HttpResponse> {
+  private async once(url: string, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<HttpResponse> {
     const res = await request(url, {
       method: method as Dispatcher.HttpMethod,
       headers,

@@ -25,7 +25,7 @@ function matchesNoProxy(entry: string, host: string, port: string): boolean {
     const bits = Number(cidr[2]);
     if (net === undefined || ip === undefined || bits > 32) return false;
     const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-    return ((ip & mask) >>> 0) === ((net & mask) >>> 0);
+    return (ip & mask) >>> 0 === (net & mask) >>> 0;
   }
   const withPort = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(e);
   if (withPort) {

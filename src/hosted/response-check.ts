@@ -111,11 +111,7 @@ export function responseProblems(schema: z.ZodType, body: unknown, opts: CheckOp
  * Throws `UnexpectedResponseError` for the first problem of `body`; returns the body unchanged
  * (not zod's copy) when it conforms.
  */
-export function checkResponse<T>(
-  schema: z.ZodType,
-  body: unknown,
-  ctx: { op?: string; status?: number } & CheckOptions = {},
-): T {
+export function checkResponse<T>(schema: z.ZodType, body: unknown, ctx: { op?: string; status?: number } & CheckOptions = {}): T {
   const [first] = responseProblems(schema, body, ctx);
   if (first) throw new UnexpectedResponseError(first.path, first.problem, ctx.op, ctx.status, body);
   return body as T;

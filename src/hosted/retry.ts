@@ -6,15 +6,7 @@
 import { MAX_RATE_WAIT_MS } from "../engine/rate-wait.js";
 
 /** Errors raised before any byte of the request could reach the server. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_NONAME",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-  "EADDRNOTAVAIL",
-]);
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "ENETUNREACH", "EHOSTUNREACH", "EADDRNOTAVAIL"]);
 
 /** The system or undici error code of a failure, looking through `cause` chains. */
 export function errorCode(err: unknown): string | undefined {

@@ -134,6 +134,11 @@ export class InstanceClock implements Clock {
 
   state(): ClockState {
     const now = this.now();
-    return { offset_ms: this.frozen !== null ? this.frozen - this.base.now() : this.offset, frozen_at: this.frozen, now: new Date(now).toISOString(), real: new Date(this.base.now()).toISOString() };
+    return {
+      offset_ms: this.frozen !== null ? this.frozen - this.base.now() : this.offset,
+      frozen_at: this.frozen,
+      now: new Date(now).toISOString(),
+      real: new Date(this.base.now()).toISOString(),
+    };
   }
 }

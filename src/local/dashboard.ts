@@ -81,9 +81,7 @@ export class Dashboard {
   }
 
   private view(row: SpaceRow): SpaceView {
-    const { n } = this.db
-      .prepare("SELECT COUNT(*) AS n FROM api_keys WHERE space_id = ? AND revoked_at IS NULL")
-      .get(row.id) as { n: number };
+    const { n } = this.db.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE space_id = ? AND revoked_at IS NULL").get(row.id) as { n: number };
     return {
       id: row.id,
       name: row.name,
@@ -183,9 +181,7 @@ export class Dashboard {
   /** Keys of every space (or one), oldest first, revoked ones included. */
   listKeys(spaceId?: string): KeyView[] {
     if (spaceId !== undefined) this.requireSpace(spaceId);
-    const rows = this.db
-      .prepare("SELECT * FROM api_keys WHERE (@space IS NULL OR space_id = @space) ORDER BY rowid")
-      .all({ space: spaceId ?? null }) as KeyRow[];
+    const rows = this.db.prepare("SELECT * FROM api_keys WHERE (@space IS NULL OR space_id = @space) ORDER BY rowid").all({ space: spaceId ?? null }) as KeyRow[];
     return rows.map((r) => ({
       id: r.id,
       space_id: r.space_id,

@@ -34,7 +34,13 @@ const MESSAGES: Record<string, string> = {
 function messageOf(a: Extract<FaultAction, { kind: "error" }>): string {
   if (a.message) return a.message;
   if (a.code === "not_eligible" && a.status === 403) return "This model requires plan PRO or ENTREPRISE";
-  return MESSAGES[a.code] ?? `${a.code.replace(/_/g, " ").toLowerCase().replace(/^./, (c) => c.toUpperCase())} (fault rule)`;
+  return (
+    MESSAGES[a.code] ??
+    `${a.code
+      .replace(/_/g, " ")
+      .toLowerCase()
+      .replace(/^./, (c) => c.toUpperCase())} (fault rule)`
+  );
 }
 
 export function faultAnswer(a: Extract<FaultAction, { kind: "error" }>, c: FaultAnswerContext): FaultAnswer {
@@ -50,11 +56,21 @@ export function faultAnswer(a: Extract<FaultAction, { kind: "error" }>, c: Fault
       return { ...errorResponse("plan_required", message, { error: "Plan required" }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
     case "insufficient_credits": {
       const text = `Insufficient credits: ${required} required, ${c.credits} available`;
-      return { status: 402, body: { error: text, details: [{ code: "insufficient_credits", message: text }], required, available: c.credits }, ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
+      return {
+        status: 402,
+        body: { error: text, details: [{ code: "insufficient_credits", message: text }], required, available: c.credits },
+        ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}),
+      };
     }
     case "INSUFFICIENT_CREDITS":
       return { ...errorResponse(a.code, message, { required, available: c.credits }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
     default:
-      return { ...errorResponse(a.code, message, { status: a.status, ...(a.status >= 500 && /^[a-z]/.test(a.code) ? { error: a.status === 503 ? "Service unavailable" : "Internal server error" } : {}) }), ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}) };
+      return {
+        ...errorResponse(a.code, message, {
+          status: a.status,
+          ...(a.status >= 500 && /^[a-z]/.test(a.code) ? { error: a.status === 503 ? "Service unavailable" : "Internal server error" } : {}),
+        }),
+        ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}),
+      };
   }
 }

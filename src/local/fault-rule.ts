@@ -23,8 +23,17 @@ export type FaultAction =
 export type FaultKind = FaultAction["kind"];
 
 export const FAULT_KINDS: readonly FaultKind[] = [
-  "error", "latency", "reset", "empty", "job_fail", "job_stall", "progress_backwards",
-  "webhook_drop", "webhook_duplicate", "webhook_delay", "webhook_reorder",
+  "error",
+  "latency",
+  "reset",
+  "empty",
+  "job_fail",
+  "job_stall",
+  "progress_backwards",
+  "webhook_drop",
+  "webhook_duplicate",
+  "webhook_delay",
+  "webhook_reorder",
 ];
 
 /** Where a rule is looked at: a request, a started job, a status read, a webhook delivery. */
@@ -90,7 +99,8 @@ function msRange(v: unknown): { min_ms: number; max_ms: number } {
 function errorAction(op: string, r: FaultRuleInput): FaultAction {
   let status = r.status === undefined ? undefined : Number(r.status);
   let code = optionalText(r.code, "code");
-  if (status !== undefined && !(Number.isInteger(status) && status >= 400 && status <= 599)) throw invalid(`status must be an HTTP error status (400-599), got ${String(r.status)}`);
+  if (status !== undefined && !(Number.isInteger(status) && status >= 400 && status <= 599))
+    throw invalid(`status must be an HTTP error status (400-599), got ${String(r.status)}`);
   if (!code) {
     if (status === undefined) throw invalid("an error rule needs a status or a code (e.g. status 503, code asset_not_found)");
     code = defaultCodeFor(op, status) ?? null;
@@ -153,10 +163,7 @@ function actionOf(kind: FaultKind, op: string, r: FaultRuleInput): FaultAction {
 function checkOp(kind: FaultKind, op: string, operations: readonly string[]): void {
   const stage = stageOf(kind);
   const valid =
-    stage === "request" ? [...operations, "*"] :
-    stage === "job" ? Object.keys(JOB_FAULTS) :
-    stage === "progress" ? [...PROGRESS_OPERATIONS] :
-    [...WEBHOOK_TASKS, "*"];
+    stage === "request" ? [...operations, "*"] : stage === "job" ? Object.keys(JOB_FAULTS) : stage === "progress" ? [...PROGRESS_OPERATIONS] : [...WEBHOOK_TASKS, "*"];
   if (!valid.includes(op)) {
     const what = stage === "webhook" ? "webhook task" : "operation";
     throw invalid(`${kind} rules match the ${what}s ${valid.join(", ")}; got "${op}"`);

@@ -77,9 +77,7 @@ export class JobQueue implements JobsApi {
 
   list(filter: { kind?: string; ref?: string } = {}): JobRow[] {
     return this.db
-      .prepare(
-        "SELECT * FROM jobs WHERE (@kind IS NULL OR kind = @kind) AND (@ref IS NULL OR ref = @ref) ORDER BY created_at, rowid",
-      )
+      .prepare("SELECT * FROM jobs WHERE (@kind IS NULL OR kind = @kind) AND (@ref IS NULL OR ref = @ref) ORDER BY created_at, rowid")
       .all({ kind: filter.kind ?? null, ref: filter.ref ?? null }) as JobRow[];
   }
 
@@ -101,9 +99,7 @@ export class JobQueue implements JobsApi {
 
   /** Jobs of a lane running under a live lease, in every process using the instance. */
   runningCount(lane: Lane): number {
-    const row = this.db
-      .prepare(`SELECT COUNT(*) AS n FROM jobs WHERE ${LANE_SQL[lane]} AND status = 'running' AND lease_expires > ?`)
-      .get(this.now()) as { n: number };
+    const row = this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE ${LANE_SQL[lane]} AND status = 'running' AND lease_expires > ?`).get(this.now()) as { n: number };
     return row.n;
   }
 
@@ -149,17 +145,13 @@ export class JobQueue implements JobsApi {
   }
 
   private holds(jobId: string, token: string): boolean {
-    const row = this.db.prepare("SELECT status, lease_owner FROM jobs WHERE id = ?").get(jobId) as
-      | { status: string; lease_owner: string | null }
-      | undefined;
+    const row = this.db.prepare("SELECT status, lease_owner FROM jobs WHERE id = ?").get(jobId) as { status: string; lease_owner: string | null } | undefined;
     return row?.status === "running" && row.lease_owner === token;
   }
 
   private finish(jobId: string, status: "done" | "failed", error: string | null): void {
     this.db
-      .prepare(
-        "UPDATE jobs SET status = ?, lease_owner = NULL, lease_expires = NULL, last_error = COALESCE(?, last_error), updated_at = ? WHERE id = ?",
-      )
+      .prepare("UPDATE jobs SET status = ?, lease_owner = NULL, lease_expires = NULL, last_error = COALESCE(?, last_error), updated_at = ? WHERE id = ?")
       .run(status, error, this.now(), jobId);
   }
 
@@ -186,9 +178,7 @@ export class JobQueue implements JobsApi {
     return this.instance.tx(() => {
       const now = this.now();
       const r = this.db
-        .prepare(
-          "UPDATE jobs SET lease_expires = ?, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
-        )
+        .prepare("UPDATE jobs SET lease_expires = ?, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
         .run(now + leaseMs, now, jobId, token);
       return r.changes === 1;
     });
@@ -244,9 +234,10 @@ export class JobQueue implements JobsApi {
    */
   expireLeasesOf(dead: (token: string) => boolean): number {
     const now = this.now();
-    const held = this.db
-      .prepare("SELECT id, lease_owner FROM jobs WHERE status = 'running' AND lease_expires > ?")
-      .all(now) as { id: string; lease_owner: string | null }[];
+    const held = this.db.prepare("SELECT id, lease_owner FROM jobs WHERE status = 'running' AND lease_expires > ?").all(now) as {
+      id: string;
+      lease_owner: string | null;
+    }[];
     const orphans = held.filter((j) => j.lease_owner !== null && dead(j.lease_owner));
     if (orphans.length === 0) return 0;
     return this.instance.tx(() => {

@@ -36,9 +36,7 @@ export interface KeyRow {
 /** Inserts a new key for a space and returns it; call inside a transaction. */
 export function insertKey(db: DB, spaceId: string, id: string, createdAt: string): { id: string; key: string } {
   const key = generateApiKey();
-  db.prepare(
-    "INSERT INTO api_keys (id, space_id, key_hash, last4, created_at) VALUES (?, ?, ?, ?, ?)",
-  ).run(id, spaceId, hashApiKey(key), key.slice(-4), createdAt);
+  db.prepare("INSERT INTO api_keys (id, space_id, key_hash, last4, created_at) VALUES (?, ?, ?, ?, ?)").run(id, spaceId, hashApiKey(key), key.slice(-4), createdAt);
   return { id, key };
 }
 
@@ -48,9 +46,7 @@ export function findKey(db: DB, key: string): KeyRow | undefined {
   return db.prepare("SELECT * FROM api_keys WHERE key_hash = ?").get(hashApiKey(key)) as KeyRow | undefined;
 }
 
-export type AuthResult =
-  | { ok: true; space: SpaceRow; keyId: string }
-  | { ok: false; status: number; body: ErrorBody };
+export type AuthResult = { ok: true; space: SpaceRow; keyId: string } | { ok: false; status: number; body: ErrorBody };
 
 function unauthorized(error: string, message: string): AuthResult {
   const { status, body } = errorResponse("invalid_api_key", message, { error });
@@ -68,10 +64,7 @@ export function authenticate(db: DB, authorization: string | undefined): AuthRes
   }
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m || !isApiKeyFormat(m[1]!)) {
-    return unauthorized(
-      "Invalid API key format",
-      "The API key format is invalid; expected Authorization: Bearer mg_live_ followed by 64 hexadecimal characters",
-    );
+    return unauthorized("Invalid API key format", "The API key format is invalid; expected Authorization: Bearer mg_live_ followed by 64 hexadecimal characters");
   }
   const row = findKey(db, m[1]!);
   if (!row) return unauthorized("Invalid API key", "The API key is not valid");

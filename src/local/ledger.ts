@@ -47,9 +47,7 @@ export class Ledger implements LedgerApi {
       balance_milli: number;
     };
     this.db
-      .prepare(
-        "INSERT INTO ledger (space_id, amount_milli, balance_after_milli, kind, ref, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      )
+      .prepare("INSERT INTO ledger (space_id, amount_milli, balance_after_milli, kind, ref, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(spaceId, amount, balance_milli, kind, ref, note ?? null, new Date(this.host.clock.now()).toISOString());
   }
 
@@ -60,9 +58,7 @@ export class Ledger implements LedgerApi {
   debit(spaceId: string, milli: number, ref: string, note?: string): boolean {
     checkAmount(milli);
     return this.inTx(() => {
-      const r = this.db
-        .prepare("UPDATE spaces SET balance_milli = balance_milli - ? WHERE id = ? AND balance_milli >= ?")
-        .run(milli, spaceId, milli);
+      const r = this.db.prepare("UPDATE spaces SET balance_milli = balance_milli - ? WHERE id = ? AND balance_milli >= ?").run(milli, spaceId, milli);
       if (r.changes === 0) return false;
       this.append(spaceId, milli === 0 ? 0 : -milli, "debit", ref, note);
       return true;
@@ -91,9 +87,7 @@ export class Ledger implements LedgerApi {
   }
 
   balance(spaceId: string): number {
-    const row = this.db.prepare("SELECT balance_milli FROM spaces WHERE id = ?").get(spaceId) as
-      | { balance_milli: number }
-      | undefined;
+    const row = this.db.prepare("SELECT balance_milli FROM spaces WHERE id = ?").get(spaceId) as { balance_milli: number } | undefined;
     return row?.balance_milli ?? 0;
   }
 

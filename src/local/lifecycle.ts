@@ -59,7 +59,10 @@ async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: nu
     }
     if (Date.now() >= deadline) {
       const pids = others.map((r) => r.pid ?? "starting").join(", ");
-      throw new LocalAdminError("invalid", `background workers (pid ${pids}) did not stop within ${waitMs / 1000} s; nothing was ${what === "reset" ? "reset" : "restored"}, try again`);
+      throw new LocalAdminError(
+        "invalid",
+        `background workers (pid ${pids}) did not stop within ${waitMs / 1000} s; nothing was ${what === "reset" ? "reset" : "restored"}, try again`,
+      );
     }
     await sleep(pollMs);
   }

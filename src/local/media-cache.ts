@@ -16,10 +16,7 @@ export async function ensureFile(abs: string, make: (tmpPath: string) => Promise
     pending = (async () => {
       fs.mkdirSync(path.dirname(abs), { recursive: true });
       const ext = path.extname(abs);
-      const tmp = path.join(
-        path.dirname(abs),
-        `.${path.basename(abs, ext)}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp${ext}`,
-      );
+      const tmp = path.join(path.dirname(abs), `.${path.basename(abs, ext)}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp${ext}`);
       try {
         await make(tmp);
         fs.renameSync(tmp, abs);

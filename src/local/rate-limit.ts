@@ -79,9 +79,7 @@ export class RateLimiter {
   /** The current window's state without counting (for answers that are not counted, like 403). */
   peek(spaceId: string): RateLimitInfo {
     const { start, reset } = this.window(this.host.clock.now());
-    const row = this.host.ratesDb
-      .prepare("SELECT count FROM rate_windows WHERE space_id = ? AND window_start = ?")
-      .get(spaceId, start) as { count: number } | undefined;
+    const row = this.host.ratesDb.prepare("SELECT count FROM rate_windows WHERE space_id = ? AND window_start = ?").get(spaceId, start) as { count: number } | undefined;
     return { limit: this.config.limit, remaining: Math.max(0, this.config.limit - (row?.count ?? 0)), reset };
   }
 

@@ -87,11 +87,9 @@ export class LocalService {
     }
     const { space, keyId } = verdict;
     if (!hasApiAccess(space.plan)) {
-      const { status, body } = errorResponse(
-        "plan_required",
-        `API access requires the PRO plan or higher; this space is on the ${space.plan} plan`,
-        { error: "Plan required" },
-      );
+      const { status, body } = errorResponse("plan_required", `API access requires the PRO plan or higher; this space is on the ${space.plan} plan`, {
+        error: "Plan required",
+      });
       return { denied: { status, body, rateLimit: this.instance.rateLimiter.peek(space.id) } };
     }
     return { space, keyId };
@@ -107,12 +105,7 @@ export class LocalService {
     });
   }
 
-  async dispatch(
-    authorization: string | undefined,
-    op: OpName,
-    input: Record<string, unknown>,
-    opts: DispatchOptions,
-  ): Promise<DispatchResult> {
+  async dispatch(authorization: string | undefined, op: OpName, input: Record<string, unknown>, opts: DispatchOptions): Promise<DispatchResult> {
     let rateLimit: RateLimitInfo | undefined;
     try {
       // A database deleted or replaced under this process: nothing it holds is current, nothing may go into it.

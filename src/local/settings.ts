@@ -18,10 +18,7 @@ export class Settings {
   set(key: string, value: string | null | undefined): void {
     this.host.tx(() => {
       if (value === null || value === undefined) this.host.db.prepare("DELETE FROM settings WHERE key = ?").run(key);
-      else
-        this.host.db
-          .prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-          .run(key, value);
+      else this.host.db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
     });
   }
 

@@ -26,7 +26,8 @@ const MEDIA_DIR = "media";
 const KEY_FILE = "default.key";
 
 export function checkSnapshotName(name: string): string {
-  if (!NAME.test(name)) throw new LocalAdminError("invalid", `snapshot name "${name}": use letters, digits, ".", "_" and "-" (at most 64, starting with a letter or digit)`);
+  if (!NAME.test(name))
+    throw new LocalAdminError("invalid", `snapshot name "${name}": use letters, digits, ".", "_" and "-" (at most 64, starting with a letter or digit)`);
   return name;
 }
 

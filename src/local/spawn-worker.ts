@@ -20,11 +20,7 @@ export function ensureDetachedWorker(db: DB, clock: Clock, home: string, entry: 
       pruneDeadWorkers(db, clock);
       if (liveWorkers(db, clock).length > 0) return false;
       const now = clock.now();
-      db.prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES (?, NULL, 'detached', ?, ?)").run(
-        id,
-        now + SPAWN_GRACE_MS,
-        now,
-      );
+      db.prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES (?, NULL, 'detached', ?, ?)").run(id, now + SPAWN_GRACE_MS, now);
       return true;
     })
     .immediate();

@@ -165,10 +165,12 @@ export class InstanceStorage {
     this.unwatchFile();
     install(this.paths);
     this._db = this.open();
-    this._db.transaction(() => {
-      this._db.prepare("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, attempts = MAX(0, attempts - 1) WHERE status = 'running'").run();
-      this._db.prepare("DELETE FROM workers").run();
-    }).immediate();
+    this._db
+      .transaction(() => {
+        this._db.prepare("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, attempts = MAX(0, attempts - 1) WHERE status = 'running'").run();
+        this._db.prepare("DELETE FROM workers").run();
+      })
+      .immediate();
   }
 
   close(): void {

@@ -58,10 +58,7 @@ export interface RequestContext {
   allowPrivateNetwork: boolean;
 }
 
-export type Handler<K extends OpName> = (
-  ctx: RequestContext,
-  input: OpRequest<K>,
-) => OpResponse<K> | Promise<OpResponse<K>>;
+export type Handler<K extends OpName> = (ctx: RequestContext, input: OpRequest<K>) => OpResponse<K> | Promise<OpResponse<K>>;
 
 export type HandlerTable = { [K in OpName]?: Handler<K> };
 

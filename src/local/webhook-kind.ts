@@ -1,8 +1,4 @@
-import {
-  WEBHOOK_BACKOFF_MS,
-  WEBHOOK_MARKER_HEADER,
-  WEBHOOK_TIMEOUT_MS,
-} from "../contract/webhook.js";
+import { WEBHOOK_BACKOFF_MS, WEBHOOK_MARKER_HEADER, WEBHOOK_TIMEOUT_MS } from "../contract/webhook.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "./types.js";
 import type { JobKindBackoff } from "./jobs.js";
 import { signWebhook } from "./webhooks.js";
@@ -39,9 +35,7 @@ function recordAttempt(instance: LocalInstanceApi, d: Delivery, job: JobRow, sta
     instance.db
       .prepare("INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?)")
       .run(d.id, job.attempts, status, error, Math.round(ms), instance.nowIso());
-    instance.db
-      .prepare("UPDATE webhook_deliveries SET attempts = MAX(attempts, ?), last_status = ?, last_error = ? WHERE id = ?")
-      .run(job.attempts, status, error, d.id);
+    instance.db.prepare("UPDATE webhook_deliveries SET attempts = MAX(attempts, ?), last_status = ?, last_error = ? WHERE id = ?").run(job.attempts, status, error, d.id);
   });
 }
 
@@ -100,9 +94,7 @@ export const webhookKind: JobKind & JobKindBackoff = {
   },
 
   giveUp(instance, job, error) {
-    instance.db
-      .prepare("UPDATE webhook_deliveries SET status = 'failed', last_error = COALESCE(last_error, ?) WHERE id = ? AND status = 'pending'")
-      .run(error, job.ref);
+    instance.db.prepare("UPDATE webhook_deliveries SET status = 'failed', last_error = COALESCE(last_error, ?) WHERE id = ? AND status = 'pending'").run(error, job.ref);
   },
 };
 

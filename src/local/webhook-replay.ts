@@ -66,8 +66,18 @@ export function samplePayload(instance: Pick<LocalInstanceApi, "ids" | "nowIso">
 
 function look(hex: () => string, media: (kind: string, ext: string) => string): Record<string, unknown> {
   return {
-    id: hex(), name: "Sample look", place: "studio", accessories: [], action: "talking", emotion: "calm", selfie: false,
-    format: "vertical", thumbnail: media("looks", "png"), preview: null, status: "ready", model_available: ["standard"],
+    id: hex(),
+    name: "Sample look",
+    place: "studio",
+    accessories: [],
+    action: "talking",
+    emotion: "calm",
+    selfie: false,
+    format: "vertical",
+    thumbnail: media("looks", "png"),
+    preview: null,
+    status: "ready",
+    model_available: ["standard"],
   };
 }
 

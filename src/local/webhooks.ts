@@ -71,7 +71,16 @@ export class Webhooks implements WebhooksApi {
         `INSERT INTO webhook_deliveries (id, space_id, url, task, payload, status, attempts, created_at, last_error)
          VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
       )
-      .run(id, spaceId, url, payload.task ?? null, JSON.stringify(payload), dropped ? "failed" : "pending", this.instance.nowIso(), dropped ? "dropped by a fault rule" : null);
+      .run(
+        id,
+        spaceId,
+        url,
+        payload.task ?? null,
+        JSON.stringify(payload),
+        dropped ? "failed" : "pending",
+        this.instance.nowIso(),
+        dropped ? "dropped by a fault rule" : null,
+      );
     if (dropped) return id;
     const now = this.instance.clock.now();
     let runAfter = now;
@@ -102,9 +111,7 @@ export class Webhooks implements WebhooksApi {
 
   private views(rows: DeliveryRow[]): WebhookDeliveryView[] {
     const db = this.instance.db;
-    const attempts = db.prepare(
-      "SELECT attempt, status_code, error, duration_ms, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id",
-    );
+    const attempts = db.prepare("SELECT attempt, status_code, error, duration_ms, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id");
     return rows.map((r) => ({
       ...r,
       payload: JSON.parse(r.payload) as unknown,

@@ -76,24 +76,27 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
       await instance.close();
       resolve(code);
     };
-    const check = setInterval(() => {
-      try {
-        // The database was deleted or replaced: this worker can do nothing more for anyone.
-        const gone = instance.storeProblem();
-        if (gone) {
-          instance.reportStoreFault(gone);
-          void finish(1);
-          return;
+    const check = setInterval(
+      () => {
+        try {
+          // The database was deleted or replaced: this worker can do nothing more for anyone.
+          const gone = instance.storeProblem();
+          if (gone) {
+            instance.reportStoreFault(gone);
+            void finish(1);
+            return;
+          }
+          if (worker.activeCount > 0 || instance.jobs.hasUnfinished()) {
+            idleSince = Date.now();
+            return;
+          }
+          if (Date.now() - idleSince >= idleMs && retire(instance, worker.id)) void finish(0);
+        } catch (e) {
+          log(home, `idle check failed: ${(e as Error).message}`);
         }
-        if (worker.activeCount > 0 || instance.jobs.hasUnfinished()) {
-          idleSince = Date.now();
-          return;
-        }
-        if (Date.now() - idleSince >= idleMs && retire(instance, worker.id)) void finish(0);
-      } catch (e) {
-        log(home, `idle check failed: ${(e as Error).message}`);
-      }
-    }, Math.max(20, Math.min(1000, Math.floor(idleMs / 4))));
+      },
+      Math.max(20, Math.min(1000, Math.floor(idleMs / 4))),
+    );
     for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(sig, () => void finish(0));
   });
 }

@@ -142,9 +142,7 @@ export function registerWorker(db: DB, clock: Clock, row: WorkerRow, exclusive: 
 }
 
 export function renewWorker(db: DB, id: string, until: number): boolean {
-  return db
-    .transaction(() => db.prepare("UPDATE workers SET lease_expires = ? WHERE id = ?").run(until, id).changes === 1)
-    .immediate();
+  return db.transaction(() => db.prepare("UPDATE workers SET lease_expires = ? WHERE id = ?").run(until, id).changes === 1).immediate();
 }
 
 export function unregisterWorker(db: DB, id: string): void {

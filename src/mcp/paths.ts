@@ -62,9 +62,12 @@ export function resolveDownloadDir(allowed: readonly string[], requested: string
     fs.mkdirSync(target, { recursive: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw Object.assign(new PathRefused(`dir: cannot save into ${abs}: ${code === "EEXIST" || code === "ENOTDIR" ? "not a directory" : (code ?? (e as Error).message)}`), {
-      code: "invalid_value",
-    });
+    throw Object.assign(
+      new PathRefused(`dir: cannot save into ${abs}: ${code === "EEXIST" || code === "ENOTDIR" ? "not a directory" : (code ?? (e as Error).message)}`),
+      {
+        code: "invalid_value",
+      },
+    );
   }
   // Created (or already there): its real path must still be inside (a link made meanwhile, say).
   const final = fs.realpathSync(target);

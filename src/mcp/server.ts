@@ -65,7 +65,10 @@ function helperTools(readOnly: boolean): Tool[] {
         "A failed job is a tool error with code job_failed. Sends progress notifications when the request has a progressToken.",
       inputSchema: {
         type: "object",
-        properties: { ...JOB_PROPS, timeout_seconds: { type: "number", minimum: 1, maximum: WAIT_MAX_S, description: `deadline of this call (default ${WAIT_DEFAULT_S})` } },
+        properties: {
+          ...JOB_PROPS,
+          timeout_seconds: { type: "number", minimum: 1, maximum: WAIT_MAX_S, description: `deadline of this call (default ${WAIT_DEFAULT_S})` },
+        },
         required: ["id"],
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -106,9 +109,24 @@ function helperTools(readOnly: boolean): Tool[] {
 }
 
 const RESOURCES = [
-  { uri: "mediagen://catalog/models", name: "models", description: "The model catalog (asset_models): names, types, capabilities and base costs", mimeType: "application/json" },
-  { uri: "mediagen://catalog/voices", name: "voices", description: "Voices for generation_start (voice_list): the space's first, then the catalog", mimeType: "application/json" },
-  { uri: "mediagen://catalog/looks", name: "looks", description: "Avatar looks for generation_start avatar_id and plan look_id (avatar_list)", mimeType: "application/json" },
+  {
+    uri: "mediagen://catalog/models",
+    name: "models",
+    description: "The model catalog (asset_models): names, types, capabilities and base costs",
+    mimeType: "application/json",
+  },
+  {
+    uri: "mediagen://catalog/voices",
+    name: "voices",
+    description: "Voices for generation_start (voice_list): the space's first, then the catalog",
+    mimeType: "application/json",
+  },
+  {
+    uri: "mediagen://catalog/looks",
+    name: "looks",
+    description: "Avatar looks for generation_start avatar_id and plan look_id (avatar_list)",
+    mimeType: "application/json",
+  },
   {
     uri: "mediagen://schema/sequence-plan",
     name: "sequence-plan-schema",
@@ -224,9 +242,7 @@ export class McpSession {
     const { findJob } = await import("../cli/journal.js");
     try {
       const entry = findJob(this.ctx.home, id, this.engine.target);
-      return entry
-        ? { kind: entry.kind, ...(entry.avatar_id ? { avatar_id: entry.avatar_id } : {}), ...(entry.cost !== null ? { cost: entry.cost } : {}) }
-        : undefined;
+      return entry ? { kind: entry.kind, ...(entry.avatar_id ? { avatar_id: entry.avatar_id } : {}), ...(entry.cost !== null ? { cost: entry.cost } : {}) } : undefined;
     } catch {
       // an unreadable history knows nothing
       return undefined;
@@ -253,32 +269,45 @@ export class McpSession {
           const secs = Math.round((this.ctx.runtime.clock.now() - started) / 1000);
           // Awaited, so the last one reaches the client before the result (which ends its progress handler).
           await extra
-            .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: polls, message: `${job.label}: ${kind.describe(v)} (${secs} s)` } })
+            .sendNotification({
+              method: "notifications/progress",
+              params: { progressToken: token, progress: polls, message: `${job.label}: ${kind.describe(v)} (${secs} s)` },
+            })
             .catch(() => undefined);
         }
         return v;
       },
     };
     const clock = this.ctx.runtime.clock;
-    const outcome = await runWaitAll({ jobs: [polled], state: kind.state, describe: kind.describe, schedule: kind.schedule }, { timeoutMs }, {
-      now: () => clock.now(),
-      sleep: (ms, s) => clock.sleep(ms, s),
-      timer: (ms, s) => clock.sleep(ms, s),
-      onInterrupt: (handler) => {
-        if (signal.aborted) handler();
-        signal.addEventListener("abort", handler, { once: true });
-        return () => signal.removeEventListener("abort", handler);
+    const outcome = await runWaitAll(
+      { jobs: [polled], state: kind.state, describe: kind.describe, schedule: kind.schedule },
+      { timeoutMs },
+      {
+        now: () => clock.now(),
+        sleep: (ms, s) => clock.sleep(ms, s),
+        timer: (ms, s) => clock.sleep(ms, s),
+        onInterrupt: (handler) => {
+          if (signal.aborted) handler();
+          signal.addEventListener("abort", handler, { once: true });
+          return () => signal.removeEventListener("abort", handler);
+        },
+        reporter: {
+          update: (label, _state, text) => this.trace(`${label}: ${text}`),
+          missed: (label, reason) => this.trace(`${label}: missed poll (${reason})`),
+          stop: () => {},
+        },
+        target: this.engine.target,
       },
-      reporter: { update: (label, _state, text) => this.trace(`${label}: ${text}`), missed: (label, reason) => this.trace(`${label}: missed poll (${reason})`), stop: () => {} },
-      target: this.engine.target,
-    });
+    );
     const r = outcome.jobs[0]!;
     const base = { kind: ref.kind, id: ref.id };
     if (outcome.ending === "interrupted") return toolError({ code: "cancelled", message: `stopped waiting for ${job.label}; the job continues` });
     if (r.state === "error") return toolError(r.error);
     if (r.state === "done" || r.state === "failed") {
       const status = (r.value as { status?: unknown } | undefined)?.status;
-      await this.ctx.recordUpdates([{ kind: ref.kind, id: ref.id, ...(typeof status === "string" ? { status } : {}), ...(kind.journalFields && r.value ? kind.journalFields(r.value) : {}) }]);
+      await this.ctx.recordUpdates([
+        { kind: ref.kind, id: ref.id, ...(typeof status === "string" ? { status } : {}), ...(kind.journalFields && r.value ? kind.journalFields(r.value) : {}) },
+      ]);
     }
     if (r.state === "failed") {
       return toolError({
@@ -305,10 +334,18 @@ export class McpSession {
     const value = await job.poll(signal);
     const state = kind.state(value);
     if (state === "pending") {
-      return toolError({ code: "not_finished", message: `${job.label} is not finished yet (${kind.describe(value)}); call wait_for first`, extra: { kind: ref.kind, id: ref.id, status: value } });
+      return toolError({
+        code: "not_finished",
+        message: `${job.label} is not finished yet (${kind.describe(value)}); call wait_for first`,
+        extra: { kind: ref.kind, id: ref.id, status: value },
+      });
     }
     if (state === "failed") {
-      return toolError({ code: "job_failed", message: `${job.label} failed: ${kind.failure ? kind.failure(value, this.engine.target) : kind.describe(value)}`, extra: { kind: ref.kind, id: ref.id, status: value } });
+      return toolError({
+        code: "job_failed",
+        message: `${job.label} failed: ${kind.failure ? kind.failure(value, this.engine.target) : kind.describe(value)}`,
+        extra: { kind: ref.kind, id: ref.id, status: value },
+      });
     }
     const file = kind.file?.(value);
     if (!file) return toolError({ code: "no_url", message: `${job.label} completed without a file to download` });
@@ -326,11 +363,15 @@ export class McpSession {
       return toolError({
         code: typeof name === "string" ? "invalid_value" : "missing_field",
         field: "tool",
-        message: `tool must name a start tool (${opTools().filter((x) => !x.read).map((x) => x.name).join(", ")})`,
+        message: `tool must name a start tool (${opTools()
+          .filter((x) => !x.read)
+          .map((x) => x.name)
+          .join(", ")})`,
       });
     }
     const input = args.arguments ?? {};
-    if (typeof input !== "object" || input === null || Array.isArray(input)) return toolError({ code: "invalid_value", field: "arguments", message: "arguments must be an object" });
+    if (typeof input !== "object" || input === null || Array.isArray(input))
+      return toolError({ code: "invalid_value", field: "arguments", message: "arguments must be an object" });
     const p = await this.priceOf(t.op, input as Args);
     const remaining = this.budget.remaining;
     return toolResult({

@@ -59,9 +59,7 @@ export function inputSchema(def: OperationDef): Record<string, unknown> & { type
 export function describeOp(t: OpTool): string {
   const lines = [`${t.def.summary} (${t.def.method} ${t.def.path}).`];
   if (!t.read) {
-    lines.push(
-      "May debit credits from the space: `price` tells the cost first; under --max-credits the start is priced and refused past the session's budget.",
-    );
+    lines.push("May debit credits from the space: `price` tells the cost first; under --max-credits the start is priced and refused past the session's budget.");
   }
   if (lifeOf(t.op).statusOf) lines.push("To wait until the job ends, use `wait_for`.");
   return lines.join(" ");

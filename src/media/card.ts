@@ -69,14 +69,7 @@ export function stillInputArgs(file: string, workDir: string, index: number): st
 }
 
 /** Graph drawing `layout` with `refs` (input indexes from `firstInput`) into the label `[out]`. */
-export function cardGraph(
-  tools: Tools,
-  layout: CardLayout,
-  refs: string[],
-  workDir: string,
-  firstInput: number,
-  out: string,
-): GraphPart {
+export function cardGraph(tools: Tools, layout: CardLayout, refs: string[], workDir: string, firstInput: number, out: string): GraphPart {
   const text = canDrawText(tools);
   const base: string[] = [
     `color=c=${layout.background}:s=${layout.width}x${layout.height}:r=1:d=1`,
@@ -114,13 +107,10 @@ export function cardGraph(
     inputArgs.push(...stillInputArgs(refs[i]!, workDir, idx));
     const inner = { w: Math.max(2, t.w - 4), h: Math.max(2, t.h - 4) };
     statements.push(
-      `[${idx}:v]trim=end_frame=1,setpts=PTS-STARTPTS,` +
-        `scale=w=${inner.w}:h=${inner.h}:force_original_aspect_ratio=decrease,setsar=1,format=yuv444p[${out}_r${i}]`,
+      `[${idx}:v]trim=end_frame=1,setpts=PTS-STARTPTS,` + `scale=w=${inner.w}:h=${inner.h}:force_original_aspect_ratio=decrease,setsar=1,format=yuv444p[${out}_r${i}]`,
     );
     const next = `${out}_c${i + 1}`;
-    statements.push(
-      `[${current}][${out}_r${i}]overlay=x=${t.x}+(${t.w}-w)/2:y=${t.y}+(${t.h}-h)/2:format=yuv444:eval=init[${next}]`,
-    );
+    statements.push(`[${current}][${out}_r${i}]overlay=x=${t.x}+(${t.w}-w)/2:y=${t.y}+(${t.h}-h)/2:format=yuv444:eval=init[${next}]`);
     current = next;
   });
   statements.push(`[${current}]null[${out}]`);
@@ -128,12 +118,7 @@ export function cardGraph(
 }
 
 /** An opaque strip with one line of text (edit/extend/motion/upscale captions in videos). */
-export function bandGraph(
-  tools: Tools,
-  o: { width: number; height: number; text: string; color: string; accent: string },
-  workDir: string,
-  out: string,
-): GraphPart {
+export function bandGraph(tools: Tools, o: { width: number; height: number; text: string; color: string; accent: string }, workDir: string, out: string): GraphPart {
   const text = canDrawText(tools);
   const size = Math.max(8, Math.round(o.height * 0.5));
   const chain = [

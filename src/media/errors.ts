@@ -32,10 +32,7 @@ export class RenderError extends Error {
   readonly exitCode: number | null;
   readonly stderrTail: string;
   readonly aborted: boolean;
-  constructor(
-    message: string,
-    o: { tool: string; exitCode?: number | null; stderrTail?: string; aborted?: boolean },
-  ) {
+  constructor(message: string, o: { tool: string; exitCode?: number | null; stderrTail?: string; aborted?: boolean }) {
     super(o.stderrTail ? `${message}\n${o.stderrTail}` : message);
     this.tool = o.tool;
     this.exitCode = o.exitCode ?? null;

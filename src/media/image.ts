@@ -103,10 +103,7 @@ export async function renderImage(o: RenderImageOptions): Promise<RenderImageRes
       ));
       const size = pngSize(tmp);
       if (!size || size.width !== o.width || size.height !== o.height) {
-        throw new RenderError(
-          `image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${o.width}x${o.height}`,
-          { tool: "ffmpeg" },
-        );
+        throw new RenderError(`image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${o.width}x${o.height}`, { tool: "ffmpeg" });
       }
     });
     return { width: o.width, height: o.height, textDrawn };

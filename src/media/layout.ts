@@ -32,11 +32,13 @@ export interface CardLayout {
 
 /** Collapses whitespace and strips control characters; drawtext prints text as is. */
 export function cleanText(s: string): string {
-  return s
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    s
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+      .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /** Greedy word wrap to lines at most `maxEm` wide; words longer than a line are split. */
@@ -113,7 +115,10 @@ export function tileGrid(n: number, area: Rect, gap: number): Rect[] {
  */
 export function cardLayout(o: { width: number; height: number; prompt: string; label: string; tiles: number; seed?: string }): CardLayout {
   const { width: W, height: H } = o;
-  const hash = crypto.createHash("sha256").update(o.seed ? `${o.prompt}\u0000${o.seed}` : o.prompt, "utf8").digest();
+  const hash = crypto
+    .createHash("sha256")
+    .update(o.seed ? `${o.prompt}\u0000${o.seed}` : o.prompt, "utf8")
+    .digest();
   const byte = (i: number): number => hash[i % hash.length]!;
   const hue = ((byte(0) << 8) | byte(1)) % 360;
   const m = Math.min(W, H);

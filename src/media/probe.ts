@@ -39,11 +39,9 @@ function num(v: string | undefined): number | undefined {
 export async function probe(file: string, o: { signal?: AbortSignal; tools?: Tools } = {}): Promise<ProbeResult> {
   checkFile(file, "path");
   const tools = o.tools ?? (await getTools());
-  const r = await runTool(
-    tools.ffprobe,
-    ["-v", "error", ...DECODE_LIMIT_ARGS, "-print_format", "json", "-show_format", "-show_streams", `file:${file}`],
-    { signal: o.signal },
-  );
+  const r = await runTool(tools.ffprobe, ["-v", "error", ...DECODE_LIMIT_ARGS, "-print_format", "json", "-show_format", "-show_streams", `file:${file}`], {
+    signal: o.signal,
+  });
   let j: FfprobeJson;
   try {
     j = JSON.parse(r.stdout) as FfprobeJson;
@@ -53,8 +51,7 @@ export async function probe(file: string, o: { signal?: AbortSignal; tools?: Too
   const streams = j.streams ?? [];
   const v = streams.find((s) => s.codec_type === "video");
   const a = streams.find((s) => s.codec_type === "audio");
-  const duration =
-    num(j.format?.duration) ?? Math.max(0, ...streams.map((s) => num(s.duration) ?? 0));
+  const duration = num(j.format?.duration) ?? Math.max(0, ...streams.map((s) => num(s.duration) ?? 0));
   return {
     durationSeconds: duration,
     width: v?.width,

@@ -89,9 +89,7 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
   // and graph files only: nothing secret goes to these tools).
   const traceMode = readEnv("MEDIAGEN_MEDIA_TRACE");
   if (traceMode === "args") process.stderr.write(`[media] ${JSON.stringify([command, ...args])}\n`);
-  const trace = traceMode
-    ? (ok: boolean) => process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`)
-    : undefined;
+  const trace = traceMode ? (ok: boolean) => process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`) : undefined;
   return new Promise<RunResult>((resolve, reject) => {
     const stdin = o.input === undefined ? "ignore" : "pipe";
     const child = spawn(WATCHED ? "/bin/sh" : command, WATCHED ? ["-c", WATCHDOG, "sh", command, ...args] : args, {
@@ -104,7 +102,7 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
     });
     // The watchdog's pipe: closed once the tool has exited (the watchdog then ends, taking any
     // straggler of the group with it), or by the kernel if this process dies first.
-    const lifeline = WATCHED ? (child.stdio[3] as NodeJS.ReadWriteStream & { destroy(): void } | null) : null;
+    const lifeline = WATCHED ? (child.stdio[3] as (NodeJS.ReadWriteStream & { destroy(): void }) | null) : null;
     lifeline?.on("error", () => {
       // The watchdog is gone already (killed with its group).
     });

@@ -90,12 +90,7 @@ interface Candidate {
   source: ToolSource;
 }
 
-function candidates(
-  name: "ffmpeg" | "ffprobe",
-  envVar: "MEDIAGEN_FFMPEG" | "MEDIAGEN_FFPROBE",
-  npmPkg: string,
-  env: Env | undefined,
-): Candidate[] {
+function candidates(name: "ffmpeg" | "ffprobe", envVar: "MEDIAGEN_FFMPEG" | "MEDIAGEN_FFPROBE", npmPkg: string, env: Env | undefined): Candidate[] {
   const list: Candidate[] = [];
   const chosen = readEnv(envVar, env);
   if (chosen) return [{ path: chosen, source: "env" }];
@@ -108,9 +103,7 @@ function candidates(
   return list;
 }
 
-async function firstWorking(
-  list: Candidate[],
-): Promise<{ c: Candidate; versionText: string } | undefined> {
+async function firstWorking(list: Candidate[]): Promise<{ c: Candidate; versionText: string } | undefined> {
   for (const c of list) {
     try {
       const r = await runTool(c.path, ["-hide_banner", "-version"]);

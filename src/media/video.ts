@@ -125,8 +125,7 @@ function prepStill(ctx: Ctx, file: string, workDir: string, o: { pad?: { w: numb
   const h = ctx.H + (o.pad?.h ?? 0);
   const out = label(ctx, "still");
   ctx.graph.push(
-    `[${idx}:v]trim=end_frame=1,setpts=PTS-STARTPTS,` +
-      `scale=w=${w}:h=${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1,${TO_BT709}[${out}]`,
+    `[${idx}:v]trim=end_frame=1,setpts=PTS-STARTPTS,` + `scale=w=${w}:h=${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1,${TO_BT709}[${out}]`,
   );
   return out;
 }
@@ -163,14 +162,7 @@ function prepVideo(ctx: Ctx, file: string, frames: number, o: { loop?: boolean; 
  * A then B with a dissolve of `win` frames between them: A for `aFrames`, the window (B fading in
  * over A through an alpha fade, the only frames that pay for blending), then B. Total aFrames+win+bFrames.
  */
-function dissolve(
-  ctx: Ctx,
-  a: { still: string; pan?: { w: number; h: number } },
-  b: string,
-  aFrames: number,
-  win: number,
-  bFrames: number,
-): string {
+function dissolve(ctx: Ctx, a: { still: string; pan?: { w: number; h: number } }, b: string, aFrames: number, win: number, bFrames: number): string {
   const aLen = aFrames + win;
   const [a1, a2, b1, b2, s1, s2, s3, fadeIn] = ["a1", "a2", "b1", "b2", "s1", "s2", "s3", "fi"].map((x) => label(ctx, x));
   const aChain = `[${a.still}]${loopChain(ctx, aLen)}${a.pan ? `,${panChain(ctx, aLen, a.pan)}` : ""}`;
@@ -418,16 +410,49 @@ function encodeArgs(job: VideoJob, script: string, audioArgs: string[], tmpVideo
   const timing = major !== undefined && major >= 5 ? ["-fps_mode", "passthrough"] : [];
   const globalTiming = timing.length ? [] : ["-vsync", "passthrough"];
   return [
-    ...QUIET, "-nostats", "-progress", "pipe:1", ...globalTiming, ...ctx.inputs,
-    "-filter_complex_script", script, "-map", "[vout]",
-    "-c:v", "libx264", "-preset", o.preset ?? "veryfast", "-crf", "23",
+    ...QUIET,
+    "-nostats",
+    "-progress",
+    "pipe:1",
+    ...globalTiming,
+    ...ctx.inputs,
+    "-filter_complex_script",
+    script,
+    "-map",
+    "[vout]",
+    "-c:v",
+    "libx264",
+    "-preset",
+    o.preset ?? "veryfast",
+    "-crf",
+    "23",
     // x264's frame threads make the output vary from run to run (measured); slice threads keep
     // both cores busy and the same inputs give the same file.
-    "-x264-params", "sliced-threads=1", "-pix_fmt", "yuv420p",
+    "-x264-params",
+    "sliced-threads=1",
+    "-pix_fmt",
+    "yuv420p",
     // Sets the encoder's time base to the frame grid; with passthrough timing it never dups/drops.
-    "-r", String(ctx.F),
-    "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
-    ...timing, ...audioArgs, "-t", num(ctx.T), "-movflags", "+faststart", ...BITEXACT, "-f", "mp4", tmpVideo,
+    "-r",
+    String(ctx.F),
+    "-colorspace",
+    "bt709",
+    "-color_primaries",
+    "bt709",
+    "-color_trc",
+    "bt709",
+    "-color_range",
+    "tv",
+    ...timing,
+    ...audioArgs,
+    "-t",
+    num(ctx.T),
+    "-movflags",
+    "+faststart",
+    ...BITEXACT,
+    "-f",
+    "mp4",
+    tmpVideo,
   ];
 }
 

@@ -47,7 +47,10 @@ export function loadMediaSecret(store: SecretStore): string {
 
 /** Normalises a media path: relative, `/`-separated, no `..`. `undefined` when it escapes. */
 export function cleanRelPath(rel: string): string | undefined {
-  const parts = rel.replace(/\\/g, "/").split("/").filter((p) => p !== "" && p !== ".");
+  const parts = rel
+    .replace(/\\/g, "/")
+    .split("/")
+    .filter((p) => p !== "" && p !== ".");
   if (parts.length === 0 || parts.some((p) => p === ".." || p.includes("\0"))) return undefined;
   return parts.join("/");
 }

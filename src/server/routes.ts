@@ -103,11 +103,7 @@ export function acceptsAsJson(contentType: string | undefined): boolean {
   return type === "application/json" || /^application\/[\w.+-]*\+json$/.test(type);
 }
 
-type BodyResult =
-  | { kind: "ok"; value: Record<string, unknown> }
-  | { kind: "too_large"; drained: boolean }
-  | { kind: "invalid"; message: string }
-  | { kind: "aborted" };
+type BodyResult = { kind: "ok"; value: Record<string, unknown> } | { kind: "too_large"; drained: boolean } | { kind: "invalid"; message: string } | { kind: "aborted" };
 
 /** Reads a JSON object body within `limit` bytes. An empty body is `{}`. */
 function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
@@ -172,9 +168,15 @@ async function postedBody(
 ): Promise<Record<string, unknown> | undefined> {
   const { limit, early } = o;
   if (!acceptsAsJson(req.headers["content-type"])) {
-    await early(415, "unsupported_media_type", `Request bodies must be JSON (Content-Type: application/json), not ${req.headers["content-type"]}`, "Unsupported media type", {
-      connection: "close",
-    });
+    await early(
+      415,
+      "unsupported_media_type",
+      `Request bodies must be JSON (Content-Type: application/json), not ${req.headers["content-type"]}`,
+      "Unsupported media type",
+      {
+        connection: "close",
+      },
+    );
     return undefined;
   }
   const declared = Number(req.headers["content-length"]);
@@ -253,7 +255,10 @@ export function createRequestHandler(o: ApiHandlerOptions) {
       const early: EarlyAnswer = async (status, code, message, error, headers = {}) => {
         const verdict = o.precheck ? await o.precheck(authorization) : {};
         if (verdict.denied) {
-          return send(verdict.denied.status, verdict.denied.body, { ...rateLimitHeaders(verdict.denied.rateLimit), ...(headers.connection ? { connection: headers.connection } : {}) });
+          return send(verdict.denied.status, verdict.denied.body, {
+            ...rateLimitHeaders(verdict.denied.rateLimit),
+            ...(headers.connection ? { connection: headers.connection } : {}),
+          });
         }
         fail(status, code, message, error, { ...rateLimitHeaders(verdict.rateLimit), ...headers });
       };

@@ -150,13 +150,16 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   // body) within both timeouts; node checks every connection at the interval.
   const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const bodyTimeout = o.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-  const server = http.createServer({
+  const server = http.createServer(
+    {
       keepAliveTimeout: 5_000,
       requireHostHeader: false,
       headersTimeout,
       requestTimeout: headersTimeout + bodyTimeout,
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(Math.min(headersTimeout, bodyTimeout) / 4))),
-    }, (req, res) => track(req, res, false));
+    },
+    (req, res) => track(req, res, false),
+  );
   server.on("connection", (socket: Socket) => limiter.admit(socket));
   server.on("checkContinue", (req, res) => track(req, res, true));
   // Errors node finds before a request exists still get the service's JSON envelope, never a dropped socket.

@@ -43,9 +43,19 @@ export interface GalleryFilter {
 export const itemKey = (e: Pick<HistoryEntry, "target" | "kind" | "id">): string => `${e.target}:${e.kind}:${e.id}`;
 
 const EXT_MEDIA: Record<string, MediaKind> = {
-  ".png": "image", ".jpg": "image", ".jpeg": "image", ".webp": "image", ".gif": "image",
-  ".mp4": "video", ".m4v": "video", ".mov": "video", ".webm": "video",
-  ".mp3": "audio", ".wav": "audio", ".m4a": "audio", ".ogg": "audio",
+  ".png": "image",
+  ".jpg": "image",
+  ".jpeg": "image",
+  ".webp": "image",
+  ".gif": "image",
+  ".mp4": "video",
+  ".m4v": "video",
+  ".mov": "video",
+  ".webm": "video",
+  ".mp3": "audio",
+  ".wav": "audio",
+  ".m4a": "audio",
+  ".ogg": "audio",
 };
 
 export function mediaOfFile(file: string | null | undefined): MediaKind {

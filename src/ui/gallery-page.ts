@@ -69,5 +69,8 @@ export function galleryPage(items: readonly GalleryItem[], f: GalleryFilter): Ht
     : !shown.length
       ? html`<p class="empty">No job matches these filters.</p>`
       : html`<ul class="gallery">${shown.map(card)}</ul>`;
-  return layout("Gallery", html`${filters(items, f)}<p class="muted">${matching.length} of ${items.length} job(s) from this machine's history${matching.length > shown.length ? `; the ${shown.length} most recent shown (filter to see older ones)` : ""}.</p>${body}`);
+  return layout(
+    "Gallery",
+    html`${filters(items, f)}<p class="muted">${matching.length} of ${items.length} job(s) from this machine's history${matching.length > shown.length ? `; the ${shown.length} most recent shown (filter to see older ones)` : ""}.</p>${body}`,
+  );
 }

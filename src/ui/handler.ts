@@ -122,13 +122,16 @@ export function createUiHandler(o: UiOptions): PageHandler {
   };
 
   const jobsJson = (url: URL) => {
-    const jobs = url.searchParams.getAll("key").slice(0, 100).flatMap((key) => {
-      const [target, kind, ...rest] = key.split(":");
-      const id = rest.join(":");
-      if (target !== "local" || !JOB_KINDS.includes(kind as JobKind)) return [];
-      const s = jobState(instance.db, kind as JobKind, id);
-      return s ? [{ key, status: s.status, running: s.running, step: s.step, progress: s.progress }] : [];
-    });
+    const jobs = url.searchParams
+      .getAll("key")
+      .slice(0, 100)
+      .flatMap((key) => {
+        const [target, kind, ...rest] = key.split(":");
+        const id = rest.join(":");
+        if (target !== "local" || !JOB_KINDS.includes(kind as JobKind)) return [];
+        const s = jobState(instance.db, kind as JobKind, id);
+        return s ? [{ key, status: s.status, running: s.running, step: s.step, progress: s.progress }] : [];
+      });
     return JSON.stringify({ jobs });
   };
 

@@ -81,7 +81,9 @@ function look(db: DB, id: string): JobState | undefined {
 /** The latest finished export of a video: what its player plays. */
 export function latestExport(db: DB, videoId: string): { id: string; video_path: string; thumbnail_path: string | null } | undefined {
   return db
-    .prepare("SELECT id, video_path, thumbnail_path FROM exports WHERE video_id = ? AND status = 'completed' AND video_path IS NOT NULL ORDER BY finished_at DESC, rowid DESC LIMIT 1")
+    .prepare(
+      "SELECT id, video_path, thumbnail_path FROM exports WHERE video_id = ? AND status = 'completed' AND video_path IS NOT NULL ORDER BY finished_at DESC, rowid DESC LIMIT 1",
+    )
     .get(videoId) as { id: string; video_path: string; thumbnail_path: string | null } | undefined;
 }
 

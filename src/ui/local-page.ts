@@ -11,16 +11,23 @@ const ms = (t: number | null) => (t === null ? "" : when(new Date(t).toISOString
 function ledgers(data: LocalData): Html {
   return html`${data.ledgers.map(
     ({ space, entries }) => html`<h3>${space.name} <span class="id">${space.id}</span> — ${space.credits} credits</h3>
-${creditsChart(entries.map((e) => ({ at: e.created_at, balance: e.balance_after })), `credits of ${space.name} over time`)}
+${creditsChart(
+  entries.map((e) => ({ at: e.created_at, balance: e.balance_after })),
+  `credits of ${space.name} over time`,
+)}
 <details><summary>ledger (${entries.length} entries)</summary>
-${tableOf(entries, [
-  ["created", (e) => when(e.created_at)],
-  ["kind", (e) => e.kind],
-  ["amount", (e) => e.amount],
-  ["balance", (e) => e.balance_after],
-  ["ref", (e) => html`<span class="id">${e.ref ?? ""}</span>`],
-  ["note", (e) => e.note ?? ""],
-], "No entries.")}</details>`,
+${tableOf(
+  entries,
+  [
+    ["created", (e) => when(e.created_at)],
+    ["kind", (e) => e.kind],
+    ["amount", (e) => e.amount],
+    ["balance", (e) => e.balance_after],
+    ["ref", (e) => html`<span class="id">${e.ref ?? ""}</span>`],
+    ["note", (e) => e.note ?? ""],
+  ],
+  "No entries.",
+)}</details>`,
   )}`;
 }
 
@@ -31,17 +38,21 @@ function jobStep(j: JobLine): Html {
 }
 
 function jobs(lines: readonly JobLine[]): Html {
-  return tableOf(lines, [
-    ["job", (j) => html`<span class="id">${j.row.id}</span>`],
-    ["kind", (j) => j.row.kind],
-    ["record", (j) => html`<span class="id">${j.row.ref ?? ""}</span>`],
-    ["queue", (j) => status(j.row.status)],
-    ["attempts", (j) => `${j.row.attempts}/${j.row.max_attempts}`],
-    ["step", jobStep],
-    ["last error", (j) => j.row.last_error ?? ""],
-    ["created", (j) => ms(j.row.created_at)],
-    ["updated", (j) => ms(j.row.updated_at)],
-  ], "No jobs.");
+  return tableOf(
+    lines,
+    [
+      ["job", (j) => html`<span class="id">${j.row.id}</span>`],
+      ["kind", (j) => j.row.kind],
+      ["record", (j) => html`<span class="id">${j.row.ref ?? ""}</span>`],
+      ["queue", (j) => status(j.row.status)],
+      ["attempts", (j) => `${j.row.attempts}/${j.row.max_attempts}`],
+      ["step", jobStep],
+      ["last error", (j) => j.row.last_error ?? ""],
+      ["created", (j) => ms(j.row.created_at)],
+      ["updated", (j) => ms(j.row.updated_at)],
+    ],
+    "No jobs.",
+  );
 }
 
 function delivery(line: DeliveryLine, token: string): Html {
@@ -54,7 +65,17 @@ function delivery(line: DeliveryLine, token: string): Html {
 <td><form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/resend"><input type="hidden" name="token" value="${token}"><button type="submit">Resend</button></form></td>
 </tr>
 <tr><td colspan="8"><details><summary>payload and attempts</summary><pre>${prettyJson(d.payload)}</pre>
-${tableOf(d.attempt_log, [["attempt", (a) => a.attempt], ["HTTP", (a) => a.status_code ?? ""], ["error", (a) => a.error ?? ""], ["ms", (a) => a.duration_ms], ["at", (a) => when(a.at)]], "No attempt yet.")}
+${tableOf(
+  d.attempt_log,
+  [
+    ["attempt", (a) => a.attempt],
+    ["HTTP", (a) => a.status_code ?? ""],
+    ["error", (a) => a.error ?? ""],
+    ["ms", (a) => a.duration_ms],
+    ["at", (a) => when(a.at)],
+  ],
+  "No attempt yet.",
+)}
 </details></td></tr>`;
 }
 
@@ -106,32 +127,44 @@ export function localPage(data: LocalData, videos: readonly VideoRow[], token: s
   return layout(
     "Local instance",
     html`${notice ? html`<p class="notice">${notice}</p>` : ""}
-<section id="spaces"><h2>Spaces</h2>${tableOf(data.spaces, [
-      ["space", (s) => html`<span class="id">${s.id}</span>`],
-      ["name", (s) => s.name],
-      ["plan", (s) => s.plan],
-      ["credits", (s) => s.credits],
-      ["default", (s) => (s.is_default ? "yes" : "")],
-      ["keys", (s) => s.keys],
-      ["created", (s) => when(s.created_at)],
-    ], "No spaces yet.")}</section>
-<section id="keys"><h2>API keys</h2>${tableOf(data.keys, [
-      ["key id", (k) => html`<span class="id">${k.id}</span>`],
-      ["space", (k) => html`<span class="id">${k.space_id}</span>`],
-      ["key", (k) => k.key],
-      ["created", (k) => when(k.created_at)],
-      ["revoked", (k) => when(k.revoked_at)],
-    ], "No keys.")}</section>
+<section id="spaces"><h2>Spaces</h2>${tableOf(
+      data.spaces,
+      [
+        ["space", (s) => html`<span class="id">${s.id}</span>`],
+        ["name", (s) => s.name],
+        ["plan", (s) => s.plan],
+        ["credits", (s) => s.credits],
+        ["default", (s) => (s.is_default ? "yes" : "")],
+        ["keys", (s) => s.keys],
+        ["created", (s) => when(s.created_at)],
+      ],
+      "No spaces yet.",
+    )}</section>
+<section id="keys"><h2>API keys</h2>${tableOf(
+      data.keys,
+      [
+        ["key id", (k) => html`<span class="id">${k.id}</span>`],
+        ["space", (k) => html`<span class="id">${k.space_id}</span>`],
+        ["key", (k) => k.key],
+        ["created", (k) => when(k.created_at)],
+        ["revoked", (k) => when(k.revoked_at)],
+      ],
+      "No keys.",
+    )}</section>
 <section id="ledgers"><h2>Balances and ledgers</h2>${ledgers(data)}</section>
 <section id="jobs"><h2>Jobs</h2>${jobs(data.jobs)}</section>
 <section id="webhooks"><h2>Webhook deliveries</h2>${deliveries(data, token)}</section>
-<section id="videos"><h2>Videos</h2>${tableOf(videos, [
-      ["video", (v) => html`<a href="/videos/${encodeURIComponent(v.id)}" class="id">${v.id}</a>`],
-      ["status", (v) => status(v.status)],
-      ["seconds", (v) => (v.duration_ms === null ? "" : v.duration_ms / 1000)],
-      ["origin", (v) => (v.origin === "duplicate" ? `copy of ${v.parent_video_id}` : (v.generation_id ?? ""))],
-      ["created", (v) => when(v.created_at)],
-    ], "No videos.")}</section>
+<section id="videos"><h2>Videos</h2>${tableOf(
+      videos,
+      [
+        ["video", (v) => html`<a href="/videos/${encodeURIComponent(v.id)}" class="id">${v.id}</a>`],
+        ["status", (v) => status(v.status)],
+        ["seconds", (v) => (v.duration_ms === null ? "" : v.duration_ms / 1000)],
+        ["origin", (v) => (v.origin === "duplicate" ? `copy of ${v.parent_video_id}` : (v.generation_id ?? ""))],
+        ["created", (v) => when(v.created_at)],
+      ],
+      "No videos.",
+    )}</section>
 <section id="faults"><h2>Faults</h2>${faults(data)}</section>
 <section id="snapshots"><h2>Snapshots and clock</h2>${snapshotsAndClock(data)}</section>`,
   );

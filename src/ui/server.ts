@@ -42,11 +42,19 @@ export async function startUiServer(o: UiServerOptions): Promise<RunningUi> {
         const verdict = guard.admit(req);
         if (!verdict.ok) return plain(res, verdict.status, verdict.message);
         const url = new URL(req.url ?? "/", "http://localhost");
-        return serveMedia(req, res, url, o.instance.mediaDir, signer, (status, _code, message, extra) => {
-          if (res.headersSent) return;
-          res.writeHead(status, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", ...(extra ?? {}) });
-          res.end(message);
-        }, {});
+        return serveMedia(
+          req,
+          res,
+          url,
+          o.instance.mediaDir,
+          signer,
+          (status, _code, message, extra) => {
+            if (res.headersSent) return;
+            res.writeHead(status, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", ...(extra ?? {}) });
+            res.end(message);
+          },
+          {},
+        );
       }
       if (!(await pages(req, res))) plain(res, 404, "Not found");
     })().catch(() => plain(res, 500, "The page failed to render"));

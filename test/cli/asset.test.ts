@@ -51,10 +51,47 @@ describe("mediagen asset start --watch --download on a fresh instance", () => {
   });
 
   it("a video: the requested duration, with an audio stream exactly when audio is on", async () => {
-    const on = await run(["asset", "start", "--type", "video", "--model", "vidA-3-fast", "--prompt", "waves", "--duration", "6", "--aspect-ratio", "16:9", "--watch", "--download", out, "-q"], { home });
+    const on = await run(
+      [
+        "asset",
+        "start",
+        "--type",
+        "video",
+        "--model",
+        "vidA-3-fast",
+        "--prompt",
+        "waves",
+        "--duration",
+        "6",
+        "--aspect-ratio",
+        "16:9",
+        "--watch",
+        "--download",
+        out,
+        "-q",
+      ],
+      { home },
+    );
     expect(on.exitCode, on.stderr).toBe(0);
     const off = await run(
-      ["asset", "start", "--type", "video", "--model", "vidA-3-fast", "--prompt", "waves", "--duration", "4", "--setting", "generateAudio=false", "--watch", "--download", out, "-q"],
+      [
+        "asset",
+        "start",
+        "--type",
+        "video",
+        "--model",
+        "vidA-3-fast",
+        "--prompt",
+        "waves",
+        "--duration",
+        "4",
+        "--setting",
+        "generateAudio=false",
+        "--watch",
+        "--download",
+        out,
+        "-q",
+      ],
       { home },
     );
     expect(off.exitCode, off.stderr).toBe(0);
@@ -113,8 +150,26 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
     // Relative paths are resolved where the CLI runs; asset:/avatar: name library items and avatars.
     const rel = path.relative(process.cwd(), img);
     const r = await run(
-      ["asset", "start", "--body", bodyFile, "--prompt", "@hero meets a friend", "--ref", rel, "--ref", `asset:${libId}`, "--ref", "avatar:av_maya",
-        "--element", `hero=${img},asset:${libId}`, "--file-name", "Team Shot", "--watch", "--json"],
+      [
+        "asset",
+        "start",
+        "--body",
+        bodyFile,
+        "--prompt",
+        "@hero meets a friend",
+        "--ref",
+        rel,
+        "--ref",
+        `asset:${libId}`,
+        "--ref",
+        "avatar:av_maya",
+        "--element",
+        `hero=${img},asset:${libId}`,
+        "--file-name",
+        "Team Shot",
+        "--watch",
+        "--json",
+      ],
       { home },
     );
     expect(r.exitCode, r.stderr).toBe(0);
@@ -124,7 +179,10 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
     expect(a.generation_params.references).toEqual([{ url: img }, { asset_id: libId }, { avatar_id: "av_maya" }]);
     expect(a.url).toMatch(/\/team-shot\.mp4$/);
 
-    const slots = await run(["asset", "start", "--type", "video", "--model", "vidB-2-5-frames", "--prompt", "p", "--start-image", img, "--end-image", `asset:${libId}`, "--json", "--watch"], { home });
+    const slots = await run(
+      ["asset", "start", "--type", "video", "--model", "vidB-2-5-frames", "--prompt", "p", "--start-image", img, "--end-image", `asset:${libId}`, "--json", "--watch"],
+      { home },
+    );
     expect(slots.exitCode, slots.stderr).toBe(0);
     expect(slots.json<AssetJson>().generation_params.references).toEqual([{ url: img }, { asset_id: libId }]);
   }, 40_000);
@@ -166,7 +224,10 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
   it("--simulate fail: the watch ends failed (exit 7) and the space gets its credits back", async () => {
     const k = await localKey("PRO", 100, home);
     const env = { MEDIAGEN_API_KEY: k.api_key };
-    const r = await run(["asset", "start", "--type", "video", "--model", "vidA-3", "--prompt", "x", "--count", "2", "--simulate", "fail:PROVIDER_DOWN", "--watch"], { home, env });
+    const r = await run(["asset", "start", "--type", "video", "--model", "vidA-3", "--prompt", "x", "--count", "2", "--simulate", "fail:PROVIDER_DOWN", "--watch"], {
+      home,
+      env,
+    });
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/PROVIDER_DOWN/);
     // Both failures are on stdout, one line each.
@@ -176,7 +237,10 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
     const status = await run(["asset", "status", ...ids, "--json"], { home, env });
     // Several ids: one JSON array.
     const records = status.json<AssetJson[]>();
-    expect(records.map((x) => [x.status, x.error?.code])).toEqual([["failed", "PROVIDER_DOWN"], ["failed", "PROVIDER_DOWN"]]);
+    expect(records.map((x) => [x.status, x.error?.code])).toEqual([
+      ["failed", "PROVIDER_DOWN"],
+      ["failed", "PROVIDER_DOWN"],
+    ]);
     expect(await balanceOf(k.space_id)).toBe(100);
   });
 

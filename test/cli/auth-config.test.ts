@@ -66,7 +66,13 @@ describe("auth on the local target", () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.statSync(home).mode & 0o777).toBe(0o700);
 
-    for (const args of [["auth", "status"], ["auth", "status", "--json"], ["auth", "status", "--debug"], ["folder", "list", "--debug"], ["folder", "create", "--name", "d", "--debug", "--json"]]) {
+    for (const args of [
+      ["auth", "status"],
+      ["auth", "status", "--json"],
+      ["auth", "status", "--debug"],
+      ["folder", "list", "--debug"],
+      ["folder", "create", "--name", "d", "--debug", "--json"],
+    ]) {
       const r = await run(args, { home });
       expect(r.exitCode, `${args.join(" ")}: ${r.stderr}`).toBe(0);
       expectNoKey(r, api_key);
@@ -304,7 +310,10 @@ describe("a broken credentials file or profile never locks the user out", () => 
 
     // Other commands name the problem (exit 2) until it is fixed.
     expect((await run(["folder", "list"], { home })).exitCode).toBe(2);
-    for (const args of [["config", "get", "target"], ["config", "set", "target", "local"]]) {
+    for (const args of [
+      ["config", "get", "target"],
+      ["config", "set", "target", "local"],
+    ]) {
       const r = await run(args, { home });
       expect(r.exitCode, `${args.join(" ")}: ${r.stderr}`).toBe(0);
     }

@@ -145,7 +145,12 @@ describe("mediagen avatar", () => {
     const j = await run(["avatar", "look", "av_maya", "lk_maya_office", "--download", dir, "--force", "--json"], { home });
     expect(j.exitCode, j.stderr).toBe(0);
     expect(j.json()).toMatchObject({ id: "lk_maya_office" });
-    expect(j.stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))).toContainEqual({
+    expect(
+      j.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l)),
+    ).toContainEqual({
       id: "lk_maya_office",
       saved: path.join(dir, "lk_maya_office.png"),
     });

@@ -22,7 +22,10 @@ describe("batch run out of credits", () => {
 
     const r = await run(["batch", "run", file, "--out", out, "--parallel", "1", "--json"], { home, env, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(5);
-    const events = r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const events = r.stdout
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const lines = events.filter((e) => e.event === "line");
     expect(lines.map((e) => [e.line, e.status])).toEqual([
       [1, "done"],
@@ -40,7 +43,10 @@ describe("batch run out of credits", () => {
     expect((await run(["local", "credits", "add", space_id, "1"], { home })).exitCode).toBe(0);
     const again = await run(["batch", "run", file, "--out", out, "--parallel", "1", "--json"], { home, env, timeoutMs: 60_000 });
     expect(again.exitCode, again.stderr).toBe(0);
-    const after = again.stdout.split("\n").filter((l) => l.includes('"event":"line"')).map((l) => JSON.parse(l) as { line: number; status: string });
+    const after = again.stdout
+      .split("\n")
+      .filter((l) => l.includes('"event":"line"'))
+      .map((l) => JSON.parse(l) as { line: number; status: string });
     expect(after.map((e) => [e.line, e.status])).toEqual([
       [1, "skipped_done"],
       [2, "done"],

@@ -30,7 +30,10 @@ afterAll(async () => {
 
 function batchFile(dir: string, n: number): string {
   const file = path.join(dir, "shots.jsonl");
-  fs.writeFileSync(file, Array.from({ length: n }, (_, i) => JSON.stringify({ kind: "asset", type: "image", model: "imgA-4-fast", prompt: `shot ${i + 1}` })).join("\n") + "\n");
+  fs.writeFileSync(
+    file,
+    Array.from({ length: n }, (_, i) => JSON.stringify({ kind: "asset", type: "image", model: "imgA-4-fast", prompt: `shot ${i + 1}` })).join("\n") + "\n",
+  );
   return file;
 }
 

@@ -249,7 +249,9 @@ describe("batch budget and input", () => {
     const tricky = `it's a "fox", $(touch ${path.join(home, "pwned")}); \`id\``;
     fs.writeFileSync(csv, `sku,prompt\nA1,plain fox\nB2,"${tricky.replace(/"/g, '""')}"\n`);
     const out = path.join(home, "out");
-    const r = await run(["batch", "run", csv, "--as", "asset --type image --model imgA-4-fast --prompt {prompt}", "--out", out, "--name", "{sku}-{id}", "--json"], { home });
+    const r = await run(["batch", "run", csv, "--as", "asset --type image --model imgA-4-fast --prompt {prompt}", "--out", out, "--name", "{sku}-{id}", "--json"], {
+      home,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = ndjson(r.stdout).filter((e) => e.event === "line");
     expect(lines).toHaveLength(2);

@@ -31,7 +31,13 @@ function stubCatalog(): { details: Json[]; price(req: Json): number | undefined 
     tags: ["text-to-video", "new"],
     base_cost: 3,
     settings: [],
-    capabilities: { ...(base.capabilities as Json), supported_durations: [3, 9], default_duration: 3, supported_resolutions: ["720p", "1080p"], default_resolution: "720p" },
+    capabilities: {
+      ...(base.capabilities as Json),
+      supported_durations: [3, 9],
+      default_duration: 3,
+      supported_resolutions: ["720p", "1080p"],
+      default_resolution: "720p",
+    },
     input_schema: { ...schema, properties: Object.fromEntries(Object.entries(schema.properties).filter(([k]) => k !== "model_settings")) },
   };
   const lipsync = structuredClone(vidZ) as Json & { input_schema: { properties: Json } };
@@ -138,7 +144,9 @@ describe("local catalog sync --from-hosted", () => {
 
     // Pricing: the hosted figures.
     expect((await run(["asset", "price", "--model", "imgA-4-fast", "--json"], { home })).json<{ total_cost: number }>().total_cost).toBe(0.5);
-    expect((await run(["asset", "price", "--model", "vidZ-1", "--duration", "9", "--resolution", "1080p", "--json"], { home })).json<{ total_cost: number }>().total_cost).toBe(18);
+    expect(
+      (await run(["asset", "price", "--model", "vidZ-1", "--duration", "9", "--resolution", "1080p", "--json"], { home })).json<{ total_cost: number }>().total_cost,
+    ).toBe(18);
 
     // Validation: the hosted durations; a model the hosted catalog lacks is unknown here too.
     const badDuration = await run(["asset", "start", "--type", "video", "--model", "vidZ-1", "--prompt", "waves", "--duration", "4", "--json"], { home });
@@ -197,7 +205,10 @@ describe("local catalog sync --from-hosted", () => {
     const resources = (await run(["voice", "resources", "--json"], { home: h })).json<{ id: string; language: string; gender: string; accent: string }[]>();
     expect(resources).toEqual([expect.objectContaining({ id: "vc_hosted_ava", language: "en", gender: "female", accent: "Californian" })]);
     // It speaks: a generation with it completes; a built-in voice is no longer offered.
-    const g = await run(["generate", "--script", "Hello there.", "--voice", "vc_hosted_ava", "--avatar", "lk_zoe_podcast", "--watch", "--json"], { home: h, timeoutMs: 60_000 });
+    const g = await run(["generate", "--script", "Hello there.", "--voice", "vc_hosted_ava", "--avatar", "lk_zoe_podcast", "--watch", "--json"], {
+      home: h,
+      timeoutMs: 60_000,
+    });
     expect(g.exitCode, g.stderr).toBe(0);
     const old = await run(["generate", "--script", "Hello there.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast", "--json"], { home: h });
     expect(old.exitCode).toBe(2);

@@ -42,23 +42,53 @@ const hosted = (args: string[]) =>
   });
 
 const look = {
-  id: "lk_1", name: "Studio", place: "studio", accessories: [], action: "talking", emotion: "calm", selfie: false,
-  format: "vertical", preview: null, status: "pending", model_available: ["standard"],
+  id: "lk_1",
+  name: "Studio",
+  place: "studio",
+  accessories: [],
+  action: "talking",
+  emotion: "calm",
+  selfie: false,
+  format: "vertical",
+  preview: null,
+  status: "pending",
+  model_available: ["standard"],
 };
 
 describe("answers the spec allows", () => {
   it("a select setting whose default and options are numbers, or whose options are objects", async () => {
-    routes.set("GET /asset/models/m1", [{
-      status: 200,
-      body: {
-        name: "m1", label: "M1", type: "image", provider: "p", tags: [], base_cost: 1, has_audio: false, required_plans: [],
-        capabilities: { max_images: 1, min_images: 0 }, restricted_countries: [], input_schema: { type: "object", properties: {} },
-        settings: [
-          { key: "steps", type: "select", label: "Steps", default_value: 20, affects_cost: true, options: [10, 20, 30] },
-          { key: "style", type: "select", label: "Style", default_value: { value: "raw" }, affects_cost: false, options: [{ value: "raw", label: "Raw" }, { value: "vivid", label: "Vivid" }] },
-        ],
+    routes.set("GET /asset/models/m1", [
+      {
+        status: 200,
+        body: {
+          name: "m1",
+          label: "M1",
+          type: "image",
+          provider: "p",
+          tags: [],
+          base_cost: 1,
+          has_audio: false,
+          required_plans: [],
+          capabilities: { max_images: 1, min_images: 0 },
+          restricted_countries: [],
+          input_schema: { type: "object", properties: {} },
+          settings: [
+            { key: "steps", type: "select", label: "Steps", default_value: 20, affects_cost: true, options: [10, 20, 30] },
+            {
+              key: "style",
+              type: "select",
+              label: "Style",
+              default_value: { value: "raw" },
+              affects_cost: false,
+              options: [
+                { value: "raw", label: "Raw" },
+                { value: "vivid", label: "Vivid" },
+              ],
+            },
+          ],
+        },
       },
-    }]);
+    ]);
     const r = await hosted(["asset", "model", "m1"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("setting steps: select [10|20|30], default 20");
@@ -66,17 +96,31 @@ describe("answers the spec allows", () => {
   });
 
   it("a pending look without thumbnail", async () => {
-    routes.set("GET /avatar/av_1/look/lk_1", [{
-      status: 200,
-      body: { ...look, avatar_id: "av_1", avatar_name: "Ann", look_name: "Studio", gender: "female", age_range: "adult", ethnicity: "x", hair_color: "brown", error_message: null },
-    }]);
+    routes.set("GET /avatar/av_1/look/lk_1", [
+      {
+        status: 200,
+        body: {
+          ...look,
+          avatar_id: "av_1",
+          avatar_name: "Ann",
+          look_name: "Studio",
+          gender: "female",
+          age_range: "adult",
+          ethnicity: "x",
+          hair_color: "brown",
+          error_message: null,
+        },
+      },
+    ]);
     const r = await hosted(["avatar", "look", "av_1", "lk_1", "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.json<{ status: string; thumbnail?: string }>()).toMatchObject({ status: "pending" });
-    routes.set("GET /avatar/av_1", [{
-      status: 200,
-      body: { id: "av_1", name: "Ann", gender: "female", age: "30", age_range: "adult", ethnicity: "x", hair_color: "brown", looks: [look], created_at: null },
-    }]);
+    routes.set("GET /avatar/av_1", [
+      {
+        status: 200,
+        body: { id: "av_1", name: "Ann", gender: "female", age: "30", age_range: "adult", ethnicity: "x", hair_color: "brown", looks: [look], created_at: null },
+      },
+    ]);
     const g = await hosted(["avatar", "get", "av_1"]);
     expect(g.exitCode, g.stderr).toBe(0);
   });
@@ -88,7 +132,13 @@ describe("answers the spec allows", () => {
       { status: 200, body: { job_id: "ex_1", status: "processing", progress: 40, current_step: null } },
       {
         status: 200,
-        body: { job_id: "ex_1", status: "completed", progress: 100, current_step: "render", result: { video_url: "https://cdn.test/v.mp4", thumbnail_url: "https://cdn.test/v.jpg", cost: 0, created_at: "2026-01-01T00:00:00Z" } },
+        body: {
+          job_id: "ex_1",
+          status: "completed",
+          progress: 100,
+          current_step: "render",
+          result: { video_url: "https://cdn.test/v.mp4", thumbnail_url: "https://cdn.test/v.jpg", cost: 0, created_at: "2026-01-01T00:00:00Z" },
+        },
       },
     ]);
     const r = await hosted(["export", "vid_1", "--watch", "--interval", "100ms", "--json"]);

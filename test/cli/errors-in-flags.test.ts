@@ -26,7 +26,9 @@ describe("service errors in the words of the command line", () => {
   });
 
   it("a slot flag and a choice: --first-frame, --aspect-ratio with the value given", async () => {
-    const slot = await run(["asset", "start", "--type", "video", "--model", "vidA-3-frames", "--prompt", "x", "--first-frame", "day.png", "--last-frame", "night.png"], { home });
+    const slot = await run(["asset", "start", "--type", "video", "--model", "vidA-3-frames", "--prompt", "x", "--first-frame", "day.png", "--last-frame", "night.png"], {
+      home,
+    });
     expect(slot.stderr).toMatch(/^Error: --first-frame: file not found: day\.png/m);
     const ratio = await run(["asset", "start", "--type", "video", "--model", "vidA-3", "--prompt", "x", "--aspect-ratio", "3:3"], { home });
     expect(ratio.stderr).toMatch(/^Error: --aspect-ratio: .*16:9.*\(got 3:3\)/m);
@@ -79,7 +81,11 @@ describe("service errors in the words of the command line", () => {
   });
 
   it("one `Error:` prefix, commander's usage errors included", async () => {
-    for (const args of [["asset", "start", "--bogus"], ["asset", "status"], ["folder", "list", "--type", "x"]]) {
+    for (const args of [
+      ["asset", "start", "--bogus"],
+      ["asset", "status"],
+      ["folder", "list", "--type", "x"],
+    ]) {
       const r = await run(args, { home });
       expect(r.exitCode).toBe(2);
       const lines = errorLines(r.stderr);

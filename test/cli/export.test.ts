@@ -36,14 +36,31 @@ beforeAll(async () => {
 });
 
 const show = async (videoId: string) => (await run(["local", "videos", "show", videoId, "--json"], { home })).json<{ timeline: VideoTimeline }>();
-const credits = async () => (await run(["local", "spaces", "list", "--json"], { home })).json<{ is_default: boolean; credits: number }[]>().find((s) => s.is_default)!.credits;
+const credits = async () =>
+  (await run(["local", "spaces", "list", "--json"], { home })).json<{ is_default: boolean; credits: number }[]>().find((s) => s.is_default)!.credits;
 
 /** A frame of a video (or a picture scaled to cover) as 8-bit gray pixels. */
 function gray(input: string, w: number, h: number, at?: number): Buffer {
   const seek = at !== undefined ? ["-ss", String(at)] : [];
   return execFileSync(
     ffmpeg,
-    ["-hide_banner", "-loglevel", "error", ...seek, "-i", input, "-frames:v", "1", "-vf", `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h}`, "-f", "rawvideo", "-pix_fmt", "gray", "-"],
+    [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      ...seek,
+      "-i",
+      input,
+      "-frames:v",
+      "1",
+      "-vf",
+      `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h}`,
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "gray",
+      "-",
+    ],
     { maxBuffer: w * h * 2 },
   );
 }
@@ -61,7 +78,10 @@ function stddev(a: Buffer): number {
 }
 
 async function makeVideo(): Promise<string> {
-  const g = await run(["generate", "--script", "Hi there. Bye now.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast", "--watch", "--json"], { home, timeoutMs: 60_000 });
+  const g = await run(["generate", "--script", "Hi there. Bye now.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast", "--watch", "--json"], {
+    home,
+    timeoutMs: 60_000,
+  });
   expect(g.exitCode, g.stderr).toBe(0);
   return g.json<{ result: { video_id: string } }>().result.video_id;
 }

@@ -14,7 +14,12 @@ const count = (s: string, part: string) => s.split(part).length - 1;
 
 describe("a failed job's ending", () => {
   it.each([
-    ["asset", ["asset", "start", "--type", "video", "--model", "vidA-3", "--prompt", "waves", "--simulate", "fail", "--watch"], "generation_failed", "32 credits refunded"],
+    [
+      "asset",
+      ["asset", "start", "--type", "video", "--model", "vidA-3", "--prompt", "waves", "--simulate", "fail", "--watch"],
+      "generation_failed",
+      "32 credits refunded",
+    ],
     ["look", ["avatar", "create", "--prompt", "a barista", "--resolution", "4K", "--simulate", "fail", "--watch"], "LOOK_GENERATION_FAILED", "4 credits refunded"],
     ["generation", ["generate", "--prompt", "why cats purr", "--duration", "10", "--simulate", "fail", "--watch"], "GENERATION_FAILED", "5 credits refunded"],
   ])("%s: exit 7, the code once, the refund said, no header names", async (_kind, args, code, refund) => {

@@ -46,9 +46,13 @@ describe("help, version, usage errors", () => {
     // The built program (dist/), as the binary loads it; typed by its source.
     const builtProgram = "../../dist/cli/program.js";
     const { buildProgram } = (await import(builtProgram)) as typeof import("../../src/cli/program.js");
-    const program = await buildProgram("0.0.0", () => {
-      throw new Error("no context");
-    }, { writeOut: () => {}, writeErr: () => {} });
+    const program = await buildProgram(
+      "0.0.0",
+      () => {
+        throw new Error("no context");
+      },
+      { writeOut: () => {}, writeErr: () => {} },
+    );
     const missing: string[] = [];
     const walk = (cmd: { commands: readonly unknown[] }, names: string[]) => {
       for (const c of cmd.commands as Array<{ name(): string; helpInformation(): string; commands: unknown[]; _hidden?: boolean }>) {
@@ -75,7 +79,9 @@ describe("help, version, usage errors", () => {
     const { localSchedule } = await import("../../src/contract/poll.js");
     const doc = fs.readFileSync(path.join(ROOT, "docs", "cli.md"), "utf8").replace(/\s+/g, " ");
     const s = (ms: number) => `${ms / 1000} s`;
-    expect(doc).toContain(`the local target polls every ${s(localSchedule(0))}, every ${s(localSchedule(5_000))} after 5 s, every ${s(localSchedule(30_000))} after 30 s`);
+    expect(doc).toContain(
+      `the local target polls every ${s(localSchedule(0))}, every ${s(localSchedule(5_000))} after 5 s, every ${s(localSchedule(30_000))} after 30 s`,
+    );
   });
 
   it("--version prints the package version", async () => {

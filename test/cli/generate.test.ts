@@ -48,13 +48,18 @@ beforeAll(async () => {
   ]);
 }, 60_000);
 
-const defaultSpace = async () => (await run(["local", "spaces", "list", "--json"], { home })).json<{ id: string; is_default: boolean; credits: number }[]>().find((s) => s.is_default)!;
+const defaultSpace = async () =>
+  (await run(["local", "spaces", "list", "--json"], { home })).json<{ id: string; is_default: boolean; credits: number }[]>().find((s) => s.is_default)!;
 const ledger = async (spaceId: string) => (await run(["local", "ledger", spaceId, "--json"], { home })).json<{ kind: string; amount: number; ref: string }[]>();
 const show = async (videoId: string) => (await run(["local", "videos", "show", videoId, "--json"], { home })).json<VideoJson>();
 
 describe("the issue's done-when", () => {
   it("script | generate --script - --voice --avatar --watch --json: a done video, spoken time as the TTS made it, charged the estimate", async () => {
-    const r = await run(["generate", "--script", "-", "--voice", "vc_emma", "--avatar", "lk_maya_kitchen", "--watch", "--json"], { home, input: SCRIPT, timeoutMs: 60_000 });
+    const r = await run(["generate", "--script", "-", "--voice", "vc_emma", "--avatar", "lk_maya_kitchen", "--watch", "--json"], {
+      home,
+      input: SCRIPT,
+      timeoutMs: 60_000,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const s = r.json<Status>();
     expect(s).toMatchObject({ status: "completed", current_step: null, progress_step: 100 });
@@ -156,7 +161,10 @@ describe("mediagen generate, generation status, duplicate", () => {
   });
 
   it("duplicate with a new voice and look; local videos show and list", async () => {
-    const g = await run(["generate", "--script", "Hello there. This is a short one.", "--voice", "vc_emma", "--avatar", "lk_lena_studio", "--watch", "--json"], { home, timeoutMs: 60_000 });
+    const g = await run(["generate", "--script", "Hello there. This is a short one.", "--voice", "vc_emma", "--avatar", "lk_lena_studio", "--watch", "--json"], {
+      home,
+      timeoutMs: 60_000,
+    });
     const videoId = g.json<Status>().result!.video_id;
     const d = await run(["duplicate", videoId, "--voice", "vc_noah", "--look", "lk_zoe_beach", "--json"], { home });
     expect(d.exitCode, d.stderr).toBe(0);

@@ -117,10 +117,7 @@ describe("the hosted target takes public URLs only, and never --simulate", () =>
     fs.writeFileSync(img, "jpg");
     fs.writeFileSync(path.join(dir, "speech.mp3"), "mp3");
     plan = path.join(dir, "plan.json");
-    fs.writeFileSync(
-      plan,
-      JSON.stringify([{ voice_id: "vc_emma", sequences: [{ text: "Hello there.", look_id: "lk_1", media: { url: "fox.jpg", show: "full" } }] }]),
-    );
+    fs.writeFileSync(plan, JSON.stringify([{ voice_id: "vc_emma", sequences: [{ text: "Hello there.", look_id: "lk_1", media: { url: "fox.jpg", show: "full" } }] }]));
   });
   const start = ["asset", "start", "--type", "video", "--model", "m", "--prompt", "p"];
 
@@ -326,4 +323,3 @@ describe("a plain GET is unaffected", () => {
     expect(r.stderr).toBe("");
   });
 });
-

@@ -202,7 +202,10 @@ describe("on the hosted target (mediagen serve)", () => {
 describe("mediagen whoami", () => {
   it("on the local target: the key's space, plan and balance (the same as `local spaces list`)", async () => {
     const home = newHome();
-    const { api_key, space_id } = (await run(["local", "keys", "create", "--plan", "ENTREPRISE", "--credits", "42.5", "--json"], { home })).json<{ api_key: string; space_id: string }>();
+    const { api_key, space_id } = (await run(["local", "keys", "create", "--plan", "ENTREPRISE", "--credits", "42.5", "--json"], { home })).json<{
+      api_key: string;
+      space_id: string;
+    }>();
     const r = await run(["whoami", "--json"], { home, env: { MEDIAGEN_API_KEY: api_key } });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ target: "local", space: { id: space_id }, plan: "ENTREPRISE", balance: 42.5 });

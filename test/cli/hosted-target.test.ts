@@ -41,15 +41,17 @@ async function createKey(env: Env, plan: string, credits: number): Promise<strin
 /** Replaces ids (in order of first appearance) and timestamps, so two targets' outputs compare. */
 function normalise(text: string): string {
   const ids = new Map<string, string>();
-  return text
-    .replace(/\b[0-9a-f]{24}\b/g, (id) => {
-      if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
-      return ids.get(id)!;
-    })
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, "<time>")
-    // Media links differ by design: file:// in process, signed http from serve. The file is the same.
-    .replace(/file:\/\/[^"\s]*?\/local\/media\/([^"\s?]+)/g, "<media:$1>")
-    .replace(/http:\/\/127\.0\.0\.1:\d+\/media\/([^"\s?]+)\?exp=\d+&sig=[0-9a-f]{64}/g, "<media:$1>");
+  return (
+    text
+      .replace(/\b[0-9a-f]{24}\b/g, (id) => {
+        if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
+        return ids.get(id)!;
+      })
+      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, "<time>")
+      // Media links differ by design: file:// in process, signed http from serve. The file is the same.
+      .replace(/file:\/\/[^"\s]*?\/local\/media\/([^"\s?]+)/g, "<media:$1>")
+      .replace(/http:\/\/127\.0\.0\.1:\d+\/media\/([^"\s?]+)\?exp=\d+&sig=[0-9a-f]{64}/g, "<media:$1>")
+  );
 }
 
 const local = (args: string[]) => runCli(args, localEnv);
@@ -179,7 +181,11 @@ describe("the same commands on both targets", () => {
   it("works with a key stored in a profile by auth login, instead of MEDIAGEN_API_KEY", async () => {
     const profileEnv = cliEnv(fs.mkdtempSync(path.join(os.tmpdir(), "mg-")));
     try {
-      const login = await runCli(["--profile", "served", "--target", "hosted", "--base-url", serve.baseUrl, "auth", "login", "--with-key", "--json"], profileEnv, key + "\n");
+      const login = await runCli(
+        ["--profile", "served", "--target", "hosted", "--base-url", serve.baseUrl, "auth", "login", "--with-key", "--json"],
+        profileEnv,
+        key + "\n",
+      );
       expect(login.code).toBe(0);
       expect(login.stdout).not.toContain(key);
 

@@ -70,13 +70,25 @@ describe("listen --count", () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     const running = startInProcess(["listen", "--port", String(port), "--count", "1", "--json"], { home });
     const url = `http://127.0.0.1:${port}/webhook`;
-    for (let i = 0; i < 200 && !(await fetch(url).then((x) => x.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 25));
+    for (
+      let i = 0;
+      i < 200 &&
+      !(await fetch(url).then(
+        (x) => x.ok,
+        () => false,
+      ));
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 25));
     for (let i = 0; i < 3; i++) await post(url, signed(`whd_f${i}`, body("x"), undefined, "whsec_" + Buffer.from("forger").toString("base64")), body("x"));
     const ok = body("real");
     await post(url, signed("whd_real", ok), ok);
     const r = await running.result;
     expect(r.exitCode, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as WebhookEvent);
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as WebhookEvent);
     expect(lines.map((e) => e.signature)).toEqual(["invalid", "invalid", "invalid", "valid"]);
   });
 });

@@ -119,7 +119,9 @@ describe("mediagen listen on the local instance", () => {
     expect(l.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhook$/);
     try {
       const models = await run(["asset", "models", "--type", "image", "-q"], { home });
-      const asset = await run(["asset", "start", "--type", "image", "--model", models.stdout.split("\n")[0]!, "--prompt", "a lighthouse", "--webhook-url", l.url, "-q"], { home });
+      const asset = await run(["asset", "start", "--type", "image", "--model", models.stdout.split("\n")[0]!, "--prompt", "a lighthouse", "--webhook-url", l.url, "-q"], {
+        home,
+      });
       expect(asset.exitCode, asset.stderr).toBe(0);
       const assetId = asset.stdout.trim();
       const a = await l.next((e) => e.body.asset_id === assetId);
@@ -127,7 +129,10 @@ describe("mediagen listen on the local instance", () => {
       expect(a.webhook_id).toMatch(/^whd_/);
       expect(a.headers["webhook-signature"]).toMatch(/^v1,/);
 
-      const gen = await run(["generate", "--script", "Hello from the listener test.", "--voice", "vc_emma", "--avatar", "lk_maya_kitchen", "--watch", "--json"], { home, timeoutMs: 90_000 });
+      const gen = await run(["generate", "--script", "Hello from the listener test.", "--voice", "vc_emma", "--avatar", "lk_maya_kitchen", "--watch", "--json"], {
+        home,
+        timeoutMs: 90_000,
+      });
       expect(gen.exitCode, gen.stderr).toBe(0);
       const videoId = gen.json<{ result: { video_id: string } }>().result.video_id;
       const exp = await run(["export", videoId, "--webhook", l.url, "--json"], { home });
@@ -141,7 +146,12 @@ describe("mediagen listen on the local instance", () => {
       const ts = Math.floor(Date.now() / 1000);
       const res = await fetch(l.url, {
         method: "POST",
-        headers: { "content-type": "application/json", "webhook-id": "whd_forged", "webhook-timestamp": String(ts), "webhook-signature": signWebhook(SECRET, "whd_forged", ts, body.replace("forged", "other")) },
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": "whd_forged",
+          "webhook-timestamp": String(ts),
+          "webhook-signature": signWebhook(SECRET, "whd_forged", ts, body.replace("forged", "other")),
+        },
         body,
       });
       expect(res.status).toBe(200);
@@ -160,7 +170,11 @@ describe("mediagen listen on the local instance", () => {
   it("--forward-to passes the body and headers on; without a secret signatures are unchecked", async () => {
     const l = await listen(["--forward-to", `${fixture.origin}/hook/forwarded`, "--count", "1"], { MEDIAGEN_TARGET: "hosted", MEDIAGEN_BASE_URL: fixture.origin });
     const body = JSON.stringify({ task: "asset_generation", status: "failed", asset_id: "a1", error: { code: "generation_failed", message: "no" } });
-    const res = await fetch(l.url, { method: "POST", headers: { "content-type": "application/json", "x-custom": "kept", "webhook-id": "whd_fwd", authorization: "Bearer s3cr3t-token" }, body });
+    const res = await fetch(l.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-custom": "kept", "webhook-id": "whd_fwd", authorization: "Bearer s3cr3t-token" },
+      body,
+    });
     expect(res.status).toBe(200);
     const e = await l.next(() => true);
     expect(e).toMatchObject({ signature: "unchecked", forwarded: { url: `${fixture.origin}/hook/forwarded`, status: 200 } });
@@ -186,7 +200,10 @@ describe("mediagen listen on the local instance", () => {
     const running = startInProcess(["listen", "--port", String(probe), "--count", "1"], { home, tty: { stdout: true, stderr: true } });
     const url = `http://127.0.0.1:${probe}/webhook`;
     for (let i = 0; i < 200; i++) {
-      const up = await fetch(url).then((r) => r.ok, () => false);
+      const up = await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up) break;
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -194,18 +211,29 @@ describe("mediagen listen on the local instance", () => {
     expect((await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body })).status).toBe(200);
     // An unsigned delivery does not count towards --count (a secret is known): a signed one ends it.
     const ts = Math.floor(Date.now() / 1000);
-    const signed = { "content-type": "application/json", "webhook-id": "whd_tty", "webhook-timestamp": String(ts), "webhook-signature": signWebhook(SECRET, "whd_tty", ts, body) };
+    const signed = {
+      "content-type": "application/json",
+      "webhook-id": "whd_tty",
+      "webhook-timestamp": String(ts),
+      "webhook-signature": signWebhook(SECRET, "whd_tty", ts, body),
+    };
     expect((await fetch(url, { method: "POST", headers: signed, body })).status).toBe(200);
     const r = await running.result;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Listening for webhooks at ${url}`);
-    expect(r.stdout).toMatch(/^\d\d:\d\d:\d\d POST \/webhook avatar_create completed · look_id lk_1 · signature MISSING: no webhook-id, webhook-timestamp, webhook-signature header\n/);
+    expect(r.stdout).toMatch(
+      /^\d\d:\d\d:\d\d POST \/webhook avatar_create completed · look_id lk_1 · signature MISSING: no webhook-id, webhook-timestamp, webhook-signature header\n/,
+    );
     expect(r.stdout).toContain('  "avatar_id": "av_1",');
     expect(r.stderr).toMatch(/warning: delivery #1 has no signature/);
   });
 
   it("refuses a bad --port or --forward-to (exit 2)", async () => {
-    for (const args of [["--port", "70000"], ["--forward-to", "ftp://x"], ["--count", "0"]]) {
+    for (const args of [
+      ["--port", "70000"],
+      ["--forward-to", "ftp://x"],
+      ["--count", "0"],
+    ]) {
       const r = await run(["listen", ...args], { home });
       expect(r.exitCode, args.join(" ")).toBe(2);
     }
@@ -215,7 +243,10 @@ describe("mediagen listen on the local instance", () => {
 describe("--webhook-listen on start commands", () => {
   it("asset start --webhook-listen: the job's own webhook, signature valid, reported on stderr; stdout keeps the result", async () => {
     const models = await run(["asset", "models", "--type", "image", "-q"], { home });
-    const r = await run(["asset", "start", "--type", "image", "--model", models.stdout.split("\n")[0]!, "--prompt", "a barn owl", "--webhook-listen"], { home, timeoutMs: 60_000 });
+    const r = await run(["asset", "start", "--type", "image", "--model", models.stdout.split("\n")[0]!, "--prompt", "a barn owl", "--webhook-listen"], {
+      home,
+      timeoutMs: 60_000,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const id = r.stdout.trim();
     expect(id).toMatch(/^[0-9a-f]{24}$/);
@@ -234,7 +265,10 @@ describe("--webhook-listen on start commands", () => {
   it("avatar create --webhook-listen --watch: the look's webhook arrives after the wait", async () => {
     const r = await run(["avatar", "create", "--prompt", "a calm librarian", "--watch", "--webhook-listen", "--json"], { home, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(0);
-    const ev = r.stderr.split("\n").filter((l) => l.startsWith('{"event":"webhook"')).map((l) => JSON.parse(l) as Event);
+    const ev = r.stderr
+      .split("\n")
+      .filter((l) => l.startsWith('{"event":"webhook"'))
+      .map((l) => JSON.parse(l) as Event);
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ signature: "valid", body: { task: "avatar_create", status: "completed" } });
     // stdout is the command's own result, unchanged.
@@ -243,9 +277,15 @@ describe("--webhook-listen on start commands", () => {
 
   it("a failed job's webhook is awaited too (exit 7 kept); --json reports it as an NDJSON event on stderr", async () => {
     const models = await run(["asset", "models", "--type", "image", "-q"], { home });
-    const r = await run(["asset", "start", "--type", "image", "--model", models.stdout.split("\n")[0]!, "--prompt", "x", "--simulate", "fail", "--watch", "--webhook-listen", "--json"], { home, timeoutMs: 60_000 });
+    const r = await run(
+      ["asset", "start", "--type", "image", "--model", models.stdout.split("\n")[0]!, "--prompt", "x", "--simulate", "fail", "--watch", "--webhook-listen", "--json"],
+      { home, timeoutMs: 60_000 },
+    );
     expect(r.exitCode, r.stderr).toBe(7);
-    const ev = r.stderr.split("\n").filter((l) => l.startsWith('{"event":"webhook"')).map((l) => JSON.parse(l) as Event);
+    const ev = r.stderr
+      .split("\n")
+      .filter((l) => l.startsWith('{"event":"webhook"'))
+      .map((l) => JSON.parse(l) as Event);
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ signature: "valid", body: { task: "asset_generation", status: "failed" } });
   }, 60_000);

@@ -24,7 +24,11 @@ interface Entry {
 }
 
 const isMp4 = (file: string) => fs.readFileSync(file).subarray(4, 8).toString("latin1") === "ftyp";
-const isPng = (file: string) => fs.readFileSync(file).subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+const isPng = (file: string) =>
+  fs
+    .readFileSync(file)
+    .subarray(0, 4)
+    .equals(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
 const SHORT = ["--script", "Hi.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast"];
 /** A terminal on stdin, stdout and stderr, prompting allowed (no CI). */
 const terminal = (extra: Partial<RunOptions> = {}): RunOptions => ({ tty: { stdin: true, stdout: true, stderr: true, columns: 100 }, env: { CI: undefined }, ...extra });
@@ -113,7 +117,10 @@ describe("the cost guard on every paid start", () => {
     const g = await run(["generate", "--script", "Hi.", "--voice", "vc_emma", "--avatar", "av_maya", "--dry-run"], { home });
     expect(g.exitCode).toBe(2);
     expect(g.stderr).toMatch(/look not found: av_maya; av_maya is an avatar: give one of its looks \(lk_maya/);
-    const a = await run(["asset", "start", "--type", "video", "--model", "vidD-omni", "--prompt", "@hero waves", "--element", "hero=https://example.com/front.png", "--dry-run"], { home });
+    const a = await run(
+      ["asset", "start", "--type", "video", "--model", "vidD-omni", "--prompt", "@hero waves", "--element", "hero=https://example.com/front.png", "--dry-run"],
+      { home },
+    );
     expect(a.exitCode, a.stderr).toBe(2);
     expect(a.stderr).toMatch(/at least 2 images/);
     expect((await run(["generate", ...SHORT, "--dry-run"], { home })).exitCode).toBe(0);
@@ -146,7 +153,10 @@ describe("duplicate and the Next: line", () => {
 describe("history and download", () => {
   it("history reads running rows again from the target (--no-refresh shows them as recorded)", async () => {
     const h = newHome();
-    const a = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a red fox", "--watch", "-q", "--download", path.join(h, "x")], { home: h, timeoutMs: 60_000 });
+    const a = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a red fox", "--watch", "-q", "--download", path.join(h, "x")], {
+      home: h,
+      timeoutMs: 60_000,
+    });
     expect(a.exitCode, a.stderr).toBe(0);
     const id = path.basename(a.stdout.trim()).replace(/\.png$/, "");
     // A row left running (the CLI that started it ended before it finished).

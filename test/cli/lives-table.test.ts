@@ -71,7 +71,10 @@ for (const targetName of ["local", "hosted"] as const) {
     /** The row is in history, and download saves the right file or names the command to run first. */
     async function landsAndDownloads(kind: string, id: string): Promise<void> {
       const rows = await history();
-      expect(rows.find((r) => r.id === id && r.kind === kind), `${kind} ${id} in history`).toBeDefined();
+      expect(
+        rows.find((r) => r.id === id && r.kind === kind),
+        `${kind} ${id} in history`,
+      ).toBeDefined();
       const want = DOWNLOADS[kind]!;
       const d = await cli(["download", id, "--watch", "--dir", path.join(out(), kind), "--force"]);
       if (want.refuses) {

@@ -47,12 +47,14 @@ describe("local clock under serve", () => {
 
   it("advance 8d expires an export link: 403, the link's own answer", async () => {
     const key = keys[0]!;
-    const gen = (await (await call(key, "POST", "/generation/start", {
-      sequence_plan: [{ sequences: [{ text: null, duration_ms: 1000 }] }],
-      format: "custom",
-      width: 64,
-      height: 64,
-    })).json()) as { job_id: string };
+    const gen = (await (
+      await call(key, "POST", "/generation/start", {
+        sequence_plan: [{ sequences: [{ text: null, duration_ms: 1000 }] }],
+        format: "custom",
+        width: 64,
+        height: 64,
+      })
+    ).json()) as { job_id: string };
     const done = await poll<{ status: string; result: { video_id: string } }>(key, `/generation/status/${gen.job_id}`);
     expect(done.status, JSON.stringify(done)).toBe("completed");
     const exp = (await (await call(key, "POST", "/export/start", { video_id: done.result.video_id })).json()) as { job_id: string };

@@ -42,7 +42,11 @@ describe("fault rules on serve (admin path, CLI, hosted client)", () => {
   const hosted = (args: string[]) => run(["--target", "hosted", "--base-url", serve.baseUrl, "--json", ...args], { home, env: { MEDIAGEN_API_KEY: key } });
   const get = (p: string) => fetch(`${serve.baseUrl}${p}`, { headers: { authorization: `Bearer ${key}` } });
   const admin = (method: string, p: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${origin}/_mediagen/${p}`, { method, headers: { "content-type": "application/json", ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    fetch(`${origin}/_mediagen/${p}`, {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
 
   beforeAll(async () => {
     home = newHome();
@@ -61,7 +65,7 @@ describe("fault rules on serve (admin path, CLI, hosted client)", () => {
     const first = await get("/voice/v_missing_anyway");
     expect(first.status).toBe(404);
     expect(await first.json()).toEqual({ error: "Not found (fault rule)", code: "NOT_FOUND" });
-    const list = await (await admin("GET", "faults")).json() as { rules: { op: string; state: string; hits: number; source: string }[] };
+    const list = (await (await admin("GET", "faults")).json()) as { rules: { op: string; state: string; hits: number; source: string }[] };
     expect(list.rules.find((r) => r.op === "voiceGet")).toMatchObject({ state: "spent", hits: 1, source: "file" });
   });
 
@@ -161,10 +165,12 @@ describe("fault rules on serve (admin path, CLI, hosted client)", () => {
     expect(curlLike.status).toBe(201);
     const rebound = await new Promise<number>((resolve, reject) => {
       const u = new URL(`${origin}/_mediagen/faults`);
-      http.get({ host: u.hostname, port: u.port, path: u.pathname, headers: { host: "evil.example" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on("error", reject);
+      http
+        .get({ host: u.hostname, port: u.port, path: u.pathname, headers: { host: "evil.example" } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on("error", reject);
     });
     expect(rebound).toBe(403);
     const bad = await admin("POST", "faults", { op: "assetStatus", action: "error", code: "VIDEO_NOT_FOUND" });
@@ -267,10 +273,14 @@ describe("fault rules in process", () => {
       const space = t.listSpaces().find((s) => s.is_default)!;
       const before = space.credits;
       const started = (await t.api.generationStart({ prompt: "cats on a boat", duration: 30, webhook_url: url })) as { job_id: string; estimated_credits: number };
-      const status = await waitFor(async () => {
-        const s = (await t.api.generationStatus({ job_id: started.job_id })) as { status: string };
-        return s.status === "failed" ? s : undefined;
-      }, 20_000, 150);
+      const status = await waitFor(
+        async () => {
+          const s = (await t.api.generationStatus({ job_id: started.job_id })) as { status: string };
+          return s.status === "failed" ? s : undefined;
+        },
+        20_000,
+        150,
+      );
       expect(status).toMatchObject({ status: "failed", current_step: "VOICE_GENERATION", error: { code: "VOICE_GENERATION_FAILED" } });
       await waitFor(() => hooks.length >= 1, 20_000, 150);
       expect(hooks[0]).toMatchObject({ task: "video_generate", job_id: started.job_id, status: "failed", error: { code: "VOICE_GENERATION_FAILED" } });
@@ -290,10 +300,14 @@ describe("fault rules in process", () => {
     t.faults.clear();
     t.faults.add({ op: "avatarCreate", action: "job_fail", code: "LOOK_GENERATION_FAILED", times: 2 });
     const created = (await t.api.avatarCreate({ prompt: "a baker in a small shop" })) as { avatar_id: string; look_id: string };
-    const failed = await waitFor(async () => {
-      const s = (await t.api.avatarStatus({ avatar_id: created.avatar_id, look_id: created.look_id })) as { status: string };
-      return s.status === "failed" ? s : undefined;
-    }, 20_000, 150);
+    const failed = await waitFor(
+      async () => {
+        const s = (await t.api.avatarStatus({ avatar_id: created.avatar_id, look_id: created.look_id })) as { status: string };
+        return s.status === "failed" ? s : undefined;
+      },
+      20_000,
+      150,
+    );
     expect(failed).toMatchObject({ status: "failed", error: { code: "LOOK_GENERATION_FAILED" } });
     const png = path.join(t.home, "face.png");
     execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=orange:s=64x64", "-frames:v", "1", "-y", png]);
@@ -345,7 +359,9 @@ describe("webhook faults as `listen` sees them", () => {
   beforeAll(async () => {
     t = openTestInstance();
     listener = spawn(process.execPath, [BIN, "listen", "--json"], { env: runEnv(t.home), stdio: ["ignore", "pipe", "pipe"] });
-    readline.createInterface({ input: listener.stdout! }).on("line", (l) => events.push({ body: (JSON.parse(l) as { body: Record<string, unknown> }).body, at: Date.now() }));
+    readline
+      .createInterface({ input: listener.stdout! })
+      .on("line", (l) => events.push({ body: (JSON.parse(l) as { body: Record<string, unknown> }).body, at: Date.now() }));
     url = await new Promise<string>((resolve) => {
       readline.createInterface({ input: listener.stderr! }).on("line", (l) => {
         if (l.startsWith('{"event":"listening"')) resolve((JSON.parse(l) as { url: string }).url);
@@ -405,22 +421,26 @@ describe("the admin path from another host", () => {
     .flat()
     .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 
-  it.skipIf(!address)("answers a non-loopback client only with --admin-token, never with an API key", async () => {
-    const home = newHome();
-    const serve = await startServe(childEnv(home), ["--host", "0.0.0.0", "--admin-token", "s3cret-token"]);
-    try {
-      const port = new URL(serve.baseUrl).port;
-      const url = `http://${address}:${port}/_mediagen/faults`;
-      const key = (await run(["local", "keys", "create", "--plan", "PRO", "--credits", "1", "--json"], { home })).json<{ api_key: string }>().api_key;
-      const withKey = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
-      expect(withKey.status).toBe(403);
-      expect(JSON.stringify(await withKey.json())).toMatch(/X-Mediagen-Admin-Token/);
-      const wrong = await fetch(url, { headers: { "x-mediagen-admin-token": "guess" } });
-      expect(wrong.status).toBe(403);
-      const right = await fetch(url, { headers: { "x-mediagen-admin-token": "s3cret-token" } });
-      expect(right.status).toBe(200);
-    } finally {
-      await serve.stop();
-    }
-  }, 30_000);
+  it.skipIf(!address)(
+    "answers a non-loopback client only with --admin-token, never with an API key",
+    async () => {
+      const home = newHome();
+      const serve = await startServe(childEnv(home), ["--host", "0.0.0.0", "--admin-token", "s3cret-token"]);
+      try {
+        const port = new URL(serve.baseUrl).port;
+        const url = `http://${address}:${port}/_mediagen/faults`;
+        const key = (await run(["local", "keys", "create", "--plan", "PRO", "--credits", "1", "--json"], { home })).json<{ api_key: string }>().api_key;
+        const withKey = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+        expect(withKey.status).toBe(403);
+        expect(JSON.stringify(await withKey.json())).toMatch(/X-Mediagen-Admin-Token/);
+        const wrong = await fetch(url, { headers: { "x-mediagen-admin-token": "guess" } });
+        expect(wrong.status).toBe(403);
+        const right = await fetch(url, { headers: { "x-mediagen-admin-token": "s3cret-token" } });
+        expect(right.status).toBe(200);
+      } finally {
+        await serve.stop();
+      }
+    },
+    30_000,
+  );
 });

@@ -36,7 +36,14 @@ describe("local keys list / revoke / regenerate without the key on argv", () => 
     const { api_key, space_id } = await created(home);
     const listed = await keys(home, space_id);
     expect(listed).toEqual([
-      { id: expect.stringMatching(/^key_[0-9a-f]{24}$/), space_id, key: `mg_live_…${api_key.slice(-4)}`, created_at: expect.any(String), revoked_at: null, replaced_by: null },
+      {
+        id: expect.stringMatching(/^key_[0-9a-f]{24}$/),
+        space_id,
+        key: `mg_live_…${api_key.slice(-4)}`,
+        created_at: expect.any(String),
+        revoked_at: null,
+        replaced_by: null,
+      },
     ]);
     const human = await run(["local", "keys", "list"], { home });
     expect(human.stdout).toContain(listed[0]!.id);
@@ -56,7 +63,12 @@ describe("local keys list / revoke / regenerate without the key on argv", () => 
     expect(byStdin.exitCode, byStdin.stderr).toBe(0);
     expect(byStdin.json()).toEqual({ revoked: true });
     expect(await works(home, b.api_key)).toBe(false);
-    expect((await keys(home)).filter((k) => k.revoked_at !== null).map((k) => k.space_id).sort()).toEqual([a.space_id, b.space_id].sort());
+    expect(
+      (await keys(home))
+        .filter((k) => k.revoked_at !== null)
+        .map((k) => k.space_id)
+        .sort(),
+    ).toEqual([a.space_id, b.space_id].sort());
   });
 
   it("regenerate by id and by stdin: the old key stops, the new one works", async () => {

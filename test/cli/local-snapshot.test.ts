@@ -93,7 +93,11 @@ describe("snapshots under a running serve", () => {
   });
 
   const post = (p: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${serve.baseUrl}${p}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    fetch(`${serve.baseUrl}${p}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
 
   it("a snapshot taken during a write load restores to a consistent state; the CLI refuses to restore under serve, the admin path does it", async () => {
     let stop = false;
@@ -147,7 +151,11 @@ describe("snapshots under a running serve", () => {
 
   it("serve --from-snapshot with an unknown name exits 4 and leaves no ephemeral home", async () => {
     const { runCli } = await import("../http/serve-child.js");
-    const ephemeral = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith("mediagen-ephemeral-")).sort();
+    const ephemeral = () =>
+      fs
+        .readdirSync(os.tmpdir())
+        .filter((n) => n.startsWith("mediagen-ephemeral-"))
+        .sort();
     const before = ephemeral();
     const r = await runCli(["serve", "--port", "0", "--ephemeral", "--from-snapshot", "nope"], childEnv(home));
     expect(r.code).toBe(4);

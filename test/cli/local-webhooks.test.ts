@@ -55,10 +55,18 @@ describe("local webhooks trigger and resend", () => {
   it("trigger --status failed --code and --data: the failure body, with the given fields", async () => {
     const data = path.join(home, "data.json");
     fs.writeFileSync(data, JSON.stringify({ asset_id: "0123456789abcdef01234567", task: "ignored" }));
-    const r = await run(["local", "webhooks", "trigger", "asset_generation", "--status", "failed", "--code", "render_failed", "--data", data, "--to", url, "--wait", "--json"], { home, timeoutMs: 40_000 });
+    const r = await run(
+      ["local", "webhooks", "trigger", "asset_generation", "--status", "failed", "--code", "render_failed", "--data", data, "--to", url, "--wait", "--json"],
+      { home, timeoutMs: 40_000 },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const e = events.find((x) => x.webhook_id === r.json<{ id: string }>().id)!;
-    expect(e.body).toEqual({ task: "asset_generation", asset_id: "0123456789abcdef01234567", status: "failed", error: { code: "render_failed", message: "Sample failure (render_failed)" } });
+    expect(e.body).toEqual({
+      task: "asset_generation",
+      asset_id: "0123456789abcdef01234567",
+      status: "failed",
+      error: { code: "render_failed", message: "Sample failure (render_failed)" },
+    });
   }, 60_000);
 
   it("resend delivers the same body again with the same webhook-id", async () => {

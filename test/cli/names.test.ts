@@ -109,14 +109,23 @@ describe("other names and words", () => {
     const r = await mg(["asset", "start", "--type", "video", "--model", "imgA-4-fast", "--prompt", "x"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("imgA-4-fast is an image model");
-    expect([withArticle("image"), withArticle("video"), withArticle("export"), withArticle("user"), withArticle("ads")]).toEqual(["an image", "a video", "an export", "a user", "an ads"]);
+    expect([withArticle("image"), withArticle("video"), withArticle("export"), withArticle("user"), withArticle("ads")]).toEqual([
+      "an image",
+      "a video",
+      "an export",
+      "a user",
+      "an ads",
+    ]);
     expect([counted(1, "request"), counted(2, "request"), counted(0, "request")]).toEqual(["1 request", "2 requests", "0 requests"]);
   });
 
   it("the README tour says each command once", () => {
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
     const tour = /## A tour\s+```sh\n([\s\S]*?)```/.exec(readme)![1]!;
-    const commands = tour.split("\n").filter((l) => l.trim()).map((l) => l.replace(/\s+#.*$/, "").trim());
+    const commands = tour
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => l.replace(/\s+#.*$/, "").trim());
     expect(commands.filter((c, i) => commands.indexOf(c) !== i)).toEqual([]);
     expect(commands.filter((c) => /^npx mediagen (history|export)\b/.test(c))).toHaveLength(2);
   });

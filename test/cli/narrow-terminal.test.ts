@@ -19,7 +19,10 @@ let deep: string;
 beforeAll(async () => {
   home = newHome();
   deep = path.join(home, "projects", "spring-campaign-2026", "product-shots", "first-round");
-  const a = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a red fox", "--watch", "--download", deep], { home, timeoutMs: 60_000 });
+  const a = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a red fox", "--watch", "--download", deep], {
+    home,
+    timeoutMs: 60_000,
+  });
   expect(a.exitCode, a.stderr).toBe(0);
   const g = await run(["generate", "--prompt", "why cats purr", "--duration", "10", "--json"], { home });
   expect(g.exitCode, g.stderr).toBe(0);
@@ -69,12 +72,19 @@ describe("text and live lines fit the terminal", () => {
   });
 
   it("the wait spinner of several jobs is cut to the width with … instead of wrapping", async () => {
-    const r = await onTerminal(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "three foxes", "--count", "3", "--watch"], [], { home, cols: 40, maxSeconds: 60 });
+    const r = await onTerminal(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "three foxes", "--count", "3", "--watch"], [], {
+      home,
+      cols: 40,
+      maxSeconds: 60,
+    });
     expect(r.exit, r.screen).toBe(0);
     const raw = r.raw;
     // Every frame the spinner drew (the text between an erase of the line and the next one) fits.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the spinner's escape sequences are what is split on
-    const frames = raw.split(/\u001b\[2K|\u001b\[\d*G|\r/).map((f) => f.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")).filter((f) => f.includes("asset "));
+    const frames = raw
+      .split(/\u001b\[2K|\u001b\[\d*G|\r/)
+      .map((f) => f.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""))
+      .filter((f) => f.includes("asset "));
     expect(frames.length).toBeGreaterThan(0);
     for (const f of frames) for (const l of f.split("\n")) expect(l.length, JSON.stringify(l)).toBeLessThanOrEqual(40);
     expect(frames.some((f) => f.includes("…"))).toBe(true);

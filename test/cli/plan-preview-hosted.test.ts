@@ -39,25 +39,65 @@ function hex(c: number[]): string {
 
 /** A 540x960 PNG of one colour with a lighter band: a real picture, not a stub. */
 function thumbnail(file: string, color: number[]): void {
-  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", `color=c=${hex(color)}:s=540x960:d=1`, "-vf", "drawbox=x=0:y=860:w=540:h=100:color=white@0.5:t=fill", "-frames:v", "1", file]);
+  execFileSync("ffmpeg", [
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    `color=c=${hex(color)}:s=540x960:d=1`,
+    "-vf",
+    "drawbox=x=0:y=860:w=540:h=100:color=white@0.5:t=fill",
+    "-frames:v",
+    "1",
+    file,
+  ]);
 }
 
 function lookRecord(l: (typeof LOOKS)[number]): Json {
   return {
-    id: l.look, name: `${l.name} look`, place: "studio", accessories: [], action: "talking", emotion: "calm", selfie: false,
-    format: "vertical", thumbnail: `${baseUrl}/media/${l.look}.png`, preview: null, status: "ready", model_available: ["standard"],
+    id: l.look,
+    name: `${l.name} look`,
+    place: "studio",
+    accessories: [],
+    action: "talking",
+    emotion: "calm",
+    selfie: false,
+    format: "vertical",
+    thumbnail: `${baseUrl}/media/${l.look}.png`,
+    preview: null,
+    status: "ready",
+    model_available: ["standard"],
   };
 }
 
 function avatarRecord(l: (typeof LOOKS)[number]): Json {
-  return { id: l.avatar, name: l.name, gender: l.gender, age: "30", age_range: "adult", ethnicity: "mixed", hair_color: "brown", thumbnail: `${baseUrl}/media/${l.look}.png`, looks: [lookRecord(l)], created_at: null };
+  return {
+    id: l.avatar,
+    name: l.name,
+    gender: l.gender,
+    age: "30",
+    age_range: "adult",
+    ethnicity: "mixed",
+    hair_color: "brown",
+    thumbnail: `${baseUrl}/media/${l.look}.png`,
+    looks: [lookRecord(l)],
+    created_at: null,
+  };
 }
 
 function handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
   const url = new URL(req.url ?? "/", "http://x");
   seen.push(`${req.method} ${url.pathname}`);
   const send = (status: number, data: unknown) => {
-    res.writeHead(status, { "content-type": "application/json", "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000) + 60) });
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "x-ratelimit-limit": "100",
+      "x-ratelimit-remaining": "99",
+      "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000) + 60),
+    });
     res.end(JSON.stringify(data));
   };
   const pic = /^\/media\/([\w-]+)\.png$/.exec(url.pathname);
@@ -84,7 +124,20 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
     ]);
   }
   if (p === "/resources/voices") return send(200, []);
-  if (p === "/avatar/list") return send(200, LOOKS.map((l) => ({ ...lookRecord(l), avatar_id: l.avatar, avatar_name: l.name, look_name: `${l.name} look`, gender: l.gender, age_range: "adult", ethnicity: "mixed", hair_color: "brown" })));
+  if (p === "/avatar/list")
+    return send(
+      200,
+      LOOKS.map((l) => ({
+        ...lookRecord(l),
+        avatar_id: l.avatar,
+        avatar_name: l.name,
+        look_name: `${l.name} look`,
+        gender: l.gender,
+        age_range: "adult",
+        ethnicity: "mixed",
+        hair_color: "brown",
+      })),
+    );
   const av = /^\/avatar\/([\w-]+)$/.exec(p);
   const found = av && LOOKS.find((l) => l.avatar === av[1]);
   if (found) return send(200, avatarRecord(found));
@@ -113,7 +166,9 @@ const hosted = () => ({ MEDIAGEN_TARGET: "hosted", MEDIAGEN_BASE_URL: baseUrl, M
 
 /** The RGB of one pixel of the frame at `t` seconds. */
 function pixel(file: string, t: number, x: number, y: number, w: number): number[] {
-  const raw = execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-ss", String(t), "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], { maxBuffer: 64 << 20 });
+  const raw = execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-ss", String(t), "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], {
+    maxBuffer: 64 << 20,
+  });
   const i = (y * w + x) * 3;
   return [raw[i]!, raw[i + 1]!, raw[i + 2]!];
 }
@@ -129,7 +184,11 @@ describe("a hosted plan previewed offline", () => {
     expect(r.looks).toEqual(LOOKS.map((l) => l.look));
     expect(r.voices).toEqual(["vc_hosted_ava", "vc_hosted_ben"]);
 
-    const status = (await run(["local", "catalog", "status", "--json"], { home })).json<{ avatars: { avatars: number; looks: number }; voices: number; synced_at: string }>();
+    const status = (await run(["local", "catalog", "status", "--json"], { home })).json<{
+      avatars: { avatars: number; looks: number };
+      voices: number;
+      synced_at: string;
+    }>();
     expect(status.avatars).toEqual({ avatars: 2, looks: 2 });
     expect(status.voices).toBe(2);
     expect(Date.parse(status.synced_at)).toBeGreaterThan(0);
@@ -159,7 +218,15 @@ describe("a hosted plan previewed offline", () => {
     const out = path.join(dir, "preview.mp4");
     const r = await run(["plan", "preview", file, "-o", out, "--json"], { home, env: hosted() });
     expect(r.exitCode, r.stderr).toBe(0);
-    const res = r.json<{ file: string; width: number; height: number; full_width: number; duration_ms: number; substitutions: unknown[]; sequences: { start_ms: number; end_ms: number; text: string | null }[] }>();
+    const res = r.json<{
+      file: string;
+      width: number;
+      height: number;
+      full_width: number;
+      duration_ms: number;
+      substitutions: unknown[];
+      sequences: { start_ms: number; end_ms: number; text: string | null }[];
+    }>();
     expect(res.file).toBe(out);
     expect(res.substitutions).toEqual([]);
     expect([res.width, res.height, res.full_width]).toEqual([540, 960, 1080]);
@@ -170,7 +237,9 @@ describe("a hosted plan previewed offline", () => {
     expect(await spaces()).toEqual(before);
 
     // Timing: plan show's silences exactly, its speech as estimated, the file as long as the timeline.
-    const show = (await run(["plan", "show", file, "--offline", "--json"], { home, env: hosted() })).json<{ blocks: { sequences: { duration_ms: number; silent: boolean }[] }[] }>();
+    const show = (await run(["plan", "show", file, "--offline", "--json"], { home, env: hosted() })).json<{
+      blocks: { sequences: { duration_ms: number; silent: boolean }[] }[];
+    }>();
     const shown = show.blocks.flatMap((b) => b.sequences);
     expect(res.sequences.length).toBe(shown.length);
     res.sequences.forEach((s, i) => {

@@ -112,7 +112,14 @@ describe("plan new keeps a draft", () => {
     expect(r.screen).toContain("mediagen plan edit edited.json` offers to resume it");
     expect(JSON.parse(fs.readFileSync(`${file}.draft`, "utf8")).state.blocks).toEqual([]);
 
-    const r2 = await onTerminal(["plan", "edit", "edited.json"], [{ expect: "Resume the draft?", send: DOWN + ENTER }, { expect: "What next?", send: CTRL_C }], { home, cwd: dir });
+    const r2 = await onTerminal(
+      ["plan", "edit", "edited.json"],
+      [
+        { expect: "Resume the draft?", send: DOWN + ENTER },
+        { expect: "What next?", send: CTRL_C },
+      ],
+      { home, cwd: dir },
+    );
     expect(r2.failed_step, r2.screen).toBeNull();
     expect(r2.screen).toContain("Open edited.json as saved (discard the draft)");
     expect(r2.screen).toContain("Block 1 · voice Emma (vc_emma)");
@@ -124,12 +131,17 @@ describe("plan new keeps a draft", () => {
 describe("plan validate and the look's shape", () => {
   it("warns (exit 0) when a look's format differs from the video's; --format horizontal fits it; a bad --format is exit 2", async () => {
     const file = path.join(dir, "shapes.json");
-    fs.writeFileSync(file, JSON.stringify([{ voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hi." }, { text: "There.", look_id: "lk_maya_office" }] }]));
+    fs.writeFileSync(
+      file,
+      JSON.stringify([{ voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hi." }, { text: "There.", look_id: "lk_maya_office" }] }]),
+    );
     const r = await run(["plan", "validate", file, "--json"], { home });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({
       valid: true,
-      warnings: [{ code: "LOOK_FORMAT_MISMATCH", field: "sequence_plan[0].sequences[1].look_id", message: expect.stringContaining("horizontal look in a vertical video") }],
+      warnings: [
+        { code: "LOOK_FORMAT_MISMATCH", field: "sequence_plan[0].sequences[1].look_id", message: expect.stringContaining("horizontal look in a vertical video") },
+      ],
     });
     const human = await run(["plan", "validate", file], { home });
     expect(human.stdout).toContain("warning: LOOK_FORMAT_MISMATCH: sequence_plan[0].sequences[1].look_id: look lk_maya_office is a horizontal look in a vertical video");

@@ -26,7 +26,7 @@ let home: string;
 let dir: string;
 let assetId: string;
 
-const spoken = (extra: Record<string, unknown> = {}) => ({ voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hello there.", ...extra }], });
+const spoken = (extra: Record<string, unknown> = {}) => ({ voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hello there.", ...extra }] });
 const png = "https://cdn.example.com/pic.png";
 
 interface Row {
@@ -46,21 +46,43 @@ interface Row {
 const ID_REASON = "whether an id exists in the space is known only to the target";
 const ROWS = (): Row[] => [
   // valid plans
-  { name: "two spoken blocks, a silence, media in the four show modes", schema: true, plan: [
-    { voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [
-      { text: "Welcome to the kitchen.", look_id: "lk_maya_office", media: { url: png, show: "full" } },
-      { text: "Here is how we cook.", action: "smiles", media: { url: "https://cdn.example.com/clip.MP4?sig=1", show: "half", trim_start: 1 } },
-    ] },
-    { sequences: [{ text: null, duration_ms: 1500, media: { url: "https://cdn.example.com/c.jpg", show: "background" } }] },
-    { voice_id: "vc_noah", sequences: [{ text: "And that is all.", media: { url: "https://cdn.example.com/d.webm", show: "hide" } }] },
-  ] },
-  { name: "nulls stand for absent fields", schema: true, plan: [{ voice_id: null, audio_url: null, sequences: [{ text: null, duration_ms: 60_000, look_id: null, action: null }] }, spoken({ duration_ms: null })] },
+  {
+    name: "two spoken blocks, a silence, media in the four show modes",
+    schema: true,
+    plan: [
+      {
+        voice_id: "vc_emma",
+        look_id: "lk_maya_kitchen",
+        sequences: [
+          { text: "Welcome to the kitchen.", look_id: "lk_maya_office", media: { url: png, show: "full" } },
+          { text: "Here is how we cook.", action: "smiles", media: { url: "https://cdn.example.com/clip.MP4?sig=1", show: "half", trim_start: 1 } },
+        ],
+      },
+      { sequences: [{ text: null, duration_ms: 1500, media: { url: "https://cdn.example.com/c.jpg", show: "background" } }] },
+      { voice_id: "vc_noah", sequences: [{ text: "And that is all.", media: { url: "https://cdn.example.com/d.webm", show: "hide" } }] },
+    ],
+  },
+  {
+    name: "nulls stand for absent fields",
+    schema: true,
+    plan: [{ voice_id: null, audio_url: null, sequences: [{ text: null, duration_ms: 60_000, look_id: null, action: null }] }, spoken({ duration_ms: null })],
+  },
   { name: "asset_id wins over url: a url beside it is not judged", schema: true, plan: [spoken({ media: { asset_id: "a1", url: "not a url" } })] },
   { name: "block audio in any case, with a query", schema: true, plan: [{ audio_url: "https://x.test/a.M4A?sig=1", sequences: [{ text: "a" }] }] },
   { name: "a local file on the local target", schema: true, plan: [spoken({ media: { url: "/tmp/pic.webp" } })] },
-  { name: "ids of the space resolve (voice, looks, avatar, asset)", schema: true, ids: true, plan: [
-    { voice_id: "vc_emma", look_id: "lk_maya_kitchen", parent_avatar_id: "av_maya", sequences: [{ text: "Hi.", look_id: "lk_maya_office", media: { asset_id: "@asset", show: "full" } }] },
-  ] },
+  {
+    name: "ids of the space resolve (voice, looks, avatar, asset)",
+    schema: true,
+    ids: true,
+    plan: [
+      {
+        voice_id: "vc_emma",
+        look_id: "lk_maya_kitchen",
+        parent_avatar_id: "av_maya",
+        sequences: [{ text: "Hi.", look_id: "lk_maya_office", media: { asset_id: "@asset", show: "full" } }],
+      },
+    ],
+  },
   // the plan
   { name: "not an array", plan: { sequences: [] }, field: "sequence_plan", schema: true },
   { name: "no block", plan: [], field: "sequence_plan", schema: true },
@@ -79,9 +101,24 @@ const ROWS = (): Row[] => [
   { name: "silent of a string", plan: [{ sequences: [{ text: null, duration_ms: "1500" }] }], field: "sequence_plan[0].sequences[0].duration_ms", schema: true },
   { name: "silent over 600 s", plan: [{ sequences: [{ text: null, duration_ms: 600_001 }] }], field: "sequence_plan[0].sequences[0].duration_ms", schema: true },
   { name: "spoken with duration_ms", plan: [spoken({ duration_ms: 2000 })], field: "sequence_plan[0].sequences[0].duration_ms", schema: true },
-  { name: "silent not alone in its block", plan: [{ sequences: [{ text: "Hi." }, { text: null, duration_ms: 500 }] }], field: "sequence_plan[0].sequences[1]", schema: true },
-  { name: "silent block with a voice_id", plan: [spoken(), { voice_id: "vc_emma", sequences: [{ text: null, duration_ms: 1500 }] }], field: "sequence_plan[1].voice_id", schema: true },
-  { name: "silent block with audio", plan: [{ audio_url: "https://x.test/a.mp3", sequences: [{ text: null, duration_ms: 1500 }] }], field: "sequence_plan[0].audio_url", schema: true },
+  {
+    name: "silent not alone in its block",
+    plan: [{ sequences: [{ text: "Hi." }, { text: null, duration_ms: 500 }] }],
+    field: "sequence_plan[0].sequences[1]",
+    schema: true,
+  },
+  {
+    name: "silent block with a voice_id",
+    plan: [spoken(), { voice_id: "vc_emma", sequences: [{ text: null, duration_ms: 1500 }] }],
+    field: "sequence_plan[1].voice_id",
+    schema: true,
+  },
+  {
+    name: "silent block with audio",
+    plan: [{ audio_url: "https://x.test/a.mp3", sequences: [{ text: null, duration_ms: 1500 }] }],
+    field: "sequence_plan[0].audio_url",
+    schema: true,
+  },
   // ids and action: types
   { name: "voice_id not a string", plan: [{ voice_id: 5, sequences: [{ text: "a" }] }], field: "sequence_plan[0].voice_id", schema: true },
   { name: "block look_id blank", plan: [{ look_id: "", sequences: [{ text: "a" }] }], field: "sequence_plan[0].look_id", schema: true },
@@ -99,16 +136,60 @@ const ROWS = (): Row[] => [
   { name: "media url of audio", plan: [spoken({ media: { url: "https://x.test/a.mp3" } })], field: "sequence_plan[0].sequences[0].media.url", schema: true },
   { name: "show not one of the four", plan: [spoken({ media: { url: png, show: "side" } })], field: "sequence_plan[0].sequences[0].media.show", schema: true },
   { name: "trim_start negative", plan: [spoken({ media: { url: png, trim_start: -1 } })], field: "sequence_plan[0].sequences[0].media.trim_start", schema: true },
-  { name: "block audio not mp3, wav or m4a", plan: [{ audio_url: "https://x.test/a.ogg", sequences: [{ text: "a" }] }], field: "sequence_plan[0].audio_url", schema: true },
+  {
+    name: "block audio not mp3, wav or m4a",
+    plan: [{ audio_url: "https://x.test/a.ogg", sequences: [{ text: "a" }] }],
+    field: "sequence_plan[0].audio_url",
+    schema: true,
+  },
   // what a schema cannot say
-  { name: "over 600 s of video in all", plan: Array.from({ length: 3 }, () => ({ sequences: [{ text: null, duration_ms: 250_000 }] })), field: "sequence_plan",
-    schema: "the length sums speech estimated from the text and the silences of every block" },
+  {
+    name: "over 600 s of video in all",
+    plan: Array.from({ length: 3 }, () => ({ sequences: [{ text: null, duration_ms: 250_000 }] })),
+    field: "sequence_plan",
+    schema: "the length sums speech estimated from the text and the silences of every block",
+  },
   { name: "not JSON", plan: null, raw: "[{", field: "sequence_plan", code: "invalid_json", schema: "not JSON: there is nothing to judge" },
-  { name: "unknown voice", ids: true, plan: [{ voice_id: "vc_nobody", sequences: [{ text: "a" }] }], field: "sequence_plan[0].voice_id", code: "PLAN_RESOLUTION_FAILED", schema: ID_REASON },
-  { name: "unknown block look", ids: true, plan: [{ voice_id: "vc_emma", look_id: "lk_nobody", sequences: [{ text: "a" }] }], field: "sequence_plan[0].look_id", code: "PLAN_RESOLUTION_FAILED", schema: ID_REASON },
-  { name: "unknown sequence look", ids: true, plan: [spoken({ look_id: "lk_nobody" })], field: "sequence_plan[0].sequences[0].look_id", code: "PLAN_RESOLUTION_FAILED", schema: ID_REASON },
-  { name: "unknown avatar", ids: true, plan: [{ ...spoken(), parent_avatar_id: "av_nobody" }], field: "sequence_plan[0].parent_avatar_id", code: "PLAN_RESOLUTION_FAILED", schema: ID_REASON },
-  { name: "unknown asset", ids: true, plan: [spoken({ media: { asset_id: "0123456789abcdef01234567" } })], field: "sequence_plan[0].sequences[0].media.asset_id", code: "PLAN_RESOLUTION_FAILED", schema: ID_REASON },
+  {
+    name: "unknown voice",
+    ids: true,
+    plan: [{ voice_id: "vc_nobody", sequences: [{ text: "a" }] }],
+    field: "sequence_plan[0].voice_id",
+    code: "PLAN_RESOLUTION_FAILED",
+    schema: ID_REASON,
+  },
+  {
+    name: "unknown block look",
+    ids: true,
+    plan: [{ voice_id: "vc_emma", look_id: "lk_nobody", sequences: [{ text: "a" }] }],
+    field: "sequence_plan[0].look_id",
+    code: "PLAN_RESOLUTION_FAILED",
+    schema: ID_REASON,
+  },
+  {
+    name: "unknown sequence look",
+    ids: true,
+    plan: [spoken({ look_id: "lk_nobody" })],
+    field: "sequence_plan[0].sequences[0].look_id",
+    code: "PLAN_RESOLUTION_FAILED",
+    schema: ID_REASON,
+  },
+  {
+    name: "unknown avatar",
+    ids: true,
+    plan: [{ ...spoken(), parent_avatar_id: "av_nobody" }],
+    field: "sequence_plan[0].parent_avatar_id",
+    code: "PLAN_RESOLUTION_FAILED",
+    schema: ID_REASON,
+  },
+  {
+    name: "unknown asset",
+    ids: true,
+    plan: [spoken({ media: { asset_id: "0123456789abcdef01234567" } })],
+    field: "sequence_plan[0].sequences[0].media.asset_id",
+    code: "PLAN_RESOLUTION_FAILED",
+    schema: ID_REASON,
+  },
 ];
 
 /** The row's plan with `@asset` replaced by a completed image asset of the space. */
@@ -206,7 +287,11 @@ describe("plan schema", () => {
 
 describe("plan price and plan show", () => {
   const plan = [
-    { voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Welcome to the kitchen." }, { text: "Here is how we cook.", look_id: "lk_maya_office", action: "smiles" }] },
+    {
+      voice_id: "vc_emma",
+      look_id: "lk_maya_kitchen",
+      sequences: [{ text: "Welcome to the kitchen." }, { text: "Here is how we cook.", look_id: "lk_maya_office", action: "smiles" }],
+    },
     { sequences: [{ text: null, duration_ms: 1500, media: { url: png, show: "full" } }] },
   ];
   const ms = estimateSpeechMs("Welcome to the kitchen.") + estimateSpeechMs("Here is how we cook.") + 1500;
@@ -237,7 +322,10 @@ describe("plan price and plan show", () => {
     expect(r.stdout).toMatch(/Block 2 · silent/);
     expect(r.stdout).toMatch(/\(silence, 1\.5 s\)\n\s+media: full https:\/\/cdn\.example\.com\/pic\.png/);
     expect(lines.at(-1)).toContain(`${generationCredits(ms / 1000)} credits`);
-    const j = (await run(["plan", "show", f, "--json"], { home })).json<{ total_ms: number; blocks: { sequences: { start_ms: number; end_ms: number; look_id: string; look_from: string }[] }[] }>();
+    const j = (await run(["plan", "show", f, "--json"], { home })).json<{
+      total_ms: number;
+      blocks: { sequences: { start_ms: number; end_ms: number; look_id: string; look_from: string }[] }[];
+    }>();
     expect(j.total_ms).toBe(ms);
     expect(j.blocks[0]!.sequences[1]).toMatchObject({ look_id: "lk_maya_office", look_from: "sequence", start_ms: estimateSpeechMs("Welcome to the kitchen.") });
     expect(j.blocks[1]!.sequences[0]).toMatchObject({ look_from: "request", end_ms: ms });

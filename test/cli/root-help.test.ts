@@ -63,10 +63,7 @@ describe("the fast root help and version print what the CLI prints", () => {
       // A terminal that reports no width: COLUMNS decides.
       [0, { COLUMNS: "50" }],
     ])("on a %i-column terminal (%j): same text and exit code", async (columns, env) => {
-      const [bin, inProcess] = await Promise.all([
-        onTerminal(args, columns, env),
-        run(args, { home, env, tty: { stdout: true, stderr: true, columns } }),
-      ]);
+      const [bin, inProcess] = await Promise.all([onTerminal(args, columns, env), run(args, { home, env, tty: { stdout: true, stderr: true, columns } })]);
       expect(inProcess.exitCode).toBe(expected.exitCode);
       expect(bin).toEqual({ exitCode: inProcess.exitCode, output: inProcess.stdout + inProcess.stderr });
     });

@@ -43,7 +43,10 @@ describe("--show: pictures in the terminal", () => {
     const a = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a red fox", "--watch", "-q"], { home, timeoutMs: 60_000 });
     expect(a.exitCode, a.stderr).toBe(0);
     image = a.stdout.trim();
-    const v = await run(["asset", "start", "--type", "video", "--model", "vidA-3-fast", "--duration", "4", "--prompt", "a blue wave", "--watch", "-q"], { home, timeoutMs: 90_000 });
+    const v = await run(["asset", "start", "--type", "video", "--model", "vidA-3-fast", "--duration", "4", "--prompt", "a blue wave", "--watch", "-q"], {
+      home,
+      timeoutMs: 90_000,
+    });
     expect(v.exitCode, v.stderr).toBe(0);
     video = v.stdout.trim();
   }, 150_000);
@@ -68,7 +71,9 @@ describe("--show: pictures in the terminal", () => {
   }, 60_000);
 
   it("a start with --download --show draws what it saved; history --show draws the saved files it lists", async () => {
-    const s = await onTerminal(home, ["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a green owl", "--download", out, "--show"], { LC_TERMINAL: "iTerm2" });
+    const s = await onTerminal(home, ["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a green owl", "--download", out, "--show"], {
+      LC_TERMINAL: "iTerm2",
+    });
     expect(s.exit).toBe(0);
     expect(s.output).toContain(ITERM);
     const h = await onTerminal(home, ["history", "--show"], { TERM_PROGRAM: "WezTerm" });

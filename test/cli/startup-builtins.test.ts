@@ -45,7 +45,10 @@ describe("built-in modules loaded by a local read", () => {
       expect(exitCode).toBe(0);
       // The trace works: SQLite's loader and the key hash are seen.
       expect(modules).toContain("crypto");
-      expect(modules.filter((m) => SPAWN_OR_TIMING.test(m)), `run ${i}: ${modules.join(" ")}`).toEqual([]);
+      expect(
+        modules.filter((m) => SPAWN_OR_TIMING.test(m)),
+        `run ${i}: ${modules.join(" ")}`,
+      ).toEqual([]);
     }
   });
 });

@@ -34,7 +34,15 @@ async function loaded(args: string[], home: string): Promise<{ exitCode: number;
     timeout: 20_000,
     stdin: "ignore",
   });
-  const files = [...new Set(fs.readFileSync(trace, "utf8").split("\n").filter(Boolean).map((u) => fileURLToPath(u)))];
+  const files = [
+    ...new Set(
+      fs
+        .readFileSync(trace, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((u) => fileURLToPath(u)),
+    ),
+  ];
   const sources = new Set<string>();
   for (const file of files) {
     const rel = path.relative(ROOT, file).split(path.sep).join("/");
@@ -64,8 +72,7 @@ const localTarget = (s: string) => s.startsWith("node_modules/better-sqlite3/") 
 const heavyIn = (sources: string[]) => HEAVY.flatMap(([what, re]) => sources.filter((s) => re.test(s)).map((s) => `${what}: ${s}`));
 
 describe("modules loaded at start-up", () => {
-  const bundleFiles = (files: string[]) =>
-    files.filter((f) => f.startsWith(path.join(ROOT, "dist", "bundle") + path.sep)).map((f) => path.basename(f));
+  const bundleFiles = (files: string[]) => files.filter((f) => f.startsWith(path.join(ROOT, "dist", "bundle") + path.sep)).map((f) => path.basename(f));
 
   it.each([[["--help"]], [["-h"]], [[]], [["--version"]], [["-V"]]])(
     "mediagen %j loads the fast entry alone: no common chunk, no zod, no media layer, no SQLite",

@@ -60,11 +60,15 @@ export async function startStub(): Promise<Stub> {
       const kind = id.split("-")[0];
       if (kind === "hang") return; // never answers
       if (kind === "rate") {
-        json(429, { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "slow down" }] }, {
-          "X-RateLimit-Limit": "100",
-          "X-RateLimit-Remaining": "0",
-          "X-RateLimit-Reset": String(Math.floor(Date.now() / 1000) + 30),
-        });
+        json(
+          429,
+          { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "slow down" }] },
+          {
+            "X-RateLimit-Limit": "100",
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": String(Math.floor(Date.now() / 1000) + 30),
+          },
+        );
         return;
       }
       if (kind === "gone") return json(404, { error: "Asset not found", details: [{ code: "asset_not_found", message: "Asset not found" }] });
@@ -86,8 +90,28 @@ export async function startStub(): Promise<Stub> {
         count: 2,
         // Summary items as the hosted service sends them (the hosted client checks their shape).
         models: [
-          { name: "stubModelA", label: "Stub A", type: "image", provider: "stub", tags: [], base_cost: 1, has_audio: false, required_plans: [], capabilities: { min_images: 0, max_images: 1 } },
-          { name: "stubModelB", label: "Stub B", type: "image", provider: "stub", tags: [], base_cost: 1, has_audio: false, required_plans: [], capabilities: { min_images: 0, max_images: 1 } },
+          {
+            name: "stubModelA",
+            label: "Stub A",
+            type: "image",
+            provider: "stub",
+            tags: [],
+            base_cost: 1,
+            has_audio: false,
+            required_plans: [],
+            capabilities: { min_images: 0, max_images: 1 },
+          },
+          {
+            name: "stubModelB",
+            label: "Stub B",
+            type: "image",
+            provider: "stub",
+            tags: [],
+            base_cost: 1,
+            has_audio: false,
+            required_plans: [],
+            capabilities: { min_images: 0, max_images: 1 },
+          },
         ],
       });
     }

@@ -19,7 +19,10 @@ describe("tables on a narrow terminal", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     fits(r.stdout, 80);
     expect(r.stdout).not.toContain("…");
-    const firstWords = r.stdout.split("\n").slice(1).map((l) => l.split(/\s+/)[0]);
+    const firstWords = r.stdout
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split(/\s+/)[0]);
     for (const m of all.models) expect(firstWords).toContain(m.name);
     expect(r.stdout).toContain("vidA-3-frames");
     expect(r.stdout.split("\n")[0]).toMatch(/CREDITS/);

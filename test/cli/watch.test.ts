@@ -115,10 +115,7 @@ describe("several generations: one deadline, every id reported", () => {
   it("an id whose status never answered still appears, as status unknown", async () => {
     const r = await run([...hosted(), "asset", "status", "done-4", "hang-4", "--watch", "--timeout", "1s", "--json"], opts());
     expect(r.exitCode, r.stderr).toBe(8);
-    expect(r.json()).toEqual([
-      expect.objectContaining({ asset_id: "done-4", status: "completed" }),
-      { asset_id: "hang-4", status: "unknown" },
-    ]);
+    expect(r.json()).toEqual([expect.objectContaining({ asset_id: "done-4", status: "completed" }), { asset_id: "hang-4", status: "unknown" }]);
   });
 
   it("human output off a TTY: the ids on stderr at start, a line per id on stdout", async () => {

@@ -95,7 +95,10 @@ describe("a full disk (SQLITE_FULL injected into the database layer)", () => {
     const post = await http(server.baseUrl, key, "POST", "/folder/create", { name: "x", type: "assets" });
     expect(post.status).toBe(503);
     expect(post.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(post.json).toMatchObject({ error: "Service unavailable", details: [{ code: "service_unavailable", message: expect.stringContaining("no space left on device") }] });
+    expect(post.json).toMatchObject({
+      error: "Service unavailable",
+      details: [{ code: "service_unavailable", message: expect.stringContaining("no space left on device") }],
+    });
     expect(lines.join("\n")).toMatch(/no space left on device/);
   });
 });
@@ -112,8 +115,7 @@ describe("the database deleted under a running instance", () => {
     const api = inst.engine(inst.defaultKey());
     await api.call("folderCreate", { name: "kept", type: "assets" });
     const changes = () =>
-      (inst.db.prepare("SELECT total_changes() AS n").get() as { n: number }).n +
-      (inst.ratesDb.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
+      (inst.db.prepare("SELECT total_changes() AS n").get() as { n: number }).n + (inst.ratesDb.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
     for (const f of ["", "-wal", "-shm"]) fs.rmSync(inst.dbPath + f, { force: true });
     const before = changes();
 
@@ -232,7 +234,23 @@ describe.skipIf(!tmpfs)("a real full disk (an 8 MiB tmpfs, filled)", () => {
     try {
       // An MP4 (not a PNG): ffmpeg 4.1's image2 muxer, the npm copy a fresh machine has, exits 0
       // after a failed write; every ffmpeg reports a header it cannot write.
-      const args = ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=red:s=256x256", "-frames:v", "1", "-c:v", "mpeg4", "-f", "mp4", "-y", path.join(dir, "out.mp4")];
+      const args = [
+        "-hide_banner",
+        "-loglevel",
+        "error",
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=red:s=256x256",
+        "-frames:v",
+        "1",
+        "-c:v",
+        "mpeg4",
+        "-f",
+        "mp4",
+        "-y",
+        path.join(dir, "out.mp4"),
+      ];
       const e = await runTool(ffmpeg, args).catch((err: Error) => err);
       expect((e as Error).message.split("\n")[0]).toBe("ffmpeg failed: no space left on device (exited with code 1)");
     } finally {

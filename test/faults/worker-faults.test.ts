@@ -62,7 +62,7 @@ async function watch(home: string, id: string): Promise<{ ms: number; status: st
   const t0 = Date.now();
   const r = await run(["asset", "status", id, "--watch", "--timeout", "25s", "--json"], { home, timeoutMs: 40_000 });
   const ms = Date.now() - t0;
-  const status = r.exitCode === 0 ? (r.json<{ status: string } | { status: string }[]>() as { status: string }).status ?? "?" : `exit ${r.exitCode}`;
+  const status = r.exitCode === 0 ? ((r.json<{ status: string } | { status: string }[]>() as { status: string }).status ?? "?") : `exit ${r.exitCode}`;
   return { ms, status, stderr: r.stderr };
 }
 

@@ -82,10 +82,14 @@ describe("media URLs fetched by serve", () => {
     const started = await call(strict, key, "POST", "/asset/start", { type: "image", model: "imgA-4", prompt: "a fox", references: [{ url: `${mediaBase}/ref.png` }] });
     expect(started.status).toBe(201);
     const id = started.json.asset_ids![0]!;
-    const done = await waitFor(async () => {
-      const s = await call(strict, key, "GET", `/asset/status/${id}`);
-      return s.json.status === "failed" ? s.json : undefined;
-    }, 20_000, 50);
+    const done = await waitFor(
+      async () => {
+        const s = await call(strict, key, "GET", `/asset/status/${id}`);
+        return s.json.status === "failed" ? s.json : undefined;
+      },
+      20_000,
+      50,
+    );
     expect((done.error as { message: string }).message).toMatch(/could not fetch http/);
     expect(instance.spaceForKey(key)!.credits).toBe(10);
     expect(hits).toBe(0);

@@ -75,7 +75,10 @@ describe("signed media URLs", () => {
   it("refuses a tampered signature, another file's signature and a missing one with 403", async () => {
     const good = new URL(server.urls.media("assets/ab/clip.mp4"));
     const tampered = new URL(good);
-    tampered.searchParams.set("sig", good.searchParams.get("sig")!.replace(/^./, (c) => (c === "0" ? "1" : "0")));
+    tampered.searchParams.set(
+      "sig",
+      good.searchParams.get("sig")!.replace(/^./, (c) => (c === "0" ? "1" : "0")),
+    );
     const moved = new URL(good);
     moved.pathname = "/media/assets/ab/pic%20one.png";
     const longer = new URL(good);

@@ -102,7 +102,7 @@ describe("timeouts and refusals (in process)", () => {
     const s = net.connect(port(), "127.0.0.1");
     let answer = "";
     s.on("data", (d) => (answer += d.toString()));
-    s.write("POST /api/public/v1/folder/create HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"na");
+    s.write('POST /api/public/v1/folder/create HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"na');
     await new Promise<void>((r) => s.on("close", () => r()));
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect(answer).toContain("request_timeout");

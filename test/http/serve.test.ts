@@ -234,7 +234,19 @@ describe("mediagen serve over raw HTTP", () => {
     const curl = await new Promise<{ ok: boolean; out: string }>((resolve) =>
       execFile(
         "curl",
-        ["-sS", "-i", "-X", "POST", "-H", `Authorization: Bearer ${keys.curl}`, "-H", "Content-Type: application/json", "-d", '{"name":"From curl"}', `${base}/folder/create`],
+        [
+          "-sS",
+          "-i",
+          "-X",
+          "POST",
+          "-H",
+          `Authorization: Bearer ${keys.curl}`,
+          "-H",
+          "Content-Type: application/json",
+          "-d",
+          '{"name":"From curl"}',
+          `${base}/folder/create`,
+        ],
         { timeout: 10_000 },
         (err, out) => resolve({ ok: !err, out }),
       ),

@@ -70,7 +70,9 @@ describe("mediagen mcp on the local instance", () => {
 
   it("asset_start → wait_for (with progress) → download: a real PNG in the allowed directory; the start is within the budget", async () => {
     const before = await balance(home);
-    const price = body(await s.client.callTool({ name: "price", arguments: { tool: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "a red fox at dawn" } } }));
+    const price = body(
+      await s.client.callTool({ name: "price", arguments: { tool: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "a red fox at dawn" } } }),
+    );
     expect(price).toMatchObject({ tool: "asset_start", exact: true, budget: { max_credits: 5, spent: 0, remaining: 5, within: true } });
     const cost = price.credits as number;
     expect(cost).toBeGreaterThan(0);
@@ -119,7 +121,9 @@ describe("mediagen mcp on the local instance", () => {
 
   it("--max-credits refuses a start that would exceed what is left, with the remaining budget, and nothing is debited", async () => {
     const before = await balance(home);
-    const priced = body(await s.client.callTool({ name: "price", arguments: { tool: "asset_start", arguments: { type: "video", model: "vidA-3", prompt: "a red fox", duration: 8 } } }));
+    const priced = body(
+      await s.client.callTool({ name: "price", arguments: { tool: "asset_start", arguments: { type: "video", model: "vidA-3", prompt: "a red fox", duration: 8 } } }),
+    );
     const remaining = (priced.budget as { remaining: number }).remaining;
     expect(priced.credits as number).toBeGreaterThan(remaining);
     expect(priced.budget).toMatchObject({ max_credits: 5, within: false });
@@ -140,7 +144,9 @@ describe("mediagen mcp on the local instance", () => {
   });
 
   it("download refuses any directory outside --allow-dir: .., absolute paths, links that lead out", async () => {
-    const { asset_ids } = body(await s.client.callTool({ name: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "a quiet lake" } })) as { asset_ids: string[] };
+    const { asset_ids } = body(await s.client.callTool({ name: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "a quiet lake" } })) as {
+      asset_ids: string[];
+    };
     const id = asset_ids[0]!;
     expect(body(await s.client.callTool({ name: "wait_for", arguments: { id } }))).toMatchObject({ finished: true });
     fs.symlinkSync(outside, path.join(allowed, "escape"));
@@ -217,12 +223,19 @@ describe("mediagen mcp: a whole video workflow on the local instance", () => {
       const exportArgs = { video_id: videoId, format: "vertical" };
       expect(body(await s.client.callTool({ name: "price", arguments: { tool: "export_start", arguments: exportArgs } }))).toMatchObject({ credits: 0, exact: true });
       const exp = body(await s.client.callTool({ name: "export_start", arguments: exportArgs })) as { job_id: string };
-      expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: exp.job_id, timeout_seconds: 120 } }))).toMatchObject({ kind: "export", finished: true, state: "done" });
+      expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: exp.job_id, timeout_seconds: 120 } }))).toMatchObject({
+        kind: "export",
+        finished: true,
+        state: "done",
+      });
       const mp4 = body(await s.client.callTool({ name: "download", arguments: { id: exp.job_id, dir: "videos" } })).saved as string;
       expect(mp4).toBe(path.join(fs.realpathSync(allowed), "videos", `${exp.job_id}.mp4`));
       expect(fs.readFileSync(mp4).subarray(4, 8).toString("latin1")).toBe("ftyp");
 
-      const look = body(await s.client.callTool({ name: "avatar_create", arguments: { prompt: "friendly barista, warm light" } })) as { avatar_id: string; look_id: string };
+      const look = body(await s.client.callTool({ name: "avatar_create", arguments: { prompt: "friendly barista, warm light" } })) as {
+        avatar_id: string;
+        look_id: string;
+      };
       expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: look.look_id } }))).toMatchObject({ kind: "look", finished: true });
       const pic = body(await s.client.callTool({ name: "download", arguments: { id: look.look_id } })).saved as string;
       expect(fs.readFileSync(pic).subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
@@ -253,11 +266,15 @@ describe("mediagen mcp --read-only", () => {
       expect(names).toEqual(expect.arrayContaining(["wait_for", "price"]));
       for (const t of tools.filter((x) => !["download"].includes(x.name))) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
       const before = await balance(home);
-      expect(toolError(await s.client.callTool({ name: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "x" } }))).toMatchObject({ code: "read_only" });
+      expect(toolError(await s.client.callTool({ name: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "x" } }))).toMatchObject({
+        code: "read_only",
+      });
       expect(await balance(home)).toEqual(before);
       // Pricing is a read: the service's dry-run figure, with a note that nothing can start here.
       const dry = body(await s.client.callTool({ name: "asset_pricing", arguments: { model: "imgA-4" } })) as { total_cost: number };
-      expect(body(await s.client.callTool({ name: "price", arguments: { tool: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "x" } } }))).toMatchObject({
+      expect(
+        body(await s.client.callTool({ name: "price", arguments: { tool: "asset_start", arguments: { type: "image", model: "imgA-4", prompt: "x" } } })),
+      ).toMatchObject({
         credits: dry.total_cost,
         note: expect.stringContaining("read-only"),
       });
@@ -265,7 +282,11 @@ describe("mediagen mcp --read-only", () => {
       const created = await run(["avatar", "create", "--prompt", "a sailor on deck", "--json"], { home });
       expect(created.exitCode, created.stderr).toBe(0);
       const { look_id } = created.json<{ avatar_id: string; look_id: string }>();
-      expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: look_id, timeout_seconds: 60 } }))).toMatchObject({ kind: "look", id: look_id, finished: true });
+      expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: look_id, timeout_seconds: 60 } }))).toMatchObject({
+        kind: "look",
+        id: look_id,
+        finished: true,
+      });
       // Downloads need --allow-dir.
       expect(toolError(await s.client.callTool({ name: "download", arguments: { id: "0123456789abcdef01234567" } }))).toMatchObject({ code: "path_not_allowed" });
     } finally {
@@ -285,10 +306,19 @@ describe("mediagen mcp on the hosted target", () => {
       const p = new URL(req.url ?? "/", "http://x").pathname.replace(/^\/api\/public\/v1/, "");
       const json = (status: number, b: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(b));
       const auth = String(req.headers.authorization ?? "");
-      if (p.startsWith("/asset/status/echo")) return json(403, { error: `key ${auth.slice(7)} lacks the plan`, details: [{ code: "plan_required", message: `sent: ${auth}` }] });
+      if (p.startsWith("/asset/status/echo"))
+        return json(403, { error: `key ${auth.slice(7)} lacks the plan`, details: [{ code: "plan_required", message: `sent: ${auth}` }] });
       if (p.startsWith("/asset/status/")) {
         const id = decodeURIComponent(p.slice("/asset/status/".length));
-        return json(200, { asset_id: id, status: "completed", type: "image", url: "file:///etc/passwd", cost: 1, created_at: new Date(0).toISOString(), generation_params: { model: "m", prompt: "p" } });
+        return json(200, {
+          asset_id: id,
+          status: "completed",
+          type: "image",
+          url: "file:///etc/passwd",
+          cost: 1,
+          created_at: new Date(0).toISOString(),
+          generation_params: { model: "m", prompt: "p" },
+        });
       }
       json(404, { error: "Not found", details: [{ code: "not_found", message: "Not found" }] });
     });

@@ -44,7 +44,11 @@ describe("price", () => {
     expect((await p("avatarEdit", { avatar_id: "a", look_id: "l", prompt: "hat" })).credits).toBe(2);
     expect((await p("exportStart", { video_id: "v", format: "square" })).credits).toBe(0);
     expect((await p("exportStart", { video_id: "v", format: "custom", width: 1920, height: 1080 })).credits).toBe(0);
-    for (const input of [{ video_id: "v" }, { video_id: "v", format: "custom", width: 3840, height: 2160 }, { video_id: "v", format: "vertical", avatar_model: "ultra" }]) {
+    for (const input of [
+      { video_id: "v" },
+      { video_id: "v", format: "custom", width: 3840, height: 2160 },
+      { video_id: "v", format: "vertical", avatar_model: "ultra" },
+    ]) {
       const unknown = await p("exportStart", input);
       expect(unknown.credits, JSON.stringify(input)).toBeNull();
       expect(unknown.basis.length).toBeGreaterThan(10);
@@ -59,7 +63,8 @@ describe("price", () => {
     const starts = opTools().filter((x) => !x.read);
     expect(starts.length).toBeGreaterThan(5);
     for (const s of starts) {
-      const input = s.op === "assetStart" ? { type: "image", model: "imgA-4", prompt: "x" } : s.op === "exportStart" ? { format: "vertical" } : { prompt: "x", duration: 30 };
+      const input =
+        s.op === "assetStart" ? { type: "image", model: "imgA-4", prompt: "x" } : s.op === "exportStart" ? { format: "vertical" } : { prompt: "x", duration: 30 };
       const price = await priceOf(engine, s.op, input);
       expect(price.basis, s.op).not.toMatch(/no pricing rule/);
     }

@@ -14,7 +14,14 @@ import { runEnv } from "../helpers/cli.js";
 import { BIN } from "./helpers.js";
 import { guardStdout } from "../../src/mcp/stdout-guard.js";
 
-type Msg = { jsonrpc: string; id?: string | number | null; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
+type Msg = {
+  jsonrpc: string;
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+};
 
 class Raw {
   readonly lines: string[] = [];
@@ -89,7 +96,7 @@ function isJsonRpc(m: unknown): boolean {
   if (!m || typeof m !== "object" || Array.isArray(m)) return false;
   const o = m as Msg;
   if (o.jsonrpc !== "2.0") return false;
-  const isResponse = "id" in o && (("result" in o) !== ("error" in o));
+  const isResponse = "id" in o && "result" in o !== "error" in o;
   const isNotification = typeof o.method === "string" && !("id" in o);
   const isRequest = typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number");
   if ("error" in o && (typeof o.error?.code !== "number" || typeof o.error?.message !== "string")) return false;
@@ -138,7 +145,7 @@ describe("mediagen mcp: stdout is protocol only", () => {
       expect(raw.messages.indexOf(p)).toBeLessThan(answerAt);
     }
     expect(progress.map((p) => p.params!.progress)).toEqual(progress.map((_, i) => i + 1));
-    expect((progress.at(-1)!.params!.message as string)).toMatch(/completed/);
+    expect(progress.at(-1)!.params!.message as string).toMatch(/completed/);
 
     raw.child.stdin.end();
     const [code, signal] = await raw.exited;

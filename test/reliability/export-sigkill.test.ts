@@ -55,11 +55,15 @@ async function killMidRender(maxAttempts: number) {
   // The video is made by a worker in this process, which is then stopped: the export is left to the fixtures.
   await t.startWorker();
   const gen = await t.api.generationStart({ script: SCRIPT, voice_id: "vc_emma", avatar_id: "lk_zoe_podcast" });
-  const video = await waitFor(async () => {
-    const s = await t.api.generationStatus({ job_id: gen.job_id });
-    if (s.status === "failed") throw new Error(JSON.stringify(s.error));
-    return s.status === "completed" ? s.result!.video_id : undefined;
-  }, 30_000, 50);
+  const video = await waitFor(
+    async () => {
+      const s = await t.api.generationStatus({ job_id: gen.job_id });
+      if (s.status === "failed") throw new Error(JSON.stringify(s.error));
+      return s.status === "completed" ? s.result!.video_id : undefined;
+    },
+    30_000,
+    50,
+  );
   await t.stopWorker(1_000);
 
   const before = t.ledger.balance(spaceId);
@@ -69,14 +73,24 @@ async function killMidRender(maxAttempts: number) {
   const job = t.jobs.list({ kind: "export" })[0]!;
   t.db.prepare("UPDATE jobs SET max_attempts = ? WHERE id = ?").run(maxAttempts, job.id);
   const marker = path.join(t.home, "marker.log");
-  const lines = () => (fs.existsSync(marker) ? fs.readFileSync(marker, "utf8").split("\n").filter((l) => l.length > 0) : []);
+  const lines = () =>
+    fs.existsSync(marker)
+      ? fs
+          .readFileSync(marker, "utf8")
+          .split("\n")
+          .filter((l) => l.length > 0)
+      : [];
   const dir = path.join(t.mediaDir, exportDir(started.job_id));
 
   const doomed = startFixture("export-worker.mjs", [t.home, job.id, LEASE_MS, marker]);
-  await waitFor(() => {
-    const row = readExport(t, started.job_id)!;
-    return row.current_step === "render" && row.progress >= 15;
-  }, 30_000, 20);
+  await waitFor(
+    () => {
+      const row = readExport(t, started.job_id)!;
+      return row.current_step === "render" && row.progress >= 15;
+    },
+    30_000,
+    20,
+  );
   doomed.child.kill("SIGKILL");
   expect((await doomed.exited).signal).toBe("SIGKILL");
   const tools = JSON.parse(readExport(t, started.job_id)!.tool_paths!) as string[];
@@ -88,44 +102,55 @@ async function killMidRender(maxAttempts: number) {
   const exits = await Promise.all(survivors.map((s) => s.exited));
   for (const [i, e] of exits.entries()) expect(e.code, survivors[i]!.stderr()).toBe(0);
   await waitFor(() => anythingUnder(dir).length === 0, 5_000, 50);
-  const ledger = t.ledger.rows(spaceId).filter((r) => r.ref === started.job_id).map((r) => [r.kind, r.amount_milli]);
+  const ledger = t.ledger
+    .rows(spaceId)
+    .filter((r) => r.ref === started.job_id)
+    .map((r) => [r.kind, r.amount_milli]);
   const hooks = t.webhookDeliveries(spaceId).filter((d) => d.task === "video_export");
   return { t, started, job: t.jobs.get(job.id)!, lines: lines(), ledger, hooks, spaceId, dir, before, orphans };
 }
 
 describe("an export worker SIGKILLed mid-render", () => {
-  test("no ffmpeg outlives the killed attempt; the next renders again and completes exactly once: charged once, verified file published", async () => {
-    const r = await killMidRender(2);
-    expect(r.job).toMatchObject({ status: "done", attempts: 2 });
-    expect(r.lines.filter((l) => l.startsWith("run"))).toHaveLength(2);
-    expect(r.lines.some((l) => l.startsWith("giveUp"))).toBe(false);
-    const s = await r.t.api.exportStatus({ job_id: r.started.job_id });
-    expect(s).toMatchObject({ status: "completed", progress: 100, current_step: "render", result: { cost: 2.5 } });
-    expect(r.ledger).toEqual([["debit", -2500]]);
-    expect(r.t.ledger.balance(r.spaceId)).toBe(r.before - 2500);
-    expect(r.hooks.map((h) => (h.payload as { status: string }).status)).toEqual(["completed"]);
-    // Only the published files remain: no attempt folder, no temp file.
-    expect(fs.readdirSync(r.dir).sort()).toEqual(["thumbnail.jpg", "video.mp4"]);
-    const p = await probe(path.join(r.dir, "video.mp4"));
-    expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([1922, 1080, "h264", "aac"]);
-  }, RENDERS_TIMEOUT_MS);
+  test(
+    "no ffmpeg outlives the killed attempt; the next renders again and completes exactly once: charged once, verified file published",
+    async () => {
+      const r = await killMidRender(2);
+      expect(r.job).toMatchObject({ status: "done", attempts: 2 });
+      expect(r.lines.filter((l) => l.startsWith("run"))).toHaveLength(2);
+      expect(r.lines.some((l) => l.startsWith("giveUp"))).toBe(false);
+      const s = await r.t.api.exportStatus({ job_id: r.started.job_id });
+      expect(s).toMatchObject({ status: "completed", progress: 100, current_step: "render", result: { cost: 2.5 } });
+      expect(r.ledger).toEqual([["debit", -2500]]);
+      expect(r.t.ledger.balance(r.spaceId)).toBe(r.before - 2500);
+      expect(r.hooks.map((h) => (h.payload as { status: string }).status)).toEqual(["completed"]);
+      // Only the published files remain: no attempt folder, no temp file.
+      expect(fs.readdirSync(r.dir).sort()).toEqual(["thumbnail.jpg", "video.mp4"]);
+      const p = await probe(path.join(r.dir, "video.mp4"));
+      expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([1922, 1080, "h264", "aac"]);
+    },
+    RENDERS_TIMEOUT_MS,
+  );
 
-  test("with no attempts left it is given up exactly once: orphans killed, failed, refunded once, one failure webhook", async () => {
-    const r = await killMidRender(1);
-    expect(r.job).toMatchObject({ status: "failed", attempts: 1 });
-    expect(r.lines.filter((l) => l.startsWith("run"))).toHaveLength(1);
-    expect(r.lines.filter((l) => l.startsWith("giveUp"))).toHaveLength(1);
-    const s = await r.t.api.exportStatus({ job_id: r.started.job_id });
-    expect(s).toMatchObject({ status: "failed", current_step: "render", error: { code: "EXPORT_FAILED", message: expect.stringMatching(/lease expired/) } });
-    expect(s.result).toBeUndefined();
-    expect(r.ledger).toEqual([
-      ["debit", -2500],
-      ["refund", 2500],
-    ]);
-    expect(r.t.ledger.balance(r.spaceId)).toBe(r.before);
-    expect(r.hooks).toHaveLength(1);
-    expect(r.hooks[0]!.payload).toMatchObject({ task: "video_export", job_id: r.started.job_id, status: "failed", error: { code: "EXPORT_FAILED" } });
-    // Nothing of the dead attempt is left, and nothing was published.
-    expect(fs.existsSync(r.dir) ? fs.readdirSync(r.dir) : []).toEqual([]);
-  }, RENDERS_TIMEOUT_MS);
+  test(
+    "with no attempts left it is given up exactly once: orphans killed, failed, refunded once, one failure webhook",
+    async () => {
+      const r = await killMidRender(1);
+      expect(r.job).toMatchObject({ status: "failed", attempts: 1 });
+      expect(r.lines.filter((l) => l.startsWith("run"))).toHaveLength(1);
+      expect(r.lines.filter((l) => l.startsWith("giveUp"))).toHaveLength(1);
+      const s = await r.t.api.exportStatus({ job_id: r.started.job_id });
+      expect(s).toMatchObject({ status: "failed", current_step: "render", error: { code: "EXPORT_FAILED", message: expect.stringMatching(/lease expired/) } });
+      expect(s.result).toBeUndefined();
+      expect(r.ledger).toEqual([
+        ["debit", -2500],
+        ["refund", 2500],
+      ]);
+      expect(r.t.ledger.balance(r.spaceId)).toBe(r.before);
+      expect(r.hooks).toHaveLength(1);
+      expect(r.hooks[0]!.payload).toMatchObject({ task: "video_export", job_id: r.started.job_id, status: "failed", error: { code: "EXPORT_FAILED" } });
+      // Nothing of the dead attempt is left, and nothing was published.
+      expect(fs.existsSync(r.dir) ? fs.readdirSync(r.dir) : []).toEqual([]);
+    },
+    RENDERS_TIMEOUT_MS,
+  );
 });

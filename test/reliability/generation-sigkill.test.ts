@@ -27,7 +27,13 @@ async function killMidRun(maxAttempts: number) {
   const job = t.jobs.list({ kind: "generation" })[0]!;
   t.db.prepare("UPDATE jobs SET max_attempts = ? WHERE id = ?").run(maxAttempts, job.id);
   const marker = path.join(t.home, "marker.log");
-  const lines = () => (fs.existsSync(marker) ? fs.readFileSync(marker, "utf8").split("\n").filter((l) => l.length > 0) : []);
+  const lines = () =>
+    fs.existsSync(marker)
+      ? fs
+          .readFileSync(marker, "utf8")
+          .split("\n")
+          .filter((l) => l.length > 0)
+      : [];
 
   const doomed = startFixture("generation-worker.mjs", [t.home, job.id, LEASE_MS, marker, "hang"]);
   await waitFor(() => lines().some((l) => l.startsWith("run ")), 15_000);
@@ -39,7 +45,10 @@ async function killMidRun(maxAttempts: number) {
   const survivors = [0, 1].map(() => startFixture("generation-worker.mjs", [t.home, job.id, LEASE_MS, marker, "finish"]));
   const exits = await Promise.all(survivors.map((s) => s.exited));
   for (const [i, e] of exits.entries()) expect(e.code, survivors[i]!.stderr()).toBe(0);
-  const ledger = t.ledger.rows(spaceId).filter((r) => r.ref === started.job_id).map((r) => [r.kind, r.amount_milli]);
+  const ledger = t.ledger
+    .rows(spaceId)
+    .filter((r) => r.ref === started.job_id)
+    .map((r) => [r.kind, r.amount_milli]);
   const hooks = t.webhookDeliveries(spaceId).filter((d) => d.task === "video_generate");
   return { t, started, job: t.jobs.get(job.id)!, lines: lines(), ledger, hooks, spaceId };
 }
@@ -63,7 +72,11 @@ describe("a generation worker SIGKILLed mid-run", () => {
     expect(r.lines.filter((l) => l.startsWith("run"))).toHaveLength(1);
     expect(r.lines.filter((l) => l.startsWith("giveUp"))).toHaveLength(1);
     const s = await r.t.api.generationStatus({ job_id: r.started.job_id });
-    expect(s).toMatchObject({ status: "failed", current_step: "VOICE_GENERATION", error: { code: "GENERATION_FAILED", message: expect.stringMatching(/lease expired/) } });
+    expect(s).toMatchObject({
+      status: "failed",
+      current_step: "VOICE_GENERATION",
+      error: { code: "GENERATION_FAILED", message: expect.stringMatching(/lease expired/) },
+    });
     expect(readVideo(r.t.db, readGeneration(r.t, r.started.job_id)!.video_id)!.status).toBe("failed");
     const debit = toMilli(r.started.estimated_credits);
     expect(r.ledger).toEqual([

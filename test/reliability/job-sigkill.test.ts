@@ -18,7 +18,12 @@ async function killMidRun(maxAttempts: number) {
   const marker = path.join(t.home, "marker.log");
   // Only whole lines count: the test may read the marker between the fixture's open() and write().
   const lines = () =>
-    fs.existsSync(marker) ? fs.readFileSync(marker, "utf8").split("\n").filter((l) => l.length > 0) : [];
+    fs.existsSync(marker)
+      ? fs
+          .readFileSync(marker, "utf8")
+          .split("\n")
+          .filter((l) => l.length > 0)
+      : [];
 
   const doomed = startFixture("job-worker.mjs", [t.home, jobId, LEASE_MS, marker, "hang"]);
   await waitFor(() => lines().some((l) => l.startsWith("run ")), 10_000);

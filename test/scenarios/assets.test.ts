@@ -89,7 +89,8 @@ function requestFor(m: ModelDef, lib: { image: string; video: string }, src: (na
   if (m.settings.length) {
     req.model_settings = Object.fromEntries(m.settings.map((s) => [s.key, s.type === "boolean" ? !s.default_value : s.options.at(-1)]));
   }
-  if (m.references) req.references = Array.from({ length: Math.max(m.references.min, Math.min(2, m.references.max)) }, (_, i) => ({ url: src(i % 2 ? "b.png" : "a.png") }));
+  if (m.references)
+    req.references = Array.from({ length: Math.max(m.references.min, Math.min(2, m.references.max)) }, (_, i) => ({ url: src(i % 2 ? "b.png" : "a.png") }));
   for (const slot of m.slots ?? []) {
     if (slot.kind === "image") req[slot.name] = { url: src("a.png") };
     else req[slot.name] = slot.assetOnly ? { asset_id: lib.video } : { url: src("clip.mp4") };
@@ -208,9 +209,7 @@ forBothTargets(
       expect(a.generation_params).not.toHaveProperty("references");
       expect(pngSize(fileOf(t, id))).toEqual({ width: 1024, height: 1024 });
       expect(a.url).toMatch(/\/a-red-fox-at-dawn\.png(\?|$)/);
-      const bytes = a.url!.startsWith("file:")
-        ? fs.readFileSync(new URL(a.url!))
-        : Buffer.from(await (await fetch(a.url!)).arrayBuffer());
+      const bytes = a.url!.startsWith("file:") ? fs.readFileSync(new URL(a.url!)) : Buffer.from(await (await fetch(a.url!)).arrayBuffer());
       expect(bytes.equals(fs.readFileSync(fileOf(t, id)))).toBe(true);
       expect(s.balance()).toBe(before - 1000);
     });
@@ -218,9 +217,19 @@ forBothTargets(
     it("renders a video of the exact duration with a thumbnail, and audio exactly when it is on", async () => {
       const s = space(t);
       const on = await s.engine.assetStart({ type: "video", model: "vidA-3-fast", prompt: "waves at night", duration: 4, aspect_ratio: "16:9" });
-      const off = await s.engine.assetStart({ type: "video", model: "vidA-3-fast", prompt: "waves at night", duration: 4, aspect_ratio: "16:9", model_settings: { generateAudio: false } });
+      const off = await s.engine.assetStart({
+        type: "video",
+        model: "vidA-3-fast",
+        prompt: "waves at night",
+        duration: 4,
+        aspect_ratio: "16:9",
+        model_settings: { generateAudio: false },
+      });
       expect([on.cost_per_generation, off.cost_per_generation]).toEqual([8, 4]);
-      for (const [res, audio] of [[on, true], [off, false]] as const) {
+      for (const [res, audio] of [
+        [on, true],
+        [off, false],
+      ] as const) {
         const a = await finished(s.engine, res.asset_ids[0]!);
         expect(a).toMatchObject({ status: "completed", type: "video", width: 1280, height: 720, duration_seconds: 4 });
         expect(a.thumbnail_url).toEqual(expect.any(String));
@@ -245,8 +254,20 @@ forBothTargets(
 
     it("maps references onto named slots in slot order, and reports them in slot order", async () => {
       const s = space(t);
-      const frames = await s.engine.assetStart({ type: "video", model: "vidA-3-frames", prompt: "day to night", duration: 4, references: [{ url: src("a.png") }, { url: src("b.png") }] });
-      const startOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "zoom in", end_image: { url: src("b.png") }, references: [{ url: src("a.png") }] });
+      const frames = await s.engine.assetStart({
+        type: "video",
+        model: "vidA-3-frames",
+        prompt: "day to night",
+        duration: 4,
+        references: [{ url: src("a.png") }, { url: src("b.png") }],
+      });
+      const startOnly = await s.engine.assetStart({
+        type: "video",
+        model: "vidB-2-5-frames",
+        prompt: "zoom in",
+        end_image: { url: src("b.png") },
+        references: [{ url: src("a.png") }],
+      });
       const textOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "no images at all" });
       const a = await finished(s.engine, frames.asset_ids[0]!);
       expect(a).toMatchObject({ status: "completed", duration_seconds: 4, width: 1280, height: 720 });
@@ -261,8 +282,20 @@ forBothTargets(
     });
 
     it("motion control, edit and extend use their sources; motion and edit follow the source's length", async () => {
-      const motion = await lib.engine.assetStart({ type: "video", model: "vidB-motion", prompt: "dance", start_image: { url: src("a.png") }, motion_video: { url: src("clip.mp4") } });
-      const edit = await lib.engine.assetStart({ type: "video", model: "vidC-edit", prompt: "make it snow", source_video: { asset_id: lib.video }, model_settings: { keepAudio: false } });
+      const motion = await lib.engine.assetStart({
+        type: "video",
+        model: "vidB-motion",
+        prompt: "dance",
+        start_image: { url: src("a.png") },
+        motion_video: { url: src("clip.mp4") },
+      });
+      const edit = await lib.engine.assetStart({
+        type: "video",
+        model: "vidC-edit",
+        prompt: "make it snow",
+        source_video: { asset_id: lib.video },
+        model_settings: { keepAudio: false },
+      });
       const extend = await lib.engine.assetStart({ type: "video", model: "vidA-3-extend", prompt: "keep going", source_video: { asset_id: lib.video } });
       // The source was measured at start: the parameters it gives are there while generating already.
       const atStart = await lib.engine.assetStatus({ assetId: motion.asset_ids[0]! });
@@ -316,7 +349,12 @@ forBothTargets(
         const a = await finished(s.engine, r.asset_ids[0]!);
         expect(a.generation_params, m.name).toBeDefined();
         const p = a.generation_params!;
-        expect([m.name, typeof p.aspect_ratio, typeof p.resolution, typeof p.duration]).toEqual([m.name, "string", "string", m.type === "video" ? "number" : "undefined"]);
+        expect([m.name, typeof p.aspect_ratio, typeof p.resolution, typeof p.duration]).toEqual([
+          m.name,
+          "string",
+          "string",
+          m.type === "video" ? "number" : "undefined",
+        ]);
         if (expected[m.name]) expect(p, m.name).toMatchObject(expected[m.name]!);
       }
     }, 30_000);
@@ -335,7 +373,14 @@ forBothTargets(
     });
 
     it("UGC takes avatar_description; elements are named in the prompt", async () => {
-      const ugc = await lib.engine.assetStart({ type: "video", model: "vidD-ugc", prompt: "reviews a phone", avatar_description: "a woman in a red coat", duration: 4, resolution: "480p" });
+      const ugc = await lib.engine.assetStart({
+        type: "video",
+        model: "vidD-ugc",
+        prompt: "reviews a phone",
+        avatar_description: "a woman in a red coat",
+        duration: 4,
+        resolution: "480p",
+      });
       const omni = await lib.engine.assetStart({
         type: "video",
         model: "vidD-omni",
@@ -371,7 +416,10 @@ forBothTargets(
         { type: "image", model: "imgA-4-fast", prompt: "child", parent_media_id: parent.asset_ids[0]!, folder_id: lib.videosFolder },
         { simulate: "fail" },
       );
-      const orphan = await lib.engine.assetStart({ type: "image", model: "imgA-4-fast", prompt: "orphan", parent_media_id: lib.image, folder_id: folder }, { simulate: "fail" });
+      const orphan = await lib.engine.assetStart(
+        { type: "image", model: "imgA-4-fast", prompt: "orphan", parent_media_id: lib.image, folder_id: folder },
+        { simulate: "fail" },
+      );
       const row = (id: string) => t.instance.db.prepare("SELECT folder_id, parent_media_id FROM assets WHERE id = ?").get(id);
       expect(row(parent.asset_ids[0]!)).toEqual({ folder_id: folder, parent_media_id: null });
       expect(row(child.asset_ids[0]!)).toEqual({ folder_id: folder, parent_media_id: parent.asset_ids[0]! });
@@ -409,7 +457,12 @@ forBothTargets(
       const got = fixtures.hooks.filter((h) => h.path === `/hook/${t.target}-sim`).map((h) => h.body);
       expect(got).toHaveLength(2);
       for (const body of got) {
-        expect(body).toEqual({ task: "asset_generation", status: "failed", asset_id: expect.any(String), error: { code: "generation_failed", message: expect.any(String) } });
+        expect(body).toEqual({
+          task: "asset_generation",
+          status: "failed",
+          asset_id: expect.any(String),
+          error: { code: "generation_failed", message: expect.any(String) },
+        });
       }
       expect(got.map((b) => b.asset_id).sort()).toEqual([...r.asset_ids].sort());
     });
@@ -486,68 +539,352 @@ forBothTargets(
       { name: "type not image/video", body: () => ({ type: "audio", model: "imgA-4", prompt: "x" }), code: "invalid_value", field: "type" },
       { name: "unknown model", body: () => ({ type: "image", model: "imgZ-1", prompt: "x" }), code: "invalid_value", field: "model" },
       { name: "type does not match the model", body: () => ({ type: "image", model: "vidA-3", prompt: "x" }), code: "invalid_value", field: "type" },
-      { name: "model needs a higher plan", body: () => ({ type: "video", model: "vidD-omni-max", prompt: "x" }), status: 403, code: "not_eligible", field: "model", message: /ENTREPRISE/ },
+      {
+        name: "model needs a higher plan",
+        body: () => ({ type: "video", model: "vidD-omni-max", prompt: "x" }),
+        status: 403,
+        code: "not_eligible",
+        field: "model",
+        message: /ENTREPRISE/,
+      },
       { name: "plan comes before the prompt", body: () => ({ type: "video", model: "vidD-omni-max" }), status: 403, code: "not_eligible", field: "model" },
       { name: "missing prompt", body: () => ({ type: "image", model: "imgA-4" }), code: "missing_field", field: "prompt" },
       { name: "blank prompt", body: () => ({ type: "image", model: "imgA-4", prompt: "   " }), code: "missing_field", field: "prompt" },
       { name: "prompt not a string", body: () => ({ type: "image", model: "imgA-4", prompt: 42 }), code: "invalid_value", field: "prompt" },
-      { name: "prompt over the model's cap", body: () => ({ type: "video", model: "vidB-2-5", prompt: "x".repeat(2501), references: [{ url: src("a.png") }] }), code: "invalid_value", field: "prompt" },
+      {
+        name: "prompt over the model's cap",
+        body: () => ({ type: "video", model: "vidB-2-5", prompt: "x".repeat(2501), references: [{ url: src("a.png") }] }),
+        code: "invalid_value",
+        field: "prompt",
+      },
       { name: "prompt before references", body: () => ({ type: "video", model: "vidB-2-5" }), code: "missing_field", field: "prompt" },
-      { name: "avatar_description on a non-UGC model", body: () => ({ type: "image", model: "imgA-4", prompt: "x", avatar_description: "tall" }), code: "invalid_value", field: "avatar_description" },
+      {
+        name: "avatar_description on a non-UGC model",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", avatar_description: "tall" }),
+        code: "invalid_value",
+        field: "avatar_description",
+      },
       { name: "required reference missing", body: () => ({ type: "video", model: "vidB-2-5", prompt: "x" }), code: "missing_field", field: "references" },
-      { name: "too many references", body: () => ({ type: "video", model: "vidA-3", prompt: "x", references: [{ url: src("a.png") }, { url: src("b.png") }] }), code: "invalid_value", field: "references" },
-      { name: "references not an array", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: { url: src("a.png") } }), code: "invalid_value", field: "references" },
-      { name: "reference with two keys", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("a.png"), asset_id: c.lib.image }] }), code: "invalid_value", field: "references[0]" },
-      { name: "reference with no key", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("a.png") }, {}] }), code: "invalid_value", field: "references[1]" },
-      { name: "reference with an unsupported extension", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: `${origin}/media/a.gif` }] }), code: "invalid_value", field: "references[0].url" },
-      { name: "video reference on an image-only model", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("clip.mp4") }] }), code: "invalid_value", field: "references[0].url" },
-      { name: "reference URL of an unusable scheme", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: "ftp://example.com/a.png" }] }), code: "invalid_value", field: "references[0].url" },
-      { name: "reference to a missing local file", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: file("nope.png") }] }), code: "invalid_value", field: "references[0].url" },
-      { name: "reference to an unknown asset", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0123456789abcdef01234567" }] }), code: "invalid_value", field: "references[0].asset_id" },
-      { name: "reference to another space's asset", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: c.other }] }), code: "invalid_value", field: "references[0].asset_id" },
-      { name: "video asset as an image reference", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: c.lib.video }] }), code: "invalid_value", field: "references[0].asset_id" },
-      { name: "reference to an unknown avatar", body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ avatar_id: "av_nobody" }] }), code: "invalid_value", field: "references[0].avatar_id" },
-      { name: "slot on a model without slots", body: () => ({ type: "video", model: "vidA-3", prompt: "x", start_image: { url: src("a.png") } }), code: "invalid_value", field: "start_image" },
-      { name: "slot the model does not have", body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", first_frame: { url: src("a.png") } }), code: "invalid_value", field: "first_frame" },
-      { name: "end_image without start_image", body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", end_image: { url: src("a.png") } }), code: "invalid_value", field: "end_image" },
-      { name: "required slot missing (motion)", body: () => ({ type: "video", model: "vidB-motion", prompt: "x", start_image: { url: src("a.png") } }), code: "missing_field", field: "motion_video" },
-      { name: "required slot missing (first frame)", body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", last_frame: { url: src("a.png") } }), code: "missing_field", field: "first_frame" },
-      { name: "extend source given as a URL", body: () => ({ type: "video", model: "vidA-3-extend", prompt: "x", source_video: { url: src("clip.mp4") } }), code: "invalid_value", field: "source_video" },
-      { name: "image in a video slot", body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { url: src("a.png") } }), code: "invalid_value", field: "source_video.url" },
-      { name: "avatar in a video slot", body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { avatar_id: "av_maya" } }), code: "invalid_value", field: "source_video.avatar_id" },
-      { name: "more references than free slots", body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", references: [{ url: src("a.png") }, { url: src("b.png") }, { url: src("a.png") }] }), code: "invalid_value", field: "references" },
-      { name: "elements on a model without the capability", body: () => ({ type: "image", model: "imgA-4", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] }] }), code: "invalid_value", field: "elements" },
-      { name: "element with one image", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }] }] }), code: "invalid_value", field: "elements[0].images" },
-      { name: "element with a bad image", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("clip.mp4") }] }] }), code: "invalid_value", field: "elements[0].images" },
-      { name: "element without a name", body: () => ({ type: "video", model: "vidD-omni", prompt: "x", elements: [{ images: [{ url: src("a.png") }, { url: src("b.png") }] }] }), code: "invalid_value", field: "elements[0].name" },
-      { name: "element not referenced in the prompt", body: () => ({ type: "video", model: "vidD-omni", prompt: "@heroine runs", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] }] }), code: "invalid_value", field: "elements[0].name" },
-      { name: "second element invalid", body: () => ({ type: "video", model: "vidD-omni", prompt: "@a and @b", elements: [{ name: "a", images: [{ url: src("a.png") }, { url: src("b.png") }] }, { name: "b", images: [] }] }), code: "invalid_value", field: "elements[1].images" },
-      { name: "generation_count 0", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 0 }), code: "invalid_value", field: "generation_count" },
-      { name: "generation_count 5", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 5 }), code: "invalid_value", field: "generation_count" },
-      { name: "generation_count 1.5", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 1.5 }), code: "invalid_value", field: "generation_count" },
-      { name: "aspect ratio outside the model's set", body: () => ({ type: "video", model: "vidA-3", prompt: "x", aspect_ratio: "1:1" }), code: "invalid_value", field: "aspect_ratio" },
-      { name: "resolution outside the model's set", body: () => ({ type: "image", model: "imgA-4", prompt: "x", resolution: "8K" }), code: "invalid_value", field: "resolution" },
-      { name: "resolution on a model without any", body: () => ({ type: "image", model: "imgB-edit", prompt: "x", resolution: "1K" }), code: "invalid_value", field: "resolution" },
+      {
+        name: "too many references",
+        body: () => ({ type: "video", model: "vidA-3", prompt: "x", references: [{ url: src("a.png") }, { url: src("b.png") }] }),
+        code: "invalid_value",
+        field: "references",
+      },
+      {
+        name: "references not an array",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: { url: src("a.png") } }),
+        code: "invalid_value",
+        field: "references",
+      },
+      {
+        name: "reference with two keys",
+        body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("a.png"), asset_id: c.lib.image }] }),
+        code: "invalid_value",
+        field: "references[0]",
+      },
+      {
+        name: "reference with no key",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("a.png") }, {}] }),
+        code: "invalid_value",
+        field: "references[1]",
+      },
+      {
+        name: "reference with an unsupported extension",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: `${origin}/media/a.gif` }] }),
+        code: "invalid_value",
+        field: "references[0].url",
+      },
+      {
+        name: "video reference on an image-only model",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: src("clip.mp4") }] }),
+        code: "invalid_value",
+        field: "references[0].url",
+      },
+      {
+        name: "reference URL of an unusable scheme",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: "ftp://example.com/a.png" }] }),
+        code: "invalid_value",
+        field: "references[0].url",
+      },
+      {
+        name: "reference to a missing local file",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: file("nope.png") }] }),
+        code: "invalid_value",
+        field: "references[0].url",
+      },
+      {
+        name: "reference to an unknown asset",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0123456789abcdef01234567" }] }),
+        code: "invalid_value",
+        field: "references[0].asset_id",
+      },
+      {
+        name: "reference to another space's asset",
+        body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: c.other }] }),
+        code: "invalid_value",
+        field: "references[0].asset_id",
+      },
+      {
+        name: "video asset as an image reference",
+        body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: c.lib.video }] }),
+        code: "invalid_value",
+        field: "references[0].asset_id",
+      },
+      {
+        name: "reference to an unknown avatar",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", references: [{ avatar_id: "av_nobody" }] }),
+        code: "invalid_value",
+        field: "references[0].avatar_id",
+      },
+      {
+        name: "slot on a model without slots",
+        body: () => ({ type: "video", model: "vidA-3", prompt: "x", start_image: { url: src("a.png") } }),
+        code: "invalid_value",
+        field: "start_image",
+      },
+      {
+        name: "slot the model does not have",
+        body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", first_frame: { url: src("a.png") } }),
+        code: "invalid_value",
+        field: "first_frame",
+      },
+      {
+        name: "end_image without start_image",
+        body: () => ({ type: "video", model: "vidB-2-5-frames", prompt: "x", end_image: { url: src("a.png") } }),
+        code: "invalid_value",
+        field: "end_image",
+      },
+      {
+        name: "required slot missing (motion)",
+        body: () => ({ type: "video", model: "vidB-motion", prompt: "x", start_image: { url: src("a.png") } }),
+        code: "missing_field",
+        field: "motion_video",
+      },
+      {
+        name: "required slot missing (first frame)",
+        body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", last_frame: { url: src("a.png") } }),
+        code: "missing_field",
+        field: "first_frame",
+      },
+      {
+        name: "extend source given as a URL",
+        body: () => ({ type: "video", model: "vidA-3-extend", prompt: "x", source_video: { url: src("clip.mp4") } }),
+        code: "invalid_value",
+        field: "source_video",
+      },
+      {
+        name: "image in a video slot",
+        body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { url: src("a.png") } }),
+        code: "invalid_value",
+        field: "source_video.url",
+      },
+      {
+        name: "avatar in a video slot",
+        body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { avatar_id: "av_maya" } }),
+        code: "invalid_value",
+        field: "source_video.avatar_id",
+      },
+      {
+        name: "more references than free slots",
+        body: () => ({ type: "video", model: "vidA-3-frames", prompt: "x", references: [{ url: src("a.png") }, { url: src("b.png") }, { url: src("a.png") }] }),
+        code: "invalid_value",
+        field: "references",
+      },
+      {
+        name: "elements on a model without the capability",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] }] }),
+        code: "invalid_value",
+        field: "elements",
+      },
+      {
+        name: "element with one image",
+        body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }] }] }),
+        code: "invalid_value",
+        field: "elements[0].images",
+      },
+      {
+        name: "element with a bad image",
+        body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("clip.mp4") }] }] }),
+        code: "invalid_value",
+        field: "elements[0].images",
+      },
+      {
+        name: "element without a name",
+        body: () => ({ type: "video", model: "vidD-omni", prompt: "x", elements: [{ images: [{ url: src("a.png") }, { url: src("b.png") }] }] }),
+        code: "invalid_value",
+        field: "elements[0].name",
+      },
+      {
+        name: "element not referenced in the prompt",
+        body: () => ({
+          type: "video",
+          model: "vidD-omni",
+          prompt: "@heroine runs",
+          elements: [{ name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] }],
+        }),
+        code: "invalid_value",
+        field: "elements[0].name",
+      },
+      {
+        name: "second element invalid",
+        body: () => ({
+          type: "video",
+          model: "vidD-omni",
+          prompt: "@a and @b",
+          elements: [
+            { name: "a", images: [{ url: src("a.png") }, { url: src("b.png") }] },
+            { name: "b", images: [] },
+          ],
+        }),
+        code: "invalid_value",
+        field: "elements[1].images",
+      },
+      {
+        name: "generation_count 0",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 0 }),
+        code: "invalid_value",
+        field: "generation_count",
+      },
+      {
+        name: "generation_count 5",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 5 }),
+        code: "invalid_value",
+        field: "generation_count",
+      },
+      {
+        name: "generation_count 1.5",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 1.5 }),
+        code: "invalid_value",
+        field: "generation_count",
+      },
+      {
+        name: "aspect ratio outside the model's set",
+        body: () => ({ type: "video", model: "vidA-3", prompt: "x", aspect_ratio: "1:1" }),
+        code: "invalid_value",
+        field: "aspect_ratio",
+      },
+      {
+        name: "resolution outside the model's set",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", resolution: "8K" }),
+        code: "invalid_value",
+        field: "resolution",
+      },
+      {
+        name: "resolution on a model without any",
+        body: () => ({ type: "image", model: "imgB-edit", prompt: "x", resolution: "1K" }),
+        code: "invalid_value",
+        field: "resolution",
+      },
       { name: "duration outside the enum", body: () => ({ type: "video", model: "vidA-3", prompt: "x", duration: 5 }), code: "invalid_value", field: "duration" },
       { name: "duration on an image model", body: () => ({ type: "image", model: "imgA-4", prompt: "x", duration: 4 }), code: "invalid_value", field: "duration" },
-      { name: "references before enums", body: () => ({ type: "image", model: "imgA-4", prompt: "x", aspect_ratio: "7:5", references: [{}] }), code: "invalid_value", field: "references[0]" },
-      { name: "unknown model setting", body: () => ({ type: "video", model: "vidA-3", prompt: "x", model_settings: { turbo: true } }), code: "invalid_value", field: "model_settings.turbo" },
-      { name: "boolean setting given a string", body: () => ({ type: "video", model: "vidA-3", prompt: "x", model_settings: { generateAudio: "no" } }), code: "invalid_value", field: "model_settings.generateAudio" },
-      { name: "select setting outside its options", body: () => ({ type: "image", model: "imgA-4", prompt: "x", model_settings: { quality: "ultra" } }), code: "invalid_value", field: "model_settings.quality" },
-      { name: "webhook_url not http(s)", body: () => ({ type: "image", model: "imgA-4", prompt: "x", webhook_url: "mailto:me@example.com" }), code: "invalid_value", field: "webhook_url" },
-      { name: "unknown folder", body: () => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: "0123456789abcdef01234567" }), code: "invalid_value", field: "folder_id" },
-      { name: "folder of type videos", body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: c.lib.videosFolder }), code: "invalid_value", field: "folder_id" },
-      { name: "unknown parent_media_id", body: () => ({ type: "image", model: "imgA-4", prompt: "x", parent_media_id: "0123456789abcdef01234567" }), code: "invalid_value", field: "parent_media_id" },
-      { name: "upscale source that is not a video", body: () => ({ type: "video", model: "vidC-upscale", source_video: { url: src("not-a-video.mp4") } }), code: "invalid_value", field: "source_video" },
-      { name: "upscale source longer than the 60 s it would render", body: () => ({ type: "video", model: "vidC-upscale", source_video: { url: src("long.mp4") } }), code: "invalid_value", field: "source_video", message: /at most 60 s/ },
-      { name: "upscale of a library video longer than 60 s", body: (c) => ({ type: "video", model: "vidC-upscale", source_video: { asset_id: c.long } }), code: "invalid_value", field: "source_video" },
-      { name: "edit source that cannot be read (measured at start)", body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { url: src("not-a-video.mp4") } }), code: "invalid_value", field: "source_video" },
-      { name: "motion video that cannot be read (measured at start)", body: () => ({ type: "video", model: "vidB-motion", prompt: "x", start_image: { url: src("a.png") }, motion_video: { url: `${origin}/media/gone.mp4` } }), code: "invalid_value", field: "motion_video" },
-      { name: "element that is not an object (reported on its name)", body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: ["hero"] }), code: "invalid_value", field: "elements[0].name" },
+      {
+        name: "references before enums",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", aspect_ratio: "7:5", references: [{}] }),
+        code: "invalid_value",
+        field: "references[0]",
+      },
+      {
+        name: "unknown model setting",
+        body: () => ({ type: "video", model: "vidA-3", prompt: "x", model_settings: { turbo: true } }),
+        code: "invalid_value",
+        field: "model_settings.turbo",
+      },
+      {
+        name: "boolean setting given a string",
+        body: () => ({ type: "video", model: "vidA-3", prompt: "x", model_settings: { generateAudio: "no" } }),
+        code: "invalid_value",
+        field: "model_settings.generateAudio",
+      },
+      {
+        name: "select setting outside its options",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", model_settings: { quality: "ultra" } }),
+        code: "invalid_value",
+        field: "model_settings.quality",
+      },
+      {
+        name: "webhook_url not http(s)",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", webhook_url: "mailto:me@example.com" }),
+        code: "invalid_value",
+        field: "webhook_url",
+      },
+      {
+        name: "unknown folder",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: "0123456789abcdef01234567" }),
+        code: "invalid_value",
+        field: "folder_id",
+      },
+      {
+        name: "folder of type videos",
+        body: (c) => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: c.lib.videosFolder }),
+        code: "invalid_value",
+        field: "folder_id",
+      },
+      {
+        name: "unknown parent_media_id",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", parent_media_id: "0123456789abcdef01234567" }),
+        code: "invalid_value",
+        field: "parent_media_id",
+      },
+      {
+        name: "upscale source that is not a video",
+        body: () => ({ type: "video", model: "vidC-upscale", source_video: { url: src("not-a-video.mp4") } }),
+        code: "invalid_value",
+        field: "source_video",
+      },
+      {
+        name: "upscale source longer than the 60 s it would render",
+        body: () => ({ type: "video", model: "vidC-upscale", source_video: { url: src("long.mp4") } }),
+        code: "invalid_value",
+        field: "source_video",
+        message: /at most 60 s/,
+      },
+      {
+        name: "upscale of a library video longer than 60 s",
+        body: (c) => ({ type: "video", model: "vidC-upscale", source_video: { asset_id: c.long } }),
+        code: "invalid_value",
+        field: "source_video",
+      },
+      {
+        name: "edit source that cannot be read (measured at start)",
+        body: () => ({ type: "video", model: "vidC-edit", prompt: "x", source_video: { url: src("not-a-video.mp4") } }),
+        code: "invalid_value",
+        field: "source_video",
+      },
+      {
+        name: "motion video that cannot be read (measured at start)",
+        body: () => ({ type: "video", model: "vidB-motion", prompt: "x", start_image: { url: src("a.png") }, motion_video: { url: `${origin}/media/gone.mp4` } }),
+        code: "invalid_value",
+        field: "motion_video",
+      },
+      {
+        name: "element that is not an object (reported on its name)",
+        body: () => ({ type: "video", model: "vidD-omni", prompt: "@hero", elements: ["hero"] }),
+        code: "invalid_value",
+        field: "elements[0].name",
+      },
       { name: "credits short", body: () => ({ type: "video", model: "vidA-3", prompt: "x" }), credits: 31.999, status: 402, code: "not_eligible" },
-      { name: "credits short for the whole count", body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 3 }), credits: 2.5, status: 402, code: "not_eligible" },
-      { name: "a bad folder is reported before credits", body: () => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: "0123456789abcdef01234567" }), credits: 0, code: "invalid_value", field: "folder_id" },
-      { name: "a malformed simulation header", body: () => ({ type: "image", model: "imgA-4", prompt: "x" }), simulate: "explode", code: "invalid_value", field: "X-Local-Simulate" },
+      {
+        name: "credits short for the whole count",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", generation_count: 3 }),
+        credits: 2.5,
+        status: 402,
+        code: "not_eligible",
+      },
+      {
+        name: "a bad folder is reported before credits",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x", folder_id: "0123456789abcdef01234567" }),
+        credits: 0,
+        code: "invalid_value",
+        field: "folder_id",
+      },
+      {
+        name: "a malformed simulation header",
+        body: () => ({ type: "image", model: "imgA-4", prompt: "x" }),
+        simulate: "explode",
+        code: "invalid_value",
+        field: "X-Local-Simulate",
+      },
     ];
 
     /** An asset of another space (cross-space checks). */

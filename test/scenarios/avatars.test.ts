@@ -110,7 +110,10 @@ forBothTargets("avatars", (t) => {
   it("create errors with the spec's statuses and bodies", async () => {
     const s = space(t, { credits: 1 });
     const missing = await apiError(s.engine.avatarCreate({}));
-    expect([missing.status, missing.body]).toEqual([400, { error: expect.any(String), details: [{ code: "INVALID_VALUE", message: expect.any(String), field: "prompt" }] }]);
+    expect([missing.status, missing.body]).toEqual([
+      400,
+      { error: expect.any(String), details: [{ code: "INVALID_VALUE", message: expect.any(String), field: "prompt" }] },
+    ]);
     for (const body of [{ prompt: "x", style: "raw" }, { prompt: "x", webhook_url: "nope" }, { images: ["https://example.com/a.mp4"] }]) {
       const e = await apiError(s.engine.avatarCreate(body));
       expect([e.status, e.body]).toEqual([400, { error: expect.any(String), code: "INVALID_VALUE" }]);

@@ -26,7 +26,8 @@ let base: string;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     if (req.url === "/article") res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(ARTICLE);
-    else if (req.url === "/notes.txt") res.writeHead(200, { "content-type": "text/plain" }).end("Sleeper cabins hold up to six people in couchettes.\n\nMost routes leave after eight in the evening.");
+    else if (req.url === "/notes.txt")
+      res.writeHead(200, { "content-type": "text/plain" }).end("Sleeper cabins hold up to six people in couchettes.\n\nMost routes leave after eight in the evening.");
     else res.writeHead(404).end("not found");
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -191,7 +192,10 @@ forBothTargets("script generate", (t) => {
     const e = await apiError(s.engine.scriptGenerate({ prompt: "?!? … 🎉" }));
     expect([e.status, e.code]).toEqual([500, "SCRIPT_GENERATION_FAILED"]);
     expect(e.message).toMatch(/no words/);
-    expect(s.movements().map((m) => [m.kind, m.amount])).toEqual([["debit", -0.1], ["refund", 0.1]]);
+    expect(s.movements().map((m) => [m.kind, m.amount])).toEqual([
+      ["debit", -0.1],
+      ["refund", 0.1],
+    ]);
     expect(s.credits()).toBe(1000);
   });
 

@@ -39,7 +39,11 @@ forBothTargets("operations without a local handler", (t) => {
     expect(withParams.length).toBeGreaterThan(0);
     for (const op of withParams) {
       const names = [...operations[op].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-      for (const [value, code] of [["", "missing_field"], [".", "invalid_value"], ["..", "invalid_value"]] as const) {
+      for (const [value, code] of [
+        ["", "missing_field"],
+        [".", "invalid_value"],
+        ["..", "invalid_value"],
+      ] as const) {
         const input = Object.fromEntries(names.map((n, i) => [n, i === names.length - 1 ? value : "x"]));
         const err = await apiError(engine.call(op, input as never));
         expect([op, value, err.status, err.code, err.field]).toEqual([op, value, 400, code, names.at(-1)]);

@@ -33,7 +33,14 @@ forBothTargets("voices", (t) => {
   it("space voices first, onlyPublic, filter combinations, and another space does not see them", async () => {
     const key = t.newKey({ plan: "PRO" });
     const spaceId = t.instance.spaceForKey(key)!.id;
-    const mine = await addSpaceVoice(t.instance, spaceId, { name: "Studio me", language: "en", accent: "Irish", gender: "female", tags: ["custom", "warm"], tts: "en-gb+f1" });
+    const mine = await addSpaceVoice(t.instance, spaceId, {
+      name: "Studio me",
+      language: "en",
+      accent: "Irish",
+      gender: "female",
+      tags: ["custom", "warm"],
+      tts: "en-gb+f1",
+    });
     const engine = t.engineFor(key);
     expect((await engine.voiceList()).map((v) => v.id)).toEqual([mine.id, ...tierIds(["free", "start", "pro"])]);
     expect((await engine.voiceList())[0]).toMatchObject({ id: mine.id, source: "space" });
@@ -71,7 +78,12 @@ forBothTargets("voices", (t) => {
   it("get: a catalog voice, NOT_FOUND for an unknown one or one above the plan", async () => {
     const engine = t.engine({ plan: "PRO" });
     expect(await engine.voiceGet({ id: "vc_giulia" })).toEqual({
-      id: "vc_giulia", name: "Giulia", language: "it", gender: "female", tags: ["warm", "storytelling"], source: "config",
+      id: "vc_giulia",
+      name: "Giulia",
+      language: "it",
+      gender: "female",
+      tags: ["warm", "storytelling"],
+      source: "config",
     });
     for (const id of ["vc_luca", "vc_nobody"]) {
       const e = await apiError(engine.voiceGet({ id }));

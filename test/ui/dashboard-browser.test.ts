@@ -44,7 +44,19 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     const engine = instance.engine(key);
     const gen = (await engine.generationStart({ prompt: "why the sea is blue", duration: 10 })) as { job_id: string };
     generationId = gen.job_id;
-    recordStart(home, [{ kind: "generation", id: generationId, target: "local", base_url: null, profile: "default", model: null, cost: 5, status: "pending", prompt: "why the sea is blue" }]);
+    recordStart(home, [
+      {
+        kind: "generation",
+        id: generationId,
+        target: "local",
+        base_url: null,
+        profile: "default",
+        model: null,
+        cost: 5,
+        status: "pending",
+        prompt: "why the sea is blue",
+      },
+    ]);
   }, 120_000);
 
   afterAll(async () => {
@@ -64,8 +76,11 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     // What the page shows, sampled while the job runs (the page's script polls once a second).
     const seen: string[] = [];
     const sample = setInterval(() => {
-      void card.evaluate((el) => `${el.getAttribute("data-status")}:${el.getAttribute("data-progress")}:${el.querySelector(".step")?.textContent ?? ""}`)
-        .then((s) => { if (seen[seen.length - 1] !== s) seen.push(s); })
+      void card
+        .evaluate((el) => `${el.getAttribute("data-status")}:${el.getAttribute("data-progress")}:${el.querySelector(".step")?.textContent ?? ""}`)
+        .then((s) => {
+          if (seen[seen.length - 1] !== s) seen.push(s);
+        })
         .catch(() => {});
     }, 100);
     await instance.startWorker();
@@ -87,7 +102,9 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     const status = (await engine.generationStatus({ job_id: generationId })) as { result: { video_id: string } };
     const videoIdOfGeneration = status.result.video_id;
     const exp = (await engine.exportStart({ video_id: videoIdOfGeneration, format: "square" })) as { job_id: string };
-    await expect.poll(async () => ((await engine.exportStatus({ job_id: exp.job_id })) as { status: string }).status, { timeout: 90_000, interval: 500 }).toBe("completed");
+    await expect
+      .poll(async () => ((await engine.exportStatus({ job_id: exp.job_id })) as { status: string }).status, { timeout: 90_000, interval: 500 })
+      .toBe("completed");
     const page = await browser.context.newPage();
     await page.goto(`${base}videos/${videoIdOfGeneration}`);
     const text = await page.locator("pre.timeline-text").textContent();
@@ -105,10 +122,16 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
   }, 150_000);
 
   it("the gallery shows an image and a video made here, and the video plays", async () => {
-    const image = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", HOSTILE, "--webhook-url", listenUrl, "--watch", "--json"], { home, timeoutMs: 90_000 });
+    const image = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", HOSTILE, "--webhook-url", listenUrl, "--watch", "--json"], {
+      home,
+      timeoutMs: 90_000,
+    });
     expect(image.exitCode, image.stderr).toBe(0);
     imageId = (image.json() as { asset_id: string }).asset_id;
-    const video = await run(["asset", "start", "--type", "video", "--model", "vidA-3-fast", "--duration", "4", "--prompt", "a blue wave", "--watch", "--json"], { home, timeoutMs: 90_000 });
+    const video = await run(["asset", "start", "--type", "video", "--model", "vidA-3-fast", "--duration", "4", "--prompt", "a blue wave", "--watch", "--json"], {
+      home,
+      timeoutMs: 90_000,
+    });
     expect(video.exitCode, video.stderr).toBe(0);
     videoId = (video.json() as { asset_id: string }).asset_id;
 

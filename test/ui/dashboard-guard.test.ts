@@ -86,7 +86,9 @@ describe("the dashboard's guard", () => {
         request({ host: u.hostname, port: u.port, path: "/local", headers: { host } }, (res) => {
           res.resume();
           resolve(res.statusCode!);
-        }).on("error", reject).end();
+        })
+          .on("error", reject)
+          .end();
       });
     expect(await status("evil.example:80")).toBe(403);
     expect(await status(`localhost:${new URL(running.origin).port}`)).toBe(200);
@@ -115,7 +117,12 @@ describe("the dashboard's guard", () => {
     const count = () => instance.webhookDeliveries().length;
     const before = count();
     const post = (headers: Record<string, string>, token: string) =>
-      fetch(url, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: `token=${encodeURIComponent(token)}` });
+      fetch(url, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: `token=${encodeURIComponent(token)}`,
+      });
     expect((await post({}, guard.token)).status).toBe(403); // no Origin
     expect((await post({ origin: "http://evil.example" }, guard.token)).status).toBe(403);
     expect((await post({ origin: "null" }, guard.token)).status).toBe(403);
@@ -128,8 +135,12 @@ describe("the dashboard's guard", () => {
     expect(count()).toBe(before + 1);
     const copy = instance.webhookDeliveries().at(-1)!;
     expect(copy.payload).toEqual(instance.webhookDeliveries().find((d) => d.id === delivery)!.payload);
-    expect((await post({ origin: running.origin }, guard.token).then((r) => r.status))).toBe(303);
-    const missing = await fetch(`${running.origin}/ui/webhooks/whd_nope/resend`, { method: "POST", headers: { origin: running.origin, "content-type": "application/x-www-form-urlencoded" }, body: `token=${guard.token}` });
+    expect(await post({ origin: running.origin }, guard.token).then((r) => r.status)).toBe(303);
+    const missing = await fetch(`${running.origin}/ui/webhooks/whd_nope/resend`, {
+      method: "POST",
+      headers: { origin: running.origin, "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${guard.token}`,
+    });
     expect(missing.status).toBe(404);
   });
 });
@@ -140,7 +151,8 @@ describe("mediagen serve and the pages", () => {
     const withUi = spawnCli(home, ["serve", "--port", "0", "--json"]);
     const without = spawnCli(home, ["serve", "--port", "0", "--json", "--no-ui"]);
     try {
-      const origin = async (c: typeof withUi) => (JSON.parse(await c.next((l) => l.startsWith('{"base_url"'))) as { base_url: string }).base_url.replace(/\/api\/public\/v1$/, "");
+      const origin = async (c: typeof withUi) =>
+        (JSON.parse(await c.next((l) => l.startsWith('{"base_url"'))) as { base_url: string }).base_url.replace(/\/api\/public\/v1$/, "");
       const a = await fetch(`${await origin(withUi)}/`);
       expect(a.status).toBe(200);
       expect(await a.text()).toContain("<title>Gallery · mediagen</title>");

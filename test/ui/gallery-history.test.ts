@@ -14,7 +14,17 @@ import { createUiHandler } from "../../src/ui/handler.js";
 import { PageGuard } from "../../src/ui/guard.js";
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
-const hostedStart = (id: string, status: string) => ({ kind: "asset" as const, id, target: "hosted" as const, base_url: "https://api.example", profile: "default", model: "imgA-4", cost: 1, status, prompt: `hosted ${id}` });
+const hostedStart = (id: string, status: string) => ({
+  kind: "asset" as const,
+  id,
+  target: "hosted" as const,
+  base_url: "https://api.example",
+  profile: "default",
+  model: "imgA-4",
+  cost: 1,
+  status,
+  prompt: `hosted ${id}`,
+});
 
 describe("the gallery over the history", () => {
   let home: string;

@@ -50,8 +50,25 @@ describe("credits chart", () => {
 
 describe("gallery filters", () => {
   const item = (over: Partial<GalleryItem>): GalleryItem => ({
-    key: "local:asset:1", kind: "asset", id: "1", target: "local", media: "image", model: "imgA-4-fast", cost: 0.1, status: "completed",
-    running: false, live: true, step: null, progress: null, prompt: "A Red Fox", created_at: "", error: null, src: null, poster: null, video_id: null, ...over,
+    key: "local:asset:1",
+    kind: "asset",
+    id: "1",
+    target: "local",
+    media: "image",
+    model: "imgA-4-fast",
+    cost: 0.1,
+    status: "completed",
+    running: false,
+    live: true,
+    step: null,
+    progress: null,
+    prompt: "A Red Fox",
+    created_at: "",
+    error: null,
+    src: null,
+    poster: null,
+    video_id: null,
+    ...over,
   });
   it("match kind (media or job kind), target, status and text (prompt, id, model; any case)", () => {
     expect(matches(item({}), { kind: "image" })).toBe(true);

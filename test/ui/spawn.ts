@@ -29,7 +29,10 @@ export function spawnCli(home: string, args: string[]): Child {
     stdout,
     next(match, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`mediagen ${args.join(" ")}: no matching line; stdout ${stdout.join("\n")} stderr ${lines.join("\n")}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`mediagen ${args.join(" ")}: no matching line; stdout ${stdout.join("\n")} stderr ${lines.join("\n")}`)),
+          timeoutMs,
+        );
         const check = () => {
           const l = [...stdout, ...lines].find(match);
           if (l !== undefined) {
@@ -46,4 +49,3 @@ export function spawnCli(home: string, args: string[]): Child {
     },
   };
 }
-

@@ -30,7 +30,9 @@ function publicShape(name: string) {
     durations: d.capabilities.supported_durations,
     aspect_ratios: d.capabilities.supported_aspect_ratios,
     resolutions: d.capabilities.supported_resolutions,
-    settings: (d.settings ?? []).map((x) => `${x.key} ${x.type === "select" ? `(${(x as { options: string[] }).options.join("/")})` : "(boolean)"}${x.affects_cost ? ", affects cost" : ""}`),
+    settings: (d.settings ?? []).map(
+      (x) => `${x.key} ${x.type === "select" ? `(${(x as { options: string[] }).options.join("/")})` : "(boolean)"}${x.affects_cost ? ", affects cost" : ""}`,
+    ),
     required_plans: d.required_plans,
     extras: ["elements", "avatar_description"].filter((k) => k in props),
     base_cost: d.base_cost,
@@ -42,62 +44,230 @@ const SIX = ["21:9", "16:9", "4:3", "1:1", "3:4", "9:16"];
 
 /** Each row of hosted-facts.md's capability-class table, in full, with the local model that is it. */
 const CLASSES: [string, string, ReturnType<typeof publicShape>][] = [
-  ["text/image-to-video", "vidA-3", {
-    type: "video", inputs: "0..1 references", prompt: "required", durations: [4, 6, 8], aspect_ratios: ["16:9", "9:16"],
-    resolutions: ["720p", "1080p", "4K"], settings: ["generateAudio (boolean), affects cost"], required_plans: [], extras: [], base_cost: 32,
-  }],
-  ["first + last frame video", "vidA-3-frames", {
-    type: "video", inputs: ["first_frame", "last_frame"], prompt: "required", durations: [4, 6, 8], aspect_ratios: ["16:9", "9:16"],
-    resolutions: ["720p", "1080p"], settings: [], required_plans: [], extras: [], base_cost: 16,
-  }],
-  ["extend video", "vidA-3-extend", {
-    type: "video", inputs: ["source_video (asset_id only)"], prompt: "required", durations: [7], aspect_ratios: ["16:9", "9:16"],
-    resolutions: ["720p"], settings: [], required_plans: [], extras: [], base_cost: 14,
-  }],
-  ["image-to-video, exactly one reference", "vidB-2-5", {
-    type: "video", inputs: "1..1 references (required)", prompt: "required, cap 2500", durations: [5, 10], aspect_ratios: ["16:9", "9:16", "1:1"],
-    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 2.6,
-  }],
-  ["start/end image video", "vidB-2-5-frames", {
-    type: "video", inputs: ["start_image?", "end_image?"], prompt: "required, cap 2500", durations: [5, 10], aspect_ratios: ["16:9", "9:16", "1:1"],
-    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 3.5,
-  }],
-  ["motion control", "vidB-motion", {
-    type: "video", inputs: ["start_image", "motion_video"], prompt: "required", durations: [], aspect_ratios: [],
-    resolutions: [], settings: ["keepOriginalSound (boolean)"], required_plans: [], extras: [], base_cost: 6,
-  }],
-  ["video edit", "vidC-edit", {
-    type: "video", inputs: ["source_video"], prompt: "required", durations: [], aspect_ratios: [],
-    resolutions: [], settings: ["keepAudio (boolean)"], required_plans: [], extras: [], base_cost: 8,
-  }],
-  ["upscale (promptless, priced by source duration)", "vidC-upscale", {
-    type: "video", inputs: ["source_video"], prompt: "promptless", durations: [], aspect_ratios: [],
-    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 4,
-  }],
-  ["multi-reference video, plan-gated", "vidD-omni", {
-    type: "video", inputs: "0..12 references", prompt: "required", durations: range(4, 15), aspect_ratios: SIX,
-    resolutions: ["480p", "720p", "1080p"], settings: [], required_plans: ["PRO", "ENTREPRISE"], extras: ["elements"], base_cost: 10,
-  }],
-  ["UGC video", "vidD-ugc", {
-    type: "video", inputs: "0..3 references", prompt: "required", durations: range(4, 15), aspect_ratios: SIX,
-    resolutions: ["480p", "720p", "1080p"], settings: [], required_plans: [], extras: ["avatar_description"], base_cost: 16,
-  }],
-  ["cheap video", "vidB-2-fast", {
-    type: "video", inputs: "0..1 references", prompt: "required", durations: range(4, 12), aspect_ratios: SIX,
-    resolutions: ["480p", "720p", "1080p"], settings: ["camera_fixed (boolean)"], required_plans: [], extras: [], base_cost: 3,
-  }],
-  ["image, many references", "imgA-4", {
-    type: "image", inputs: "0..10 references", prompt: "required", durations: [], aspect_ratios: ["16:9", "9:16", "1:1", "4:3", "3:4"],
-    resolutions: ["1K", "2K", "4K"], settings: ["quality (low/medium/high), affects cost"], required_plans: [], extras: [], base_cost: 1,
-  }],
-  ["image, priced per reference", "imgB-edit", {
-    type: "image", inputs: "0..6 references", prompt: "required, cap 2560", durations: [], aspect_ratios: ["1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3"],
-    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 0.3,
-  }],
-  ["fast image (about 0.1 credit)", "imgA-4-fast", {
-    type: "image", inputs: "0..1 references", prompt: "required", durations: [], aspect_ratios: ["1:1", "16:9", "9:16", "4:3", "3:4"],
-    resolutions: [], settings: [], required_plans: [], extras: [], base_cost: 0.1,
-  }],
+  [
+    "text/image-to-video",
+    "vidA-3",
+    {
+      type: "video",
+      inputs: "0..1 references",
+      prompt: "required",
+      durations: [4, 6, 8],
+      aspect_ratios: ["16:9", "9:16"],
+      resolutions: ["720p", "1080p", "4K"],
+      settings: ["generateAudio (boolean), affects cost"],
+      required_plans: [],
+      extras: [],
+      base_cost: 32,
+    },
+  ],
+  [
+    "first + last frame video",
+    "vidA-3-frames",
+    {
+      type: "video",
+      inputs: ["first_frame", "last_frame"],
+      prompt: "required",
+      durations: [4, 6, 8],
+      aspect_ratios: ["16:9", "9:16"],
+      resolutions: ["720p", "1080p"],
+      settings: [],
+      required_plans: [],
+      extras: [],
+      base_cost: 16,
+    },
+  ],
+  [
+    "extend video",
+    "vidA-3-extend",
+    {
+      type: "video",
+      inputs: ["source_video (asset_id only)"],
+      prompt: "required",
+      durations: [7],
+      aspect_ratios: ["16:9", "9:16"],
+      resolutions: ["720p"],
+      settings: [],
+      required_plans: [],
+      extras: [],
+      base_cost: 14,
+    },
+  ],
+  [
+    "image-to-video, exactly one reference",
+    "vidB-2-5",
+    {
+      type: "video",
+      inputs: "1..1 references (required)",
+      prompt: "required, cap 2500",
+      durations: [5, 10],
+      aspect_ratios: ["16:9", "9:16", "1:1"],
+      resolutions: [],
+      settings: [],
+      required_plans: [],
+      extras: [],
+      base_cost: 2.6,
+    },
+  ],
+  [
+    "start/end image video",
+    "vidB-2-5-frames",
+    {
+      type: "video",
+      inputs: ["start_image?", "end_image?"],
+      prompt: "required, cap 2500",
+      durations: [5, 10],
+      aspect_ratios: ["16:9", "9:16", "1:1"],
+      resolutions: [],
+      settings: [],
+      required_plans: [],
+      extras: [],
+      base_cost: 3.5,
+    },
+  ],
+  [
+    "motion control",
+    "vidB-motion",
+    {
+      type: "video",
+      inputs: ["start_image", "motion_video"],
+      prompt: "required",
+      durations: [],
+      aspect_ratios: [],
+      resolutions: [],
+      settings: ["keepOriginalSound (boolean)"],
+      required_plans: [],
+      extras: [],
+      base_cost: 6,
+    },
+  ],
+  [
+    "video edit",
+    "vidC-edit",
+    {
+      type: "video",
+      inputs: ["source_video"],
+      prompt: "required",
+      durations: [],
+      aspect_ratios: [],
+      resolutions: [],
+      settings: ["keepAudio (boolean)"],
+      required_plans: [],
+      extras: [],
+      base_cost: 8,
+    },
+  ],
+  [
+    "upscale (promptless, priced by source duration)",
+    "vidC-upscale",
+    {
+      type: "video",
+      inputs: ["source_video"],
+      prompt: "promptless",
+      durations: [],
+      aspect_ratios: [],
+      resolutions: [],
+      settings: [],
+      required_plans: [],
+      extras: [],
+      base_cost: 4,
+    },
+  ],
+  [
+    "multi-reference video, plan-gated",
+    "vidD-omni",
+    {
+      type: "video",
+      inputs: "0..12 references",
+      prompt: "required",
+      durations: range(4, 15),
+      aspect_ratios: SIX,
+      resolutions: ["480p", "720p", "1080p"],
+      settings: [],
+      required_plans: ["PRO", "ENTREPRISE"],
+      extras: ["elements"],
+      base_cost: 10,
+    },
+  ],
+  [
+    "UGC video",
+    "vidD-ugc",
+    {
+      type: "video",
+      inputs: "0..3 references",
+      prompt: "required",
+      durations: range(4, 15),
+      aspect_ratios: SIX,
+      resolutions: ["480p", "720p", "1080p"],
+      settings: [],
+      required_plans: [],
+      extras: ["avatar_description"],
+      base_cost: 16,
+    },
+  ],
+  [
+    "cheap video",
+    "vidB-2-fast",
+    {
+      type: "video",
+      inputs: "0..1 references",
+      prompt: "required",
+      durations: range(4, 12),
+      aspect_ratios: SIX,
+      resolutions: ["480p", "720p", "1080p"],
+      settings: ["camera_fixed (boolean)"],
+      required_plans: [],
+      extras: [],
+      base_cost: 3,
+    },
+  ],
+  [
+    "image, many references",
+    "imgA-4",
+    {
+      type: "image",
+      inputs: "0..10 references",
+      prompt: "required",
+      durations: [],
+      aspect_ratios: ["16:9", "9:16", "1:1", "4:3", "3:4"],
+      resolutions: ["1K", "2K", "4K"],
+      settings: ["quality (low/medium/high), affects cost"],
+      required_plans: [],
+      extras: [],
+      base_cost: 1,
+    },
+  ],
+  [
+    "image, priced per reference",
+    "imgB-edit",
+    {
+      type: "image",
+      inputs: "0..6 references",
+      prompt: "required, cap 2560",
+      durations: [],
+      aspect_ratios: ["1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3"],
+      resolutions: [],
+      settings: [],
+      required_plans: [],
+      extras: [],
+      base_cost: 0.3,
+    },
+  ],
+  [
+    "fast image (about 0.1 credit)",
+    "imgA-4-fast",
+    {
+      type: "image",
+      inputs: "0..1 references",
+      prompt: "required",
+      durations: [],
+      aspect_ratios: ["1:1", "16:9", "9:16", "4:3", "3:4"],
+      resolutions: [],
+      settings: [],
+      required_plans: [],
+      extras: [],
+      base_cost: 0.1,
+    },
+  ],
 ];
 
 describe("local model catalog", () => {
@@ -128,7 +298,20 @@ describe("local model catalog", () => {
     const detail = modelDetail(m);
     expect(() => ModelDetail.parse(detail)).not.toThrow();
     expect(() => ModelSummary.parse(modelSummary(m))).not.toThrow();
-    for (const key of ["label", "type", "provider", "tags", "base_cost", "has_audio", "required_plans", "capabilities", "settings", "max_prompt_length", "input_schema", "restricted_countries"]) {
+    for (const key of [
+      "label",
+      "type",
+      "provider",
+      "tags",
+      "base_cost",
+      "has_audio",
+      "required_plans",
+      "capabilities",
+      "settings",
+      "max_prompt_length",
+      "input_schema",
+      "restricted_countries",
+    ]) {
       expect(detail).toHaveProperty(key);
     }
     // "or null" only where the spec allows null: a model without a choice leaves the key out.
@@ -157,7 +340,14 @@ describe("local model catalog", () => {
     expect(d).toMatchObject({
       base_cost: 32,
       has_audio: true,
-      capabilities: { supported_durations: [4, 6, 8], default_duration: 8, supported_aspect_ratios: ["16:9", "9:16"], default_aspect_ratio: "9:16", min_images: 0, max_images: 1 },
+      capabilities: {
+        supported_durations: [4, 6, 8],
+        default_duration: 8,
+        supported_aspect_ratios: ["16:9", "9:16"],
+        default_aspect_ratio: "9:16",
+        min_images: 0,
+        max_images: 1,
+      },
     });
     expect(d.settings).toEqual([{ key: "generateAudio", type: "boolean", label: "Generate audio", default_value: true, affects_cost: true }]);
   });
@@ -171,9 +361,7 @@ fs.writeFileSync(png, "validation does not open it");
 const VIDEO = "0000000000000000000000aa";
 const lookups: StartLookups = {
   asset: (id) =>
-    id === VIDEO
-      ? { id, type: "video", status: "completed", file: "/m/v.mp4", width: 1280, height: 720, duration_seconds: 4, folder_id: null }
-      : undefined,
+    id === VIDEO ? { id, type: "video", status: "completed", file: "/m/v.mp4", width: 1280, height: 720, duration_seconds: 4, folder_id: null } : undefined,
   avatarThumbnail: (id) => (id === "av_1" ? "/m/av_1.png" : undefined),
   folder: () => undefined,
   fileExists: (p) => p === png,

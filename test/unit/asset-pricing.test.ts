@@ -32,14 +32,26 @@ const CASES: Case[] = [
   ["fractional prices are exact", { model: "imgA-4-fast", generation_count: 3 }, { cost_per_generation: 0.1, total_cost: 0.3 }],
   ["quality select changes the price", { model: "imgA-4", model_settings: { quality: "high" } }, { cost_per_generation: 2 }],
   ["quality at 4K doubles", { model: "imgA-4", model_settings: { quality: "low" }, resolution: "4K" }, { cost_per_generation: 1 }],
-  ["invalid quality → default, reported", { model: "imgA-4", model_settings: { quality: "ultra" } }, { cost_per_generation: 1, normalized: { model_settings: { quality: "medium" } } }],
+  [
+    "invalid quality → default, reported",
+    { model: "imgA-4", model_settings: { quality: "ultra" } },
+    { cost_per_generation: 1, normalized: { model_settings: { quality: "medium" } } },
+  ],
   ["priced per reference image (reference_count)", { model: "imgB-edit", reference_count: 4 }, { cost_per_generation: 0.7 }],
-  ["priced per reference image (references length)", { model: "imgB-edit", references: [{ url: "https://x/a.png" }, { url: "https://x/b.png" }] }, { cost_per_generation: 0.5, normalized: undefined }],
+  [
+    "priced per reference image (references length)",
+    { model: "imgB-edit", references: [{ url: "https://x/a.png" }, { url: "https://x/b.png" }] },
+    { cost_per_generation: 0.5, normalized: undefined },
+  ],
   ["reference_count clamped to the model's max, reported", { model: "imgB-edit", reference_count: 20 }, { cost_per_generation: 0.9, normalized: { reference_count: 6 } }],
   ["upscale priced by the source duration", { model: "vidC-upscale", duration: 12 }, { cost_per_generation: 6 }],
   ["upscale rounds a fractional source up, reported", { model: "vidC-upscale", duration: 4.2 }, { cost_per_generation: 2.5, normalized: { duration: 5 } }],
   ["upscale default source length (8 s)", { model: "vidC-upscale" }, { cost_per_generation: 4 }],
-  ["upscale source over the 60 s output cap is priced at the cap, reported", { model: "vidC-upscale", duration: 100 }, { cost_per_generation: 30, normalized: { duration: 60 } }],
+  [
+    "upscale source over the 60 s output cap is priced at the cap, reported",
+    { model: "vidC-upscale", duration: 100 },
+    { cost_per_generation: 30, normalized: { duration: 60 } },
+  ],
   ["upscale source of exactly 60 s", { model: "vidC-upscale", duration: 60 }, { cost_per_generation: 30, normalized: undefined }],
   ["flat-priced model ignores duration, reported as null", { model: "vidB-motion", duration: 30 }, { cost_per_generation: 6, normalized: { duration: null } }],
   ["per-second model without resolutions", { model: "vidB-2-5", duration: 10 }, { cost_per_generation: 5.2 }],
@@ -48,16 +60,32 @@ const CASES: Case[] = [
   ["a non-numeric duration → the default, reported", { model: "vidA-3", duration: "long" }, { cost_per_generation: 32, normalized: { duration: 8 } }],
   ["a numeric string duration is read as a number, reported", { model: "vidA-3", duration: "6" }, { cost_per_generation: 24, normalized: { duration: 6 } }],
   ["a non-numeric upscale duration → the default source length", { model: "vidC-upscale", duration: true }, { cost_per_generation: 4, normalized: { duration: 8 } }],
-  ["a non-numeric generation_count → 1, reported", { model: "imgA-4-fast", generation_count: "two" }, { total_cost: 0.1, generation_count: 1, normalized: { generation_count: 1 } }],
-  ["a non-numeric reference_count → the model's minimum, reported", { model: "imgB-edit", reference_count: [1] }, { cost_per_generation: 0.3, normalized: { reference_count: 0 } }],
+  [
+    "a non-numeric generation_count → 1, reported",
+    { model: "imgA-4-fast", generation_count: "two" },
+    { total_cost: 0.1, generation_count: 1, normalized: { generation_count: 1 } },
+  ],
+  [
+    "a non-numeric reference_count → the model's minimum, reported",
+    { model: "imgB-edit", reference_count: [1] },
+    { cost_per_generation: 0.3, normalized: { reference_count: 0 } },
+  ],
   // Inputs the model does not take are ignored, and said so with null.
   ["resolution on a model without resolutions → null", { model: "vidB-2-5", resolution: "1080p" }, { cost_per_generation: 2.6, normalized: { resolution: null } }],
   ["aspect_ratio on a model without ratios → null", { model: "vidC-edit", aspect_ratio: "16:9" }, { cost_per_generation: 8, normalized: { aspect_ratio: null } }],
   ["duration on an image model → null", { model: "imgA-4", duration: 4 }, { cost_per_generation: 1, normalized: { duration: null } }],
-  ["a setting the model does not have → null, known ones still used", { model: "imgA-4", model_settings: { turbo: true, quality: "high" } }, { cost_per_generation: 2, normalized: { model_settings: { turbo: null } } }],
+  [
+    "a setting the model does not have → null, known ones still used",
+    { model: "imgA-4", model_settings: { turbo: true, quality: "high" } },
+    { cost_per_generation: 2, normalized: { model_settings: { turbo: null } } },
+  ],
   ["model_settings that is not an object → null", { model: "vidA-3", model_settings: "loud" }, { cost_per_generation: 32, normalized: { model_settings: null } }],
   ["references that is not an array → null", { model: "imgB-edit", references: "a.png" }, { cost_per_generation: 0.3, normalized: { references: null } }],
-  ["several coercions at once, each reported", { model: "vidB-2-fast", duration: 13, resolution: "720P", generation_count: 0 }, { cost_per_generation: 7.2, total_cost: 7.2, normalized: { duration: 12, resolution: "720p", generation_count: 1 } }],
+  [
+    "several coercions at once, each reported",
+    { model: "vidB-2-fast", duration: 13, resolution: "720P", generation_count: 0 },
+    { cost_per_generation: 7.2, total_cost: 7.2, normalized: { duration: 12, resolution: "720p", generation_count: 1 } },
+  ],
 ];
 
 describe("POST /asset/pricing (quote)", () => {

@@ -8,15 +8,47 @@ const local = (r: ResolvedRef) => r.source.replace("/src/", "/local/");
 
 function row(over: Partial<AssetRow>): AssetRow {
   return {
-    id: "a".repeat(24), space_id: "sp", type: "video", model: "vidA-3", status: "generating", prompt: "p",
-    aspect_ratio: "16:9", resolution: "720p", duration: 4, refs: null, params: "{}", cost_milli: 1, file_name: "p",
-    folder_id: null, parent_media_id: null, webhook_url: null, simulate: null, file_path: "x.mp4", thumbnail_path: "x.jpg",
-    width: 1280, height: 720, duration_seconds: 4, error_code: null, error_message: null, created_at: "", finished_at: null,
+    id: "a".repeat(24),
+    space_id: "sp",
+    type: "video",
+    model: "vidA-3",
+    status: "generating",
+    prompt: "p",
+    aspect_ratio: "16:9",
+    resolution: "720p",
+    duration: 4,
+    refs: null,
+    params: "{}",
+    cost_milli: 1,
+    file_name: "p",
+    folder_id: null,
+    parent_media_id: null,
+    webhook_url: null,
+    simulate: null,
+    file_path: "x.mp4",
+    thumbnail_path: "x.jpg",
+    width: 1280,
+    height: 720,
+    duration_seconds: 4,
+    error_code: null,
+    error_message: null,
+    created_at: "",
+    finished_at: null,
     ...over,
   };
 }
 function params(over: Partial<RenderParams>): RenderParams {
-  return { render: "text-to-video", audio: true, settings: {}, references: [], slots: {}, elements: [], avatarDescription: null, urls: { media: "", thumbnail: null }, ...over };
+  return {
+    render: "text-to-video",
+    audio: true,
+    settings: {},
+    references: [],
+    slots: {},
+    elements: [],
+    avatarDescription: null,
+    urls: { media: "", thumbnail: null },
+    ...over,
+  };
 }
 
 describe("planRender", () => {
@@ -38,7 +70,9 @@ describe("planRender", () => {
   });
 
   it("frames put the first/start slot first and the last/end slot last", () => {
-    expect(planRender(row({ model: "vidA-3-frames" }), params({ render: "frames", slots: { first_frame: ref("f.png"), last_frame: ref("l.png") } }), local)).toMatchObject({
+    expect(
+      planRender(row({ model: "vidA-3-frames" }), params({ render: "frames", slots: { first_frame: ref("f.png"), last_frame: ref("l.png") } }), local),
+    ).toMatchObject({
       startImage: "/local/f.png",
       endImage: "/local/l.png",
     });
@@ -49,11 +83,24 @@ describe("planRender", () => {
 
   it("motion, edit and upscale follow the probed source; extend keeps its own length", () => {
     const source = { width: 641, height: 359, durationSeconds: 3.2004 };
-    const motion = planRender(row({ model: "vidB-motion", width: null, height: null, duration: null }), params({ render: "motion", slots: { start_image: ref("s.png"), motion_video: ref("m.mp4", "video") } }), local, source);
+    const motion = planRender(
+      row({ model: "vidB-motion", width: null, height: null, duration: null }),
+      params({ render: "motion", slots: { start_image: ref("s.png"), motion_video: ref("m.mp4", "video") } }),
+      local,
+      source,
+    );
     expect(motion).toMatchObject({ startImage: "/local/s.png", motionVideo: "/local/m.mp4", width: 642, height: 360, durationSeconds: 3.2 });
-    const up = planRender(row({ model: "vidC-upscale", width: null, height: null, duration: null }), params({ render: "upscale", slots: { source_video: ref("v.mp4", "video") } }), local, source);
+    const up = planRender(
+      row({ model: "vidC-upscale", width: null, height: null, duration: null }),
+      params({ render: "upscale", slots: { source_video: ref("v.mp4", "video") } }),
+      local,
+      source,
+    );
     expect(up).toMatchObject({ sourceVideo: "/local/v.mp4", width: 1282, height: 718 });
-    const long = planRender(row({ model: "vidC-edit" }), params({ render: "edit", slots: { source_video: ref("v.mp4", "video") } }), local, { ...source, durationSeconds: 900 });
+    const long = planRender(row({ model: "vidC-edit" }), params({ render: "edit", slots: { source_video: ref("v.mp4", "video") } }), local, {
+      ...source,
+      durationSeconds: 900,
+    });
     expect(long).toMatchObject({ durationSeconds: MAX_FOLLOW_SECONDS });
     const extend = planRender(row({ model: "vidA-3-extend", duration: 7 }), params({ render: "extend", slots: { source_video: ref("v.mp4", "video") } }), local);
     expect(extend).toMatchObject({ sourceVideo: "/local/v.mp4", durationSeconds: 7, width: 1280, height: 720 });

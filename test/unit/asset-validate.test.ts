@@ -17,8 +17,26 @@ const png = path.join(dir, "a.png");
 fs.writeFileSync(png, "not checked here");
 
 const library: Record<string, LibraryAsset> = {
-  "0000000000000000000000aa": { id: "0000000000000000000000aa", type: "video", status: "completed", file: "/m/a.mp4", width: 1280, height: 720, duration_seconds: 6.2, folder_id: "f1" },
-  "0000000000000000000000bb": { id: "0000000000000000000000bb", type: "image", status: "generating", file: null, width: null, height: null, duration_seconds: null, folder_id: null },
+  "0000000000000000000000aa": {
+    id: "0000000000000000000000aa",
+    type: "video",
+    status: "completed",
+    file: "/m/a.mp4",
+    width: 1280,
+    height: 720,
+    duration_seconds: 6.2,
+    folder_id: "f1",
+  },
+  "0000000000000000000000bb": {
+    id: "0000000000000000000000bb",
+    type: "image",
+    status: "generating",
+    file: null,
+    width: null,
+    height: null,
+    duration_seconds: null,
+    folder_id: null,
+  },
 };
 const lookups: StartLookups = {
   asset: (id) => library[id],
@@ -30,7 +48,6 @@ const lookups: StartLookups = {
 };
 /** The same lookups as a request over HTTP sees them (serve without --allow-local-files). */
 const overHttp: StartLookups = { ...lookups, allowLocalFiles: false };
-
 
 describe("validateStart", () => {
   it("applies the model's defaults and settings", () => {
@@ -119,14 +136,38 @@ describe("validateStart", () => {
 
   it("matches @mentions without regard to case, as duplicate names are", () => {
     const images = [{ url: png }, { avatar_id: "av_1" }];
-    const v = validateStart({ type: "video", model: "vidD-omni", prompt: "@HERO meets @Dog", elements: [{ name: "hero", images }, { name: "dog", images }] }, "PRO", lookups);
+    const v = validateStart(
+      {
+        type: "video",
+        model: "vidD-omni",
+        prompt: "@HERO meets @Dog",
+        elements: [
+          { name: "hero", images },
+          { name: "dog", images },
+        ],
+      },
+      "PRO",
+      lookups,
+    );
     expect(v.elements.map((e) => e.name)).toEqual(["hero", "dog"]);
   });
 
   it("rejects a duplicate element name", () => {
     const images = [{ url: png }, { url: png }];
     const e = apiErrorOf(() =>
-      validateStart({ type: "video", model: "vidD-omni", prompt: "@a @A", elements: [{ name: "a", images }, { name: "A", images }] }, "PRO", lookups),
+      validateStart(
+        {
+          type: "video",
+          model: "vidD-omni",
+          prompt: "@a @A",
+          elements: [
+            { name: "a", images },
+            { name: "A", images },
+          ],
+        },
+        "PRO",
+        lookups,
+      ),
     );
     expect(e.field).toBe("elements[1].name");
   });

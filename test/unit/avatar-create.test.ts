@@ -75,7 +75,15 @@ describe("prompt-based create", () => {
     expect(balance(spaceId)).toBe(before - 4);
     await t.runUntilIdle();
     const look = await t.api.avatarLook(res);
-    expect(look).toMatchObject({ status: "ready", format: "horizontal", place: "podcast", avatar_name: "Host", look_name: "Host", gender: "female", error_message: null });
+    expect(look).toMatchObject({
+      status: "ready",
+      format: "horizontal",
+      place: "podcast",
+      avatar_name: "Host",
+      look_name: "Host",
+      gender: "female",
+      error_message: null,
+    });
     expect(pngSizeOf(look.thumbnail)).toEqual({ width: 3840, height: 2160 });
   });
 
@@ -141,7 +149,10 @@ describe("prompt-based create", () => {
     // A URL or absent, never "" (spec: thumbnail is a URL).
     expect(look).not.toHaveProperty("thumbnail");
     const refunds = t.ledger(spaceId).filter((e) => e.ref === res.look_id);
-    expect(refunds.map((e) => [e.kind, e.amount])).toEqual([["debit", -2], ["refund", 2]]);
+    expect(refunds.map((e) => [e.kind, e.amount])).toEqual([
+      ["debit", -2],
+      ["refund", 2],
+    ]);
   });
 
   it("fail:<CODE> shows that code on the status endpoint; the webhook still says GENERATION_FAILED", async () => {
@@ -237,7 +248,10 @@ describe("image-based create", () => {
     expect(balance(spaceId)).toBe(before);
     const avatar = await t.api.avatarGet({ avatar_id: res.avatar_id });
     expect(avatar.name).toBe("Me");
-    expect(avatar.looks.map((l) => [l.status, l.format])).toEqual([["ready", "vertical"], ["ready", "horizontal"]]);
+    expect(avatar.looks.map((l) => [l.status, l.format])).toEqual([
+      ["ready", "vertical"],
+      ["ready", "horizontal"],
+    ]);
     expect(avatar.looks[0]!.id).toBe(res.look_id);
     expect(fs.readFileSync(new URL(avatar.looks[1]!.thumbnail)).equals(fs.readFileSync(wide))).toBe(true);
     expect(await t.api.avatarStatus(res)).toMatchObject({ status: "completed" });
@@ -283,13 +297,12 @@ describe("image-based create", () => {
 });
 
 describe("create errors", () => {
-  it.each([
-    [{ prompt: "x", webhook_url: "nope" }],
-    [{ prompt: "x", style: "raw" }],
-    [{ images: ["https://example.invalid/a.gif"] }],
-  ])("%j → 400 {error, code: INVALID_VALUE}", async (body) => {
-    expectError(await rejection(t.api.avatarCreate(body)), 400, { error: expect.any(String), code: "INVALID_VALUE" });
-  });
+  it.each([[{ prompt: "x", webhook_url: "nope" }], [{ prompt: "x", style: "raw" }], [{ images: ["https://example.invalid/a.gif"] }]])(
+    "%j → 400 {error, code: INVALID_VALUE}",
+    async (body) => {
+      expectError(await rejection(t.api.avatarCreate(body)), 400, { error: expect.any(String), code: "INVALID_VALUE" });
+    },
+  );
 
   it("no prompt and no images → 400 validation body naming prompt", async () => {
     const e = await rejection(t.api.avatarCreate({}));

@@ -91,10 +91,16 @@ describe("avatar edit", () => {
     await t.runUntilIdle();
     const payloads = t.webhookDeliveries().map((d) => d.payload as Record<string, unknown>);
     expect(payloads.find((p) => p.look_id === ok.look_id)).toMatchObject({
-      task: "avatar_edit", status: "completed", avatar_id: base.avatar_id, result: { id: ok.look_id, status: "ready" },
+      task: "avatar_edit",
+      status: "completed",
+      avatar_id: base.avatar_id,
+      result: { id: ok.look_id, status: "ready" },
     });
     expect(payloads.find((p) => p.look_id === bad.look_id)).toEqual({
-      task: "avatar_edit", status: "failed", avatar_id: base.avatar_id, look_id: bad.look_id,
+      task: "avatar_edit",
+      status: "failed",
+      avatar_id: base.avatar_id,
+      look_id: bad.look_id,
       error: { code: "GENERATION_FAILED", message: expect.any(String) },
     });
     expect(t.ledger.balance(spaceId())).toBe(before - 2000);
@@ -168,7 +174,10 @@ describe("avatar edit errors", () => {
   it("short of credits → 402 with required and available", async () => {
     const ctx = contextFor(t, "PRO", 3);
     expectError(await rejection(() => edit(ctx, { avatar_id: "av_maya", look_id: "lk_maya_office", prompt: "p", resolution: "4K" })), 402, {
-      error: expect.any(String), code: "INSUFFICIENT_CREDITS", required: 4, available: 3,
+      error: expect.any(String),
+      code: "INSUFFICIENT_CREDITS",
+      required: 4,
+      available: 3,
     });
     expect(t.db.prepare("SELECT COUNT(*) AS n FROM looks WHERE space_id = ?").get(ctx.space.id)).toEqual({ n: 0 });
   });
@@ -177,7 +186,8 @@ describe("avatar edit errors", () => {
     const ctx = contextFor(t, "PRO", 10);
     const ghost = { ...ctx, space: { ...spaceRow(t, ctx.space.id), id: "sp_gone" } };
     expectError(await rejection(() => edit(ghost, { avatar_id: "av_maya", look_id: "lk_maya_office", prompt: "p" })), 404, {
-      error: expect.any(String), code: "SPACE_NOT_FOUND",
+      error: expect.any(String),
+      code: "SPACE_NOT_FOUND",
     });
   });
 

@@ -32,9 +32,7 @@ export function contextFor(instance: LocalInstance, plan: Plan, credits = 100, s
 export function insertAvatar(instance: LocalInstance, spaceId: string, id: string, status: "ready" | "pending" | "error" = "ready"): void {
   const now = new Date(0).toISOString();
   instance.db
-    .prepare(
-      "INSERT INTO avatars (id, space_id, name, gender, age, age_range, ethnicity, hair_color, created_at) VALUES (?, ?, 'n', 'male', '30', 'adult', 'x', 'x', ?)",
-    )
+    .prepare("INSERT INTO avatars (id, space_id, name, gender, age, age_range, ethnicity, hair_color, created_at) VALUES (?, ?, 'n', 'male', '30', 'adult', 'x', 'x', ?)")
     .run(id, spaceId, now);
   instance.db
     .prepare(

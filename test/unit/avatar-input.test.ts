@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  AVATAR_LIMITS,
-  isImageRef,
-  lookFromPrompt,
-  lookSize,
-  parseCreate,
-  parseEdit,
-  personFromPrompt,
-  titleFrom,
-} from "../../src/features/avatar/input.js";
+import { AVATAR_LIMITS, isImageRef, lookFromPrompt, lookSize, parseCreate, parseEdit, personFromPrompt, titleFrom } from "../../src/features/avatar/input.js";
 import { apiErrorOf } from "../helpers/errors.js";
-
 
 describe("avatar create validation", () => {
   const rejects: [string, Record<string, unknown>, string][] = [

@@ -7,7 +7,25 @@ import { contextFor, expectError, pngSizeOf, rejection, spaceRow } from "./avata
 
 const LOOK_KEYS = ["id", "name", "place", "accessories", "action", "emotion", "selfie", "format", "thumbnail", "preview", "status", "model_available"];
 const DETAIL_KEYS = [...LOOK_KEYS, "avatar_id", "avatar_name", "look_name", "gender", "age_range", "ethnicity", "hair_color", "error_message"];
-const LIST_KEYS = ["id", "avatar_id", "avatar_name", "look_name", "gender", "age_range", "ethnicity", "hair_color", "place", "accessories", "action", "emotion", "selfie", "format", "thumbnail", "preview", "model_available"];
+const LIST_KEYS = [
+  "id",
+  "avatar_id",
+  "avatar_name",
+  "look_name",
+  "gender",
+  "age_range",
+  "ethnicity",
+  "hair_color",
+  "place",
+  "accessories",
+  "action",
+  "emotion",
+  "selfie",
+  "format",
+  "thumbnail",
+  "preview",
+  "model_available",
+];
 const CATALOG_LOOKS = CATALOG_AVATARS.flatMap((a) => a.looks.map((l) => l.id));
 
 describe("status mapping", () => {
@@ -119,8 +137,14 @@ describe("reads", () => {
       const l = await t.api.avatarLook(mine);
       expect(Object.keys(l).sort()).toEqual([...DETAIL_KEYS].sort());
       expect(l).toMatchObject({
-        id: mine.look_id, avatar_id: mine.avatar_id, avatar_name: "Friendly barista", look_name: "Friendly barista",
-        gender: "female", accessories: ["glasses"], status: "ready", error_message: null,
+        id: mine.look_id,
+        avatar_id: mine.avatar_id,
+        avatar_name: "Friendly barista",
+        look_name: "Friendly barista",
+        gender: "female",
+        accessories: ["glasses"],
+        status: "ready",
+        error_message: null,
       });
       const f = await t.api.avatarLook(failed);
       expect(f).toMatchObject({ status: "error", error_message: expect.stringMatching(/failed/i), place: "kitchen" });

@@ -85,7 +85,12 @@ describe("batch shortfalls", () => {
     expect(shortfallOf(text)).toEqual({ required: 0.1, available: 0.05 });
     expect(shortfallOf(new ApiError(400, { error: "bad" }))).toBeUndefined();
     expect(missingOf({ required: 5, available: 2 })).toBe(3);
-    expect(totalMissing([{ required: 5, available: 2 }, { required: 5, available: 2 }])).toBe(8);
+    expect(
+      totalMissing([
+        { required: 5, available: 2 },
+        { required: 5, available: 2 },
+      ]),
+    ).toBe(8);
     expect(totalMissing([{ required: 5, available: null }])).toBeNull();
   });
 });

@@ -62,7 +62,15 @@ describe("resolveSettings: flag > env > profile > default", () => {
     ["env beats profile", {}, { MEDIAGEN_TARGET: "local" }, "default", "local", "https://profile.example.com/api/public/v1", "env"],
     ["flag beats env", { target: "hosted" }, { MEDIAGEN_TARGET: "local" }, "default", "hosted", "https://profile.example.com/api/public/v1", "flag"],
     ["MEDIAGEN_PROFILE selects the profile", {}, { MEDIAGEN_PROFILE: "other" }, "other", "local", undefined, "profile"],
-    ["--profile beats MEDIAGEN_PROFILE", { profile: "default" }, { MEDIAGEN_PROFILE: "other" }, "default", "hosted", "https://profile.example.com/api/public/v1", "profile"],
+    [
+      "--profile beats MEDIAGEN_PROFILE",
+      { profile: "default" },
+      { MEDIAGEN_PROFILE: "other" },
+      "default",
+      "hosted",
+      "https://profile.example.com/api/public/v1",
+      "profile",
+    ],
   ];
   it.each(cases)("%s", (name, flags, env, profile, target, baseUrl, targetSource) => {
     const r = resolveSettings(flags, env, name === "defaults" ? {} : data);
@@ -106,7 +114,10 @@ describe("a bad stored value does not lock the user out", () => {
     const seen = inspectSettings({ profile: "broken" }, {}, bad);
     expect(seen.target).toMatchObject({ value: "cloud", source: "profile", problem: expect.any(ConfigError) });
     expect(inspectSettings({}, {}, bad).baseUrl).toMatchObject({ value: "ftp://x", source: "profile", problem: expect.any(ConfigError) });
-    expect(inspectSettings({}, {}, { profiles: { default: { base_url: "https://p.example.com" } } }).baseUrl).toEqual({ value: "https://p.example.com/api/public/v1", source: "profile" });
+    expect(inspectSettings({}, {}, { profiles: { default: { base_url: "https://p.example.com" } } }).baseUrl).toEqual({
+      value: "https://p.example.com/api/public/v1",
+      source: "profile",
+    });
     expect(resolveProfile({ profile: "broken" }, {})).toEqual({ value: "broken", source: "flag" });
     expect(resolveProfile({}, { MEDIAGEN_PROFILE: "ci" })).toEqual({ value: "ci", source: "env" });
     expect(() => resolveProfile({ profile: "../x" }, {})).toThrow(ConfigError);
@@ -183,7 +194,6 @@ describe("credentials", () => {
       expect(r.key).toBeUndefined();
       expect(resolveKey({ MEDIAGEN_API_KEY: KEY }, broken(), "default", "hosted")).toEqual({ key: KEY, origin: "env" });
     });
-
   });
 
   it("login replaces a corrupt file (0600) and logout resets it, both saying why", () => {

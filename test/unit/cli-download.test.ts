@@ -22,8 +22,7 @@ const server = http.createServer((req, res) => {
     res.writeHead(200, { "content-type": "video/mp4" });
     res.write(PAYLOAD.subarray(0, 50_000));
     slowStarted?.();
-  }
-  else res.writeHead(500).end("boom");
+  } else res.writeHead(500).end("boom");
 });
 let base = "";
 let slowStarted: (() => void) | undefined;

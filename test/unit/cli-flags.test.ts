@@ -50,8 +50,18 @@ describe("defineFlags: commander options", () => {
   it("adds every flag in declaration order, with its help, choices and --no- negation", () => {
     const cmd = FLAGS.addTo(new Command("x"));
     expect(cmd.options.map((o) => o.flags)).toEqual([
-      "--name <name>", "--upper <text>", "--count <n>", "--length <seconds>", "--loud", "--no-loud", "--kind <kind>",
-      "--tag <tag>", "--num <n>", "--extra <json>", "--setting <k=v>", "--body <file>",
+      "--name <name>",
+      "--upper <text>",
+      "--count <n>",
+      "--length <seconds>",
+      "--loud",
+      "--no-loud",
+      "--kind <kind>",
+      "--tag <tag>",
+      "--num <n>",
+      "--extra <json>",
+      "--setting <k=v>",
+      "--body <file>",
     ]);
     expect(cmd.helpInformation()).toMatch(/--kind <kind>\s+a or b \(choices: "a", "b"\)/);
     expect(cmd.helpInformation()).toMatch(/--no-loud\s+quiet/);
@@ -74,11 +84,39 @@ describe("defineFlags: commander options", () => {
 describe("defineFlags: values", () => {
   it("converts each type", () => {
     const opts = parse([
-      "--name", "n", "--upper", "hey", "--count", "3", "--length", "4.2", "--no-loud", "--kind", "b",
-      "--tag", "t1", "--num", "abc", "--num", "de", "--extra", '{"a":[1]}', "--setting", "k=v",
+      "--name",
+      "n",
+      "--upper",
+      "hey",
+      "--count",
+      "3",
+      "--length",
+      "4.2",
+      "--no-loud",
+      "--kind",
+      "b",
+      "--tag",
+      "t1",
+      "--num",
+      "abc",
+      "--num",
+      "de",
+      "--extra",
+      '{"a":[1]}',
+      "--setting",
+      "k=v",
     ]);
     expect(FLAGS.values(opts)).toEqual({
-      name: "n", upper: "HEY", count: 3, length: 4.2, loud: false, kind: "b", tag: ["t1"], num: [3, 2], extra: { a: [1] }, setting: ["k=v"],
+      name: "n",
+      upper: "HEY",
+      count: 3,
+      length: 4.2,
+      loud: false,
+      kind: "b",
+      tag: ["t1"],
+      num: [3, 2],
+      extra: { a: [1] },
+      setting: ["k=v"],
     });
   });
 

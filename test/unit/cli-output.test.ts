@@ -65,7 +65,11 @@ describe("table", () => {
   });
 
   it("without a column marked id, the first column is the id", () => {
-    const lines = table(rows, cols.map((c) => ({ ...c })), 20);
+    const lines = table(
+      rows,
+      cols.map((c) => ({ ...c })),
+      20,
+    );
     expect(lines.join("\n")).toContain(rows[1]!.id);
   });
 });
@@ -84,7 +88,12 @@ describe("cell / keyValues / quiet lines", () => {
   ])("cell(%j) = %s", (v, s) => expect(cell(v)).toBe(s));
 
   it("aligns labels", () => {
-    expect(keyValues([["id", "x"], ["created", null]])).toEqual(["id       x", "created  -"]);
+    expect(
+      keyValues([
+        ["id", "x"],
+        ["created", null],
+      ]),
+    ).toEqual(["id       x", "created  -"]);
   });
 
   it("quiet prints ids of records and lists", () => {

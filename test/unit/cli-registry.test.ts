@@ -22,11 +22,14 @@ describe("lazy command registry", () => {
       if (entry.aliases) cmd.aliases([...entry.aliases]);
       const { command } = await entry.load();
       command.register(cmd, noContext, noTree);
-      expect(program.commands.map((c) => c.name()), `module of ${entry.name}`).toEqual([entry.name]);
       expect(
-        { summary: cmd.description(), term: help.subcommandTerm(cmd) },
-        `registry entry "${entry.name}" is out of date with its module`,
-      ).toEqual({ summary: entry.summary, term: entry.term ?? entry.name });
+        program.commands.map((c) => c.name()),
+        `module of ${entry.name}`,
+      ).toEqual([entry.name]);
+      expect({ summary: cmd.description(), term: help.subcommandTerm(cmd) }, `registry entry "${entry.name}" is out of date with its module`).toEqual({
+        summary: entry.summary,
+        term: entry.term ?? entry.name,
+      });
     }
   });
 

@@ -19,10 +19,18 @@ class FakeEngine extends BaseEngine {
   closed = false;
   async call(op: OpName, input: unknown): Promise<never> {
     this.calls.push(op);
-    if (op === "folderList") return { folders: [{ id: "f".repeat(24), name: "Fake", type: "assets", parent_folder_id: null, created_at: new Date(0).toISOString() }] } as never;
+    if (op === "folderList")
+      return { folders: [{ id: "f".repeat(24), name: "Fake", type: "assets", parent_folder_id: null, created_at: new Date(0).toISOString() }] } as never;
     if (op === "assetStatus") {
       const { assetId } = input as { assetId: string };
-      return { asset_id: assetId, status: "processing", type: "image", cost: 1, generation_params: { model: "m", prompt: "p" }, created_at: new Date(0).toISOString() } as never;
+      return {
+        asset_id: assetId,
+        status: "processing",
+        type: "image",
+        cost: 1,
+        generation_params: { model: "m", prompt: "p" },
+        created_at: new Date(0).toISOString(),
+      } as never;
     }
     throw new Error(`unexpected ${op}`);
   }

@@ -25,7 +25,8 @@ function harness(answers: Array<Job | Error>, opts: { target?: "local" | "hosted
   const reporter: WaitReporter = {
     update: (label, state, text) => events.push(label === "asset a1" ? `update ${state} ${text}` : `update ${label} ${state} ${text}`),
     missed: (label, reason) => events.push(label === "asset a1" ? `missed ${reason}` : `missed ${label} ${reason}`),
-    stop: (ending, jobs) => events.push(jobs.length === 1 && jobs[0]!.label === "asset a1" ? `stop ${ending === "finished" ? jobs[0]!.state : ending}` : `stop ${ending}`),
+    stop: (ending, jobs) =>
+      events.push(jobs.length === 1 && jobs[0]!.label === "asset a1" ? `stop ${ending === "finished" ? jobs[0]!.state : ending}` : `stop ${ending}`),
   };
   const deps: SingleWaitDeps = {
     now: () => now,
@@ -167,22 +168,22 @@ describe("runWait", () => {
     ]);
     const result = await runWait(h.spec, {}, h.deps);
     expect(result).toEqual(done);
-    expect(h.events.filter((e) => e.startsWith("missed"))).toEqual([
-      "missed network error: connect ECONNREFUSED 127.0.0.1:9",
-      "missed HTTP 500",
-      "missed HTTP 503",
-    ]);
+    expect(h.events.filter((e) => e.startsWith("missed"))).toEqual(["missed network error: connect ECONNREFUSED 127.0.0.1:9", "missed HTTP 500", "missed HTTP 503"]);
     expect(h.sleeps).toEqual([2000, 2000, 2000, 2000]);
   });
 
   it("a 429 waits until X-RateLimit-Reset", async () => {
     const start = 1_700_000_000_000;
     const resetSec = start / 1000 + 42;
-    const limited = new ApiError(429, { error: "Rate limit exceeded. Maximum 100 requests per minute." }, {
-      "X-RateLimit-Limit": "100",
-      "X-RateLimit-Remaining": "0",
-      "X-RateLimit-Reset": String(resetSec),
-    });
+    const limited = new ApiError(
+      429,
+      { error: "Rate limit exceeded. Maximum 100 requests per minute." },
+      {
+        "X-RateLimit-Limit": "100",
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset": String(resetSec),
+      },
+    );
     const h = harness([limited, done], { start });
     await runWait(h.spec, {}, h.deps);
     expect(h.sleeps).toEqual([42_000]);
@@ -387,7 +388,11 @@ describe("CliContext.wait (real timers, in-memory streams)", async () => {
     const result = await c.ctx.wait(scripted(["pending", "processing", "processing", "completed"]), { intervalMs: 100 });
     expect(result.status).toBe("completed");
     expect(c.out()).toBe("");
-    const lines = c.err().trim().split("\n").map((l) => JSON.parse(l) as { state: string; message: string });
+    const lines = c
+      .err()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { state: string; message: string });
     expect(lines.map((l) => l.message)).toEqual(["pending", "processing", "completed"]);
     expect(lines.at(-1)!.state).toBe("done");
   });
@@ -445,7 +450,10 @@ describe("runWaitAll: several jobs, one deadline", () => {
     const { spec, log } = jobs(h, { a: [pending()], b: [pending()] });
     const out = await runWaitAll(spec, { timeoutMs: 9_000 }, h.deps);
     expect(out.ending).toBe("timeout");
-    expect(out.jobs.map((j) => [j.job.id, j.state, j.text])).toEqual([["a", "pending", "pending"], ["b", "pending", "pending"]]);
+    expect(out.jobs.map((j) => [j.job.id, j.state, j.text])).toEqual([
+      ["a", "pending", "pending"],
+      ["b", "pending", "pending"],
+    ]);
     expect(h.now - start).toBe(9_000);
     // Both are polled every round.
     expect(log.filter((l) => l.startsWith("a")).length).toBe(log.filter((l) => l.startsWith("b")).length);
@@ -456,7 +464,10 @@ describe("runWaitAll: several jobs, one deadline", () => {
     const { spec } = jobs(h, { a: [pending(), failed], b: [pending(), pending(), done] });
     const out = await runWaitAll(spec, {}, h.deps);
     expect(out.ending).toBe("finished");
-    expect(out.jobs.map((j) => [j.state, j.value?.status])).toEqual([["failed", "failed"], ["done", "completed"]]);
+    expect(out.jobs.map((j) => [j.state, j.value?.status])).toEqual([
+      ["failed", "failed"],
+      ["done", "completed"],
+    ]);
     expect(h.events.at(-1)).toBe("stop finished");
   });
 
@@ -492,14 +503,23 @@ describe("runWaitAll: several jobs, one deadline", () => {
     const { spec } = jobs(h, { a: [pending(5)], b: ["hang"] });
     const out = await runWaitAll(spec, { timeoutMs: 5_000 }, h.deps);
     expect(out.ending).toBe("timeout");
-    expect(out.jobs.map((j) => [j.state, j.value])).toEqual([["pending", { id: "a", status: "pending", progress: 5 }], ["pending", undefined]]);
+    expect(out.jobs.map((j) => [j.state, j.value])).toEqual([
+      ["pending", { id: "a", status: "pending", progress: 5 }],
+      ["pending", undefined],
+    ]);
   });
 
   it("Ctrl-C ends the wait for all jobs with their last states", async () => {
     const h = harness([]);
     const { spec } = jobs(h, { a: [pending(1)], b: [pending(2)] });
     // Ctrl-C during the pause after the first round.
-    const deps = { ...h.deps, sleep: async (ms: number, signal: AbortSignal) => { h.interrupt(); return h.deps.sleep(ms, signal); } };
+    const deps = {
+      ...h.deps,
+      sleep: async (ms: number, signal: AbortSignal) => {
+        h.interrupt();
+        return h.deps.sleep(ms, signal);
+      },
+    };
     const out = await runWaitAll(spec, {}, deps);
     expect(out.ending).toBe("interrupted");
     expect(out.jobs.map((j) => j.text)).toEqual(["pending 1%", "pending 2%"]);
@@ -521,7 +541,13 @@ describe("createReporter / spinnerReporter", async () => {
         },
       }),
       // What ora needs of a terminal stream.
-      { isTTY: true, columns: 100, cursorTo: (_x: number, cb?: () => void) => (cb?.(), true), clearLine: (_d: number, cb?: () => void) => (cb?.(), true), moveCursor: (_x: number, _y: number, cb?: () => void) => (cb?.(), true) },
+      {
+        isTTY: true,
+        columns: 100,
+        cursorTo: (_x: number, cb?: () => void) => (cb?.(), true),
+        clearLine: (_d: number, cb?: () => void) => (cb?.(), true),
+        moveCursor: (_x: number, _y: number, cb?: () => void) => (cb?.(), true),
+      },
     );
     return { stream, text: () => text };
   }

@@ -76,7 +76,11 @@ describe("npm test", () => {
 
   it("fails on a type error in a test (tsconfig.test.json)", async () => {
     const dir = tempTree({
-      "tsconfig.test.json": JSON.stringify({ extends: path.join(ROOT, "tsconfig.test.json"), include: ["test/**/*.ts"], compilerOptions: { noEmit: true, rootDir: "." } }),
+      "tsconfig.test.json": JSON.stringify({
+        extends: path.join(ROOT, "tsconfig.test.json"),
+        include: ["test/**/*.ts"],
+        compilerOptions: { noEmit: true, rootDir: "." },
+      }),
       "test/bad.test.ts": `const n: number = "not a number";\nexport { n };\n`,
     });
     fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
@@ -88,7 +92,7 @@ describe("npm test", () => {
 
 describe("scripts/without-system-media.sh (a fresh machine's PATH)", () => {
   it("hides ffmpeg, ffprobe and espeak-ng, keeps node, and removes its shadow directories after", async () => {
-    const probe = "for t in ffmpeg ffprobe espeak-ng espeak; do command -v $t || echo no-$t; done; command -v node >/dev/null && echo node-ok; echo \"$PATH\"";
+    const probe = 'for t in ffmpeg ffprobe espeak-ng espeak; do command -v $t || echo no-$t; done; command -v node >/dev/null && echo node-ok; echo "$PATH"';
     const r = await exec(path.join(ROOT, "scripts", "without-system-media.sh"), ["sh", "-c", probe], ROOT);
     expect(r.code, r.output).toBe(0);
     expect(r.output).toContain("no-ffmpeg\nno-ffprobe\nno-espeak-ng\nno-espeak\nnode-ok\n");

@@ -21,7 +21,12 @@ describe("request contract", () => {
   it.each([
     ["assetStart", { model: "m" }, "missing_field", "type"],
     ["assetStart", { type: "image", model: "m", modle: "x" }, "invalid_value", "modle"],
-    ["assetStart", { type: "video", model: "m", elements: [{ name: "a", images: [{ url: "https://x.test/a.png" }, { url: "https://x.test/b.gif" }] }] }, "invalid_value", "elements[0].images"],
+    [
+      "assetStart",
+      { type: "video", model: "m", elements: [{ name: "a", images: [{ url: "https://x.test/a.png" }, { url: "https://x.test/b.gif" }] }] },
+      "invalid_value",
+      "elements[0].images",
+    ],
     ["assetStart", { type: "image", model: "m", references: [{ url: "https://x.test/a.png", asset_id: "a" }] }, "invalid_value", "references[0]"],
     ["assetModels", { type: "audio" }, "invalid_value", "type"],
     ["generationStart", { prompt: "p", duration: 30, format: "vertical", height: 100 }, "INVALID_FORMAT", "height"],
@@ -49,7 +54,9 @@ describe("request contract", () => {
 
   it("lets valid requests through", async () => {
     expect(await refuseRequest("generationStart", { prompt: "p", duration: 30, format: "custom", width: 800, height: 600 })).toBeUndefined();
-    expect(await refuseRequest("assetStart", { type: "video", model: "m", prompt: "p", start_image: { url: "https://x.test/a.png" }, end_image: { asset_id: "a" } })).toBeUndefined();
+    expect(
+      await refuseRequest("assetStart", { type: "video", model: "m", prompt: "p", start_image: { url: "https://x.test/a.png" }, end_image: { asset_id: "a" } }),
+    ).toBeUndefined();
     expect(await refuseRequest("voiceList", { language: "pt-BR", onlyPublic: "true" })).toBeUndefined();
   });
 });
@@ -75,7 +82,7 @@ describe("batch lines", () => {
     ].join("\n");
     const err = (await readJsonlBatch(text, "b.jsonl").catch((e) => e)) as Error & { exitCode: number };
     expect(err.exitCode).toBe(2);
-    expect(err.message).toContain('b.jsonl:2: modle is not a field of this request (did you mean model?)');
+    expect(err.message).toContain("b.jsonl:2: modle is not a field of this request (did you mean model?)");
     expect(err.message).toContain("b.jsonl:3: formt is not a field of this request (did you mean format?)");
     expect(err.message).not.toContain("b.jsonl:1");
   });

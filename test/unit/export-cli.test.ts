@@ -16,7 +16,9 @@ describe("what the wait shows", () => {
     expect(exportText(job({ current_step: "render", progress: 42 }))).toBe("render 42%");
     expect(exportText(job({ current_step: "render", progress: 42 }), true)).toBe(`render 42% [${"█".repeat(10)}${"░".repeat(14)}]`);
     expect(exportText(job({ status: "completed", progress: 100, current_step: "render" }))).toBe("completed");
-    expect(exportText(job({ status: "failed", error: { code: "ENCODING_FAILED", message: "ffmpeg exited with code 1" } }))).toBe("failed (ENCODING_FAILED: ffmpeg exited with code 1)");
+    expect(exportText(job({ status: "failed", error: { code: "ENCODING_FAILED", message: "ffmpeg exited with code 1" } }))).toBe(
+      "failed (ENCODING_FAILED: ffmpeg exited with code 1)",
+    );
   });
 
   it("the bar is full at 100 and empty at 0, whatever it is given", () => {
@@ -27,7 +29,14 @@ describe("what the wait shows", () => {
   });
 
   it("human lines: the result's links and cost when completed, the error when failed", () => {
-    const done = exportLines(job({ status: "completed", progress: 100, current_step: "render", result: { video_url: "file:///v.mp4", thumbnail_url: "file:///t.jpg", cost: 2.5, created_at: "2026-01-01T00:00:00Z" } }));
+    const done = exportLines(
+      job({
+        status: "completed",
+        progress: 100,
+        current_step: "render",
+        result: { video_url: "file:///v.mp4", thumbnail_url: "file:///t.jpg", cost: 2.5, created_at: "2026-01-01T00:00:00Z" },
+      }),
+    );
     expect(done.join("\n")).toMatch(/video\s+file:\/\/\/v\.mp4/);
     expect(done.join("\n")).toMatch(/cost\s+2\.5 credits/);
     expect(done.join("\n")).not.toMatch(/step/);

@@ -31,16 +31,24 @@ it("a video with transitions, media and music exports on ffmpeg 4.1: faded throu
     },
   ];
   const gen = await t.api.generationStart({ sequence_plan: plan, enable: { music: true, transitions: true } });
-  const video = await waitFor(async () => {
-    const x = await t.api.generationStatus({ job_id: gen.job_id });
-    if (x.status === "failed") throw new Error(JSON.stringify(x.error));
-    return x.status === "completed" ? x.result!.video_id : undefined;
-  }, 60_000, 100);
+  const video = await waitFor(
+    async () => {
+      const x = await t.api.generationStatus({ job_id: gen.job_id });
+      if (x.status === "failed") throw new Error(JSON.stringify(x.error));
+      return x.status === "completed" ? x.result!.video_id : undefined;
+    },
+    60_000,
+    100,
+  );
   const started = await t.api.exportStart({ video_id: video, format: "custom", width: 360, height: 640 });
-  const s = await waitFor(async () => {
-    const x = await t.api.exportStatus({ job_id: started.job_id });
-    return x.status === "completed" || x.status === "failed" ? x : undefined;
-  }, 120_000, 100);
+  const s = await waitFor(
+    async () => {
+      const x = await t.api.exportStatus({ job_id: started.job_id });
+      return x.status === "completed" || x.status === "failed" ? x : undefined;
+    },
+    120_000,
+    100,
+  );
   expect(s.status, JSON.stringify(s.error)).toBe("completed");
   const row = readExport(t, started.job_id)!;
   expect(row.ffmpeg).toMatch(/^ffmpeg \S+ \(npm fallback: .+\)$/);

@@ -30,24 +30,35 @@ function instance(): TestInstance {
   return t;
 }
 
-async function makeVideo(t: TestInstance, body: Record<string, unknown> = { script: "Hi there. Bye now.", voice_id: "vc_emma", avatar_id: "lk_zoe_podcast" }): Promise<string> {
+async function makeVideo(
+  t: TestInstance,
+  body: Record<string, unknown> = { script: "Hi there. Bye now.", voice_id: "vc_emma", avatar_id: "lk_zoe_podcast" },
+): Promise<string> {
   await t.startWorker();
   const gen = await t.api.generationStart(body);
-  const id = await waitFor(async () => {
-    const s = await t.api.generationStatus({ job_id: gen.job_id });
-    if (s.status === "failed") throw new Error(JSON.stringify(s.error));
-    return s.status === "completed" ? s.result!.video_id : undefined;
-  }, 30_000, 25);
+  const id = await waitFor(
+    async () => {
+      const s = await t.api.generationStatus({ job_id: gen.job_id });
+      if (s.status === "failed") throw new Error(JSON.stringify(s.error));
+      return s.status === "completed" ? s.result!.video_id : undefined;
+    },
+    30_000,
+    25,
+  );
   await t.stopWorker(1_000);
   return id;
 }
 
 async function runExport(t: TestInstance, jobId: string, timeoutMs = 30_000) {
   await t.startWorker();
-  return waitFor(async () => {
-    const s = await t.api.exportStatus({ job_id: jobId });
-    return s.status === "completed" || s.status === "failed" ? s : undefined;
-  }, timeoutMs, 25);
+  return waitFor(
+    async () => {
+      const s = await t.api.exportStatus({ job_id: jobId });
+      return s.status === "completed" || s.status === "failed" ? s : undefined;
+    },
+    timeoutMs,
+    25,
+  );
 }
 
 const spaceOf = (t: TestInstance) => t.spaceForKey(t.key)!.id;
@@ -136,7 +147,15 @@ describe("the timeline as the renderer's spec", () => {
         start_ms: 0,
         end_ms: 2000,
         sequences: [
-          { text: "Hello.", start_ms: 0, end_ms: 1000, look_id: null, look_image_path: null, avatar_video_path: "fetched/talk.mp4", sentences: [{ text: "Hello.", start_ms: 0, end_ms: 1000, audio_path: null }] },
+          {
+            text: "Hello.",
+            start_ms: 0,
+            end_ms: 1000,
+            look_id: null,
+            look_image_path: null,
+            avatar_video_path: "fetched/talk.mp4",
+            sentences: [{ text: "Hello.", start_ms: 0, end_ms: 1000, audio_path: null }],
+          },
           {
             text: "Look.",
             start_ms: 1000,
@@ -180,7 +199,11 @@ describe("the timeline as the renderer's spec", () => {
     expect(a!.sequences.flatMap((s) => s.sentences.map((x) => x.audio_path))).toEqual(["/m/fetched/audio-1.wav", "/m/fetched/audio-1.wav"]);
     // The avatar video alone plays full screen on the video's clock; beside media it plays in the look's place.
     expect(a!.sequences[0]).toMatchObject({ look_image_path: null, media: { kind: "video", path: "/m/fetched/talk.mp4", show: "full", trim_start: 0 } });
-    expect(a!.sequences[1]).toMatchObject({ look_image_path: null, look_video: { path: "/m/fetched/talk.mp4", start_s: 1 }, media: { kind: "image", path: "/m/fetched/a.png", show: "half", width: 320, height: 240 } });
+    expect(a!.sequences[1]).toMatchObject({
+      look_image_path: null,
+      look_video: { path: "/m/fetched/talk.mp4", start_s: 1 },
+      media: { kind: "image", path: "/m/fetched/a.png", show: "half", width: 320, height: 240 },
+    });
     expect(b!.sequences[0]).toMatchObject({
       text: "Bye.",
       look_image_path: "/m/catalog/v1/looks/lk_a.png",
@@ -203,7 +226,10 @@ describe("failures end with their code, refunded once", () => {
     const done = await runExport(t, s.job_id);
     expect(done).toMatchObject({ status: "failed", error: { code: "EXPORT_FAILED", message: expect.stringMatching(/voice track \(voice\.wav\)/) } });
     expect(done.error!.message).not.toContain(t.mediaDir);
-    expect(ledgerOf(t, s.job_id)).toEqual([["debit", -2500], ["refund", 2500]]);
+    expect(ledgerOf(t, s.job_id)).toEqual([
+      ["debit", -2500],
+      ["refund", 2500],
+    ]);
     expect(fs.readdirSync(path.join(t.mediaDir, exportDir(s.job_id)))).toEqual([]);
   });
 
@@ -217,7 +243,10 @@ describe("failures end with their code, refunded once", () => {
     const s = await t.api.exportStart({ video_id: video, ...CHARGED });
     const done = await runExport(t, s.job_id);
     expect(done).toMatchObject({ status: "failed", error: { code: "ENCODING_FAILED" } });
-    expect(ledgerOf(t, s.job_id)).toEqual([["debit", -2500], ["refund", 2500]]);
+    expect(ledgerOf(t, s.job_id)).toEqual([
+      ["debit", -2500],
+      ["refund", 2500],
+    ]);
   });
 
   it("a rendered file that cannot be published → STORAGE_FAILED, nothing published", async () => {
@@ -228,7 +257,10 @@ describe("failures end with their code, refunded once", () => {
     fs.mkdirSync(path.join(t.mediaDir, exportDir(s.job_id), "video.mp4", "in-the-way"), { recursive: true });
     const done = await runExport(t, s.job_id);
     expect(done).toMatchObject({ status: "failed", error: { code: "STORAGE_FAILED", message: expect.stringMatching(/cannot publish/) } });
-    expect(ledgerOf(t, s.job_id)).toEqual([["debit", -2500], ["refund", 2500]]);
+    expect(ledgerOf(t, s.job_id)).toEqual([
+      ["debit", -2500],
+      ["refund", 2500],
+    ]);
     expect(fs.readdirSync(path.join(t.mediaDir, exportDir(s.job_id))).filter((n) => n.startsWith("attempt-"))).toEqual([]);
 
     // The thumbnail's name blocked: the video that did move is taken back.
@@ -250,7 +282,10 @@ describe("failures end with their code, refunded once", () => {
     const done = await runExport(t, s.job_id);
     expect(done).toMatchObject({ status: "failed", error: { code: "EXPORT_FAILED", message: expect.stringMatching(/^Export failed: /) } });
     expect(t.jobs.get(job.id)).toMatchObject({ status: "failed", attempts: 2 });
-    expect(ledgerOf(t, s.job_id)).toEqual([["debit", -2500], ["refund", 2500]]);
+    expect(ledgerOf(t, s.job_id)).toEqual([
+      ["debit", -2500],
+      ["refund", 2500],
+    ]);
   });
 });
 
@@ -268,7 +303,10 @@ describe("a supplied avatar video", () => {
       sequence_plan: [{ voice_id: "vc_emma", sequences: [{ text: "Hello there." }, { text: "And this.", media: { url: img, show: "half" } }] }],
     });
     const seqs = timelineOf(readVideo(t.db, video)!)!.blocks[0]!.sequences;
-    expect(seqs.map((s) => [s.look_image_path, !!s.avatar_video_path])).toEqual([[null, true], [null, true]]);
+    expect(seqs.map((s) => [s.look_image_path, !!s.avatar_video_path])).toEqual([
+      [null, true],
+      [null, true],
+    ]);
     const s = await t.api.exportStart({ video_id: video, format: "custom", width: 360, height: 640 });
     const done = await runExport(t, s.job_id);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");

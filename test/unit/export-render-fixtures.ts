@@ -21,11 +21,7 @@ export function solidImage(tools: Tools, file: string, color: string, size: stri
 }
 
 /** A solid-colour H.264 clip with temporal luma noise (every frame differs), optional audio, VFR. */
-export function solidVideo(
-  tools: Tools,
-  file: string,
-  o: { color: string; size: string; seconds: number; rate?: number; audio?: boolean; vfr?: boolean },
-): string {
+export function solidVideo(tools: Tools, file: string, o: { color: string; size: string; seconds: number; rate?: number; audio?: boolean; vfr?: boolean }): string {
   const args = ["-f", "lavfi", "-i", `color=c=${o.color}:s=${o.size}:r=${o.rate ?? 25}:d=${o.seconds},format=yuv420p,noise=c0s=12:c0f=t`];
   if (o.audio) args.push("-f", "lavfi", "-i", `sine=f=300:d=${o.seconds}`);
   // Variable frame rate: drop every third frame and keep the timestamps as they are.
@@ -72,10 +68,7 @@ export interface SeqDef {
 }
 
 /** A RenderSpec on the 30 fps grid: sequences back to back, one sentence each. */
-export function buildSpec(
-  seqs: SeqDef[],
-  o: { width: number; height: number; subtitles?: boolean; music?: string; transitions?: boolean },
-): RenderSpec {
+export function buildSpec(seqs: SeqDef[], o: { width: number; height: number; subtitles?: boolean; music?: string; transitions?: boolean }): RenderSpec {
   const fps = 30;
   const ms = (frame: number): number => Math.round((frame * 1000) / fps);
   let frame = 0;
@@ -107,7 +100,23 @@ export function buildSpec(
 export function frameRgb(tools: Tools, file: string, n: number, w: number, h: number): Buffer {
   return execFileSync(
     tools.ffmpeg,
-    ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", file, "-vf", `select=eq(n\\,${n}),scale=${w}:${h}:flags=neighbor`, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+    [
+      "-hide_banner",
+      "-nostdin",
+      "-loglevel",
+      "error",
+      "-i",
+      file,
+      "-vf",
+      `select=eq(n\\,${n}),scale=${w}:${h}:flags=neighbor`,
+      "-frames:v",
+      "1",
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "rgb24",
+      "-",
+    ],
     { maxBuffer: 64 << 20 },
   );
 }
@@ -122,7 +131,9 @@ export function pixel(buf: Buffer, w: number, h: number, fx: number, fy: number)
 
 /** Mean volume (dB) of the audio between a and a+d seconds, from ffmpeg's volumedetect. */
 export function meanVolumeDb(tools: Tools, file: string, a: number, d: number): number {
-  const r = spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-ss", String(a), "-t", String(d), "-i", file, "-af", "volumedetect", "-vn", "-f", "null", "-"], { encoding: "utf8" });
+  const r = spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-ss", String(a), "-t", String(d), "-i", file, "-af", "volumedetect", "-vn", "-f", "null", "-"], {
+    encoding: "utf8",
+  });
   const m = /mean_volume:\s*(-?[\d.]+|-inf) dB/.exec(r.stderr);
   if (!m) throw new Error(`no mean_volume in: ${r.stderr.slice(-500)}`);
   return m[1] === "-inf" ? -Infinity : Number(m[1]);

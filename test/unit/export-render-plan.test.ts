@@ -44,10 +44,19 @@ describe("planSpec", () => {
   });
 
   it("rejects gaps, empty sequences, odd sizes and missing files with the right codes", () => {
-    const ok = (): RenderSpec => buildSpec([{ seconds: 1, look: img, wav }, { seconds: 1, look: img, wav }], { width: 180, height: 320 });
+    const ok = (): RenderSpec =>
+      buildSpec(
+        [
+          { seconds: 1, look: img, wav },
+          { seconds: 1, look: img, wav },
+        ],
+        { width: 180, height: 320 },
+      );
     const gap = ok();
     gap.blocks[0]!.sequences[1]!.start_ms = 1100;
-    expect(() => planSpec(gap)).toThrow(expect.objectContaining({ code: "EXPORT_FAILED", message: expect.stringMatching(/sequence 2 starts at 1100 ms, expected 1000 ms/) }));
+    expect(() => planSpec(gap)).toThrow(
+      expect.objectContaining({ code: "EXPORT_FAILED", message: expect.stringMatching(/sequence 2 starts at 1100 ms, expected 1000 ms/) }),
+    );
     const empty = ok();
     empty.blocks[0]!.sequences[1]!.end_ms = 1010;
     empty.duration_ms = 1010;
@@ -127,7 +136,9 @@ describe("planChunks", () => {
 describe("export errors", () => {
   it("keeps base names, drops directories, leaves ratios alone", () => {
     expect(scrubPaths("file:/srv/media/u1/clip.mp4: Invalid data; settb=1/30 '/tmp/x/y/look.png'")).toBe("file:clip.mp4: Invalid data; settb=1/30 'look.png'");
-    expect(tailOf("[mov,mp4 @ 0x55aa] moov atom not found\nfile:/a/b.mp4: Invalid data found\nConversion failed!")).toBe("moov atom not found | /a/b.mp4: Invalid data found");
+    expect(tailOf("[mov,mp4 @ 0x55aa] moov atom not found\nfile:/a/b.mp4: Invalid data found\nConversion failed!")).toBe(
+      "moov atom not found | /a/b.mp4: Invalid data found",
+    );
   });
 
   it("maps failures to the spec's codes", () => {
@@ -135,7 +146,11 @@ describe("export errors", () => {
     expect(toExportError(enospc, "writing")).toMatchObject({ code: "STORAGE_FAILED" });
     const full = new RenderError("ffmpeg exited with code 1", { tool: "ffmpeg", exitCode: 1, stderrTail: "/var/lib/out/.x.tmp: No space left on device" });
     expect(toExportError(full, "rendering the video")).toMatchObject({ code: "STORAGE_FAILED", message: expect.not.stringContaining("/var/lib") });
-    const bad = new RenderError("ffmpeg exited with code 1", { tool: "ffmpeg", exitCode: 1, stderrTail: "[Parsed_xfade_3 @ 0x1] First input link main timebase do not match\nError while filtering" });
+    const bad = new RenderError("ffmpeg exited with code 1", {
+      tool: "ffmpeg",
+      exitCode: 1,
+      stderrTail: "[Parsed_xfade_3 @ 0x1] First input link main timebase do not match\nError while filtering",
+    });
     const e = toExportError(bad, "rendering the video");
     expect(e.code).toBe("ENCODING_FAILED");
     expect(e.message).toBe("rendering the video failed: ffmpeg exited with code 1: First input link main timebase do not match");

@@ -205,7 +205,13 @@ describe("renderExport on the system ffmpeg", () => {
   it("shows each cue on exactly the frames a per-frame burn of the same subtitles would", async () => {
     const seqs = [
       { seconds: 1.2, look: f.red, text: "First words on the screen now and then some more words", wav: f.wav },
-      { seconds: 1.2, look: f.red, media: { kind: "video" as const, path: f.green, show: "background" as const }, text: "Then the clip plays behind the presenter here", wav: f.wav },
+      {
+        seconds: 1.2,
+        look: f.red,
+        media: { kind: "video" as const, path: f.green, show: "background" as const },
+        text: "Then the clip plays behind the presenter here",
+        wav: f.wav,
+      },
       { seconds: 1.2, look: f.yellow, text: "And a last line to close", wav: f.wav },
     ];
     const W = 360;
@@ -220,9 +226,15 @@ describe("renderExport on the system ffmpeg", () => {
     fs.copyFileSync(tools.fontFile, path.join(fonts, path.basename(tools.fontFile)));
     fs.writeFileSync(path.join(fonts, "subs.ass"), buildAss(plan, planCues(plan)));
     const burned = path.join(dir, "burned.mp4");
-    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-i", bare.out, "-vf", "subtitles=filename=subs.ass:fontsdir=.", "-c:v", "libx264", "-crf", "10", burned], { cwd: fonts });
+    execFileSync(
+      tools.ffmpeg,
+      ["-hide_banner", "-loglevel", "error", "-y", "-i", bare.out, "-vf", "subtitles=filename=subs.ass:fontsdir=.", "-c:v", "libx264", "-crf", "10", burned],
+      { cwd: fonts },
+    );
     const stats = path.join(fonts, "psnr.txt");
-    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", ours.out, "-i", burned, "-lavfi", "psnr=stats_file=psnr.txt", "-f", "null", "-"], { cwd: fonts });
+    execFileSync(tools.ffmpeg, ["-hide_banner", "-loglevel", "error", "-i", ours.out, "-i", burned, "-lavfi", "psnr=stats_file=psnr.txt", "-f", "null", "-"], {
+      cwd: fonts,
+    });
     const perFrame = fs
       .readFileSync(stats, "utf8")
       .trim()
@@ -315,7 +327,12 @@ describe("renderExport on the system ffmpeg", () => {
 
   it("on abort kills every ffmpeg of the job and leaves no temp file", async () => {
     const jobDir = fs.mkdtempSync(path.join(dir, "abort-"));
-    const seqs = [0, 1, 2, 3].map((i) => ({ seconds: 3, look: f.red, media: { kind: "video" as const, path: f.green, show: i % 2 ? ("background" as const) : ("full" as const) }, wav: f.wav }));
+    const seqs = [0, 1, 2, 3].map((i) => ({
+      seconds: 3,
+      look: f.red,
+      media: { kind: "video" as const, path: f.green, show: i % 2 ? ("background" as const) : ("full" as const) },
+      wav: f.wav,
+    }));
     const spec = buildSpec(seqs, { width: 640, height: 360, transitions: true, subtitles: true, music: f.music });
     const ac = new AbortController();
     let pids: number[] = [];
@@ -385,14 +402,23 @@ describe("renderExport on the system ffmpeg", () => {
 
   it("fails with the spec's other codes: missing input, bad size, unwritable output", async () => {
     const missing = buildSpec([{ seconds: 0.5, look: path.join(dir, "nope.png"), wav: f.wav }], { width: 180, height: 320 });
-    await expect(render(missing)).rejects.toMatchObject({ code: "EXPORT_FAILED", message: expect.stringMatching(/missing input: look image of sequence 1 \(nope\.png\)/) });
+    await expect(render(missing)).rejects.toMatchObject({
+      code: "EXPORT_FAILED",
+      message: expect.stringMatching(/missing input: look image of sequence 1 \(nope\.png\)/),
+    });
     const odd = buildSpec([{ seconds: 0.5, look: f.red, wav: f.wav }], { width: 181, height: 320 });
     await expect(render(odd)).rejects.toMatchObject({ code: "FORMAT_CONVERSION_FAILED" });
     const file = path.join(dir, "a-file");
     fs.writeFileSync(file, "x");
     const ok = buildSpec([{ seconds: 0.5, look: f.red, wav: f.wav }], { width: 180, height: 320 });
     await expect(renderExport(ok, { outPath: path.join(file, "out.mp4"), tools })).rejects.toMatchObject({ code: "STORAGE_FAILED" });
-    const gap = buildSpec([{ seconds: 0.5, look: f.red, wav: f.wav }, { seconds: 0.5, look: f.red, wav: f.wav }], { width: 180, height: 320 });
+    const gap = buildSpec(
+      [
+        { seconds: 0.5, look: f.red, wav: f.wav },
+        { seconds: 0.5, look: f.red, wav: f.wav },
+      ],
+      { width: 180, height: 320 },
+    );
     gap.blocks[0]!.sequences[1]!.start_ms += 100;
     await expect(render(gap)).rejects.toMatchObject({ code: "EXPORT_FAILED", message: expect.stringMatching(/sequence 2 starts at/) });
   });

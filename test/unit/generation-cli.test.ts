@@ -30,12 +30,15 @@ async function runCli(mod: CommandModule, name: string, args: string[], stdin = 
     {},
     {
       // Not a thenable: `await ctx.engine()` must give the engine itself.
-      get: (_t, op: string) => op === "then" ? undefined : async (body: Record<string, unknown>, opts: unknown) => {
-        calls.push({ op, body, opts });
-        if (op === "generationStart") return { job_id: "run_x", status: "pending", estimated_credits: 5 };
-        if (op === "videoDuplicate") return { video_id: "v2", status: "done", message: "ok", changes_applied: { voice_changed: true, avatar_changed: false } };
-        throw new Error(`unexpected ${op}`);
-      },
+      get: (_t, op: string) =>
+        op === "then"
+          ? undefined
+          : async (body: Record<string, unknown>, opts: unknown) => {
+              calls.push({ op, body, opts });
+              if (op === "generationStart") return { job_id: "run_x", status: "pending", estimated_credits: 5 };
+              if (op === "videoDuplicate") return { video_id: "v2", status: "done", message: "ok", changes_applied: { voice_changed: true, avatar_changed: false } };
+              throw new Error(`unexpected ${op}`);
+            },
     },
   );
   const io: IO = {
@@ -74,12 +77,47 @@ const generate = (args: string[], stdin?: string) => runCli(generateCommand, "ge
 describe("mediagen generate: one flag per field", () => {
   it("maps every flag to its request field", async () => {
     const r = await generate([
-      "--prompt", "cats", "--duration", "30", "--voice", "vc_emma", "--voice-url", "https://x.test/v.mp3",
-      "--avatar", "lk_maya_kitchen", "--avatar-url", "https://x.test/a.png", "--format", "custom", "--width", "1280", "--height", "720",
-      "--no-subtitles", "--music", "--no-broll", "--transitions", "--web-search-script", "--web-search-images",
-      "--animate-image", "--max-animated-images", "2", "--native-avatar", "--native-avatar-model", "premium", "--enhance-emotions",
-      "--no-library-media", "--no-save-to-library", "--media-url", "https://x.test/1.png", "--media-url", "https://x.test/2.mp4",
-      "--web-url", "https://x.test/page", "--webhook", "https://hooks.test/h",
+      "--prompt",
+      "cats",
+      "--duration",
+      "30",
+      "--voice",
+      "vc_emma",
+      "--voice-url",
+      "https://x.test/v.mp3",
+      "--avatar",
+      "lk_maya_kitchen",
+      "--avatar-url",
+      "https://x.test/a.png",
+      "--format",
+      "custom",
+      "--width",
+      "1280",
+      "--height",
+      "720",
+      "--no-subtitles",
+      "--music",
+      "--no-broll",
+      "--transitions",
+      "--web-search-script",
+      "--web-search-images",
+      "--animate-image",
+      "--max-animated-images",
+      "2",
+      "--native-avatar",
+      "--native-avatar-model",
+      "premium",
+      "--enhance-emotions",
+      "--no-library-media",
+      "--no-save-to-library",
+      "--media-url",
+      "https://x.test/1.png",
+      "--media-url",
+      "https://x.test/2.mp4",
+      "--web-url",
+      "https://x.test/page",
+      "--webhook",
+      "https://hooks.test/h",
     ]);
     expect(r.error).toBeUndefined();
     expect(r.calls).toHaveLength(1);
@@ -194,7 +232,11 @@ describe("mediagen duplicate", () => {
     const r = await runCli(duplicateCommand, "duplicate", ["v1", "--voice", "vc_noah", "--look", "lk_zoe_beach"]);
     expect(r.calls[0]!.body).toEqual({ video_id: "v1", voice_id: "vc_noah", avatar_look_id: "lk_zoe_beach" });
     const body = write("dup.json", JSON.stringify({ video_id: "v0", voice_id: "vc_emma" }));
-    expect((await runCli(duplicateCommand, "duplicate", ["--body", body, "--look", "lk_a"])).calls[0]!.body).toEqual({ video_id: "v0", voice_id: "vc_emma", avatar_look_id: "lk_a" });
+    expect((await runCli(duplicateCommand, "duplicate", ["--body", body, "--look", "lk_a"])).calls[0]!.body).toEqual({
+      video_id: "v0",
+      voice_id: "vc_emma",
+      avatar_look_id: "lk_a",
+    });
     const none = await runCli(duplicateCommand, "duplicate", []);
     expect([(none.error as CliError).exitCode, (none.error as CliError).field]).toEqual([2, "video_id"]);
   });

@@ -26,15 +26,23 @@ it("a plan with supplied speech, a still and music makes a done video with its t
   await synthesize({ text: "Supplied words.", out: path.join(files, "said.wav") });
   const t = openTestInstance();
   const plan = [
-    { voice_id: "vc_emma", look_id: "lk_maya_kitchen", sequences: [{ text: "Hello from the fallback tools.", media: { url: path.join(files, "still.png"), show: "full" as const } }] },
+    {
+      voice_id: "vc_emma",
+      look_id: "lk_maya_kitchen",
+      sequences: [{ text: "Hello from the fallback tools.", media: { url: path.join(files, "still.png"), show: "full" as const } }],
+    },
     { audio_url: path.join(files, "said.wav"), sequences: [{ text: "Supplied words." }] },
     { sequences: [{ text: null, duration_ms: 400 }] },
   ];
   const started = await t.api.generationStart({ sequence_plan: plan, enable: { music: true } });
-  const s = await waitFor(async () => {
-    const x = await t.api.generationStatus({ job_id: started.job_id });
-    return x.status === "completed" || x.status === "failed" ? x : undefined;
-  }, 60_000, 100);
+  const s = await waitFor(
+    async () => {
+      const x = await t.api.generationStatus({ job_id: started.job_id });
+      return x.status === "completed" || x.status === "failed" ? x : undefined;
+    },
+    60_000,
+    100,
+  );
   expect(s.status, JSON.stringify(s.error)).toBe("completed");
   const tl = timelineOf(readVideo(t.db, readGeneration(t, started.job_id)!.video_id)!)!;
   expect(readWavInfo(path.join(t.mediaDir, tl.voice_path))!.durationMs).toBeCloseTo(tl.duration_ms, 0);

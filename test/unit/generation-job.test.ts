@@ -56,7 +56,10 @@ describe("the steps of each method", () => {
       const mine = reports.filter(([x]) => x === s).map(([, p]) => p);
       expect(mine[0], s).toBe(0);
       expect(mine.at(-1), s).toBe(100);
-      expect([...mine].sort((a, b) => a - b), s).toEqual(mine);
+      expect(
+        [...mine].sort((a, b) => a - b),
+        s,
+      ).toEqual(mine);
     }
   });
 
@@ -110,10 +113,14 @@ describe("the job through the queue", () => {
     };
     try {
       // The retry waits out its backoff (1 s): run what is due until the job is settled.
-      await waitFor(async () => {
-        await t.runUntilIdle(30_000);
-        return t.jobs.get(job.id)!.status === "failed";
-      }, 10_000, 200);
+      await waitFor(
+        async () => {
+          await t.runUntilIdle(30_000);
+          return t.jobs.get(job.id)!.status === "failed";
+        },
+        10_000,
+        200,
+      );
     } finally {
       generationKind.run = real;
     }
@@ -139,10 +146,14 @@ describe("the job through the queue", () => {
     const id = look.id;
     (look as { id: string }).id = "lk_gone";
     try {
-      const s = await waitFor(async () => {
-        const x = await t.api.generationStatus({ job_id: started.job_id });
-        return x.status === "failed" || x.status === "completed" ? x : undefined;
-      }, 30_000, 50);
+      const s = await waitFor(
+        async () => {
+          const x = await t.api.generationStatus({ job_id: started.job_id });
+          return x.status === "failed" || x.status === "completed" ? x : undefined;
+        },
+        30_000,
+        50,
+      );
       expect(s).toMatchObject({ status: "failed", current_step: "MEDIA_UPLOAD", error: { code: "AVATAR_PROCESSING_FAILED" } });
     } finally {
       (look as { id: string }).id = id;

@@ -64,7 +64,9 @@ describe("every rule, with the offending field's path", () => {
   });
 
   it("text is required: a non-empty string, or null for silence", () => {
-    expect(problemsOf([{ sequences: [{}] }])).toEqual([["sequence_plan[0].sequences[0].text", "sequence_plan[0].sequences[0].text: is required: a string, or null for a silent sequence"]]);
+    expect(problemsOf([{ sequences: [{}] }])).toEqual([
+      ["sequence_plan[0].sequences[0].text", "sequence_plan[0].sequences[0].text: is required: a string, or null for a silent sequence"],
+    ]);
     expect(firstField([{ sequences: [{ text: 3 }] }])).toBe("sequence_plan[0].sequences[0].text");
     expect(firstField([{ sequences: [{ text: "  " }] }])).toBe("sequence_plan[0].sequences[0].text");
   });

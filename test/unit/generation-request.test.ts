@@ -146,7 +146,8 @@ describe("every code with its field", () => {
   });
 
   it("duration is seconds from 10 to 600", () => {
-    for (const bad of [9.99, 601, "30", 0, Number.NaN]) expect(verdict({ prompt: "x", duration: bad })).toEqual({ code: "INVALID_VALUE", field: "duration", status: 400 });
+    for (const bad of [9.99, 601, "30", 0, Number.NaN])
+      expect(verdict({ prompt: "x", duration: bad })).toEqual({ code: "INVALID_VALUE", field: "duration", status: 400 });
     expect(start({ prompt: "x", duration: 10 }).estimated_ms).toBe(10_000);
     expect(start({ prompt: "x", duration: 600 }).estimated_ms).toBe(600_000);
   });
@@ -188,7 +189,9 @@ describe("every code with its field", () => {
     expect(e.body).toEqual({
       error: "sequence_plan[1].voice_id: a block with a silent sequence must not have a voice_id",
       code: "INVALID_PLAN",
-      details: [{ code: "INVALID_PLAN", message: "sequence_plan[1].voice_id: a block with a silent sequence must not have a voice_id", field: "sequence_plan[1].voice_id" }],
+      details: [
+        { code: "INVALID_PLAN", message: "sequence_plan[1].voice_id: a block with a silent sequence must not have a voice_id", field: "sequence_plan[1].voice_id" },
+      ],
     });
     expect(verdict({ sequence_plan: "plan.json" })).toEqual({ code: "INVALID_PLAN", field: "sequence_plan", status: 400 });
   });
@@ -217,7 +220,10 @@ describe("every code with its field", () => {
     const plan = [{ sequences: [{ text: "Hi." }] }];
     expect(verdict({ sequence_plan: plan })).toEqual({ code: "MISSING_VOICE", field: "sequence_plan[0].voice_id", status: 400 });
     expect(start({ sequence_plan: plan, voice_id: "vc_noah" }).plan![0]!.voice).toEqual({ voice_id: "vc_noah", tts: "en-us+m3" });
-    expect(start({ sequence_plan: [{ audio_url: "https://x.test/a.mp3", sequences: [{ text: "Hi." }] }] }).plan![0]).toMatchObject({ voice: null, audio_url: "https://x.test/a.mp3" });
+    expect(start({ sequence_plan: [{ audio_url: "https://x.test/a.mp3", sequences: [{ text: "Hi." }] }] }).plan![0]).toMatchObject({
+      voice: null,
+      audio_url: "https://x.test/a.mp3",
+    });
     // A silent-only plan needs no voice at all.
     expect(start({ sequence_plan: [{ sequences: [{ text: null, duration_ms: 10_000 }] }] }).estimated_ms).toBe(10_000);
   });

@@ -215,7 +215,11 @@ describe("HostedEngine retries", () => {
             body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "Too many requests" }] },
             headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset), date: new Date(T0).toUTCString() },
           }
-        : { status: 201, body: BODIES.folder, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(reset + 60), date: new Date(T0).toUTCString() } },
+        : {
+            status: 201,
+            body: BODIES.folder,
+            headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": String(reset + 60), date: new Date(T0).toUTCString() },
+          },
     );
     const { engine, sleeps } = engineFor(s);
     await expect(engine.folderCreate({ name: "x" })).resolves.toEqual(BODIES.folder);
@@ -257,7 +261,13 @@ describe("HostedEngine retries", () => {
 
 describe("HostedEngine redirects", () => {
   const cases: { name: string; status: number; headers: Record<string, string>; raw: string; location: string }[] = [
-    { name: "an empty 308 (http → https)", status: 308, headers: { location: "https://api.example.test/api/public/v1/asset/start" }, raw: "", location: "https://api.example.test/api/public/v1/asset/start" },
+    {
+      name: "an empty 308 (http → https)",
+      status: 308,
+      headers: { location: "https://api.example.test/api/public/v1/asset/start" },
+      raw: "",
+      location: "https://api.example.test/api/public/v1/asset/start",
+    },
     { name: "a 301 with a JSON body", status: 301, headers: { location: "/elsewhere" }, raw: '{"moved":true}', location: "/elsewhere" },
     { name: "a 302 without Location", status: 302, headers: {}, raw: "", location: "(no Location header)" },
   ];
@@ -371,7 +381,16 @@ describe("HostedEngine abort (CallOptions.signal)", () => {
     const ac = new AbortController();
     // Aborted once the 429 has been answered (not on a timer from the call: under load the request
     // itself could still be on its way), so the abort lands in the 50 s wait.
-    const s = await serve(() => (setTimeout(() => ac.abort(), 50), { status: 429, body: { error: "slow down" }, headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 50) } }));
+    const s = await serve(
+      () => (
+        setTimeout(() => ac.abort(), 50),
+        {
+          status: 429,
+          body: { error: "slow down" },
+          headers: { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 50) },
+        }
+      ),
+    );
     const engine = new HostedEngine({ baseUrl: s.url, apiKey: KEY, env: {} });
     open.push(engine);
     const started = Date.now();
@@ -507,9 +526,7 @@ describe("HostedEngine request deadline (requestTimeoutMs)", () => {
     // still leaves each request time to be answered on a loaded machine (300 ms did not).
     const reset = Math.floor(Date.now() / 1000) + 3;
     const s = await serve((n) =>
-      n === 0
-        ? { status: 429, body: { error: "Rate limit exceeded." }, headers: { "x-ratelimit-reset": String(reset) } }
-        : { status: 200, body: BODIES.folders },
+      n === 0 ? { status: 429, body: { error: "Rate limit exceeded." }, headers: { "x-ratelimit-reset": String(reset) } } : { status: 200, body: BODIES.folders },
     );
     const waits: number[] = [];
     const { engine } = engineFor(s, { requestTimeoutMs: 1_200, now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 1_600))) });

@@ -111,9 +111,25 @@ describe.skipIf(!hasOpenssl())("HTTPS_PROXY through a CONNECT proxy", () => {
     // A throw-away certificate for a name that exists only inside the proxy's mapping.
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-        "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-        "-subj", `/CN=${HOST}`, "-addext", `subjectAltName=DNS:${HOST}`],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-keyout",
+        path.join(dir, "key.pem"),
+        "-out",
+        path.join(dir, "cert.pem"),
+        "-subj",
+        `/CN=${HOST}`,
+        "-addext",
+        `subjectAltName=DNS:${HOST}`,
+      ],
       { stdio: "ignore" },
     );
     cert = fs.readFileSync(path.join(dir, "cert.pem"), "utf8");

@@ -206,8 +206,18 @@ describe("asset", () => {
 
 describe("avatar, voice, folder", () => {
   const look = {
-    id: "l1", name: "Office", place: "office", accessories: [], action: "talking", emotion: "calm", selfie: false,
-    format: "vertical", thumbnail: "https://cdn.example.com/l1.png", preview: null, status: "ready", model_available: [],
+    id: "l1",
+    name: "Office",
+    place: "office",
+    accessories: [],
+    action: "talking",
+    emotion: "calm",
+    selfie: false,
+    format: "vertical",
+    thumbnail: "https://cdn.example.com/l1.png",
+    preview: null,
+    status: "ready",
+    model_available: [],
   };
 
   it("avatar status: pending, without result or error", async () => {
@@ -220,7 +230,18 @@ describe("avatar, voice, folder", () => {
   });
 
   it("avatar get: a catalog avatar (created_at null) with no looks", async () => {
-    const avatar = { id: "av1", name: "Maya", gender: "female", age: "30", age_range: "adult", ethnicity: "x", hair_color: "brown", thumbnail: "t", looks: [], created_at: null };
+    const avatar = {
+      id: "av1",
+      name: "Maya",
+      gender: "female",
+      age: "30",
+      age_range: "adult",
+      ethnicity: "x",
+      hair_color: "brown",
+      thumbnail: "t",
+      looks: [],
+      created_at: null,
+    };
     answers = { "GET /avatar/av1": { status: 200, body: avatar } };
     const r = await mediagen(["avatar", "get", "av1"]);
     expect(r.code, r.stderr).toBe(0);
@@ -228,7 +249,17 @@ describe("avatar, voice, folder", () => {
   });
 
   it("avatar look: a look whose preview and error are null", async () => {
-    const detail = { ...look, avatar_id: "av1", avatar_name: "Maya", look_name: "Office", gender: "female", age_range: "adult", ethnicity: "x", hair_color: "brown", error_message: null };
+    const detail = {
+      ...look,
+      avatar_id: "av1",
+      avatar_name: "Maya",
+      look_name: "Office",
+      gender: "female",
+      age_range: "adult",
+      ethnicity: "x",
+      hair_color: "brown",
+      error_message: null,
+    };
     answers = { "GET /avatar/av1/look/l1": { status: 200, body: detail } };
     const r = await mediagen(["avatar", "look", "av1", "l1"]);
     expect(r.code, r.stderr).toBe(0);

@@ -18,11 +18,9 @@ const CONFIG = path.join(ROOT, ".dependency-cruiser.cjs");
 const ALLOWED: Record<string, string> = {
   "src/contract/errors.ts": `import { z } from "zod";\nexport const Err = z.object({ code: z.string() });\n`,
   "src/features/folder/contract.ts":
-    `import { z } from "zod";\nimport { Err } from "../../contract/errors.js";\n` +
-    `export const Folder = z.object({ id: z.string(), error: Err.optional() });\n`,
+    `import { z } from "zod";\nimport { Err } from "../../contract/errors.js";\n` + `export const Folder = z.object({ id: z.string(), error: Err.optional() });\n`,
   "src/features/folder/local.ts": `import { core } from "../../local/core.js";\nexport const handlers = { core };\n`,
-  "src/features/folder/cli.ts":
-    `import { Folder } from "./contract.js";\nimport { readEnv } from "../../config/env.js";\nexport const command = { Folder, readEnv };\n`,
+  "src/features/folder/cli.ts": `import { Folder } from "./contract.js";\nimport { readEnv } from "../../config/env.js";\nexport const command = { Folder, readEnv };\n`,
   "src/features/local.ts": `export * from "./folder/local.js";\n`,
   "src/config/env.ts": `export function readEnv(name: string): string | undefined {\n  return process.env[name];\n}\n`,
   "src/cli/context.ts":
@@ -34,8 +32,7 @@ const ALLOWED: Record<string, string> = {
     `  return start(handlers);\n}\n`,
   "src/server/server.ts": `import { core } from "../local/core.js";\nexport function start(h: unknown) {\n  return [core, h];\n}\n`,
   // The MCP server: the SDK and CLI helpers, loaded lazily by `mediagen mcp` only.
-  "src/mcp/server.ts":
-    `import { Server } from "@modelcontextprotocol/sdk/server/index.js";\nimport { readEnv } from "../config/env.js";\nexport const s = { Server, readEnv };\n`,
+  "src/mcp/server.ts": `import { Server } from "@modelcontextprotocol/sdk/server/index.js";\nimport { readEnv } from "../config/env.js";\nexport const s = { Server, readEnv };\n`,
   "src/cli/commands/mcp.ts": `export const run = () => import("../../mcp/server.js");\n`,
   "src/hosted/client.ts": `export const client = "hosted";\n`,
   "src/local/core.ts": `import type { Folder } from "../features/folder/contract.js";\nexport const core = "core";\nexport type FolderShape = typeof Folder;\n`,
@@ -55,7 +52,11 @@ interface Planted {
 
 /** Each breaks one rule, added to (or replacing files of) the allowed tree. */
 const PLANTED: Planted[] = [
-  { rule: "contract-only-zod", files: { "src/contract/paths.ts": `import path from "node:path";\nexport const sep = path.sep;\n` }, reported: "src/contract/paths.ts → path" },
+  {
+    rule: "contract-only-zod",
+    files: { "src/contract/paths.ts": `import path from "node:path";\nexport const sep = path.sep;\n` },
+    reported: "src/contract/paths.ts → path",
+  },
   {
     rule: "contract-only-zod",
     files: { "src/features/asset/contract.ts": `import { core } from "../../local/core.js";\nexport const x = core;\n` },
@@ -63,10 +64,17 @@ const PLANTED: Planted[] = [
   },
   {
     rule: "cli-not-local",
-    files: { "src/features/asset/cli.ts": `import { handlers } from "./local.js";\nexport const c = handlers;\n`, "src/features/asset/local.ts": `export const handlers = {};\n` },
+    files: {
+      "src/features/asset/cli.ts": `import { handlers } from "./local.js";\nexport const c = handlers;\n`,
+      "src/features/asset/local.ts": `export const handlers = {};\n`,
+    },
     reported: "src/features/asset/cli.ts → src/features/asset/local.ts",
   },
-  { rule: "cli-not-local", files: { "src/cli/preview.ts": `import { render } from "../media/render.js";\nexport const p = render;\n` }, reported: "src/cli/preview.ts → src/media/render.ts" },
+  {
+    rule: "cli-not-local",
+    files: { "src/cli/preview.ts": `import { render } from "../media/render.js";\nexport const p = render;\n` },
+    reported: "src/cli/preview.ts → src/media/render.ts",
+  },
   {
     rule: "cli-not-local",
     files: { "src/cli/sql.ts": `import Database from "better-sqlite3";\nexport const D = Database;\n` },
@@ -91,8 +99,7 @@ const PLANTED: Planted[] = [
     rule: "cli-server-lazy",
     files: {
       "src/cli/commands/serve.ts":
-        `import { start } from "../../server/server.js";\n` +
-        `export async function serve() {\n  return start((await import("../../features/local.js")).handlers);\n}\n`,
+        `import { start } from "../../server/server.js";\n` + `export async function serve() {\n  return start((await import("../../features/local.js")).handlers);\n}\n`,
     },
     reported: "src/cli/commands/serve.ts → src/server/server.ts",
   },
@@ -111,24 +118,41 @@ const PLANTED: Planted[] = [
     files: { "src/cli/sdk.ts": `import { Client } from "@modelcontextprotocol/sdk/client/index.js";\nexport const c = Client;\n` },
     reported: "src/cli/sdk.ts → node_modules/@modelcontextprotocol/sdk/",
   },
-  { rule: "local-core-not-above", files: { "src/local/peek.ts": `import { client } from "../hosted/client.js";\nexport const c = client;\n` }, reported: "src/local/peek.ts → src/hosted/client.ts" },
+  {
+    rule: "local-core-not-above",
+    files: { "src/local/peek.ts": `import { client } from "../hosted/client.js";\nexport const c = client;\n` },
+    reported: "src/local/peek.ts → src/hosted/client.ts",
+  },
   {
     rule: "local-core-types-only-from-features",
     files: { "src/local/schemas.ts": `import { Folder } from "../features/folder/contract.js";\nexport const f = Folder;\n` },
     reported: "src/local/schemas.ts → src/features/folder/contract.ts",
   },
-  { rule: "media-node-only", files: { "src/media/store.ts": `import { core } from "../local/core.js";\nexport const s = core;\n` }, reported: "src/media/store.ts → src/local/core.ts" },
+  {
+    rule: "media-node-only",
+    files: { "src/media/store.ts": `import { core } from "../local/core.js";\nexport const s = core;\n` },
+    reported: "src/media/store.ts → src/local/core.ts",
+  },
   {
     rule: "env-table-leaf",
-    files: { "src/config/env.ts": `import path from "node:path";\nexport function readEnv(name: string): string | undefined {\n  return process.env[name] ?? path.sep;\n}\n` },
+    files: {
+      "src/config/env.ts": `import path from "node:path";\nexport function readEnv(name: string): string | undefined {\n  return process.env[name] ?? path.sep;\n}\n`,
+    },
     reported: "src/config/env.ts → path",
   },
   {
     rule: "no-circular",
-    files: { "src/engine/c.ts": `import { d } from "./d.js";\nexport const c = () => d;\n`, "src/engine/d.ts": `import { c } from "./c.js";\nexport const d = () => c;\n` },
+    files: {
+      "src/engine/c.ts": `import { d } from "./d.js";\nexport const c = () => d;\n`,
+      "src/engine/d.ts": `import { c } from "./c.js";\nexport const d = () => c;\n`,
+    },
     reported: "src/engine/c.ts → ",
   },
-  { rule: "not-to-unresolvable", files: { "src/engine/e.ts": `import { gone } from "./missing.js";\nexport const e = gone;\n` }, reported: "src/engine/e.ts → ./missing.js" },
+  {
+    rule: "not-to-unresolvable",
+    files: { "src/engine/e.ts": `import { gone } from "./missing.js";\nexport const e = gone;\n` },
+    reported: "src/engine/e.ts → ./missing.js",
+  },
 ];
 
 const dirs: string[] = [];
@@ -193,9 +217,7 @@ describe("the layer check", () => {
     const { modules } = JSON.parse(stdout) as {
       modules: Array<{ source: string; dependencies: Array<{ resolved: string; dynamic: boolean; dependencyTypes: string[] }> }>;
     };
-    const loads = new Map(
-      modules.map((m) => [m.source, m.dependencies.filter((d) => !d.dynamic && !d.dependencyTypes.includes("type-only")).map((d) => d.resolved)]),
-    );
+    const loads = new Map(modules.map((m) => [m.source, m.dependencies.filter((d) => !d.dynamic && !d.dependencyTypes.includes("type-only")).map((d) => d.resolved)]));
     const cli = modules.map((m) => m.source).filter((s) => /^src\/cli\/|^src\/features\/[^/]+\/cli\.ts$|^src\/mcp\//.test(s));
     expect(cli.length).toBeGreaterThan(20);
     const localTarget = /^src\/local\/|^src\/features\/[^/]+\/(local|job|schema)\.ts$|^src\/features\/local\.ts$|^src\/media\/|^src\/server\/|better-sqlite3/;

@@ -48,7 +48,9 @@ describe("the table of operation lives", () => {
   });
 
   it("a start's answer names its jobs with what the history records", () => {
-    expect(startedBy("assetStart", { model: "m", prompt: "p" }, { asset_ids: ["a1", "a2"], status: "generating", cost_per_generation: 2, total_cost: 4, count: 2 })).toEqual([
+    expect(
+      startedBy("assetStart", { model: "m", prompt: "p" }, { asset_ids: ["a1", "a2"], status: "generating", cost_per_generation: 2, total_cost: 4, count: 2 }),
+    ).toEqual([
       { kind: "asset", id: "a1", model: "m", cost: 2, status: "generating", prompt: "p" },
       { kind: "asset", id: "a2", model: "m", cost: 2, status: "generating", prompt: "p" },
     ]);

@@ -53,9 +53,7 @@ describe("authentication (401 invalid_api_key, messages differ)", () => {
   });
 
   test("the three messages are distinct", async () => {
-    const messages = await Promise.all(
-      [undefined, "Bearer nope", `Bearer ${unknown}`].map(async (h) => (await call(h)).body as { details: { message: string }[] }),
-    );
+    const messages = await Promise.all([undefined, "Bearer nope", `Bearer ${unknown}`].map(async (h) => (await call(h)).body as { details: { message: string }[] }));
     expect(new Set(messages.map((m) => m.details[0]!.message)).size).toBe(3);
   });
 
@@ -64,7 +62,10 @@ describe("authentication (401 invalid_api_key, messages differ)", () => {
   });
 
   test("through the engine it is an ApiError 401", async () => {
-    const err = (await t.engine(unknown).folderList().catch((e: unknown) => e)) as ApiError;
+    const err = (await t
+      .engine(unknown)
+      .folderList()
+      .catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect([err.status, err.code]).toEqual([401, "invalid_api_key"]);
   });
@@ -145,7 +146,10 @@ describe("plans", () => {
     if (status === 403) {
       expect(res.body).toMatchObject({ details: [{ code: "plan_required" }] });
       expect(res.rateLimit).toMatchObject({ limit: 100, remaining: 100 });
-      const err = (await t.engine(api_key).folderList().catch((e: unknown) => e)) as ApiError;
+      const err = (await t
+        .engine(api_key)
+        .folderList()
+        .catch((e: unknown) => e)) as ApiError;
       expect([err.status, err.code]).toEqual([403, "plan_required"]);
     }
   });

@@ -135,7 +135,12 @@ describe("folderList", () => {
     const u = openTestInstance({ worker: "none" });
     try {
       const made = [];
-      for (const [name, type] of [["one", "assets"], ["two", "videos"], ["three", "assets"], ["four", "videos"]] as const) {
+      for (const [name, type] of [
+        ["one", "assets"],
+        ["two", "videos"],
+        ["three", "assets"],
+        ["four", "videos"],
+      ] as const) {
         made.push(await u.api.folderCreate({ name, type }));
       }
       const other = u.createSpace({ plan: "ENTREPRISE", credits: 0 });

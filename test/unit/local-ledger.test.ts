@@ -46,9 +46,7 @@ describe("ledger", () => {
     expect(t.ledger(id).filter((r) => r.kind === "refund")).toHaveLength(1);
     // the unique index holds even if someone bypasses the check
     expect(() =>
-      t.db
-        .prepare("INSERT INTO ledger (space_id, amount_milli, balance_after_milli, kind, ref, created_at) VALUES (?, 1, 1, 'refund', 'job_r', 'x')")
-        .run(id),
+      t.db.prepare("INSERT INTO ledger (space_id, amount_milli, balance_after_milli, kind, ref, created_at) VALUES (?, 1, 1, 'refund', 'job_r', 'x')").run(id),
     ).toThrow(/UNIQUE/);
   });
 

@@ -64,7 +64,13 @@ describe("processState", () => {
 });
 
 describe("worker rows", () => {
-  const row = (pid: number | null, leaseMs = 10_000): WorkerRow => ({ id: `w_test_${pid}`, pid, mode: "detached", lease_expires: Date.now() + leaseMs, started_at: Date.now() });
+  const row = (pid: number | null, leaseMs = 10_000): WorkerRow => ({
+    id: `w_test_${pid}`,
+    pid,
+    mode: "detached",
+    lease_expires: Date.now() + leaseMs,
+    started_at: Date.now(),
+  });
 
   it.skipIf(!linux)("a current lease is not enough: stopped and zombie workers are not live", async () => {
     const running = sleeper();
@@ -118,7 +124,9 @@ describe("leases of dead workers end at once", () => {
     const t = openTestInstance({ worker: "none" });
     const gone = spawn("true");
     await new Promise((r) => gone.once("exit", r));
-    t.db.prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES ('w_detached_x', ?, 'detached', ?, ?)").run(gone.pid, Date.now() + 60_000, Date.now());
+    t.db
+      .prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES ('w_detached_x', ?, 'detached', ?, ?)")
+      .run(gone.pid, Date.now() + 60_000, Date.now());
     const id = t.jobs.enqueue({ kind: "webhook", payload: null });
     t.db.prepare("UPDATE jobs SET status = 'running', lease_owner = 'w_detached_x#3', lease_expires = ? WHERE id = ?").run(Date.now() + 60_000, id);
     t.tx(() => pruneDeadWorkers(t.db, t.clock));
@@ -130,7 +138,9 @@ describe("leases of dead workers end at once", () => {
 describe("supervise (called by every request)", () => {
   it("is throttled to once a second and writes nothing while the worker holding the job is well", async () => {
     const t = openTestInstance({ worker: "detached", parts: { ...localParts, jobKinds: { ...localParts.jobKinds, slow: slowKind } } });
-    t.db.prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES ('w_detached_me', ?, 'detached', ?, ?)").run(process.pid, Date.now() + 60_000, Date.now());
+    t.db
+      .prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES ('w_detached_me', ?, 'detached', ?, ?)")
+      .run(process.pid, Date.now() + 60_000, Date.now());
     const id = t.jobs.enqueue({ kind: "slow", payload: null });
     t.db.prepare("UPDATE jobs SET status = 'running', attempts = 1, lease_owner = 'w_detached_me#1', lease_expires = ? WHERE id = ?").run(Date.now() + 60_000, id);
     const changes = () => (t.db.prepare("SELECT total_changes() AS n").get() as { n: number }).n;

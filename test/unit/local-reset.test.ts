@@ -41,9 +41,7 @@ function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
 
 function registerRow(t: TestInstance, pid: number, mode: "inline" | "detached", id = `w_${mode}_${pid}`): void {
   const now = t.clock.now();
-  t.db
-    .prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES (?, ?, ?, ?, ?)")
-    .run(id, pid, mode, now + 60_000, now);
+  t.db.prepare("INSERT INTO workers (id, pid, mode, lease_expires, started_at) VALUES (?, ?, ?, ?, ?)").run(id, pid, mode, now + 60_000, now);
 }
 
 function setup(): TestInstance {
@@ -64,7 +62,10 @@ describe("local reset with other processes", () => {
     const t = setup();
     const serve = await otherProcess();
     registerRow(t, serve.pid!, "inline");
-    const err = await t.reset({ waitMs: 500 }).then(() => undefined, (e: unknown) => e);
+    const err = await t.reset({ waitMs: 500 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LocalAdminError);
     expect(err).toMatchObject({ kind: "invalid" });
     expect((err as Error).message).toMatch(new RegExp(`in use by another process \\(pid ${serve.pid}, e\\.g\\. \`mediagen serve\`\\)`));
@@ -99,7 +100,10 @@ describe("local reset with other processes", () => {
     const t = setup();
     const stubborn = await otherProcess(true);
     registerRow(t, stubborn.pid!, "detached");
-    const err = await t.reset({ waitMs: 200, pollMs: 10 }).then(() => undefined, (e: unknown) => e);
+    const err = await t.reset({ waitMs: 200, pollMs: 10 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LocalAdminError);
     expect((err as Error).message).toMatch(new RegExp(`pid ${stubborn.pid}\\) did not stop within 0.2 s; nothing was reset`));
     expectIntact(t, t.key);

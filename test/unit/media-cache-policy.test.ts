@@ -69,11 +69,16 @@ describe("the reference cache and the address policy", () => {
     await resolveMedia(url, { cacheDir, allowPrivateNetwork: true });
     const space = t.spaceForKey(t.key)!.id;
     const before = t.ledger.balance(space);
-    const res = await t.service.dispatch(`Bearer ${t.key}`, "assetStart", { type: "image", model: "imgA-4", prompt: "x", references: [{ url }] }, {
-      urls: t.fileUrls(),
-      allowLocalFiles: false,
-      allowPrivateNetwork: false,
-    });
+    const res = await t.service.dispatch(
+      `Bearer ${t.key}`,
+      "assetStart",
+      { type: "image", model: "imgA-4", prompt: "x", references: [{ url }] },
+      {
+        urls: t.fileUrls(),
+        allowLocalFiles: false,
+        allowPrivateNetwork: false,
+      },
+    );
     expect(res.status).toBe(201);
     await t.runUntilIdle(20_000);
     const st = await t.api.assetStatus({ assetId: (res.body as { asset_ids: string[] }).asset_ids[0]! });

@@ -54,7 +54,17 @@ describe("fallback tools (MEDIAGEN_MEDIA_FALLBACK=1)", () => {
     const a = makeImage(tools, path.join(dir, "a.png"), { size: "160x90" });
     const b = makeImage(tools, path.join(dir, "b.png"), { size: "160x90", source: "rgbtestsrc" });
     const out = path.join(dir, "fl.mp4");
-    await renderVideo({ out, thumbnailOut: path.join(dir, "fl.png"), width: 320, height: 180, durationSeconds: 5, prompt: "fl", audio: false, startImage: a, endImage: b });
+    await renderVideo({
+      out,
+      thumbnailOut: path.join(dir, "fl.png"),
+      width: 320,
+      height: 180,
+      durationSeconds: 5,
+      prompt: "fl",
+      audio: false,
+      startImage: a,
+      endImage: b,
+    });
     const p = await probe(out);
     expect(Math.abs(p.durationSeconds - 5)).toBeLessThanOrEqual(0.1);
     expect(p.audioCodec).toBeUndefined();

@@ -123,12 +123,9 @@ describe("resolveMedia", () => {
     expect(fs.existsSync(sub) ? fs.readdirSync(sub) : []).toEqual([]);
   });
 
-  it.each(["ftp://example.com/a.png", "data:image/png;base64,AAAA", "javascript:alert(1)", "", "http://[bad"])(
-    "rejects %j as unsupported",
-    async (u) => {
-      expect(await reason(resolveMedia(u, { cacheDir, allowPrivateNetwork: true }))).toBe("unsupported");
-    },
-  );
+  it.each(["ftp://example.com/a.png", "data:image/png;base64,AAAA", "javascript:alert(1)", "", "http://[bad"])("rejects %j as unsupported", async (u) => {
+    expect(await reason(resolveMedia(u, { cacheDir, allowPrivateNetwork: true }))).toBe("unsupported");
+  });
 
   it("keeps credentials and query strings out of error messages", async () => {
     const e = (await resolveMedia(`http://user:secret@127.0.0.1:${new URL(base).port}/missing.png?token=abc`, { cacheDir, allowPrivateNetwork: true }).catch(
@@ -186,7 +183,9 @@ describe("resolveMedia on a remote caller's behalf (allowPrivateNetwork: false)"
       [`${base}/missing.png`, onlyFirstLoopback], // HTTP 404
       [`http://10.0.0.1:${closedPort}/x.png`, undefined], // refused address
     ] as const) {
-      const e = (await resolveMedia(url, { cacheDir, allowPrivateNetwork: false, ...(policy ? { addressPolicy: policy } : {}) }).catch((x: unknown) => x)) as MediaFetchError;
+      const e = (await resolveMedia(url, { cacheDir, allowPrivateNetwork: false, ...(policy ? { addressPolicy: policy } : {}) }).catch(
+        (x: unknown) => x,
+      )) as MediaFetchError;
       expect(e.reason).toBe("unreachable");
       messages.add(e.message.replace(/https?:\/\/\S+/, "URL"));
     }

@@ -19,8 +19,19 @@ function ff(tools: Tools, args: string[]): void {
 /** A small H.264 test-pattern clip (moving counter), without audio. */
 export function makeVideo(tools: Tools, file: string, o: { seconds: number; size?: string; rate?: number }): string {
   ff(tools, [
-    "-f", "lavfi", "-i", `testsrc=s=${o.size ?? "160x120"}:r=${o.rate ?? 25}:d=${o.seconds}`,
-    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-f", "mp4", file,
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc=s=${o.size ?? "160x120"}:r=${o.rate ?? 25}:d=${o.seconds}`,
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    "-f",
+    "mp4",
+    file,
   ]);
   return file;
 }

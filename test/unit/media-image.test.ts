@@ -78,7 +78,14 @@ describe("renderImage", () => {
     const ref = path.join(weird, "ref %03d.png");
     fs.copyFileSync(refA, ref);
     const out = path.join(weird, "out 'x', [y].png");
-    const r = await renderImage({ out, width: 200, height: 100, prompt: "50% off: it's [odd], isn't it? %{pts}", references: [ref], tools: { ...tools, fontFile: font } });
+    const r = await renderImage({
+      out,
+      width: 200,
+      height: 100,
+      prompt: "50% off: it's [odd], isn't it? %{pts}",
+      references: [ref],
+      tools: { ...tools, fontFile: font },
+    });
     expect(r.textDrawn).toBe(true);
     expect(pngSize(out)).toEqual({ width: 200, height: 100 });
   });

@@ -23,7 +23,10 @@ describe.skipIf(!posix)("runTool's watchdog", () => {
     const script = path.join(dir, "parent.mjs");
     // The parent runs the built runTool (dist/), as a worker does.
     const run = pathToFileURL(path.resolve("dist/media/run.js")).href;
-    fs.writeFileSync(script, `import { runTool } from ${JSON.stringify(run)};\nrunTool("sh", ["-c", "echo $$ > ${pidFile}; exec sleep 30"]).catch(() => {});\nsetInterval(() => {}, 1000);\n`);
+    fs.writeFileSync(
+      script,
+      `import { runTool } from ${JSON.stringify(run)};\nrunTool("sh", ["-c", "echo $$ > ${pidFile}; exec sleep 30"]).catch(() => {});\nsetInterval(() => {}, 1000);\n`,
+    );
     const parent = spawn(process.execPath, [script], { stdio: "ignore" });
     const tool = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim(), 5000));
     expect(processState(tool)).toBe("running");

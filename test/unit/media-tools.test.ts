@@ -2,16 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  clearToolsCache,
-  getTools,
-  MediaInputError,
-  MediaToolError,
-  probe,
-  RenderError,
-  synthesize,
-  type Tools,
-} from "../../src/media/index.js";
+import { clearToolsCache, getTools, MediaInputError, MediaToolError, probe, RenderError, synthesize, type Tools } from "../../src/media/index.js";
 import { whichOnPath } from "../../src/media/tools.js";
 import { makeImage, tempDir } from "./media-fixtures.js";
 
@@ -84,10 +75,28 @@ describe("probe", () => {
   it("reads size, codecs, rate, frames and stream count", async () => {
     const mp4 = path.join(dir, "av.mp4");
     execFileSync(tools.ffmpeg, [
-      "-hide_banner", "-loglevel", "error", "-y",
-      "-f", "lavfi", "-i", "testsrc=s=128x96:r=25:d=2",
-      "-f", "lavfi", "-i", "sine=r=44100:d=2",
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", mp4,
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=s=128x96:r=25:d=2",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=r=44100:d=2",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-shortest",
+      mp4,
     ]);
     const p = await probe(mp4);
     expect(p).toMatchObject({ width: 128, height: 96, videoCodec: "h264", audioCodec: "aac", audioSampleRate: 44100, streams: 2, videoFrames: 50 });

@@ -20,7 +20,26 @@ beforeAll(async () => {
 /** Hash of frame `n` as decoded: equal hashes mean the same picture. */
 async function frameAt(file: string, n: number, out: string): Promise<string> {
   const { execFileSync } = await import("node:child_process");
-  execFileSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", file, "-vf", `trim=start_frame=${n}:end_frame=${n + 1}`, "-frames:v", "1", "-f", "image2", "-update", "1", "-c:v", "png", out]);
+  execFileSync(tools.ffmpeg, [
+    "-hide_banner",
+    "-nostdin",
+    "-y",
+    "-loglevel",
+    "error",
+    "-i",
+    file,
+    "-vf",
+    `trim=start_frame=${n}:end_frame=${n + 1}`,
+    "-frames:v",
+    "1",
+    "-f",
+    "image2",
+    "-update",
+    "1",
+    "-c:v",
+    "png",
+    out,
+  ]);
   return sha(out);
 }
 

@@ -73,7 +73,14 @@ describe("renderVideo", () => {
 
   it("reports progress up to 1", async () => {
     const seen: number[] = [];
-    await renderVideo({ ...base, out: path.join(dir, "prog.mp4"), thumbnailOut: path.join(dir, "prog.jpg"), durationSeconds: 4, audio: false, onProgress: (f) => seen.push(f) });
+    await renderVideo({
+      ...base,
+      out: path.join(dir, "prog.mp4"),
+      thumbnailOut: path.join(dir, "prog.jpg"),
+      durationSeconds: 4,
+      audio: false,
+      onProgress: (f) => seen.push(f),
+    });
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((f) => f >= 0 && f <= 1)).toBe(true);
     expect(seen.at(-1)).toBe(1);

@@ -56,9 +56,7 @@ describe("redaction keeps the words around a key", () => {
   });
 
   it("masks only the key in a sentence that has one", () => {
-    expect(redact(`rejected Authorization: Bearer mg_live_${HEX} followed by more`)).toBe(
-      "rejected Authorization: Bearer [REDACTED] followed by more",
-    );
+    expect(redact(`rejected Authorization: Bearer mg_live_${HEX} followed by more`)).toBe("rejected Authorization: Bearer [REDACTED] followed by more");
     expect(redact(`key mg_live_${HEX}, then text`)).toBe("key mg_live_[REDACTED], then text");
   });
 });

@@ -45,9 +45,7 @@ describe("the model's answer as a script", () => {
       "",
       "(Pause) Book early!",
     ].join("\n");
-    expect(cleanLlmScript(answer, 20)).toBe(
-      "Night trains are back.\n\nThey are greener than planes. They save a hotel night.\n\nBook early!",
-    );
+    expect(cleanLlmScript(answer, 20)).toBe("Night trains are back.\n\nThey are greener than planes. They save a hotel night.\n\nBook early!");
   });
 
   it("cuts an answer far over the target after the sentence closest to it", () => {
@@ -108,7 +106,11 @@ describe("writing with the model", () => {
 
   it("asks the chat completions endpoint with the brief and the pages' text, and returns its script", async () => {
     const logs: string[] = [];
-    const res = await composeScript(plan([`${pagesBase}/page`]), { fetch: { allowPrivateNetwork: true }, env: env({ MEDIAGEN_LOCAL_LLM_MODEL: "tiny" }), log: (l) => logs.push(l) });
+    const res = await composeScript(plan([`${pagesBase}/page`]), {
+      fetch: { allowPrivateNetwork: true },
+      env: env({ MEDIAGEN_LOCAL_LLM_MODEL: "tiny" }),
+      log: (l) => logs.push(l),
+    });
     expect(res).toEqual({ script: answer, extractedImages: [`${pagesBase}/t.jpg`], writer: "llm", skipped: [] });
     expect(logs).toEqual([]);
     expect(requests).toHaveLength(1);

@@ -60,7 +60,10 @@ describe("script requests on the local instance", () => {
     s.inst.db.exec(`CREATE TRIGGER refuse_done BEFORE UPDATE ON scripts WHEN NEW.status = 'done' BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
     const e = await rejection(s.engine.scriptGenerate({ prompt: "Night trains." }));
     expect([e.status, e.body]).toEqual([500, { error: expect.stringMatching(/disk full/), code: "SCRIPT_GENERATION_FAILED" }]);
-    expect(s.ledger().map((r) => [r.kind, r.amount])).toEqual([["debit", -100], ["refund", 100]]);
+    expect(s.ledger().map((r) => [r.kind, r.amount])).toEqual([
+      ["debit", -100],
+      ["refund", 100],
+    ]);
     expect(s.rows()).toEqual([expect.objectContaining({ status: "failed", error_code: "SCRIPT_GENERATION_FAILED" })]);
     expect(s.balance()).toBe(1_000_000);
   });
@@ -87,7 +90,15 @@ describe("script requests on the local instance", () => {
       status: "failed",
       error_code: "SCRIPT_GENERATION_FAILED",
     });
-    expect(s.ledger().filter((r) => r.ref === "scr_dead").map((r) => [r.kind, r.amount])).toEqual([["debit", -300], ["refund", 300]]);
+    expect(
+      s
+        .ledger()
+        .filter((r) => r.ref === "scr_dead")
+        .map((r) => [r.kind, r.amount]),
+    ).toEqual([
+      ["debit", -300],
+      ["refund", 300],
+    ]);
     // Once: a later sweep finds nothing.
     expect(sweepDeadScripts(s.inst)).toBe(0);
     expect(s.balance()).toBe(1_000_000 - 200);

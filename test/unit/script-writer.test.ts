@@ -9,14 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PageContent } from "../../src/features/script/html.js";
 import { countWords, splitSentences } from "../../src/features/script/text.js";
-import {
-  extractedImages,
-  ScriptWriterError,
-  targetWords,
-  topicOf,
-  WORDS_PER_SECOND,
-  writeExtractive,
-} from "../../src/features/script/writer.js";
+import { extractedImages, ScriptWriterError, targetWords, topicOf, WORDS_PER_SECOND, writeExtractive } from "../../src/features/script/writer.js";
 import { synthesize } from "../../src/media/tts.js";
 
 const page = (over: Partial<PageContent> = {}): PageContent => ({
@@ -55,7 +48,10 @@ describe("length", () => {
           const script = writeExtractive({ prompt, duration, pages });
           const n = countWords(script);
           const target = targetWords(duration);
-          expect(Math.abs(n - target) / target, `${JSON.stringify(prompt.slice(0, 40))} ${duration} s, ${pages.length} page(s): ${n} words for ${target}`).toBeLessThanOrEqual(0.2);
+          expect(
+            Math.abs(n - target) / target,
+            `${JSON.stringify(prompt.slice(0, 40))} ${duration} s, ${pages.length} page(s): ${n} words for ${target}`,
+          ).toBeLessThanOrEqual(0.2);
         }
       }
     }

@@ -79,7 +79,15 @@ describe("layoutBlocks", () => {
       audio_path: "fetched/a.wav",
       audio_ms: 9000,
       sequences: [
-        { text: "Aaaa. Bbbbbbbb.", look_id: null, look_image_path: null, sentences: [{ text: "Aaaa.", audio_path: null, ms: 0 }, { text: "Bbbbbbbb.", audio_path: null, ms: 0 }] },
+        {
+          text: "Aaaa. Bbbbbbbb.",
+          look_id: null,
+          look_image_path: null,
+          sentences: [
+            { text: "Aaaa.", audio_path: null, ms: 0 },
+            { text: "Bbbbbbbb.", audio_path: null, ms: 0 },
+          ],
+        },
         { text: "Cccc.", look_id: null, look_image_path: null, sentences: [{ text: "Cccc.", audio_path: null, ms: 0 }] },
       ],
     };
@@ -103,7 +111,20 @@ describe("the voice track", () => {
     // Cached: the same text and voice are one file, made once.
     expect(await speakSentence(media, "Hello there.", "en-us+f3")).toEqual(a);
     const draft: DraftBlock[] = [
-      { ...ttsBlock([a.ms, b.ms]), sequences: [{ text: "x", look_id: null, look_image_path: null, sentences: [{ text: "Hello there.", ...a }, { text: "This is the second sentence.", ...b }] }] },
+      {
+        ...ttsBlock([a.ms, b.ms]),
+        sequences: [
+          {
+            text: "x",
+            look_id: null,
+            look_image_path: null,
+            sentences: [
+              { text: "Hello there.", ...a },
+              { text: "This is the second sentence.", ...b },
+            ],
+          },
+        ],
+      },
       silent(1000),
     ];
     const { blocks, duration_ms } = layoutBlocks(draft);
@@ -125,10 +146,19 @@ describe("a timeline back to a draft", () => {
   const timeline = (): VideoTimeline => {
     const { blocks, duration_ms } = layoutBlocks([ttsBlock([1234.5, 2000.2]), silent(1500), ttsBlock([800])]);
     return {
-      version: 1, format: "vertical", width: 1080, height: 1920, fps: 30, duration_ms,
+      version: 1,
+      format: "vertical",
+      width: 1080,
+      height: 1920,
+      fps: 30,
+      duration_ms,
       options: { subtitles: true, broll: true, music: false, transitions: true },
-      native_avatar: false, enhance_emotions: false, save_to_library: true,
-      voice_path: "videos/x/voice.wav", thumbnail_path: "videos/x/thumbnail.jpg", blocks,
+      native_avatar: false,
+      enhance_emotions: false,
+      save_to_library: true,
+      voice_path: "videos/x/voice.wav",
+      thumbnail_path: "videos/x/thumbnail.jpg",
+      blocks,
     };
   };
 

@@ -43,7 +43,14 @@ describe("voice rules", () => {
       PRO: contextFor(t, "PRO"),
       ENTREPRISE: contextFor(t, "ENTREPRISE"),
     };
-    custom = await addSpaceVoice(t, ctxOf.free.space.id, { name: "My voice", language: "en", accent: "Irish", gender: "male", tags: ["custom", "calm"], tts: "en-gb+m3" });
+    custom = await addSpaceVoice(t, ctxOf.free.space.id, {
+      name: "My voice",
+      language: "en",
+      accent: "Irish",
+      gender: "male",
+      tags: ["custom", "calm"],
+      tts: "en-gb+m3",
+    });
     custom2 = await addSpaceVoice(t, ctxOf.free.space.id, { name: "Ma voix", language: "fr", gender: "female", tags: ["custom"], tts: "fr+f1" });
   });
 
@@ -129,7 +136,12 @@ describe("voice rules", () => {
     it("finds a space voice and a catalog voice of the plan's tier", async () => {
       expect(await get(ctxOf.free, { id: custom.id })).toMatchObject({ id: custom.id, source: "space" });
       expect(await get(ctxOf.free, { id: "vc_emma" })).toEqual({
-        id: "vc_emma", name: "Emma", language: "en", gender: "female", tags: ["narration", "warm"], source: "config",
+        id: "vc_emma",
+        name: "Emma",
+        language: "en",
+        gender: "female",
+        tags: ["narration", "warm"],
+        source: "config",
       });
       expect(await get(ctxOf.ENTREPRISE, { id: "vc_luca" })).toMatchObject({ id: "vc_luca" });
     });

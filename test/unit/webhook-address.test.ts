@@ -16,7 +16,14 @@ afterAll(() => t.close());
 const served = (op: "assetStart" | "avatarCreate" | "generationStart", body: Record<string, unknown>, allowPrivateNetwork: boolean) =>
   t.service.dispatch(`Bearer ${t.key}`, op, body, { urls: t.fileUrls(), allowLocalFiles: false, allowPrivateNetwork });
 
-const HOOKS = ["http://127.0.0.1:9/hook", "http://2130706433:9/hook", "http://[::1]:9/hook", "http://localhost:9/hook", "http://10.1.2.3/hook", "http://169.254.169.254/latest"];
+const HOOKS = [
+  "http://127.0.0.1:9/hook",
+  "http://2130706433:9/hook",
+  "http://[::1]:9/hook",
+  "http://localhost:9/hook",
+  "http://10.1.2.3/hook",
+  "http://169.254.169.254/latest",
+];
 
 describe("webhook_url under a default serve", () => {
   it("asset start refuses private webhook addresses (400 invalid_value on webhook_url), nothing debited", async () => {

@@ -44,7 +44,13 @@ async function pricesOf(ctx: CliContext, lines: readonly BatchLine[], pacer: Pac
   await Promise.all(
     lines.map(async (l) => {
       try {
-        const p = await priceLine(l, target, (body) => pacer.run(PRIORITY.poll, () => engine.assetPricing(body as never), () => engine.lastRateLimit()));
+        const p = await priceLine(l, target, (body) =>
+          pacer.run(
+            PRIORITY.poll,
+            () => engine.assetPricing(body as never),
+            () => engine.lastRateLimit(),
+          ),
+        );
         prices.set(l.line, p);
       } catch (e) {
         const x = e as { message?: string; code?: string };
@@ -99,7 +105,17 @@ function journal(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchE
   const l = lines.find((x) => x.line === e.line);
   if (!l || !ctx.recordJobs || !e.adopted) return;
   const kind =
-    e.step === "export" || l.kind === "export" ? "export" : l.kind === "asset" ? "asset" : l.kind === "generate" ? "generation" : l.kind === "avatar" ? "look" : l.kind === "duplicate" ? "video" : undefined;
+    e.step === "export" || l.kind === "export"
+      ? "export"
+      : l.kind === "asset"
+        ? "asset"
+        : l.kind === "generate"
+          ? "generation"
+          : l.kind === "avatar"
+            ? "look"
+            : l.kind === "duplicate"
+              ? "video"
+              : undefined;
   if (!kind) return;
   const b = l.body;
   const prompt = typeof b.prompt === "string" ? b.prompt : typeof b.script === "string" ? b.script : undefined;
@@ -172,7 +188,12 @@ class Progress {
       if (saved.length) this.clear();
       for (const p of saved) ctx.io.out(p);
       if (!this.bar) {
-        const what = e.status === "done" ? `done${e.paths?.length ? ` → ${e.paths.join(", ")}` : ""}` : e.status === "skipped_done" ? "already done" : `${e.status}${e.message ? `: ${e.message}` : ""}`;
+        const what =
+          e.status === "done"
+            ? `done${e.paths?.length ? ` → ${e.paths.join(", ")}` : ""}`
+            : e.status === "skipped_done"
+              ? "already done"
+              : `${e.status}${e.message ? `: ${e.message}` : ""}`;
         ctx.io.info(`line ${e.line} ${e.kind}: ${what}`);
       } else if (e.status !== "done" && e.status !== "skipped_done" && e.status !== "interrupted") {
         this.clear();
@@ -271,7 +292,11 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
   const off = ctx.onInterrupt(() => ac.abort(new CliError("interrupted", EXIT.interrupted, "interrupted")));
   const writer = new ManifestWriter(o.manifestPath);
   let runner: BatchRunner | undefined;
-  const progress = new Progress(ctx, () => runner, () => ctx.runtime.clock.now());
+  const progress = new Progress(
+    ctx,
+    () => runner,
+    () => ctx.runtime.clock.now(),
+  );
   let summary: BatchSummary;
   try {
     if (!manifest.header) {
@@ -333,13 +358,19 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
     }
     if (summary.unknown) parts.push(`${summary.unknown} unknown`);
     if (summary.incomplete) parts.push(`${summary.incomplete} not finished`);
-    ctx.io.warn(`Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`);
+    ctx.io.warn(
+      `Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`,
+    );
     ctx.io.info(`Manifest: ${o.manifestPath}${summary.done < summary.lines ? " (run the same command again to go on)" : ""}`);
     if (summary.insufficient_credits) await addCreditsHint(ctx, summary.credits_missing);
   }
   const code = exitCodeOf(summary);
   if (code !== EXIT.ok) {
-    const err = new CliError(`batch: ${summary.lines - summary.done} of ${summary.lines} lines did not succeed`, code, summary.interrupted ? "interrupted" : "batch_incomplete");
+    const err = new CliError(
+      `batch: ${summary.lines - summary.done} of ${summary.lines} lines did not succeed`,
+      code,
+      summary.interrupted ? "interrupted" : "batch_incomplete",
+    );
     err.shown = true;
     throw err;
   }
@@ -367,4 +398,3 @@ export function exitCodeOf(s: BatchSummary): number {
   if (s.skipped_budget || s.insufficient_credits) return EXIT.credits;
   return EXIT.ok;
 }
-

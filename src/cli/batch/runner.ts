@@ -66,7 +66,19 @@ export interface RunnerOptions {
 export type LineOutcome = "done" | "failed" | "skipped_budget" | "insufficient_credits" | "unknown" | "incomplete" | "skipped_done" | "skipped_failed" | "interrupted";
 
 export type BatchEvent =
-  | { event: "line"; line: number; kind: BatchKind; status: LineOutcome; ids?: string[]; paths?: string[]; cost?: number; price?: number | null; missing?: number | null; code?: string; message?: string }
+  | {
+      event: "line";
+      line: number;
+      kind: BatchKind;
+      status: LineOutcome;
+      ids?: string[];
+      paths?: string[];
+      cost?: number;
+      price?: number | null;
+      missing?: number | null;
+      code?: string;
+      message?: string;
+    }
   | { event: "started"; line: number; kind: BatchKind; step: Step; ids: string[]; cost: number; adopted?: boolean; avatar_id?: string }
   | { event: "progress" };
 
@@ -117,7 +129,12 @@ function extOf(url: string, kind: string): string {
 
 /** One value in a file name: letters, digits, `.`, `_`, `-`; the rest become `-`. */
 function safePart(v: string): string {
-  return v.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80) || "x";
+  return (
+    v
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[-.]+|-+$/g, "")
+      .slice(0, 80) || "x"
+  );
 }
 
 /** `{line}-{kind}-{id}` and friends, plus the line's fields (`{model}`, CSV columns). */
@@ -246,8 +263,14 @@ export class BatchRunner {
       this.finish(l, "done", { paths, cost, ids: this.ids(l) });
     } catch (e) {
       // Anything else (a manifest that cannot be written…) is not the job's fault: a retry goes on with what was started.
-      const stop = e instanceof LineStop ? e : this.deps.signal.aborted ? new LineStop("interrupted", "start", "watch", "interrupted", "interrupted") : new LineStop("failed", "start", "watch", errCode(e), errMessage(e));
-      if (stop.outcome === "failed" || stop.outcome === "insufficient_credits") this.record({ ev: "failed", line: l.line, hash: l.hash, step: stop.step, phase: stop.phase, code: stop.code, message: stop.message });
+      const stop =
+        e instanceof LineStop
+          ? e
+          : this.deps.signal.aborted
+            ? new LineStop("interrupted", "start", "watch", "interrupted", "interrupted")
+            : new LineStop("failed", "start", "watch", errCode(e), errMessage(e));
+      if (stop.outcome === "failed" || stop.outcome === "insufficient_credits")
+        this.record({ ev: "failed", line: l.line, hash: l.hash, step: stop.step, phase: stop.phase, code: stop.code, message: stop.message });
       this.finish(l, stop.outcome, { code: stop.code, message: stop.message, ids: this.ids(l), cost: this.spent.get(l.line) ?? 0 });
     } finally {
       this.running--;
@@ -288,8 +311,14 @@ export class BatchRunner {
         });
         const paths: string[] = [];
         for (const [i, id] of (st.ids ?? []).entries()) {
-          const a = await this.follow("start", () => e.assetStatus({ assetId: id }, this.callOpts(undefined)), (x) => x.status, assetSchedule);
-          if (a.status === "failed" || !a.url) throw new LineStop("failed", "start", "job", a.error?.code ?? "failed", `asset ${id} failed: ${a.error?.message ?? "no reason given"} (refunded)`);
+          const a = await this.follow(
+            "start",
+            () => e.assetStatus({ assetId: id }, this.callOpts(undefined)),
+            (x) => x.status,
+            assetSchedule,
+          );
+          if (a.status === "failed" || !a.url)
+            throw new LineStop("failed", "start", "job", a.error?.code ?? "failed", `asset ${id} failed: ${a.error?.message ?? "no reason given"} (refunded)`);
           paths.push(await this.saveOnce(l, a.url, id, i + 1, "start"));
         }
         return paths;
@@ -304,8 +333,14 @@ export class BatchRunner {
         });
         const lookId = st.lookId ?? st.ids![0]!;
         const avatarId = st.avatarId ?? String(l.body.avatar_id ?? "");
-        const x = await this.follow("start", () => e.avatarStatus({ avatar_id: avatarId, look_id: lookId }, this.callOpts(undefined)), (v) => (v.status === "completed" ? "completed" : v.status), avatarSchedule);
-        if (x.status !== "completed" || !x.result?.thumbnail) throw new LineStop("failed", "start", "job", x.error?.code ?? "failed", `look ${lookId} failed: ${x.error?.message ?? "no reason given"}`);
+        const x = await this.follow(
+          "start",
+          () => e.avatarStatus({ avatar_id: avatarId, look_id: lookId }, this.callOpts(undefined)),
+          (v) => (v.status === "completed" ? "completed" : v.status),
+          avatarSchedule,
+        );
+        if (x.status !== "completed" || !x.result?.thumbnail)
+          throw new LineStop("failed", "start", "job", x.error?.code ?? "failed", `look ${lookId} failed: ${x.error?.message ?? "no reason given"}`);
         return [await this.saveOnce(l, x.result.thumbnail, lookId, 1, "start")];
       }
       case "generate": {
@@ -317,8 +352,14 @@ export class BatchRunner {
         let videoId = st.videoId;
         let thumb: string | undefined;
         if (!videoId || !l.export) {
-          const g = await this.follow("start", () => e.generationStatus({ job_id: jobId }, this.callOpts(undefined)), (v) => v.status, generationSchedule);
-          if (g.status !== "completed" || !g.result?.video_id) throw new LineStop("failed", "start", "job", g.error?.code ?? "failed", `generation ${jobId} failed: ${g.error?.message ?? "no reason given"}`);
+          const g = await this.follow(
+            "start",
+            () => e.generationStatus({ job_id: jobId }, this.callOpts(undefined)),
+            (v) => v.status,
+            generationSchedule,
+          );
+          if (g.status !== "completed" || !g.result?.video_id)
+            throw new LineStop("failed", "start", "job", g.error?.code ?? "failed", `generation ${jobId} failed: ${g.error?.message ?? "no reason given"}`);
           videoId = g.result.video_id;
           thumb = g.result.thumbnail_url;
           if (!st.videoId) this.record({ ev: "result", line: l.line, hash: l.hash, step: "start", video_id: videoId });
@@ -343,7 +384,14 @@ export class BatchRunner {
           return { ids: [`script-${l.line}`], cost: r.cost, script: r.script };
         });
         const text = st.script;
-        if (text === undefined) throw new LineStop("failed", "start", "download", "no_script", "the script was paid for but its text was lost in a crash; --retry-failed generates it again (and pays again)");
+        if (text === undefined)
+          throw new LineStop(
+            "failed",
+            "start",
+            "download",
+            "no_script",
+            "the script was paid for but its text was lost in a crash; --retry-failed generates it again (and pays again)",
+          );
         return [this.writeText(l, text, st.ids![0]!)];
       }
     }
@@ -363,8 +411,14 @@ export class BatchRunner {
       return { ids: [r.job_id], cost: r.estimated_credits };
     });
     const jobId = st.ids![0]!;
-    const x = await this.follow(step, () => e.exportStatus({ job_id: jobId }, this.callOpts(undefined)), (v) => v.status, exportSchedule);
-    if (x.status !== "completed" || !x.result?.video_url) throw new LineStop("failed", step, "job", x.error?.code ?? "failed", `export ${jobId} failed: ${x.error?.message ?? "no reason given"}`);
+    const x = await this.follow(
+      step,
+      () => e.exportStatus({ job_id: jobId }, this.callOpts(undefined)),
+      (v) => v.status,
+      exportSchedule,
+    );
+    if (x.status !== "completed" || !x.result?.video_url)
+      throw new LineStop("failed", step, "job", x.error?.code ?? "failed", `export ${jobId} failed: ${x.error?.message ?? "no reason given"}`);
     return [await this.saveOnce(l, x.result.video_url, jobId, 1, step)];
   }
 
@@ -373,12 +427,7 @@ export class BatchRunner {
    * → found on the local instance, or unknown on the hosted service; otherwise the budget is
    * checked, the intent recorded, the request sent and its ids recorded.
    */
-  private async ensureStarted(
-    l: BatchLine,
-    step: Step,
-    body: Record<string, unknown>,
-    send: () => Promise<FoundStart>,
-  ): Promise<StepState> {
+  private async ensureStarted(l: BatchLine, step: Step, body: Record<string, unknown>, send: () => Promise<FoundStart>): Promise<StepState> {
     const kind = step === "export" ? "export" : l.kind;
     let st = this.state(l).steps[step];
     if (st?.ids) return st;
@@ -423,7 +472,13 @@ export class BatchRunner {
       const short = shortfallOf(e);
       if (short) {
         this.shortfalls.set(l.line, short);
-        throw new LineStop("insufficient_credits", step, "start", INSUFFICIENT, `${kind} start refused for want of credits: ${errMessage(e)} (nothing was debited; the next run tries it again)`);
+        throw new LineStop(
+          "insufficient_credits",
+          step,
+          "start",
+          INSUFFICIENT,
+          `${kind} start refused for want of credits: ${errMessage(e)} (nothing was debited; the next run tries it again)`,
+        );
       }
       throw new LineStop("failed", step, "start", errCode(e), `${kind} start refused: ${errMessage(e)}${mayHaveLanded(e) ? "" : " (nothing was debited)"}`);
     }
@@ -445,11 +500,27 @@ export class BatchRunner {
       at: new Date(this.deps.clock.now()).toISOString(),
     });
     if (f.video_id || f.script !== undefined) {
-      this.record({ ev: "result", line: l.line, hash: l.hash, step, ...(f.video_id ? { video_id: f.video_id } : {}), ...(f.script !== undefined ? { script: f.script } : {}) });
+      this.record({
+        ev: "result",
+        line: l.line,
+        hash: l.hash,
+        step,
+        ...(f.video_id ? { video_id: f.video_id } : {}),
+        ...(f.script !== undefined ? { script: f.script } : {}),
+      });
     }
     this.spent.set(l.line, addCredits(this.spent.get(l.line) ?? 0, f.cost));
     this.committed = addCredits(this.committed, f.cost);
-    this.deps.report({ event: "started", line: l.line, kind: l.kind, step, ids: f.ids, cost: f.cost, ...(adopted ? { adopted: true } : {}), ...(f.avatar_id ? { avatar_id: f.avatar_id } : {}) });
+    this.deps.report({
+      event: "started",
+      line: l.line,
+      kind: l.kind,
+      step,
+      ids: f.ids,
+      cost: f.cost,
+      ...(adopted ? { adopted: true } : {}),
+      ...(f.avatar_id ? { avatar_id: f.avatar_id } : {}),
+    });
     return s.steps[step]!;
   }
 
@@ -530,7 +601,13 @@ export class BatchRunner {
       saved = await this.deps.save(url, this.opts.out, name);
     } catch (e) {
       if (this.deps.signal.aborted) throw new LineStop("interrupted", step, "download", "interrupted", "interrupted");
-      throw new LineStop("failed", step, "download", errCode(e), `saving ${name} failed: ${errMessage(e)} (the job is paid; --retry-failed saves it again without a new start)`);
+      throw new LineStop(
+        "failed",
+        step,
+        "download",
+        errCode(e),
+        `saving ${name} failed: ${errMessage(e)} (the job is paid; --retry-failed saves it again without a new start)`,
+      );
     }
     this.record({ ev: "saved", line: l.line, hash: l.hash, path: saved });
     return saved;

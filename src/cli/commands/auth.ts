@@ -182,12 +182,7 @@ export const command: CommandModule = {
         const key = await readKey(ctx.io, opts.withKey === true);
         registerSecret(key);
         if (!isValidKeyFormat(key)) {
-          throw new CliError(
-            "not an API key: expected <prefix>_live_ followed by 64 hexadecimal characters (e.g. mg_live_…)",
-            EXIT.usage,
-            "invalid_format",
-            "api_key",
-          );
+          throw new CliError("not an API key: expected <prefix>_live_ followed by 64 hexadecimal characters (e.g. mg_live_…)", EXIT.usage, "invalid_format", "api_key");
         }
         // Flags given at login become the profile's settings, so later commands need only --profile.
         if (settings.target.source === "flag" || settings.baseUrl.source === "flag") {
@@ -197,11 +192,13 @@ export const command: CommandModule = {
             await setProfileValue(config.home, config.profile, "base_url", settings.baseUrl.value);
           }
         }
-        saveKey(config.home, config.profile, key, target, new Date(), (why) =>
-          ctx.io.warn(`Warning: ${why}. Replacing it with a new file that holds only this key.`),
-        );
+        saveKey(config.home, config.profile, key, target, new Date(), (why) => ctx.io.warn(`Warning: ${why}. Replacing it with a new file that holds only this key.`));
         const result = { profile: config.profile, target, base_url: settings.baseUrl.value ?? null, key: maskKey(key) };
-        ctx.print(result, () => [], () => []);
+        ctx.print(
+          result,
+          () => [],
+          () => [],
+        );
         if (!ctx.opts.json) {
           ctx.io.info(`Logged in: profile ${result.profile}, target ${result.target}${result.base_url ? ` (${result.base_url})` : ""}, key ${result.key}.`);
           ctx.io.info(`Key stored in ${credentialsFile(config.home)} (mode 0600).`);
@@ -226,7 +223,11 @@ export const command: CommandModule = {
         const config = { home: ctx.home, profile };
         const { removeKey } = await import("../../config/credentials.js");
         const removed = removeKey(config.home, config.profile, (why) => ctx.io.warn(`Warning: ${why}. Resetting it: every stored key is removed.`));
-        ctx.print({ profile: config.profile, removed }, () => [], () => []);
+        ctx.print(
+          { profile: config.profile, removed },
+          () => [],
+          () => [],
+        );
         if (!ctx.opts.json) {
           ctx.io.info(removed ? `Removed the key of profile ${config.profile}.` : `Profile ${config.profile} had no stored key.`);
         }

@@ -24,9 +24,17 @@ const INPUT_FLAGS = defineFlags({
 const RUN_FLAGS = INPUT_FLAGS.extend({
   parallel: { flag: "--parallel <n>", type: "integer", help: "lines in progress at once (default 4)" },
   out: { flag: "--out <dir>", type: "string", help: "where results are saved (default: the current directory)" },
-  name: { flag: "--name <template>", type: "string", help: "file name of each result, without extension: {line} {kind} {id} {index} and the line's fields (default {line}-{kind}-{id})" },
+  name: {
+    flag: "--name <template>",
+    type: "string",
+    help: "file name of each result, without extension: {line} {kind} {id} {index} and the line's fields (default {line}-{kind}-{id})",
+  },
   manifest: { flag: "--manifest <file>", type: "string", help: "the manifest (default <out>/<input name>.manifest.jsonl)" },
-  maxCredits: { flag: "--max-credits <n>", type: "number", help: "never start a line that would take the batch's credits over n (the line is skipped_budget; cheaper lines still run)" },
+  maxCredits: {
+    flag: "--max-credits <n>",
+    type: "number",
+    help: "never start a line that would take the batch's credits over n (the line is skipped_budget; cheaper lines still run)",
+  },
   retryFailed: { flag: "--retry-failed", type: "boolean", help: "run again the lines that failed in an earlier run" },
   retryUnknown: { flag: "--retry-unknown", type: "boolean", help: "send again starts whose outcome is unknown (hosted target, after a crash): may pay twice" },
   timeout: { flag: "--timeout <duration>", type: "string", help: "stop waiting for one job after this long (default 20m); the line stays resumable" },
@@ -114,21 +122,25 @@ function register(group: Command, getContext: ContextGetter): void {
     "mediagen batch run clips.jsonl --out clips/ --retry-failed",
   ]);
 
-  const price = INPUT_FLAGS.addTo(
-    group.command("price <file>").description("Print what each line and the whole batch would cost; nothing is started"),
-  ).action(async (file: string, raw: FlagInput<typeof INPUT_FLAGS>, cmd: Command) => {
-    const ctx = getContext(cmd) as CliContext;
-    const o = INPUT_FLAGS.values(raw);
-    const lines = await loadLines(ctx, file, o.as);
-    const { priceBatch } = await import("../batch/command.js");
-    await priceBatch(ctx, lines);
-  });
+  const price = INPUT_FLAGS.addTo(group.command("price <file>").description("Print what each line and the whole batch would cost; nothing is started")).action(
+    async (file: string, raw: FlagInput<typeof INPUT_FLAGS>, cmd: Command) => {
+      const ctx = getContext(cmd) as CliContext;
+      const o = INPUT_FLAGS.values(raw);
+      const lines = await loadLines(ctx, file, o.as);
+      const { priceBatch } = await import("../batch/command.js");
+      await priceBatch(ctx, lines);
+    },
+  );
   examples(price, ["mediagen batch price clips.jsonl", "mediagen batch price products.csv --as 'asset --type image --model imgA-4 --prompt {prompt}' --json"]);
 }
 
 export const command: CommandModule = {
   register(group, getContext) {
     register(group, getContext);
-    examples(group, ["mediagen batch price clips.jsonl", "mediagen batch run clips.jsonl --out clips/ --parallel 8", "mediagen batch run clips.jsonl --out clips/  # again: resumes"]);
+    examples(group, [
+      "mediagen batch price clips.jsonl",
+      "mediagen batch run clips.jsonl --out clips/ --parallel 8",
+      "mediagen batch run clips.jsonl --out clips/  # again: resumes",
+    ]);
   },
 };

@@ -38,8 +38,7 @@ function quoted(shell: string, s: string): string {
 
 /** The script with this mediagen's entry point (bin/mediagen.js) and node filled in. */
 export function filledScript(shell: string, bin = packageFile("bin/mediagen.js"), node = process.execPath): string {
-  const set = (name: string, value: string) =>
-    shell === "fish" ? `set -g ${name} ${quoted(shell, value)}` : `${name}=${quoted(shell, value)}`;
+  const set = (name: string, value: string) => (shell === "fish" ? `set -g ${name} ${quoted(shell, value)}` : `${name}=${quoted(shell, value)}`);
   return completionScript(shell)
     .replace(shell === "fish" ? 'set -g __mediagen_bin ""' : '__mediagen_bin=""', set("__mediagen_bin", bin))
     .replace(shell === "fish" ? 'set -g __mediagen_node ""' : '__mediagen_node=""', set("__mediagen_node", node));
@@ -47,15 +46,13 @@ export function filledScript(shell: string, bin = packageFile("bin/mediagen.js")
 
 export const command: CommandModule = {
   register(completion, getContext) {
-    completion
-      .addArgument(new Argument("<shell>", "shell").choices(Object.keys(SHELL_FILES)))
-      .action((shell: string, _opts: unknown, cmd: Command) => {
-        getContext(cmd).io.stdout.write(filledScript(shell));
-      });
+    completion.addArgument(new Argument("<shell>", "shell").choices(Object.keys(SHELL_FILES))).action((shell: string, _opts: unknown, cmd: Command) => {
+      getContext(cmd).io.stdout.write(filledScript(shell));
+    });
     examples(completion, [
       "mediagen completion bash > ~/.local/share/bash-completion/completions/mediagen",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's own ${fpath[1]}, printed for the user's shell.
-      "mediagen completion zsh > \"${fpath[1]}/_mediagen\"",
+      'mediagen completion zsh > "${fpath[1]}/_mediagen"',
       "mediagen completion fish > ~/.config/fish/completions/mediagen.fish",
       "source <(mediagen completion bash)",
       "source <(npx mediagen completion bash)",

@@ -25,7 +25,11 @@ export const command: CommandModule = {
         const { getProfileValue } = await import("../../config/profiles.js");
         const profile = ctx.profileName();
         const value = (await getProfileValue(ctx.home, profile, key)) ?? null;
-        ctx.print({ profile, key, value }, (r) => (r.value === null ? [] : [r.value]), (r) => (r.value === null ? [] : [r.value]));
+        ctx.print(
+          { profile, key, value },
+          (r) => (r.value === null ? [] : [r.value]),
+          (r) => (r.value === null ? [] : [r.value]),
+        );
         if (value === null && !ctx.opts.json) ctx.io.info(`${key} is not set in profile ${profile}.`);
       });
     examples(getCmd, ["mediagen config get base_url", "mediagen config get target --profile prod"]);
@@ -40,7 +44,11 @@ export const command: CommandModule = {
         const { setProfileValue } = await import("../../config/profiles.js");
         const profile = ctx.profileName();
         const stored = await setProfileValue(ctx.home, profile, key, value);
-        ctx.print({ profile, key, value: stored }, () => [], (r) => [r.value]);
+        ctx.print(
+          { profile, key, value: stored },
+          () => [],
+          (r) => [r.value],
+        );
         if (!ctx.opts.json) ctx.io.info(`Set ${key} = ${stored} in profile ${profile}.`);
       });
     examples(setCmd, [
@@ -58,7 +66,11 @@ export const command: CommandModule = {
         const { unsetProfileValue } = await import("../../config/profiles.js");
         const profile = ctx.profileName();
         const removed = await unsetProfileValue(ctx.home, profile, key);
-        ctx.print({ profile, key, removed }, () => [], () => []);
+        ctx.print(
+          { profile, key, removed },
+          () => [],
+          () => [],
+        );
         if (!ctx.opts.json) ctx.io.info(removed ? `Removed ${key} from profile ${profile}.` : `${key} was not set in profile ${profile}.`);
       });
     examples(unsetCmd, ["mediagen config unset base_url"]);
@@ -77,7 +89,10 @@ export const command: CommandModule = {
           { key: "base_url", value: settings.baseUrl.value ?? null, source: settings.baseUrl.source },
           { key: "home", value: ctx.home, source: readEnv("MEDIAGEN_HOME", ctx.env) ? "env" : "default" },
         ];
-        for (const [key, s] of [["target", settings.target], ["base_url", settings.baseUrl]] as const) {
+        for (const [key, s] of [
+          ["target", settings.target],
+          ["base_url", settings.baseUrl],
+        ] as const) {
           if (!s.problem) continue;
           const fix = s.source === "profile" ? ` Fix it with \`mediagen config set ${key} <value>\` or \`mediagen config unset ${key}\`.` : "";
           ctx.io.warn(`Warning: ${s.problem.message}.${fix}`);

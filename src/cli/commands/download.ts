@@ -44,7 +44,12 @@ const isNotFound = (e: unknown) => (e as { name?: string; status?: number })?.na
 
 /** A video has no file of its own: the command that makes one. */
 function videoAnswer(ctx: CliContext, id: string, how: string): CliError {
-  return new CliError(`${id} is a video (${how}): it has no file of its own until it is exported. Export it with: ${exportCommand(ctx, id)}`, EXIT.usage, "is_video", "id");
+  return new CliError(
+    `${id} is a video (${how}): it has no file of its own until it is exported. Export it with: ${exportCommand(ctx, id)}`,
+    EXIT.usage,
+    "is_video",
+    "id",
+  );
 }
 
 function exportCommand(ctx: CliContext, videoId: string): string {
@@ -133,13 +138,25 @@ async function run(ctx: CliContext, id: string, flags: Flags): Promise<void> {
   const namer = (ref: StartedJob, ext: string) =>
     flags.name === undefined
       ? undefined
-      : uniqueName(dir, nameFrom(flags.name, { prompt: entry?.prompt, id: ref.id, kind, model: entry?.model, video_id: entry?.video_id, date: entry?.started_at?.slice(0, 10) }, ref.id), ext);
+      : uniqueName(
+          dir,
+          nameFrom(
+            flags.name,
+            { prompt: entry?.prompt, id: ref.id, kind, model: entry?.model, video_id: entry?.video_id, date: entry?.started_at?.slice(0, 10) },
+            ref.id,
+          ),
+          ext,
+        );
   if (!life.status) {
     if (life.nextStep) throw videoAnswer(ctx, id, "a duplicate, in this machine's history");
     const name = namer({ kind, id }, "txt") ?? `${id}.txt`;
     const saved = copySaved(entry!, dir, name, flags.force === true);
     await ctx.recordUpdates([{ kind, id, saved }]);
-    ctx.print({ id, kind, saved }, (r) => [r.saved], (r) => [r.saved]);
+    ctx.print(
+      { id, kind, saved },
+      (r) => [r.saved],
+      (r) => [r.saved],
+    );
     return;
   }
   if (kind === "look" && !entry?.avatar_id) {
@@ -183,7 +200,11 @@ async function saveFinished(
   }
   if (state === "failed") {
     await ctx.recordUpdates([{ kind, id, ...fields }]);
-    throw new CliError(`${job.label} failed: ${watchKind.failure ? watchKind.failure(value, await ctx.target()) : watchKind.describe(value)}`, EXIT.jobFailed, "job_failed");
+    throw new CliError(
+      `${job.label} failed: ${watchKind.failure ? watchKind.failure(value, await ctx.target()) : watchKind.describe(value)}`,
+      EXIT.jobFailed,
+      "job_failed",
+    );
   }
   const file = watchKind.file?.(value);
   if (!file) throw new CliError(`${job.label} completed without a file to download`, EXIT.error, "no_url");

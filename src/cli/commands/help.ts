@@ -20,7 +20,14 @@ const TOPICS: Record<HelpTopic, (ctx: Context) => Promise<void>> = {
     ctx.print(
       EXIT_CODE_DOCS,
       (rows) => [
-        ...table(rows, [{ header: "code", get: (r) => r.code, align: "right", id: true }, { header: "meaning", get: (r) => r.meaning }], widthOf(ctx.io)),
+        ...table(
+          rows,
+          [
+            { header: "code", get: (r) => r.code, align: "right", id: true },
+            { header: "meaning", get: (r) => r.meaning },
+          ],
+          widthOf(ctx.io),
+        ),
         "",
         "With --json, errors are also printed to stderr as one line:",
         '  {"error":{"status":…,"code":…,"field":…,"message":…}}',
@@ -54,18 +61,16 @@ const isTopic = (words: string[]): words is [HelpTopic] => words.length === 1 &&
 
 export const command: CommandModule = {
   register(help, getContext, tree) {
-    help
-      .argument("[topic...]", "a command path (e.g. `folder create`) or a topic")
-      .action(async (topic: string[], _opts: unknown, cmd: Command) => {
-        if (isTopic(topic)) return TOPICS[topic[0]](getContext(cmd));
-        const program = help.parent!;
-        await tree.loadAll();
-        const target = findCommand(program, topic);
-        if (!target) {
-          throw new CliError(`no help for "${topic.join(" ")}": not a command or topic (topics: ${HELP_TOPICS.join(", ")})`, EXIT.usage, "usage_error");
-        }
-        target.outputHelp();
-      });
+    help.argument("[topic...]", "a command path (e.g. `folder create`) or a topic").action(async (topic: string[], _opts: unknown, cmd: Command) => {
+      if (isTopic(topic)) return TOPICS[topic[0]](getContext(cmd));
+      const program = help.parent!;
+      await tree.loadAll();
+      const target = findCommand(program, topic);
+      if (!target) {
+        throw new CliError(`no help for "${topic.join(" ")}": not a command or topic (topics: ${HELP_TOPICS.join(", ")})`, EXIT.usage, "usage_error");
+      }
+      target.outputHelp();
+    });
     examples(help, ["mediagen help exit-codes", "mediagen help environment", "mediagen help folder create", "mediagen help exit-codes --json"]);
   },
 };

@@ -26,7 +26,10 @@ export const command: CommandModule = {
   register(listen: Command, getContext) {
     listen
       .option("--port <n>", "port on 127.0.0.1 (0 picks a free one)", "0")
-      .option("--forward-to <url>", "also POST each trusted delivery to this URL, with its body and headers (valid signature, or any without a secret; each webhook-id once)")
+      .option(
+        "--forward-to <url>",
+        "also POST each trusted delivery to this URL, with its body and headers (valid signature, or any without a secret; each webhook-id once)",
+      )
       .option("--forward-invalid", "with --forward-to: forward deliveries with a bad, missing or replayed signature too")
       .option("--secret <whsec>", "signing secret to check signatures with (default: MEDIAGEN_WEBHOOK_SECRET, else the local instance's)")
       .option("--count <n>", "stop after this many deliveries")
@@ -70,7 +73,9 @@ export const command: CommandModule = {
                 if (e.body !== null && typeof e.body === "object") for (const l of JSON.stringify(e.body, null, 2).split("\n")) ctx.io.out(`  ${l}`);
               }
               if (e.signature === "invalid" || e.signature === "missing") {
-                ctx.io.warn(`warning: delivery ${e.webhook_id ?? `#${seen + 1}`} has ${e.signature === "missing" ? "no" : "an invalid"} signature (${e.signature_error})`);
+                ctx.io.warn(
+                  `warning: delivery ${e.webhook_id ?? `#${seen + 1}`} has ${e.signature === "missing" ? "no" : "an invalid"} signature (${e.signature_error})`,
+                );
               }
               if (e.signature === "duplicate") ctx.io.warn(`warning: delivery ${e.webhook_id} is a duplicate (${e.signature_error})`);
               if (e.forwarded && (e.forwarded.status === null || e.forwarded.status >= 400)) {
@@ -85,7 +90,9 @@ export const command: CommandModule = {
           throw e;
         }
         const stopped = ctx.runtime.signals.nextStop().then(() => undefined);
-        const how = secret ? `signatures checked with ${from}` : "signatures not checked (no secret: --secret, MEDIAGEN_WEBHOOK_SECRET or `mediagen local webhooks secret set`)";
+        const how = secret
+          ? `signatures checked with ${from}`
+          : "signatures not checked (no secret: --secret, MEDIAGEN_WEBHOOK_SECRET or `mediagen local webhooks secret set`)";
         if (ctx.opts.json) ctx.io.warn(JSON.stringify({ event: "listening", url: receiver.url, signatures: secret ? "checked" : "unchecked" }));
         else ctx.io.warn(`Listening for webhooks at ${receiver.url} (${how}${flags.forwardTo ? `; forwarding to ${flags.forwardTo}` : ""}). Ctrl-C stops.`);
         await Promise.race([finished, stopped]);
@@ -97,7 +104,7 @@ export const command: CommandModule = {
       "mediagen listen --port 4242 --forward-to http://localhost:3000/webhooks",
       'mediagen asset start --type image --model imgA-4 --prompt "a fox" --webhook-url http://127.0.0.1:4242/webhook',
       "mediagen listen --json --count 1 > delivery.json",
-      "mediagen asset start --type image --model imgA-4 --prompt \"a fox\" --webhook-listen   # one run, no second terminal",
+      'mediagen asset start --type image --model imgA-4 --prompt "a fox" --webhook-listen   # one run, no second terminal',
     ]);
   },
 };

@@ -79,7 +79,11 @@ function readModelsFile(file: string): { models: unknown[]; voices?: unknown[] }
   } catch (e) {
     throw new CliError(`--from: ${file} is not valid JSON (${(e as Error).message})`, EXIT.usage, "invalid_json", "--from");
   }
-  const list = Array.isArray(data) ? data : data && typeof data === "object" && Array.isArray((data as { models?: unknown }).models) ? (data as { models: unknown[] }).models : undefined;
+  const list = Array.isArray(data)
+    ? data
+    : data && typeof data === "object" && Array.isArray((data as { models?: unknown }).models)
+      ? (data as { models: unknown[] }).models
+      : undefined;
   if (!list) throw new CliError(`--from: ${file} must hold {"models": [model records with input_schema]} or an array of them`, EXIT.usage, "invalid_value", "--from");
   const voices = !Array.isArray(data) && Array.isArray((data as { voices?: unknown }).voices) ? (data as { voices: unknown[] }).voices : undefined;
   return { models: list, ...(voices ? { voices } : {}) };
@@ -142,7 +146,11 @@ async function syncCatalog(ctx: CliContext, opts: SyncOptions): Promise<void> {
     } else skipped.push(c.skipped);
   }
   if (!models.length) {
-    throw new CliError(`nothing to sync: none of the ${records.length} model(s) is of a class the local renderer knows; the catalog is unchanged`, EXIT.error, "nothing_to_sync");
+    throw new CliError(
+      `nothing to sync: none of the ${records.length} model(s) is of a class the local renderer knows; the catalog is unchanged`,
+      EXIT.error,
+      "nothing_to_sync",
+    );
   }
   const instance = await ctx.localInstance();
   storeCatalog(instance, source, models, skipped, voices, avatarSync?.avatars);
@@ -160,7 +168,11 @@ async function syncCatalog(ctx: CliContext, opts: SyncOptions): Promise<void> {
     (r) => [
       `Synced ${r.models.length} model${r.models.length === 1 ? "" : "s"} from ${r.source}: ${r.models.join(", ")}`,
       ...(r.voices ? [`Synced ${r.voices.length} public voice${r.voices.length === 1 ? "" : "s"}: ${r.voices.join(", ")}`] : []),
-      ...(r.avatars ? [`Synced ${r.avatars.length} public avatar${r.avatars.length === 1 ? "" : "s"} with ${r.looks!.length} look${r.looks!.length === 1 ? "" : "s"} (pictures copied): ${r.avatars.join(", ")}`] : []),
+      ...(r.avatars
+        ? [
+            `Synced ${r.avatars.length} public avatar${r.avatars.length === 1 ? "" : "s"} with ${r.looks!.length} look${r.looks!.length === 1 ? "" : "s"} (pictures copied): ${r.avatars.join(", ")}`,
+          ]
+        : []),
       ...(r.skipped.length ? [`Skipped ${r.skipped.length} (not a class the local renderer knows):`, ...r.skipped.map((s) => `  ${s.name}: ${s.reason}`)] : []),
       ...(r.warnings.length ? ["Prices the local formulas follow only approximately:", ...r.warnings.map((w) => `  ${w}`)] : []),
     ],
@@ -169,8 +181,15 @@ async function syncCatalog(ctx: CliContext, opts: SyncOptions): Promise<void> {
 }
 
 export function registerCatalog(local: Command, get: Getter): void {
-  const catalog = local.command("catalog").description("The local model catalog: copy the hosted one (models, input_schema, prices), show it, or go back to the built-in");
-  examples(catalog, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from models.json", "mediagen local catalog status", "mediagen local catalog reset"]);
+  const catalog = local
+    .command("catalog")
+    .description("The local model catalog: copy the hosted one (models, input_schema, prices), show it, or go back to the built-in");
+  examples(catalog, [
+    "mediagen local catalog sync --from-hosted",
+    "mediagen local catalog sync --from models.json",
+    "mediagen local catalog status",
+    "mediagen local catalog reset",
+  ]);
 
   registerSync(catalog, get);
   registerStatus(catalog, get);
@@ -182,13 +201,24 @@ function registerSync(catalog: Command, get: Getter): void {
     .command("sync")
     .description("Replace the local model catalog with the hosted service's (GET /asset/models, each model's input_schema, prices from POST /asset/pricing)")
     .option("--from-hosted", "read the hosted service of this profile (its base URL and key; see `mediagen auth login --target hosted`)")
-    .option("--from <file.json>", "read model records from a file: {\"models\": [GET /asset/models/{name} answers], \"voices\"?: [GET /voice/list items]}; prices from each base_cost")
+    .option(
+      "--from <file.json>",
+      'read model records from a file: {"models": [GET /asset/models/{name} answers], "voices"?: [GET /voice/list items]}; prices from each base_cost',
+    )
     .option("--voices", "also replace the public voices with the hosted ones (GET /voice/list?onlyPublic=true), each spoken by a local voice of its language and gender")
-    .option("--avatars", "also replace the public avatars with the hosted ones (GET /avatar/list?onlyPublic=true, each avatar's looks), copying each look's picture: hosted plans then generate locally with the same ids (--from-hosted only)")
+    .option(
+      "--avatars",
+      "also replace the public avatars with the hosted ones (GET /avatar/list?onlyPublic=true, each avatar's looks), copying each look's picture: hosted plans then generate locally with the same ids (--from-hosted only)",
+    )
     .action(async (opts: SyncOptions, cmd: Command) => {
       await syncCatalog(get(cmd), opts);
     });
-  examples(sync, ["mediagen local catalog sync --from-hosted", "mediagen local catalog sync --from-hosted --voices", "mediagen local catalog sync --from-hosted --voices --avatars", "mediagen local catalog sync --from models.json --json"]);
+  examples(sync, [
+    "mediagen local catalog sync --from-hosted",
+    "mediagen local catalog sync --from-hosted --voices",
+    "mediagen local catalog sync --from-hosted --voices --avatars",
+    "mediagen local catalog sync --from models.json --json",
+  ]);
 }
 
 function registerStatus(catalog: Command, get: Getter): void {
@@ -210,7 +240,17 @@ function registerStatus(catalog: Command, get: Getter): void {
           `avatars: ${x.avatars === null ? "built-in" : `${x.avatars.avatars} (${x.avatars.looks} look${x.avatars.looks === 1 ? "" : "s"}, pictures copied)`}`,
           ...(x.synced_at ? [`synced: ${x.synced_at} (${formatDuration((x.age_seconds ?? 0) * 1000)} ago)`] : []),
           ...(x.skipped.length
-            ? ["skipped:", ...table(x.skipped, [{ header: "model", get: (k) => k.name }, { header: "reason", get: (k) => k.reason }], widthOf(ctx.io)).map((l) => `  ${l}`)]
+            ? [
+                "skipped:",
+                ...table(
+                  x.skipped,
+                  [
+                    { header: "model", get: (k) => k.name },
+                    { header: "reason", get: (k) => k.reason },
+                  ],
+                  widthOf(ctx.io),
+                ).map((l) => `  ${l}`),
+              ]
             : []),
         ],
         (x) => [x.source],
@@ -229,7 +269,11 @@ function registerReset(catalog: Command, get: Getter): void {
       const instance = await ctx.localInstance();
       const { resetCatalog } = await import("../../features/asset/catalog-sync.js");
       const was = resetCatalog(instance);
-      ctx.print({ reset: was }, () => [], () => []);
+      ctx.print(
+        { reset: was },
+        () => [],
+        () => [],
+      );
       if (!ctx.opts.json) ctx.io.info(was ? "The local instance uses its built-in model catalog again." : "The local instance already uses its built-in model catalog.");
     });
   examples(reset, ["mediagen local catalog reset"]);

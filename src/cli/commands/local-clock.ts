@@ -18,7 +18,10 @@ interface ClockState {
 
 function describe(s: ClockState): string[] {
   const days = s.offset_ms / 86_400_000;
-  const ahead = s.offset_ms === 0 ? "on real time" : `${Math.abs(days) >= 1 ? `${days.toFixed(2)} days` : `${(s.offset_ms / 1000).toFixed(1)} s`} ${s.offset_ms > 0 ? "ahead" : "behind"}`;
+  const ahead =
+    s.offset_ms === 0
+      ? "on real time"
+      : `${Math.abs(days) >= 1 ? `${days.toFixed(2)} days` : `${(s.offset_ms / 1000).toFixed(1)} s`} ${s.offset_ms > 0 ? "ahead" : "behind"}`;
   return [`${s.now}${s.frozen_at !== null ? " (frozen)" : ""}, ${ahead}`];
 }
 
@@ -39,7 +42,16 @@ export function registerClock(local: Command, get: Getter): void {
   };
   const advance = act("advance", "Move the clock forward (30s, 1m, 2h, 8d)", (i, d) => i.advanceClock(d!), ["<duration>", "how far: 500ms, 30s, 1m, 2h, 8d"]);
   examples(advance, ["mediagen local clock advance 8d   # export links (7 days) expire", "mediagen local clock advance 1m   # a new rate-limit window opens"]);
-  examples(act("freeze", "Stop the clock at the time it reads now (advance still moves it)", (i) => i.freezeClock()), ["mediagen local clock freeze"]);
-  examples(act("reset", "Back to the machine's time", (i) => i.resetClock()), ["mediagen local clock reset"]);
-  examples(act("show", "The time the instance reads, and how far it is from the machine's", (i) => i.clockState()), ["mediagen local clock show --json"]);
+  examples(
+    act("freeze", "Stop the clock at the time it reads now (advance still moves it)", (i) => i.freezeClock()),
+    ["mediagen local clock freeze"],
+  );
+  examples(
+    act("reset", "Back to the machine's time", (i) => i.resetClock()),
+    ["mediagen local clock reset"],
+  );
+  examples(
+    act("show", "The time the instance reads, and how far it is from the machine's", (i) => i.clockState()),
+    ["mediagen local clock show --json"],
+  );
 }

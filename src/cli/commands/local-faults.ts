@@ -56,7 +56,11 @@ export function readFaultsFile(file: string, flag: string): unknown[] {
   } catch (e) {
     throw new CliError(`${flag}: ${file} is not valid JSON (${(e as Error).message})`, EXIT.usage, "invalid_json", flag);
   }
-  const rules = Array.isArray(data) ? data : data && typeof data === "object" && Array.isArray((data as { rules?: unknown }).rules) ? (data as { rules: unknown[] }).rules : undefined;
+  const rules = Array.isArray(data)
+    ? data
+    : data && typeof data === "object" && Array.isArray((data as { rules?: unknown }).rules)
+      ? (data as { rules: unknown[] }).rules
+      : undefined;
   if (!rules) throw new CliError(`${flag}: ${file} must hold an array of fault rules or {"rules": [...]}`, EXIT.usage, "invalid_value", flag);
   return rules;
 }
@@ -92,17 +96,24 @@ function rulesTable(ctx: CliContext, rules: RuleView[]): string[] {
 function ruleFromFlags(op: string, action: string, f: AddFlags): Record<string, unknown> {
   const rule: Record<string, unknown> = { op, action };
   const copy: [keyof AddFlags, string][] = [
-    ["status", "status"], ["code", "code"], ["message", "message"], ["ms", "ms"], ["step", "step"], ["by", "by"],
-    ["probability", "probability"], ["times", "times"], ["expiresIn", "expires_in"], ["space", "space"], ["key", "key"],
+    ["status", "status"],
+    ["code", "code"],
+    ["message", "message"],
+    ["ms", "ms"],
+    ["step", "step"],
+    ["by", "by"],
+    ["probability", "probability"],
+    ["times", "times"],
+    ["expiresIn", "expires_in"],
+    ["space", "space"],
+    ["key", "key"],
   ];
   for (const [flag, field] of copy) if (f[flag] !== undefined) rule[field] = f[flag];
   return rule;
 }
 
 export function registerFaults(local: Command, get: Getter): void {
-  const faults = local
-    .command("faults")
-    .description("Faults on demand: make operations fail, wait or drop, jobs fail or stall, webhooks drop, repeat or wait");
+  const faults = local.command("faults").description("Faults on demand: make operations fail, wait or drop, jobs fail or stall, webhooks drop, repeat or wait");
   examples(faults, [
     "mediagen local faults add assetStatus error --status 503 --times 2",
     "mediagen local faults add '*' latency --ms 200-800 --probability 0.5",
@@ -126,7 +137,7 @@ export function registerFaults(local: Command, get: Getter): void {
     .option("--expires-in <duration>", "the rule ends after this long (30s, 10m, 2h)")
     .option("--space <space_id>", "only requests of this space")
     .option("--key <key_id>", "only requests with this key (its id, from `local keys list`)")
-    .option("--file <file>", "add the rules of a JSON file (an array, or {\"rules\": [...]})")
+    .option("--file <file>", 'add the rules of a JSON file (an array, or {"rules": [...]})')
     .action(async (op: string | undefined, action: string | undefined, flags: AddFlags, cmd: Command) => {
       const ctx = get(cmd);
       let rules: unknown[];
@@ -140,7 +151,11 @@ export function registerFaults(local: Command, get: Getter): void {
       }
       const instance = await ctx.localInstance();
       const added = instance.faults.add(rules as never, flags.file !== undefined ? "file" : "cli") as RuleView[];
-      ctx.print(added, (r) => rulesTable(ctx, r), (r) => r.map((v) => v.id));
+      ctx.print(
+        added,
+        (r) => rulesTable(ctx, r),
+        (r) => r.map((v) => v.id),
+      );
     });
   examples(add, [
     "mediagen local faults add assetStatus error --status 404 --times 1",
@@ -158,7 +173,11 @@ export function registerFaults(local: Command, get: Getter): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
-      ctx.print(instance.faults.list() as RuleView[], (r) => rulesTable(ctx, r), (r) => r.map((v) => v.id));
+      ctx.print(
+        instance.faults.list() as RuleView[],
+        (r) => rulesTable(ctx, r),
+        (r) => r.map((v) => v.id),
+      );
     });
   examples(list, ["mediagen local faults list", "mediagen local faults list --json"]);
 
@@ -170,7 +189,11 @@ export function registerFaults(local: Command, get: Getter): void {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
       const removed = instance.faults.clear(id);
-      ctx.print({ removed }, () => [], () => []);
+      ctx.print(
+        { removed },
+        () => [],
+        () => [],
+      );
       if (!ctx.opts.json) ctx.io.info(`Removed ${removed} fault rule(s).`);
     });
   examples(clear, ["mediagen local faults clear", "mediagen local faults clear flt_65f0c2a1b3e4d5f6a7b8c9d0"]);

@@ -37,7 +37,11 @@ export function registerSnapshots(local: Command, get: Getter): void {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
       const view = await instance.saveSnapshot(name, { replace: opts.force === true });
-      ctx.print(view, (v) => [`Saved snapshot ${v.name}: ${v.spaces} space(s), ${v.media_files} media file(s), ${size(v.size_bytes)}.`], (v) => [v.name]);
+      ctx.print(
+        view,
+        (v) => [`Saved snapshot ${v.name}: ${v.spaces} space(s), ${v.media_files} media file(s), ${size(v.size_bytes)}.`],
+        (v) => [v.name],
+      );
     });
   examples(save, ["mediagen local snapshot save clean", "mediagen local snapshot save clean --force --json"]);
 
@@ -49,7 +53,11 @@ export function registerSnapshots(local: Command, get: Getter): void {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
       const view = await instance.restoreSnapshot(name);
-      ctx.print({ restored: view.name, created_at: view.created_at }, (v) => [`Restored snapshot ${v.restored} (saved ${v.created_at}).`], (v) => [v.restored]);
+      ctx.print(
+        { restored: view.name, created_at: view.created_at },
+        (v) => [`Restored snapshot ${v.restored} (saved ${v.created_at}).`],
+        (v) => [v.restored],
+      );
     });
   examples(restore, ["mediagen local snapshot restore clean", "curl -X POST http://127.0.0.1:4010/_mediagen/snapshots/clean/restore   # under a running serve"]);
 
@@ -88,7 +96,11 @@ export function registerSnapshots(local: Command, get: Getter): void {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
       instance.deleteSnapshot(name);
-      ctx.print({ deleted: name }, () => [], () => [name]);
+      ctx.print(
+        { deleted: name },
+        () => [],
+        () => [name],
+      );
       if (!ctx.opts.json) ctx.io.info(`Deleted snapshot ${name}.`);
     });
   examples(del, ["mediagen local snapshot delete clean"]);

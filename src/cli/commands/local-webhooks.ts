@@ -51,9 +51,14 @@ async function settle(ctx: CliContext, id: string, wait: boolean): Promise<Deliv
 
 function report(ctx: CliContext, d: DeliveryView, wait: boolean): void {
   const view = { id: d.id, task: d.task, url: d.url, status: d.status, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error };
-  ctx.print(view, (v) => [`${v.id} ${v.task ?? ""} → ${v.url}: ${v.status}${v.last_status !== null ? ` (HTTP ${v.last_status})` : ""}${v.last_error ? ` ${v.last_error}` : ""}`], (v) => [v.id]);
+  ctx.print(
+    view,
+    (v) => [`${v.id} ${v.task ?? ""} → ${v.url}: ${v.status}${v.last_status !== null ? ` (HTTP ${v.last_status})` : ""}${v.last_error ? ` ${v.last_error}` : ""}`],
+    (v) => [v.id],
+  );
   if (wait && d.status === "failed") throw new CliError(`delivery ${d.id} failed: ${d.last_error ?? "no 2xx answer"}`, EXIT.error, "delivery_failed");
-  if (wait && d.status === "pending") throw new CliError(`delivery ${d.id} still pending after ${WAIT_MS / 1000} s (is a worker or serve running?)`, EXIT.error, "delivery_pending");
+  if (wait && d.status === "pending")
+    throw new CliError(`delivery ${d.id} still pending after ${WAIT_MS / 1000} s (is a worker or serve running?)`, EXIT.error, "delivery_pending");
 }
 
 export function registerWebhookReplay(webhooks: Command, get: Getter): void {
@@ -69,7 +74,10 @@ export function registerWebhookReplay(webhooks: Command, get: Getter): void {
       instance.resendWebhook(id, opts.to);
       report(ctx, await settle(ctx, id, opts.wait === true), opts.wait === true);
     });
-  examples(resend, ["mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --wait", "mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --to http://127.0.0.1:4242/"]);
+  examples(resend, [
+    "mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --wait",
+    "mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --to http://127.0.0.1:4242/",
+  ]);
 
   const trigger = webhooks
     .command("trigger")

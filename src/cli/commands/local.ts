@@ -55,7 +55,11 @@ async function plan(value: string) {
 
 /** Prints a freshly minted key: data on stdout, the shown-once warning on stderr. */
 function printKey(ctx: CliContext, result: { api_key: string; space_id?: string }, extra: string[] = []) {
-  ctx.print(result, (r) => [r.api_key], (r) => [r.api_key]);
+  ctx.print(
+    result,
+    (r) => [r.api_key],
+    (r) => [r.api_key],
+  );
   if (!ctx.opts.json) {
     for (const line of extra) ctx.io.info(line);
     ctx.io.warn(SHOWN_ONCE);
@@ -122,7 +126,11 @@ function registerKeys(local: Command, get: Getter) {
       const key = await keyArgument(ctx, ref);
       const instance = await ctx.localInstance();
       instance.revokeKey(key);
-      ctx.print({ revoked: true }, () => [], () => []);
+      ctx.print(
+        { revoked: true },
+        () => [],
+        () => [],
+      );
       if (!ctx.opts.json) ctx.io.info("Key revoked.");
     });
   examples(revoke, ["mediagen local keys revoke key_65f0c2a1b3e4d5f6a7b8c9d0", 'printf %s "$KEY" | mediagen local keys revoke -']);
@@ -139,7 +147,7 @@ function registerKeys(local: Command, get: Getter) {
       const fresh = instance.regenerateKey(key);
       printKey(ctx, { api_key: fresh, ...(space ? { space_id: space.id } : {}) }, ["The old key no longer works."]);
     });
-  examples(regenerate, ["NEW=$(mediagen local keys regenerate key_65f0c2a1b3e4d5f6a7b8c9d0 -q)", 'NEW=$(mediagen local keys regenerate - -q < old-key.txt)']);
+  examples(regenerate, ["NEW=$(mediagen local keys regenerate key_65f0c2a1b3e4d5f6a7b8c9d0 -q)", "NEW=$(mediagen local keys regenerate - -q < old-key.txt)"]);
 }
 
 function registerSpaces(local: Command, get: Getter) {
@@ -188,9 +196,13 @@ function registerCredits(local: Command, get: Getter) {
       const n = parseCredits(amount, "credits");
       const instance = await ctx.localInstance();
       const space = instance.addCredits(spaceId, n, opts.note);
-      ctx.print(space, (s) => [`Added ${n} credits to ${s.id}. Balance: ${s.credits}.`], (s) => [s.id]);
+      ctx.print(
+        space,
+        (s) => [`Added ${n} credits to ${s.id}. Balance: ${s.credits}.`],
+        (s) => [s.id],
+      );
     });
-  examples(add, ["mediagen local credits add 65f0c2a1b3e4d5f6a7b8c9d0 250", "mediagen local credits add \"$SPACE\" 0.5 --note refund"]);
+  examples(add, ["mediagen local credits add 65f0c2a1b3e4d5f6a7b8c9d0 250", 'mediagen local credits add "$SPACE" 0.5 --note refund']);
 }
 
 function registerLedger(local: Command, get: Getter) {
@@ -306,7 +318,11 @@ function registerWebhooks(local: Command, get: Getter) {
       if (s.trim() === "") throw new CliError("the secret must not be empty", EXIT.usage, "invalid_value", "secret");
       const instance = await ctx.localInstance();
       instance.setSetting("webhook_secret", s);
-      ctx.print({ webhook_secret: s }, (r) => [r.webhook_secret], (r) => [r.webhook_secret]);
+      ctx.print(
+        { webhook_secret: s },
+        (r) => [r.webhook_secret],
+        (r) => [r.webhook_secret],
+      );
       if (!ctx.opts.json) ctx.io.info("Deliveries are now signed (webhook-id, webhook-timestamp, webhook-signature).");
     });
   examples(set, ["mediagen local webhooks secret set", "mediagen local webhooks secret set whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]);
@@ -318,7 +334,11 @@ function registerWebhooks(local: Command, get: Getter) {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
       instance.setSetting("webhook_secret", null);
-      ctx.print({ webhook_secret: null }, () => [], () => []);
+      ctx.print(
+        { webhook_secret: null },
+        () => [],
+        () => [],
+      );
       if (!ctx.opts.json) ctx.io.info("Webhook signing secret cleared.");
     });
   examples(clear, ["mediagen local webhooks secret clear"]);
@@ -397,7 +417,11 @@ function registerReset(local: Command, get: Getter) {
       }
       const instance = await ctx.localInstance();
       await instance.reset();
-      ctx.print({ reset: true }, () => [], () => []);
+      ctx.print(
+        { reset: true },
+        () => [],
+        () => [],
+      );
       if (!ctx.opts.json) ctx.io.info("Local instance reset.");
     });
   examples(reset, ["mediagen local reset --yes"]);

@@ -56,11 +56,7 @@ export function parsePort(value: string): number {
 }
 
 /** Refuses a bad --public-url and warns about every flag that opens the instance up. */
-function checkServeFlags(
-  ctx: CliContext,
-  flags: ServeFlags,
-  isLoopbackAddress: (host: string) => boolean,
-): { allowLocalFiles: boolean; allowPrivateNetwork: boolean } {
+function checkServeFlags(ctx: CliContext, flags: ServeFlags, isLoopbackAddress: (host: string) => boolean): { allowLocalFiles: boolean; allowPrivateNetwork: boolean } {
   if (flags.publicUrl !== undefined) {
     try {
       const u = new URL(flags.publicUrl);
@@ -71,9 +67,7 @@ function checkServeFlags(
   }
   const allowLocalFiles = flags.allowLocalFiles === true;
   if (allowLocalFiles) {
-    ctx.io.warn(
-      "warning: --allow-local-files lets any client holding a key of this instance read files this process can read, as media inputs.",
-    );
+    ctx.io.warn("warning: --allow-local-files lets any client holding a key of this instance read files this process can read, as media inputs.");
   }
   const allowPrivateNetwork = flags.allowPrivateUrls === true;
   if (allowPrivateNetwork) {
@@ -157,14 +151,8 @@ export const command: CommandModule = {
       .option("--host <host>", "address to bind (non-loopback exposes the instance to the network)", "127.0.0.1")
       .option("--port <port>", "port to listen on; 0 picks a free one", "4010")
       .option("--public-url <url>", "URL clients reach this server at, used in media links (default: the listening address)")
-      .option(
-        "--allow-local-files",
-        "let requests use files on this machine (file:// URLs, plain paths) as media inputs, as in-process calls can; off by default",
-      )
-      .option(
-        "--allow-private-urls",
-        "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
-      )
+      .option("--allow-local-files", "let requests use files on this machine (file:// URLs, plain paths) as media inputs, as in-process calls can; off by default")
+      .option("--allow-private-urls", "let media URLs reach loopback, private and link-local addresses (your own network); off by default")
       .option("--no-ui", "do not serve the dashboard pages at / (mediagen ui)")
       .option(
         "--ui-allow-remote",
@@ -201,7 +189,9 @@ export const command: CommandModule = {
         const { allowLocalFiles, allowPrivateNetwork } = checkServeFlags(ctx, flags, isLoopbackAddress);
 
         if (flags.uiAllowRemote && flags.ui) {
-          ctx.io.warn("warning: --ui-allow-remote lets anyone who can reach this server read the dashboard pages (spaces, key ids, ledgers, webhook payloads) and resend webhooks.");
+          ctx.io.warn(
+            "warning: --ui-allow-remote lets anyone who can reach this server read the dashboard pages (spaces, key ids, ledgers, webhook payloads) and resend webhooks.",
+          );
         }
         const pages = flags.ui ? await dashboardPages(ctx.home, flags) : undefined;
 
@@ -245,9 +235,7 @@ export const command: CommandModule = {
         if (ctx.opts.json) {
           ctx.io.out(JSON.stringify({ base_url: running.baseUrl, ...(flags.ephemeral ? { home, api_key: instance.defaultKey() } : {}) }));
         } else ctx.io.out(running.baseUrl);
-        ctx.io.info(
-          `Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`,
-        );
+        ctx.io.info(`Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`);
 
         const sig = await stopped;
         ctx.io.info(`Stopping (${sig}): finishing requests and jobs in flight…`);
@@ -260,7 +248,7 @@ export const command: CommandModule = {
       });
     examples(serve, [
       "mediagen serve",
-      "mediagen serve --port 0 --json        # prints {\"base_url\": …} once listening",
+      'mediagen serve --port 0 --json        # prints {"base_url": …} once listening',
       "mediagen --target hosted --base-url http://127.0.0.1:4010 folder list",
       "MEDIAGEN_LOCAL_RATE_LIMIT=10000 mediagen serve --port 8080",
       "mediagen serve --allow-local-files   # requests may name files on this machine",

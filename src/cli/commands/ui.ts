@@ -17,8 +17,7 @@ interface UiFlags {
 
 /** Opens the URL in the desktop's browser; says so when it cannot (no desktop, no opener). */
 function openBrowser(ctx: CliContext, url: string): void {
-  const [cmd, args] =
-    process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
+  const [cmd, args] = process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
   try {
     const child = spawn(cmd, args as string[], { stdio: "ignore", detached: true });
     child.on("error", () => ctx.io.warn(`Could not open a browser (${cmd}); open ${url} yourself.`));
@@ -57,6 +56,10 @@ export const command: CommandModule = {
         await running.close();
         await instance.close();
       });
-    examples(ui, ["mediagen ui --open", "mediagen ui --port 0 --json     # prints {\"url\": …} once listening", "mediagen serve   # the same pages at http://127.0.0.1:4010/"]);
+    examples(ui, [
+      "mediagen ui --open",
+      'mediagen ui --port 0 --json     # prints {"url": …} once listening',
+      "mediagen serve   # the same pages at http://127.0.0.1:4010/",
+    ]);
   },
 };

@@ -20,7 +20,6 @@ import { MODELS, type ModelDef, type PricingDef, type RenderMode, type SettingDe
 import type { SlotName } from "./contract.js";
 export { CATALOG_MIGRATION_VERSION } from "./schema.js";
 
-
 /** A public voice copied from the hosted service, spoken locally by an espeak-ng voice of its language and gender. */
 export interface SyncedVoice {
   id: string;
@@ -191,7 +190,18 @@ const numbers = (v: unknown): number[] => (Array.isArray(v) ? v.filter((x): x is
 
 const SLOT_NAMES: readonly SlotName[] = ["start_image", "end_image", "first_frame", "last_frame", "motion_video", "source_video"];
 /** The inputs a local model can take; any other property of an input_schema is a class the renderer does not know. */
-const KNOWN_INPUTS = new Set<string>(["prompt", "references", "elements", "avatar_description", "aspect_ratio", "resolution", "duration", "generation_count", "model_settings", ...SLOT_NAMES]);
+const KNOWN_INPUTS = new Set<string>([
+  "prompt",
+  "references",
+  "elements",
+  "avatar_description",
+  "aspect_ratio",
+  "resolution",
+  "duration",
+  "generation_count",
+  "model_settings",
+  ...SLOT_NAMES,
+]);
 
 /** What the pricing probes found (hosted source): totals for one generation, in credits. */
 export type PriceProbe = (request: Json) => Promise<number>;
@@ -222,7 +232,14 @@ function settingsOf(v: unknown): SettingDef[] {
     if (s.type === "select" && Array.isArray(s.options)) {
       out.push({ key: s.key, type: "select", label, default_value: String(s.default_value ?? s.options[0]), affects_cost: affects, options: strings(s.options) });
     } else if (s.type === "boolean") {
-      out.push({ key: s.key, type: "boolean", label, default_value: s.default_value === true, affects_cost: affects, ...(/audio/i.test(s.key) ? { controlsAudio: true } : {}) });
+      out.push({
+        key: s.key,
+        type: "boolean",
+        label,
+        default_value: s.default_value === true,
+        affects_cost: affects,
+        ...(/audio/i.test(s.key) ? { controlsAudio: true } : {}),
+      });
     }
   }
   return out;
@@ -341,7 +358,11 @@ async function pricingOf(def: ModelDef, baseCost: number, probe?: PriceProbe): P
     }
     if (!def.resolutions.length) {
       // A model without a resolution choice is priced at the renderer's default resolution.
-      return { kind: "per_second", byResolution: { [def.type === "video" ? "720p" : "1K"]: byResolution[resolutions[0]!]! }, ...(audioMilli ? { audio: audioMilli } : {}) };
+      return {
+        kind: "per_second",
+        byResolution: { [def.type === "video" ? "720p" : "1K"]: byResolution[resolutions[0]!]! },
+        ...(audioMilli ? { audio: audioMilli } : {}),
+      };
     }
     return { kind: "per_second", byResolution, ...(audioMilli ? { audio: audioMilli } : {}) };
   }

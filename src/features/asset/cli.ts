@@ -69,8 +69,7 @@ function mergeSettings(values: string[], out: Record<string, unknown>): Record<s
 }
 
 const refItem = (value: string, flag: string) => parseRef(value, flag);
-const slot = (name: string, help: string) =>
-  ({ flag: `--${name.replace(/_/g, "-")} <ref>`, type: "string", to: refItem, help, field: name, media: "ref" }) as const;
+const slot = (name: string, help: string) => ({ flag: `--${name.replace(/_/g, "-")} <ref>`, type: "string", to: refItem, help, field: name, media: "ref" }) as const;
 
 export const START_FLAGS = defineFlags({
   type: { flag: "--type <type>", type: "choice", choices: ["image", "video"], help: "image or video (required; must match the model)", field: "type" },
@@ -139,10 +138,20 @@ function checkElements(body: Record<string, unknown>): void {
     const e = (el && typeof el === "object" ? el : {}) as { name?: unknown; images?: unknown };
     const name = typeof e.name === "string" ? e.name : "";
     if (!Array.isArray(e.images) || e.images.length < 2) {
-      throw new CliError(`--element ${name || i + 1}: an element needs at least 2 images of the same subject, frontal view first (elements[${i}].images)`, EXIT.usage, "invalid_value", "--element");
+      throw new CliError(
+        `--element ${name || i + 1}: an element needs at least 2 images of the same subject, frontal view first (elements[${i}].images)`,
+        EXIT.usage,
+        "invalid_value",
+        "--element",
+      );
     }
     if (!name || !prompt.includes(`@${name}`)) {
-      throw new CliError(`--element ${name || i + 1}: the prompt must name the element as @${name || "name"} (elements[${i}].name)`, EXIT.usage, "invalid_value", "--element");
+      throw new CliError(
+        `--element ${name || i + 1}: the prompt must name the element as @${name || "name"} (elements[${i}].name)`,
+        EXIT.usage,
+        "invalid_value",
+        "--element",
+      );
     }
   });
 }
@@ -271,9 +280,7 @@ function modelLines(m: ModelDetail): string[] {
 }
 
 function priceLines(p: AssetPricingResponse): string[] {
-  const lines = [
-    `${p.model}: ${credits(p.cost_per_generation)} per generation × ${p.generation_count} = ${credits(p.total_cost)}`,
-  ];
+  const lines = [`${p.model}: ${credits(p.cost_per_generation)} per generation × ${p.generation_count} = ${credits(p.total_cost)}`];
   if (p.normalized) {
     for (const [k, v] of Object.entries(p.normalized)) lines.push(`  ${k} adjusted to ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
   }
@@ -362,8 +369,12 @@ function registerModels(asset: Command, getContext: ContextGetter): void {
       const q = Object.fromEntries(Object.entries(MODELS_FLAGS.request(MODELS_FLAGS.values(opts))).filter(([, v]) => v !== ""));
       const engine = await ctx.engine();
       const res = await engine.assetModels(q);
-      ctx.print(res, (r) => modelsTable(ctx, r), (r) => r.models.map((m) => m.name));
-        if (!ctx.opts.json && res.models.length) for (const l of wrapCell(COST_NOTE, stderrWidth(ctx.io))) ctx.io.info(l);
+      ctx.print(
+        res,
+        (r) => modelsTable(ctx, r),
+        (r) => r.models.map((m) => m.name),
+      );
+      if (!ctx.opts.json && res.models.length) for (const l of wrapCell(COST_NOTE, stderrWidth(ctx.io))) ctx.io.info(l);
     },
   );
   examples(models, ["mediagen asset models", "mediagen asset models --type image --json", "mediagen asset models --tag upscale -q"]);
@@ -383,18 +394,18 @@ function registerModel(asset: Command, getContext: ContextGetter): void {
 }
 
 function registerPrice(asset: Command, getContext: ContextGetter): void {
-  const price = PRICE_FLAGS.addTo(
-    asset.command("price").description("Dry-run price of a generation; nothing is debited (POST /asset/pricing)"),
-  ).action(async (opts: PriceFlags, cmd: Command) => {
-    const ctx = getContext(cmd);
-    const flags = PRICE_FLAGS.values(opts);
-    const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
-    if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
-    ctx.explainWith?.(PRICE_FLAGS.givenFlags(flags), body);
-    const engine = await ctx.engine();
-    const res = await engine.assetPricing(body);
-    ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
-  });
+  const price = PRICE_FLAGS.addTo(asset.command("price").description("Dry-run price of a generation; nothing is debited (POST /asset/pricing)")).action(
+    async (opts: PriceFlags, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const flags = PRICE_FLAGS.values(opts);
+      const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+      if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
+      ctx.explainWith?.(PRICE_FLAGS.givenFlags(flags), body);
+      const engine = await ctx.engine();
+      const res = await engine.assetPricing(body);
+      ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
+    },
+  );
   examples(price, [
     "mediagen asset price --model vidA-3 --duration 5",
     "mediagen asset price --model vidA-3 --setting generateAudio=false --count 2",
@@ -408,7 +419,10 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
     const ctx = getContext(cmd);
     const flags = START_FLAGS.values(opts);
     const body = START_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
-    for (const [field, flag] of [["type", "--type"], ["model", "--model"]] as const) {
+    for (const [field, flag] of [
+      ["type", "--type"],
+      ["model", "--model"],
+    ] as const) {
       if (body[field] === undefined) throw new CliError(`missing required flag ${flag}`, EXIT.usage, "missing_field", field);
     }
     if ((await ctx.target()) === "hosted") {
@@ -425,12 +439,12 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
     const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
     if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
     if (flags.dryRun || needsPrice(cli, guard)) {
-        // A start the service would refuse has no price: judged first, as the start itself would be.
-        await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("assetStart", body);
+      // A start the service would refuse has no price: judged first, as the start itself would be.
+      await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("assetStart", body);
       // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
       const price = await engine.assetPricing(pricingOf(body));
       if (flags.dryRun) {
-          checkElements(body);
+        checkElements(body);
         ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
         if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
         return;
@@ -441,11 +455,14 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
     const res = await engine.assetStart(body, simulate ? { simulate } : {});
     // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
     if (!ctx.opts.json) {
-      ctx.io.info(
-        `Started ${res.count} generation${res.count === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`,
-      );
+      ctx.io.info(`Started ${res.count} generation${res.count === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`);
     }
-    if (!wait) ctx.print(res, (r: AssetStartResponse) => r.asset_ids, (r) => r.asset_ids);
+    if (!wait)
+      ctx.print(
+        res,
+        (r: AssetStartResponse) => r.asset_ids,
+        (r) => r.asset_ids,
+      );
     else if (!ctx.opts.json) ctx.io.info(res.asset_ids.join("\n"));
     if (wait) await watchAssets(ctx, engine, res.asset_ids, opts);
   });
@@ -457,15 +474,13 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
     "mediagen asset start --type video --model vidC-upscale --source-video asset:65f0c2a1b3e4d5f6a7b8c9d0 --watch",
     'mediagen asset start --type video --model vidD-omni --prompt "@hero waves" --element hero=front.png,side.png',
     "mediagen asset start --body request.json --model imgA-4-fast --count 4 -q",
-    "mediagen asset start --type video --model vidA-3 --prompt \"waves\" --duration 8 --count 2 --dry-run",
+    'mediagen asset start --type video --model vidA-3 --prompt "waves" --duration 8 --count 2 --dry-run',
     'mediagen asset start --type video --model vidA-3 --prompt "waves" --max-credits 40 --watch',
   ]);
 }
 
 function registerStatus(asset: Command, getContext: ContextGetter): void {
-  const status = asset
-    .command("status <asset_id...>")
-    .description("Status of assets (GET /asset/status/{assetId})");
+  const status = asset.command("status <asset_id...>").description("Status of assets (GET /asset/status/{assetId})");
   watchOptions(status, ASSET_WATCH).action(async (ids: string[], opts: WatchOptionFlags, cmd: Command) => {
     const ctx = getContext(cmd);
     const engine = await ctx.engine();

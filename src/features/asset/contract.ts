@@ -2,15 +2,7 @@ import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import { Timestamp } from "../../contract/common.js";
 import type { RequestCodes } from "../../contract/request-check.js";
-import {
-  IMAGE_EXTENSIONS,
-  ImageReferenceInput,
-  NonEmptyString,
-  ReferenceInput,
-  VIDEO_EXTENSIONS,
-  WebhookUrl,
-  wholeBetween,
-} from "../../contract/request-fields.js";
+import { IMAGE_EXTENSIONS, ImageReferenceInput, NonEmptyString, ReferenceInput, VIDEO_EXTENSIONS, WebhookUrl, wholeBetween } from "../../contract/request-fields.js";
 
 export const AssetType = z.enum(["image", "video", "audio"]);
 export type AssetType = z.infer<typeof AssetType>;
@@ -36,9 +28,7 @@ export const MIN_ELEMENT_IMAGES = 2;
 
 export const Element = z.strictObject({
   name: NonEmptyString,
-  images: z
-    .array(ImageReferenceInput)
-    .min(MIN_ELEMENT_IMAGES, { error: `needs at least ${MIN_ELEMENT_IMAGES} images of the same subject, frontal view first` }),
+  images: z.array(ImageReferenceInput).min(MIN_ELEMENT_IMAGES, { error: `needs at least ${MIN_ELEMENT_IMAGES} images of the same subject, frontal view first` }),
 });
 export type Element = z.infer<typeof Element>;
 
@@ -261,8 +251,30 @@ export const requestCodes = {
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
   assetModels: op({ method: "GET", path: "/asset/models", status: 200, request: ModelListRequest, response: ModelListResponse, summary: "List models" }),
-  assetModel: op({ method: "GET", path: "/asset/models/{name}", status: 200, request: ModelGetRequest, response: ModelDetail, aliases: ["/models/{name}"], summary: "One model with its input_schema" }),
-  assetPricing: op({ method: "POST", path: "/asset/pricing", status: 200, request: AssetPricingRequest, response: AssetPricingResponse, summary: "Dry-run price of an asset generation" }),
-  assetStart: op({ method: "POST", path: "/asset/start", status: 201, request: AssetStartRequest, response: AssetStartResponse, summary: "Start image or video generation" }),
+  assetModel: op({
+    method: "GET",
+    path: "/asset/models/{name}",
+    status: 200,
+    request: ModelGetRequest,
+    response: ModelDetail,
+    aliases: ["/models/{name}"],
+    summary: "One model with its input_schema",
+  }),
+  assetPricing: op({
+    method: "POST",
+    path: "/asset/pricing",
+    status: 200,
+    request: AssetPricingRequest,
+    response: AssetPricingResponse,
+    summary: "Dry-run price of an asset generation",
+  }),
+  assetStart: op({
+    method: "POST",
+    path: "/asset/start",
+    status: 201,
+    request: AssetStartRequest,
+    response: AssetStartResponse,
+    summary: "Start image or video generation",
+  }),
   assetStatus: op({ method: "GET", path: "/asset/status/{assetId}", status: 200, request: AssetStatusRequest, response: Asset, summary: "Status of one asset" }),
 } as const;

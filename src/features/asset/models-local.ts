@@ -13,15 +13,15 @@ export function listModels(ctx: RequestContext, input: Record<string, unknown>):
   const type = queryString(input.type);
   const provider = queryString(input.provider);
   const tag = queryString(input.tag);
-  const models: ModelSummary[] = catalogOf(ctx.instance).models.filter(
-    (m) => (!type || m.type === type) && (!provider || m.provider === provider) && (!tag || m.tags.includes(tag)),
-  ).map((m) => {
-    const s = modelSummary(m);
-    // A filtered value is said once at the root, not on every item (hosted behaviour).
-    if (type) delete s.type;
-    if (provider) delete s.provider;
-    return s;
-  });
+  const models: ModelSummary[] = catalogOf(ctx.instance)
+    .models.filter((m) => (!type || m.type === type) && (!provider || m.provider === provider) && (!tag || m.tags.includes(tag)))
+    .map((m) => {
+      const s = modelSummary(m);
+      // A filtered value is said once at the root, not on every item (hosted behaviour).
+      if (type) delete s.type;
+      if (provider) delete s.provider;
+      return s;
+    });
   const out: ModelListResponse = { models, count: models.length };
   if (type) out.type = type;
   if (provider) out.provider = provider;

@@ -60,9 +60,7 @@ const RECORD_COLUMNS = `id, space_id, type, model, status, prompt, aspect_ratio,
   duration_seconds, error_code, error_message, created_at, finished_at`;
 
 export function readAsset(db: DB, spaceId: string, id: string): AssetRecordRow | undefined {
-  return db.prepare(`SELECT ${RECORD_COLUMNS} FROM assets WHERE id = ? AND space_id = ?`).get(id, spaceId) as
-    | AssetRecordRow
-    | undefined;
+  return db.prepare(`SELECT ${RECORD_COLUMNS} FROM assets WHERE id = ? AND space_id = ?`).get(id, spaceId) as AssetRecordRow | undefined;
 }
 
 /**

@@ -4,16 +4,7 @@
  * files and probes the source, then renders exactly this.
  */
 import { findModel, type RenderMode } from "./catalog/models.js";
-import {
-  DEFAULT_RESOLUTION,
-  MAX_FOLLOW_SECONDS,
-  aspectRatioName,
-  followSize,
-  frameSize,
-  upscaleSize,
-  videoResolutionName,
-  type Size,
-} from "./catalog/frames.js";
+import { DEFAULT_RESOLUTION, MAX_FOLLOW_SECONDS, aspectRatioName, followSize, frameSize, upscaleSize, videoResolutionName, type Size } from "./catalog/frames.js";
 import type { AssetRow, RenderParams } from "./record.js";
 import type { ResolvedRef } from "./refs.js";
 import { withArticle } from "../../engine/words.js";
@@ -111,12 +102,7 @@ function describe(row: AssetRow, label: string): string {
   return parts.join(" · ");
 }
 
-export function planRender(
-  row: AssetRow,
-  params: RenderParams,
-  local: (ref: ResolvedRef) => string,
-  source?: SourceInfo,
-): ImagePlan | VideoPlan {
+export function planRender(row: AssetRow, params: RenderParams, local: (ref: ResolvedRef) => string, source?: SourceInfo): ImagePlan | VideoPlan {
   const model = findModel(row.model);
   const label = describe(row, model?.label ?? row.model);
   const refs = params.references;

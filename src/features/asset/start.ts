@@ -47,8 +47,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
       };
     },
     avatarThumbnail: (avatarId) => avatarThumbnailPath(instance, space.id, avatarId),
-    folder: (id) =>
-      instance.db.prepare("SELECT type FROM folders WHERE id = ? AND space_id = ?").get(id, space.id) as { type: string } | undefined,
+    folder: (id) => instance.db.prepare("SELECT type FROM folders WHERE id = ? AND space_id = ?").get(id, space.id) as { type: string } | undefined,
     fileExists: (p) => {
       try {
         return fs.statSync(p).isFile();
@@ -110,11 +109,7 @@ function createAssets(
   const assetIds = instance.tx(() => {
     const available = instance.ledger.balance(space.id);
     const shortage = () =>
-      ApiError.of(
-        "not_eligible",
-        `Insufficient credits: ${fromMilli(totalMilli)} required, ${fromMilli(instance.ledger.balance(space.id))} available`,
-        { status: 402 },
-      );
+      ApiError.of("not_eligible", `Insufficient credits: ${fromMilli(totalMilli)} required, ${fromMilli(instance.ledger.balance(space.id))} available`, { status: 402 });
     if (available < totalMilli) throw shortage();
     const ids: string[] = [];
     const createdAt = instance.nowIso();

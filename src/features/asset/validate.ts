@@ -81,9 +81,7 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
   const model = requireTypeAndModel(input, lookups);
   checkPlanAllowsModel(model, plan);
   const { prompt, avatarDescription } = checkPrompt(model, input);
-  const { references, slots } = model.slots
-    ? resolveSlots(model, model.slots, input, lookups)
-    : { references: resolveReferences(model, input, lookups), slots: {} };
+  const { references, slots } = model.slots ? resolveSlots(model, model.slots, input, lookups) : { references: resolveReferences(model, input, lookups), slots: {} };
   const elements = resolveElements(model, input.elements, prompt, lookups);
   const choices = resolveChoices(model, input);
   const delivery = resolveDelivery(input);

@@ -30,7 +30,12 @@ export const HOSTED_LOOKS_DIR = "catalog/hosted/looks";
 
 /** A file name safe in any media dir, from a look id (ids are opaque: other characters become `_`). */
 export function pictureBaseName(lookId: string): string {
-  return lookId.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_").slice(0, 120) || "_";
+  return (
+    lookId
+      .replace(/[^A-Za-z0-9_.-]/g, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 120) || "_"
+  );
 }
 
 /** The public avatar ids of a GET /avatar/list?onlyPublic=true answer, in order of first appearance. */

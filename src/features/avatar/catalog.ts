@@ -45,7 +45,20 @@ export interface CatalogAvatar {
 
 const BASIC = ["standard", "omni-flash"];
 const PREMIUM = ["standard", "premium", "omni-flash", "ora-lite", "ora-standard"];
-const FULL = ["standard", "premium", "ultra", "omni-flash", "ora-lite", "ora-standard", "ora-pro", "vidA-3-fast", "vidA-3-lite", "vidB-2-fast", "vidB-2-5", "vidB-2-5-1080p"];
+const FULL = [
+  "standard",
+  "premium",
+  "ultra",
+  "omni-flash",
+  "ora-lite",
+  "ora-standard",
+  "ora-pro",
+  "vidA-3-fast",
+  "vidA-3-lite",
+  "vidB-2-fast",
+  "vidB-2-5",
+  "vidB-2-5-1080p",
+];
 const VID = ["standard", "premium", "vidA-3-fast", "vidA-3-lite", "vidB-2-fast", "vidB-2-5"];
 
 function look(
@@ -65,22 +78,61 @@ function look(
 
 export const CATALOG_AVATARS: readonly CatalogAvatar[] = [
   {
-    id: "av_maya", name: "Maya", gender: "female", age: "28", age_range: "young_adult", ethnicity: "hispanic", hair_color: "brown",
+    id: "av_maya",
+    name: "Maya",
+    gender: "female",
+    age: "28",
+    age_range: "young_adult",
+    ethnicity: "hispanic",
+    hair_color: "brown",
     looks: [
       look("lk_maya_kitchen", "Maya in the kitchen", "vertical", "kitchen", "cooking", "happy", ["apron"], PREMIUM, "woman cooking in a bright kitchen, apron"),
       look("lk_maya_office", "Maya at the office", "horizontal", "office", "presenting", "confident", ["glasses"], FULL, "woman presenting at a desk, glasses"),
-      look("lk_maya_beach", "Maya at the beach", "vertical", "beach", "walking", "relaxed", ["sunglasses", "hat"], BASIC, "selfie of a woman walking on a beach, sun hat", true),
+      look(
+        "lk_maya_beach",
+        "Maya at the beach",
+        "vertical",
+        "beach",
+        "walking",
+        "relaxed",
+        ["sunglasses", "hat"],
+        BASIC,
+        "selfie of a woman walking on a beach, sun hat",
+        true,
+      ),
     ],
   },
   {
-    id: "av_james", name: "James", gender: "male", age: "45", age_range: "adult", ethnicity: "black", hair_color: "black",
+    id: "av_james",
+    name: "James",
+    gender: "male",
+    age: "45",
+    age_range: "adult",
+    ethnicity: "black",
+    hair_color: "black",
     looks: [
-      look("lk_james_podcast", "James on the podcast", "horizontal", "podcast", "talking", "focused", ["headphones", "microphone"], FULL, "man talking into a podcast microphone, headphones"),
+      look(
+        "lk_james_podcast",
+        "James on the podcast",
+        "horizontal",
+        "podcast",
+        "talking",
+        "focused",
+        ["headphones", "microphone"],
+        FULL,
+        "man talking into a podcast microphone, headphones",
+      ),
       look("lk_james_car", "James in the car", "vertical", "car", "talking", "calm", [], BASIC, "selfie of a man in a parked car", true),
     ],
   },
   {
-    id: "av_lena", name: "Lena", gender: "female", age: "34", age_range: "adult", ethnicity: "white", hair_color: "blonde",
+    id: "av_lena",
+    name: "Lena",
+    gender: "female",
+    age: "34",
+    age_range: "adult",
+    ethnicity: "white",
+    hair_color: "blonde",
     looks: [
       look("lk_lena_gym", "Lena at the gym", "vertical", "gym", "exercising", "excited", ["water bottle"], VID, "woman exercising in a gym"),
       look("lk_lena_home", "Lena at home", "horizontal", "home", "sitting", "relaxed", ["mug"], PREMIUM, "woman sitting on a sofa with a mug"),
@@ -88,21 +140,60 @@ export const CATALOG_AVATARS: readonly CatalogAvatar[] = [
     ],
   },
   {
-    id: "av_kenji", name: "Kenji", gender: "male", age: "23", age_range: "young_adult", ethnicity: "east_asian", hair_color: "black",
+    id: "av_kenji",
+    name: "Kenji",
+    gender: "male",
+    age: "23",
+    age_range: "young_adult",
+    ethnicity: "east_asian",
+    hair_color: "black",
     looks: [
-      look("lk_kenji_street", "Kenji in the street", "vertical", "street", "walking", "excited", ["backpack"], BASIC, "selfie of a young man walking down a city street, backpack", true),
+      look(
+        "lk_kenji_street",
+        "Kenji in the street",
+        "vertical",
+        "street",
+        "walking",
+        "excited",
+        ["backpack"],
+        BASIC,
+        "selfie of a young man walking down a city street, backpack",
+        true,
+      ),
       look("lk_kenji_bedroom", "Kenji in his room", "horizontal", "bedroom", "talking", "happy", ["headphones"], VID, "young man talking in his bedroom, headphones"),
     ],
   },
   {
-    id: "av_aisha", name: "Aisha", gender: "female", age: "41", age_range: "adult", ethnicity: "middle_eastern", hair_color: "black",
+    id: "av_aisha",
+    name: "Aisha",
+    gender: "female",
+    age: "41",
+    age_range: "adult",
+    ethnicity: "middle_eastern",
+    hair_color: "black",
     looks: [
-      look("lk_aisha_office", "Aisha at the office", "horizontal", "office", "presenting", "confident", ["headscarf"], FULL, "woman presenting in a modern office, headscarf"),
+      look(
+        "lk_aisha_office",
+        "Aisha at the office",
+        "horizontal",
+        "office",
+        "presenting",
+        "confident",
+        ["headscarf"],
+        FULL,
+        "woman presenting in a modern office, headscarf",
+      ),
       look("lk_aisha_outdoor", "Aisha outdoors", "vertical", "outdoor", "walking", "calm", ["headscarf", "sunglasses"], PREMIUM, "woman walking in a park, headscarf"),
     ],
   },
   {
-    id: "av_robert", name: "Robert", gender: "male", age: "68", age_range: "senior", ethnicity: "white", hair_color: "gray",
+    id: "av_robert",
+    name: "Robert",
+    gender: "male",
+    age: "68",
+    age_range: "senior",
+    ethnicity: "white",
+    hair_color: "gray",
     looks: [
       look("lk_robert_home", "Robert reading at home", "horizontal", "home", "reading", "calm", ["glasses"], PREMIUM, "older man reading in an armchair, glasses"),
       look("lk_robert_outdoor", "Robert in the garden", "vertical", "outdoor", "gardening", "happy", ["hat"], BASIC, "older man gardening, straw hat"),
@@ -111,29 +202,85 @@ export const CATALOG_AVATARS: readonly CatalogAvatar[] = [
     ],
   },
   {
-    id: "av_priya", name: "Priya", gender: "female", age: "17", age_range: "adolescent", ethnicity: "south_asian", hair_color: "black",
+    id: "av_priya",
+    name: "Priya",
+    gender: "female",
+    age: "17",
+    age_range: "adolescent",
+    ethnicity: "south_asian",
+    hair_color: "black",
     looks: [
-      look("lk_priya_bedroom", "Priya in her room", "vertical", "bedroom", "talking", "excited", ["headphones"], BASIC, "selfie of a teenager in her bedroom, headphones", true),
+      look(
+        "lk_priya_bedroom",
+        "Priya in her room",
+        "vertical",
+        "bedroom",
+        "talking",
+        "excited",
+        ["headphones"],
+        BASIC,
+        "selfie of a teenager in her bedroom, headphones",
+        true,
+      ),
       look("lk_priya_home", "Priya studying", "horizontal", "home", "studying", "focused", ["glasses"], PREMIUM, "teenager studying at a table, glasses"),
     ],
   },
   {
-    id: "av_marco", name: "Marco", gender: "male", age: "38", age_range: "adult", ethnicity: "white", hair_color: "bald",
+    id: "av_marco",
+    name: "Marco",
+    gender: "male",
+    age: "38",
+    age_range: "adult",
+    ethnicity: "white",
+    hair_color: "bald",
     looks: [
-      look("lk_marco_bathroom", "Marco's morning routine", "vertical", "bathroom", "grooming", "neutral", ["towel"], BASIC, "selfie of a man shaving in a bathroom mirror", true),
+      look(
+        "lk_marco_bathroom",
+        "Marco's morning routine",
+        "vertical",
+        "bathroom",
+        "grooming",
+        "neutral",
+        ["towel"],
+        BASIC,
+        "selfie of a man shaving in a bathroom mirror",
+        true,
+      ),
       look("lk_marco_kitchen", "Marco in the kitchen", "horizontal", "kitchen", "cooking", "happy", [], VID, "man cooking pasta in a kitchen"),
       look("lk_marco_car", "Marco in the car", "vertical", "car", "talking", "relaxed", ["sunglasses"], PREMIUM, "man talking in the driver's seat, sunglasses", true),
     ],
   },
   {
-    id: "av_zoe", name: "Zoe", gender: "female", age: "30", age_range: "adult", ethnicity: "black", hair_color: "red",
+    id: "av_zoe",
+    name: "Zoe",
+    gender: "female",
+    age: "30",
+    age_range: "adult",
+    ethnicity: "black",
+    hair_color: "red",
     looks: [
       look("lk_zoe_beach", "Zoe at the beach", "horizontal", "beach", "talking", "happy", ["sunglasses"], VID, "woman talking on a sunny beach, sunglasses"),
-      look("lk_zoe_podcast", "Zoe on the podcast", "vertical", "podcast", "talking", "confident", ["headphones", "microphone"], FULL, "woman hosting a podcast, headphones"),
+      look(
+        "lk_zoe_podcast",
+        "Zoe on the podcast",
+        "vertical",
+        "podcast",
+        "talking",
+        "confident",
+        ["headphones", "microphone"],
+        FULL,
+        "woman hosting a podcast, headphones",
+      ),
     ],
   },
   {
-    id: "av_diego", name: "Diego", gender: "male", age: "26", age_range: "young_adult", ethnicity: "hispanic", hair_color: "brown",
+    id: "av_diego",
+    name: "Diego",
+    gender: "male",
+    age: "26",
+    age_range: "young_adult",
+    ethnicity: "hispanic",
+    hair_color: "brown",
     looks: [
       look("lk_diego_gym", "Diego at the gym", "horizontal", "gym", "exercising", "focused", ["watch"], PREMIUM, "young man lifting weights, sports watch"),
       look("lk_diego_street", "Diego in the street", "vertical", "street", "walking", "excited", ["cap"], BASIC, "young man walking in the street, cap", true),
@@ -176,11 +323,7 @@ export function catalogLookImageRel(look: Pick<CatalogLook, "id" | "image">): st
  * waiting (and starting more), not a render already under way: that render is shared with every
  * other caller needing the same picture, and its file is kept for them.
  */
-export async function ensureCatalogLookImages(
-  mediaDir: string,
-  items: readonly { avatar: CatalogAvatar; look: CatalogLook }[],
-  signal?: AbortSignal,
-): Promise<void> {
+export async function ensureCatalogLookImages(mediaDir: string, items: readonly { avatar: CatalogAvatar; look: CatalogLook }[], signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
   const drawn = items.filter((x) => x.look.image === undefined);
   if (drawn.length === 0) return;

@@ -107,16 +107,18 @@ export { lookStateText };
 
 function statusLines(s: AvatarStatusResponse, withError = true): string[] {
   const r = s.result;
-  return keyValues([
-    ["avatar", s.avatar_id],
-    ["look", s.look_id],
-    ["status", lookStateText(s.status)],
-    ["name", r ? `${r.avatar_name} / ${r.look_name}` : null],
-    ["format", r?.format ?? null],
-    ["place", r?.place ?? null],
-    ["thumbnail", r?.thumbnail ?? null],
-    ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
-  ].filter(([, v]) => v !== null) as [string, unknown][]);
+  return keyValues(
+    [
+      ["avatar", s.avatar_id],
+      ["look", s.look_id],
+      ["status", lookStateText(s.status)],
+      ["name", r ? `${r.avatar_name} / ${r.look_name}` : null],
+      ["format", r?.format ?? null],
+      ["place", r?.place ?? null],
+      ["thumbnail", r?.thumbnail ?? null],
+      ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
+    ].filter(([, v]) => v !== null) as [string, unknown][],
+  );
 }
 
 function lookLines(l: LookDetail): string[] {
@@ -223,18 +225,21 @@ export function lookWatch(engine: Engine, ref: AvatarLookRef, cost?: number): { 
     label: `look ${ref.look_id}`,
     poll: (signal: AbortSignal) => engine.avatarStatus({ avatar_id: ref.avatar_id, look_id: ref.look_id }, { signal }),
   };
-  return { jobs: [job], kind: {
-    journal: "look",
-    state: lookState,
-    describe: lookText,
-    failure: (x, target) => `${x.error ? `${x.error.code}: ${x.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
-    schedule: avatarSchedule,
-    unknown: () => ({ avatar_id: ref.avatar_id, look_id: ref.look_id, status: "unknown" }),
-    // The reason of a failure is said once, in the error that ends the command.
-    human: (x) => statusLines(x, false),
-    file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
-    resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
-  } };
+  return {
+    jobs: [job],
+    kind: {
+      journal: "look",
+      state: lookState,
+      describe: lookText,
+      failure: (x, target) => `${x.error ? `${x.error.code}: ${x.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
+      schedule: avatarSchedule,
+      unknown: () => ({ avatar_id: ref.avatar_id, look_id: ref.look_id, status: "unknown" }),
+      // The reason of a failure is said once, in the error that ends the command.
+      human: (x) => statusLines(x, false),
+      file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
+      resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
+    },
+  };
 }
 
 /** What `avatar edit --dry-run` checks for free: the source look, read through its avatar (GET), as the edit would find it. */
@@ -245,7 +250,11 @@ async function checkLookOfAvatar(engine: Engine, body: Record<string, unknown>):
 /** Prints a create/edit answer, then waits when asked. */
 async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string, cost: number): Promise<void> {
   if (!waits(flags)) {
-    ctx.print(res, (r) => [line(r)], (r) => [r.avatar_id, r.look_id]);
+    ctx.print(
+      res,
+      (r) => [line(r)],
+      (r) => [r.avatar_id, r.look_id],
+    );
     return;
   }
   // While waiting the answer is talk (stderr): stdout carries only what the wait ends with.
@@ -259,9 +268,7 @@ const LOOK_WATCH = { until: "the look is ready (or failed)", saves: "the look's 
 
 function registerCreate(avatar: Command, getContext: ContextGetter): void {
   const create = CREATE_FLAGS.addTo(
-    avatar
-      .command("create")
-      .description("Create an avatar with its first look (POST /avatar/create): from a prompt (2 credits at 2K, 4 at 4K) or from images (free)"),
+    avatar.command("create").description("Create an avatar with its first look (POST /avatar/create): from a prompt (2 credits at 2K, 4 at 4K) or from images (free)"),
   );
   watchOptions(create, LOOK_WATCH).action(async (opts: CreateFlags & WatchOptionFlags, cmd: Command) => {
     const ctx = getContext(cmd);
@@ -279,7 +286,7 @@ function registerCreate(avatar: Command, getContext: ContextGetter): void {
     await checkWaitFlags(opts);
     ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
     const engine = await ctx.engine();
-      if ((await guardStart(ctx as CliContext, engine, "avatarCreate", body, flags)) === "dry-run") return;
+    if ((await guardStart(ctx as CliContext, engine, "avatarCreate", body, flags)) === "dry-run") return;
     const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
     const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
     await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
@@ -301,8 +308,12 @@ function registerEdit(avatar: Command, getContext: ContextGetter): void {
     const ctx = getContext(cmd);
     const flags = EDIT_FLAGS.values(opts);
     const body = EDIT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
-      if (body.avatar_id === undefined && typeof body.look_id === "string") body.avatar_id = await avatarOfLook(ctx, body.look_id);
-    for (const [field, flag] of [["avatar_id", "--avatar"], ["look_id", "--look"], ["prompt", "--prompt"]] as const) {
+    if (body.avatar_id === undefined && typeof body.look_id === "string") body.avatar_id = await avatarOfLook(ctx, body.look_id);
+    for (const [field, flag] of [
+      ["avatar_id", "--avatar"],
+      ["look_id", "--look"],
+      ["prompt", "--prompt"],
+    ] as const) {
       if (body[field] === undefined) throw usage(flag, `missing required flag ${flag}`, "missing_field");
     }
     if ((await ctx.target()) === "hosted") {
@@ -313,21 +324,19 @@ function registerEdit(avatar: Command, getContext: ContextGetter): void {
     await checkWaitFlags(opts);
     ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
     const engine = await ctx.engine();
-      if ((await guardStart(ctx as CliContext, engine, "avatarEdit", body, flags, () => checkLookOfAvatar(engine, body))) === "dry-run") return;
+    if ((await guardStart(ctx as CliContext, engine, "avatarEdit", body, flags, () => checkLookOfAvatar(engine, body))) === "dry-run") return;
     const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
     await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
   });
   addWebhookListen(edit, getContext, { fields: ["webhookUrl"] });
   examples(edit, [
-      'mediagen avatar edit --look lk_maya_kitchen --prompt "in a bakery" --watch',
+    'mediagen avatar edit --look lk_maya_kitchen --prompt "in a bakery" --watch',
     'mediagen avatar edit --avatar av_123 --look lk_456 --prompt "holding our product" --image product.png --format horizontal',
   ]);
 }
 
 function registerStatus(avatar: Command, getContext: ContextGetter): void {
-  const status = avatar
-    .command("status <avatar_id> <look_id>")
-    .description("Status of a look's generation (GET /avatar/status)");
+  const status = avatar.command("status <avatar_id> <look_id>").description("Status of a look's generation (GET /avatar/status)");
   watchOptions(status, LOOK_WATCH).action(async (avatarId: string, lookId: string, opts: WatchOptionFlags, cmd: Command) => {
     const ctx = getContext(cmd);
     const engine = await ctx.engine();
@@ -350,7 +359,11 @@ function registerGet(avatar: Command, getContext: ContextGetter): void {
       const ctx = getContext(cmd);
       const engine = await ctx.engine();
       const a = await engine.avatarGet({ avatar_id: avatarId });
-      ctx.print(a, (x) => avatarLines(ctx, x), (x) => x.looks.map((l) => l.id));
+      ctx.print(
+        a,
+        (x) => avatarLines(ctx, x),
+        (x) => x.looks.map((l) => l.id),
+      );
     });
   examples(get, ["mediagen avatar get av_maya", "mediagen avatar get av_maya --json | jq '.looks[].id'"]);
 }
@@ -380,7 +393,11 @@ function registerLook(avatar: Command, getContext: ContextGetter): void {
         ctx.print(l, lookLines);
         ctx.io.info(JSON.stringify({ id: l.id, saved }));
       } else {
-        ctx.print(saved, (p) => [p], (p) => [p]);
+        ctx.print(
+          saved,
+          (p) => [p],
+          (p) => [p],
+        );
       }
     });
   examples(look, ["mediagen avatar look av_maya lk_maya_office", "mediagen avatar look av_maya lk_maya_office --download thumbs/"]);
@@ -388,16 +405,18 @@ function registerLook(avatar: Command, getContext: ContextGetter): void {
 
 function registerList(avatar: Command, getContext: ContextGetter): void {
   const list = LIST_FLAGS.addTo(
-    avatar
-      .command("list")
-      .description("Looks of the space first, then the public catalog (GET /avatar/list); list filters take comma-separated values"),
+    avatar.command("list").description("Looks of the space first, then the public catalog (GET /avatar/list); list filters take comma-separated values"),
   ).action(async (opts: ListFlags, cmd: Command) => {
     const ctx = getContext(cmd);
     const query = listQuery(opts);
     ctx.explainWith?.(LIST_FLAGS.givenFlags(LIST_FLAGS.values(opts)), query);
     const engine = await ctx.engine();
     const items = await engine.avatarList(query);
-    ctx.print(items, (r) => listTable(ctx, r), (r) => r.map((i) => i.id));
+    ctx.print(
+      items,
+      (r) => listTable(ctx, r),
+      (r) => r.map((i) => i.id),
+    );
   });
   examples(list, [
     "mediagen avatar list",

@@ -204,9 +204,23 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  avatarCreate: op({ method: "POST", path: "/avatar/create", status: 201, request: AvatarCreateRequest, response: AvatarLookRef, summary: "Create an avatar with its first look" }),
+  avatarCreate: op({
+    method: "POST",
+    path: "/avatar/create",
+    status: 201,
+    request: AvatarCreateRequest,
+    response: AvatarLookRef,
+    summary: "Create an avatar with its first look",
+  }),
   avatarEdit: op({ method: "POST", path: "/avatar/edit", status: 201, request: AvatarEditRequest, response: AvatarLookRef, summary: "New look from an existing one" }),
-  avatarStatus: op({ method: "GET", path: "/avatar/status", status: 200, request: AvatarStatusRequest, response: AvatarStatusResponse, summary: "Status of a look's generation" }),
+  avatarStatus: op({
+    method: "GET",
+    path: "/avatar/status",
+    status: 200,
+    request: AvatarStatusRequest,
+    response: AvatarStatusResponse,
+    summary: "Status of a look's generation",
+  }),
   avatarList: op({ method: "GET", path: "/avatar/list", status: 200, request: AvatarListRequest, response: AvatarListResponse, summary: "List looks, space first" }),
   avatarLook: op({ method: "GET", path: "/avatar/{avatar_id}/look/{look_id}", status: 200, request: AvatarLookRequest, response: LookDetail, summary: "One look" }),
   avatarGet: op({ method: "GET", path: "/avatar/{avatar_id}", status: 200, request: AvatarGetRequest, response: Avatar, summary: "One avatar with its looks" }),

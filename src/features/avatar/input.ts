@@ -4,12 +4,7 @@
  */
 import path from "node:path";
 import { NAME_MAX, PROMPT_MAX } from "../../contract/limits.js";
-import {
-  AVATAR_CREATE_STYLES,
-  AVATAR_EDIT_STYLES,
-  AVATAR_RESOLUTIONS,
-  type LookFormat,
-} from "./contract.js";
+import { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, type LookFormat } from "./contract.js";
 import { ApiError } from "../../engine/errors.js";
 import type { Plan } from "../../contract/plans.js";
 import { LOCAL_FILES_REFUSED, isLocalRef } from "../asset/refs.js";
@@ -220,8 +215,20 @@ const ACTION_WORDS: [string, RegExp][] = [
   ["sitting", /\bsit(ting)?\b/i],
 ];
 const ACCESSORIES = [
-  "sunglasses", "glasses", "hat", "cap", "headphones", "microphone", "apron", "earrings", "necklace",
-  "watch", "headscarf", "scarf", "tie", "backpack",
+  "sunglasses",
+  "glasses",
+  "hat",
+  "cap",
+  "headphones",
+  "microphone",
+  "apron",
+  "earrings",
+  "necklace",
+  "watch",
+  "headscarf",
+  "scarf",
+  "tie",
+  "backpack",
 ];
 const HAIR_WORDS: [string, RegExp][] = [
   ["blonde", /\b(blonde?)\b/i],

@@ -46,9 +46,7 @@ interface LookState {
 }
 
 function lookState(instance: LocalInstanceApi, lookId: string): LookState | undefined {
-  return instance.db
-    .prepare(`SELECT space_id, avatar_id, status, cost_milli, webhook_url, task FROM looks WHERE id = ?`)
-    .get(lookId) as LookState | undefined;
+  return instance.db.prepare(`SELECT space_id, avatar_id, status, cost_milli, webhook_url, task FROM looks WHERE id = ?`).get(lookId) as LookState | undefined;
 }
 
 /**
@@ -76,9 +74,7 @@ function completeLook(instance: LocalInstanceApi, lookId: string, p: LookJobPayl
   const look = lookState(instance, lookId);
   if (look?.status !== "pending") return;
   instance.db
-    .prepare(
-      `UPDATE looks SET status = 'ready', image_path = ?, width = ?, height = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
-    )
+    .prepare(`UPDATE looks SET status = 'ready', image_path = ?, width = ?, height = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
     .run(p.imageRel, p.width, p.height, instance.nowIso(), lookId);
   if (!look.webhook_url) return;
   const view = findAvatar(instance.db, look.space_id, look.avatar_id)?.looks.find((l) => l.id === lookId);

@@ -28,8 +28,7 @@ export const avatarLife: FeatureLife = {
           ? { credits: avatarCredits(str(input.resolution)), exact: true, basis: `a look generated from the prompt at ${resolutionOf(input)}` }
           : { credits: 0, exact: true, basis: "looks made from the given images are free" },
       // The spec: a look from a prompt starts pending; one made from images is ready at once.
-      started: (input, res) =>
-        lookStarted(input, res, promptBased(input) ? avatarCredits(str(input.resolution)) : 0, promptBased(input) ? "pending" : "ready"),
+      started: (input, res) => lookStarted(input, res, promptBased(input) ? avatarCredits(str(input.resolution)) : 0, promptBased(input) ? "pending" : "ready"),
       check: () => "`mediagen avatar list` shows whether the avatar was made",
     },
     avatarEdit: {

@@ -122,9 +122,30 @@ function insertLook(ctx: RequestContext, spaceId: string, l: NewLook): LookRow {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
-      l.id, spaceId, l.avatarId, l.task, l.name, l.place, JSON.stringify(l.accessories), l.action, l.emotion, l.selfie ? 1 : 0,
-      l.format, l.style, l.resolution, l.prompt, l.sourceLookId, JSON.stringify(l.modelAvailable), l.status, l.imagePath,
-      l.width, l.height, l.costMilli, l.webhookUrl, now, now,
+      l.id,
+      spaceId,
+      l.avatarId,
+      l.task,
+      l.name,
+      l.place,
+      JSON.stringify(l.accessories),
+      l.action,
+      l.emotion,
+      l.selfie ? 1 : 0,
+      l.format,
+      l.style,
+      l.resolution,
+      l.prompt,
+      l.sourceLookId,
+      JSON.stringify(l.modelAvailable),
+      l.status,
+      l.imagePath,
+      l.width,
+      l.height,
+      l.costMilli,
+      l.webhookUrl,
+      now,
+      now,
     );
   return ctx.instance.db.prepare(`SELECT * FROM looks WHERE id = ?`).get(l.id) as LookRow;
 }
@@ -161,12 +182,7 @@ async function avatarCreate(ctx: RequestContext, input: Record<string, unknown>)
   return plan.kind === "prompt" ? createFromPrompt(ctx, space, plan, simulate) : createFromImages(ctx, space, plan);
 }
 
-function createFromPrompt(
-  ctx: RequestContext,
-  space: SpaceRow,
-  plan: Extract<CreatePlan, { kind: "prompt" }>,
-  simulate: string | undefined,
-) {
+function createFromPrompt(ctx: RequestContext, space: SpaceRow, plan: Extract<CreatePlan, { kind: "prompt" }>, simulate: string | undefined) {
   const { instance } = ctx;
   const avatarId = instance.ids.prefixed("av_");
   const lookId = instance.ids.prefixed("lk_");
@@ -184,13 +200,36 @@ function createFromPrompt(
       debitOrThrow(ctx, space.id, cost, lookId, "avatar create");
       insertAvatar(ctx, space.id, { id: avatarId, name: title, ...person });
       insertLook(ctx, space.id, {
-        id: lookId, avatarId, task: "avatar_create", name: title, ...look, format: plan.format, style: plan.style,
-        resolution: plan.resolution, prompt: plan.prompt, sourceLookId: null, modelAvailable: CUSTOM_LOOK_MODELS,
-        status: "pending", imagePath: null, width: null, height: null, costMilli: toMilli(cost), webhookUrl: plan.webhookUrl ?? null,
+        id: lookId,
+        avatarId,
+        task: "avatar_create",
+        name: title,
+        ...look,
+        format: plan.format,
+        style: plan.style,
+        resolution: plan.resolution,
+        prompt: plan.prompt,
+        sourceLookId: null,
+        modelAvailable: CUSTOM_LOOK_MODELS,
+        status: "pending",
+        imagePath: null,
+        width: null,
+        height: null,
+        costMilli: toMilli(cost),
+        webhookUrl: plan.webhookUrl ?? null,
       });
       enqueueLook(ctx, space.id, lookId, {
-        task: "avatar_create", prompt: plan.prompt, style: plan.style, label: title, width: size.width, height: size.height,
-        source: null, references: plan.elements, imageRel, thumbnailUrl: ctx.urls.media(imageRel), simulate: simulate ?? null,
+        task: "avatar_create",
+        prompt: plan.prompt,
+        style: plan.style,
+        label: title,
+        width: size.width,
+        height: size.height,
+        source: null,
+        references: plan.elements,
+        imageRel,
+        thumbnailUrl: ctx.urls.media(imageRel),
+        simulate: simulate ?? null,
       });
     }),
   );
@@ -257,16 +296,32 @@ async function createFromImages(ctx: RequestContext, space: SpaceRow, plan: Extr
         insertAvatar(ctx, space.id, { id: avatarId, name, ...person });
         const rows = files.map((f, i) =>
           insertLook(ctx, space.id, {
-            id: lookIds[i]!, avatarId, task: "avatar_create", name: `Image ${i + 1}`, ...look,
-            format: f.width > f.height ? "horizontal" : "vertical", style: plan.style, resolution: null, prompt: null,
-            sourceLookId: null, modelAvailable: CUSTOM_LOOK_MODELS, status: "ready", imagePath: f.rel, width: f.width,
-            height: f.height, costMilli: 0, webhookUrl: plan.webhookUrl ?? null,
+            id: lookIds[i]!,
+            avatarId,
+            task: "avatar_create",
+            name: `Image ${i + 1}`,
+            ...look,
+            format: f.width > f.height ? "horizontal" : "vertical",
+            style: plan.style,
+            resolution: null,
+            prompt: null,
+            sourceLookId: null,
+            modelAvailable: CUSTOM_LOOK_MODELS,
+            status: "ready",
+            imagePath: f.rel,
+            width: f.width,
+            height: f.height,
+            costMilli: 0,
+            webhookUrl: plan.webhookUrl ?? null,
           }),
         );
         if (plan.webhookUrl) {
           const first = viewOfLookRow({ id: avatarId, name, ...person, created_at: null }, rows[0]!);
           instance.webhooks.enqueue(space.id, plan.webhookUrl, {
-            task: "avatar_create", status: "completed", avatar_id: avatarId, look_id: lookIds[0]!,
+            task: "avatar_create",
+            status: "completed",
+            avatar_id: avatarId,
+            look_id: lookIds[0]!,
             result: toLook(first, ctx.urls),
           });
         }
@@ -307,17 +362,40 @@ async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
       requireSpace(ctx);
       debitOrThrow(ctx, space.id, cost, lookId, "avatar edit");
       insertLook(ctx, space.id, {
-        id: lookId, avatarId: plan.avatarId, task: "avatar_edit", name: title,
+        id: lookId,
+        avatarId: plan.avatarId,
+        task: "avatar_edit",
+        name: title,
         place: stylePlace(plan.style) ?? source.place,
-        accessories: source.accessories, action: source.action, emotion: source.emotion,
-        selfie: plan.style === "selfie" ? true : source.selfie, format: plan.format, style: plan.style ?? null,
-        resolution: plan.resolution, prompt: plan.prompt, sourceLookId: source.id, modelAvailable: source.model_available,
-        status: "pending", imagePath: null, width: null, height: null, costMilli: toMilli(cost), webhookUrl: plan.webhookUrl ?? null,
+        accessories: source.accessories,
+        action: source.action,
+        emotion: source.emotion,
+        selfie: plan.style === "selfie" ? true : source.selfie,
+        format: plan.format,
+        style: plan.style ?? null,
+        resolution: plan.resolution,
+        prompt: plan.prompt,
+        sourceLookId: source.id,
+        modelAvailable: source.model_available,
+        status: "pending",
+        imagePath: null,
+        width: null,
+        height: null,
+        costMilli: toMilli(cost),
+        webhookUrl: plan.webhookUrl ?? null,
       });
       enqueueLook(ctx, space.id, lookId, {
-        task: "avatar_edit", prompt: plan.prompt, style: plan.style ?? null, label: title, width: size.width,
-        height: size.height, source: source.imageRel, references: plan.imageUrls, imageRel,
-        thumbnailUrl: ctx.urls.media(imageRel), simulate: simulate ?? null,
+        task: "avatar_edit",
+        prompt: plan.prompt,
+        style: plan.style ?? null,
+        label: title,
+        width: size.width,
+        height: size.height,
+        source: source.imageRel,
+        references: plan.imageUrls,
+        imageRel,
+        thumbnailUrl: ctx.urls.media(imageRel),
+        simulate: simulate ?? null,
       });
     }),
   );
@@ -326,9 +404,9 @@ async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
 
 /** The look's job row, newest first: its state tells `pending` (queued) from `processing` (running). */
 function lookJobStatus(ctx: RequestContext, lookId: string): string | undefined {
-  const row = ctx.instance.db
-    .prepare(`SELECT status FROM jobs WHERE kind = 'look' AND ref = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`)
-    .get(lookId) as { status: string } | undefined;
+  const row = ctx.instance.db.prepare(`SELECT status FROM jobs WHERE kind = 'look' AND ref = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`).get(lookId) as
+    | { status: string }
+    | undefined;
   return row?.status;
 }
 

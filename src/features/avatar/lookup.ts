@@ -17,12 +17,7 @@ export function avatarThumbnailPath(instance: LocalInstanceApi, spaceId: string,
 }
 
 /** Like `avatarThumbnailPath`, and the file exists when it resolves (catalog pictures are rendered). */
-export async function ensureAvatarThumbnail(
-  instance: LocalInstanceApi,
-  spaceId: string,
-  avatarId: string,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
+export async function ensureAvatarThumbnail(instance: LocalInstanceApi, spaceId: string, avatarId: string, signal?: AbortSignal): Promise<string | undefined> {
   const p = avatarThumbnailPath(instance, spaceId, avatarId);
   if (p === undefined) return undefined;
   const cat = spaceAvatarImage(instance, spaceId, avatarId) === undefined ? publicAvatar(instance.db, avatarId) : undefined;

@@ -5,12 +5,7 @@
 import type { Avatar, AvatarListItem, AvatarStatusResponse, Look, LookDetail } from "./contract.js";
 import type { DB, UrlBuilder } from "../../local/types.js";
 import { publicAvatar, publicAvatars } from "./public-catalog.js";
-import {
-  catalogLookImageRel,
-  type CatalogAvatar,
-  type CatalogLook,
-  type LookTraits,
-} from "./catalog.js";
+import { catalogLookImageRel, type CatalogAvatar, type CatalogLook, type LookTraits } from "./catalog.js";
 
 export interface AvatarRow {
   seq: number;
@@ -150,10 +145,7 @@ export function findAvatar(db: DB, spaceId: string, avatarId: string): AvatarVie
   return {
     person,
     inSpace: false,
-    looks: [
-      ...cat.looks.map((l) => viewOfCatalogLook(cat, l)),
-      ...spaceLookRows(db, spaceId, avatarId).map((l) => viewOfLookRow(person, l)),
-    ],
+    looks: [...cat.looks.map((l) => viewOfCatalogLook(cat, l)), ...spaceLookRows(db, spaceId, avatarId).map((l) => viewOfLookRow(person, l))],
   };
 }
 

@@ -35,7 +35,12 @@ export const EXPORT_FLAGS = defineFlags({
   },
   width: { flag: "--width <px>", type: "integer", help: "with --format custom: width, 1 to 5000 (default 1080; odd sizes are rounded up to even)", field: "width" },
   height: { flag: "--height <px>", type: "integer", help: "with --format custom: height, 1 to 5000 (default 1920; odd sizes are rounded up to even)", field: "height" },
-  avatarModel: { flag: "--avatar-model <model>", type: "string", help: "avatar_model: one of the looks' model_available (see `mediagen avatar look`); default standard", field: "avatar_model" },
+  avatarModel: {
+    flag: "--avatar-model <model>",
+    type: "string",
+    help: "avatar_model: one of the looks' model_available (see `mediagen avatar look`); default standard",
+    field: "avatar_model",
+  },
   webhook: { flag: "--webhook <url>", type: "string", help: "webhook_url: notified when the export completes or fails", field: "webhook_url" },
   body: BODY_FLAG,
   dryRun: { flag: "--dry-run", type: "boolean", help: "check the request and print the price and its basis; nothing is started" },
@@ -153,10 +158,16 @@ export async function checkExportWaitFlags(flags: ExportWaitFlags): Promise<void
 export async function followExport(ctx: Context, engine: Engine, jobId: string, flags: ExportWaitFlags, madeBy?: string): Promise<ExportJob> {
   const target = await checkDownload(flags);
   const resume = [
-    "mediagen", "export", "status", jobId, "--watch",
+    "mediagen",
+    "export",
+    "status",
+    jobId,
+    "--watch",
     ...(flags.download !== undefined ? ["--download", flags.download] : []),
     ...(flags.force ? ["--force"] : []),
-  ].map(shellQuote).join(" ");
+  ]
+    .map(shellQuote)
+    .join(" ");
   const bar = ctx.io.isStderrTTY;
   const last = await ctx.wait<ExportJob>(
     {
@@ -178,7 +189,10 @@ export async function followExport(ctx: Context, engine: Engine, jobId: string, 
   }
   // The history keeps the ending and the file, on the export's row and on the generation that made its video.
   const file = saved !== undefined ? { saved } : {};
-  await ctx.recordUpdates?.([{ kind: "export", id: jobId, status: last.status, ...file }, ...(madeBy && saved !== undefined ? [{ kind: "generation" as const, id: madeBy, saved }] : [])]);
+  await ctx.recordUpdates?.([
+    { kind: "export", id: jobId, status: last.status, ...file },
+    ...(madeBy && saved !== undefined ? [{ kind: "generation" as const, id: madeBy, saved }] : []),
+  ]);
   if (ctx.opts.json) {
     ctx.print(last, () => []);
     if (saved !== undefined) ctx.io.info(JSON.stringify({ id: jobId, saved }));
@@ -202,7 +216,11 @@ export async function runExport(ctx: Context, engine: Engine, body: Record<strin
   const res = await engine.exportStart(body, simulate ? { simulate } : {});
   if (!ctx.opts.json) ctx.io.info(`Started export ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
   if (!wait) {
-    ctx.print(res, (r: ExportStartResponse) => [r.job_id], (r) => [r.job_id]);
+    ctx.print(
+      res,
+      (r: ExportStartResponse) => [r.job_id],
+      (r) => [r.job_id],
+    );
     const { printNext } = await import("../../cli/next-step.js");
     await printNext(ctx, "exportStart", body, res);
     return;
@@ -223,9 +241,7 @@ export const exportCommand: CommandModule = {
     ]);
 
     const start = EXPORT_FLAGS.addTo(
-      group
-        .command("start [video_id]", { isDefault: true })
-        .description("Export a done video to an MP4 (POST /export/start); `mediagen export <video_id>` is the same"),
+      group.command("start [video_id]", { isDefault: true }).description("Export a done video to an MP4 (POST /export/start); `mediagen export <video_id>` is the same"),
     );
     exportWaitOptions(start).action(async (videoId: string | undefined, opts: StartOptions, cmd: Command) => {
       const ctx = getContext(cmd);

@@ -79,5 +79,12 @@ export const requestCodes = {
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
   exportStart: op({ method: "POST", path: "/export/start", status: 201, request: ExportStartRequest, response: ExportStartResponse, summary: "Start an export job" }),
-  exportStatus: op({ method: "GET", path: "/export/status/{job_id}", status: 200, request: ExportStatusRequest, response: ExportJob, summary: "Status of an export job" }),
+  exportStatus: op({
+    method: "GET",
+    path: "/export/status/{job_id}",
+    status: 200,
+    request: ExportStatusRequest,
+    response: ExportJob,
+    summary: "Status of an export job",
+  }),
 } as const;

@@ -162,16 +162,41 @@ export function progressWriter(instance: LocalInstanceApi, id: string, now: () =
 }
 
 /** A frame of the output (at 1 s, or mid-video when shorter), long side 640, JPEG. */
-async function makeThumbnail(tools: Tools, video: string, out: string, r: { width: number; height: number; durationMs: number }, cwd: string, signal: AbortSignal): Promise<void> {
+async function makeThumbnail(
+  tools: Tools,
+  video: string,
+  out: string,
+  r: { width: number; height: number; durationMs: number },
+  cwd: string,
+  signal: AbortSignal,
+): Promise<void> {
   const { width: w, height: h } = thumbnailSize(r.width, r.height);
   const at = Math.min(1, r.durationMs / 2000);
   await runTool(
     tools.ffmpeg,
     [
-      "-hide_banner", "-nostdin", "-y", "-loglevel", "error",
-      "-ss", at.toFixed(3), "-i", `file:${video}`,
-      "-frames:v", "1", "-vf", `scale=${w}:${h},setsar=1`, "-pix_fmt", "yuvj420p", "-q:v", "3",
-      "-f", "image2", "-c:v", "mjpeg", `file:${out}`,
+      "-hide_banner",
+      "-nostdin",
+      "-y",
+      "-loglevel",
+      "error",
+      "-ss",
+      at.toFixed(3),
+      "-i",
+      `file:${video}`,
+      "-frames:v",
+      "1",
+      "-vf",
+      `scale=${w}:${h},setsar=1`,
+      "-pix_fmt",
+      "yuvj420p",
+      "-q:v",
+      "3",
+      "-f",
+      "image2",
+      "-c:v",
+      "mjpeg",
+      `file:${out}`,
     ],
     { cwd, signal },
   );

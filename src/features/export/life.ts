@@ -25,7 +25,8 @@ export function exportPriceBefore(input: Body, tools?: PriceTools): Price {
     return {
       credits: null,
       exact: false,
-      basis: "without format the video's own format is used, unknown here (the video was not made from this machine's history), and a custom size above 1920x1080 costs more; give format to know the price",
+      basis:
+        "without format the video's own format is used, unknown here (the video was not made from this machine's history), and a custom size above 1920x1080 costs more; give format to know the price",
     };
   }
   const format = str(input.format) ?? own!.format;
@@ -47,7 +48,16 @@ export const exportLife: FeatureLife = {
       started: (input, res) => {
         const id = str(res.job_id);
         return id
-          ? [{ kind: "export", id, model: str(input.avatar_model) ?? null, cost: num(res.estimated_credits) ?? null, status: str(res.status) ?? "pending", ...(str(input.video_id) ? { video_id: String(input.video_id) } : {}) }]
+          ? [
+              {
+                kind: "export",
+                id,
+                model: str(input.avatar_model) ?? null,
+                cost: num(res.estimated_credits) ?? null,
+                status: str(res.status) ?? "pending",
+                ...(str(input.video_id) ? { video_id: String(input.video_id) } : {}),
+              },
+            ]
           : [];
       },
     },

@@ -14,11 +14,7 @@ import path from "node:path";
 import type { RenderMedia, RenderSequence, RenderSpec } from "../../media/export/spec.js";
 import type { VideoTimeline } from "../video/timeline.js";
 
-export function renderSpecOf(
-  t: VideoTimeline,
-  size: { width: number; height: number },
-  mediaDir: string,
-): RenderSpec {
+export function renderSpecOf(t: VideoTimeline, size: { width: number; height: number }, mediaDir: string): RenderSpec {
   const abs = (rel: string) => path.join(mediaDir, rel);
   const voice = abs(t.voice_path);
   const blocks = t.blocks.map((b) => ({

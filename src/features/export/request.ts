@@ -72,10 +72,7 @@ export function looksOf(t: Pick<VideoTimeline, "blocks">): string[] {
 }
 
 /** The output size: the format's; custom takes width/height (defaults 1080×1920, the renderer's) rounded up to even. */
-function outputSize(
-  format: VideoFormat,
-  custom: { width?: number; height?: number },
-): { width: number; height: number; warnings: string[] } {
+function outputSize(format: VideoFormat, custom: { width?: number; height?: number }): { width: number; height: number; warnings: string[] } {
   const s = exportSize(format as ExportFormat, custom);
   return { width: s.width, height: s.height, warnings: s.warnings };
 }

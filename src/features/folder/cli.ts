@@ -55,11 +55,11 @@ export const command: CommandModule = {
       "mediagen folder create --name Clips",
       "mediagen folder create --name Finals --type videos --json",
       "mediagen folder create --name Takes --parent 65f0c2a1b3e4d5f6a7b8c9d0",
-      "echo '{\"name\":\"Clips\"}' | mediagen folder create --body -",
+      'echo \'{"name":"Clips"}\' | mediagen folder create --body -',
     ]);
 
-    const list = LIST_FLAGS.addTo(folder.command("list").description("List folders (GET /folder/list)"))
-      .action(async (opts: FlagInput<typeof LIST_FLAGS>, cmd: Command) => {
+    const list = LIST_FLAGS.addTo(folder.command("list").description("List folders (GET /folder/list)")).action(
+      async (opts: FlagInput<typeof LIST_FLAGS>, cmd: Command) => {
         const ctx = getContext(cmd);
         const query = LIST_FLAGS.request(LIST_FLAGS.values(opts));
         const engine = await ctx.engine();
@@ -85,7 +85,8 @@ export const command: CommandModule = {
           },
           (r) => r.folders.map((f) => f.id),
         );
-      });
+      },
+    );
     examples(list, ["mediagen folder list", "mediagen folder list --type videos", "mediagen folder list -q"]);
   },
 };

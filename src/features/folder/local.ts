@@ -44,16 +44,11 @@ function createFolder(ctx: RequestContext, input: Record<string, unknown>): Fold
     if (parentId !== undefined && parentId !== null) {
       const parent =
         typeof parentId === "string"
-          ? (instance.db.prepare("SELECT * FROM folders WHERE id = ? AND space_id = ?").get(parentId, space.id) as
-              | FolderRow
-              | undefined)
+          ? (instance.db.prepare("SELECT * FROM folders WHERE id = ? AND space_id = ?").get(parentId, space.id) as FolderRow | undefined)
           : undefined;
       if (!parent) throw invalid("parent_folder_id", "parent_folder_id does not refer to a folder of this space");
       if (parent.type !== type) {
-        throw invalid(
-          "parent_folder_id",
-          `parent_folder_id refers to ${withArticle(parent.type)} folder; ${withArticle(type)} folder needs a parent of the same type`,
-        );
+        throw invalid("parent_folder_id", `parent_folder_id refers to ${withArticle(parent.type)} folder; ${withArticle(type)} folder needs a parent of the same type`);
       }
     }
     const row: FolderRow = {
@@ -65,9 +60,7 @@ function createFolder(ctx: RequestContext, input: Record<string, unknown>): Fold
       created_at: instance.nowIso(),
     };
     instance.db
-      .prepare(
-        "INSERT INTO folders (id, space_id, name, type, parent_folder_id, created_at) VALUES (@id, @space_id, @name, @type, @parent_folder_id, @created_at)",
-      )
+      .prepare("INSERT INTO folders (id, space_id, name, type, parent_folder_id, created_at) VALUES (@id, @space_id, @name, @type, @parent_folder_id, @created_at)")
       .run(row);
     return toFolder(row);
   });

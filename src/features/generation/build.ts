@@ -397,7 +397,15 @@ async function planMediaOf(mediaDir: string, m: ResolvedMedia, field: string, ne
   if (m.asset) {
     if (!fs.existsSync(path.join(mediaDir, m.asset.path))) throw new MediaFetchError(`${field}.asset_id: asset ${m.asset.asset_id} has no file any more`, "not_found");
     const { width, height, duration_ms } = m.asset;
-    return { kind: m.asset.kind, source: { asset_id: m.asset.asset_id }, path: m.asset.path, ...base, width, height, ...(duration_ms !== undefined ? { duration_ms } : {}) };
+    return {
+      kind: m.asset.kind,
+      source: { asset_id: m.asset.asset_id },
+      path: m.asset.path,
+      ...base,
+      width,
+      height,
+      ...(duration_ms !== undefined ? { duration_ms } : {}),
+    };
   }
   const rel = await adopt(mediaDir, m.url!, net);
   const p = await probeVisual(mediaDir, rel, m.kind, `${field}.url`, signal);

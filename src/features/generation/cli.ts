@@ -258,17 +258,19 @@ function statusText(s: GenerationStatusResponse): string {
 
 export function statusLines(s: GenerationStatusResponse, withError = true): string[] {
   const r = s.result;
-  return keyValues([
-    ["job", s.job_id],
-    ["status", s.status],
-    ["step", s.current_step ? `${s.current_step} (${s.progress_step}%)` : null],
-    ["video", r?.video_id ?? null],
-    ["duration", r ? `${r.duration} s` : null],
-    ["cost", r ? credits(r.cost) : null],
-    ["thumbnail", r?.thumbnail_url ?? null],
-    ["created", r?.created_at ?? null],
-    ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
-  ].filter(([, v]) => v !== null) as [string, unknown][]);
+  return keyValues(
+    [
+      ["job", s.job_id],
+      ["status", s.status],
+      ["step", s.current_step ? `${s.current_step} (${s.progress_step}%)` : null],
+      ["video", r?.video_id ?? null],
+      ["duration", r ? `${r.duration} s` : null],
+      ["cost", r ? credits(r.cost) : null],
+      ["thumbnail", r?.thumbnail_url ?? null],
+      ["created", r?.created_at ?? null],
+      ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
+    ].filter(([, v]) => v !== null) as [string, unknown][],
+  );
 }
 
 /** Its terminal states are its life's (./life.ts). */
@@ -283,12 +285,10 @@ interface WaitFlags {
 async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
   const { jobs, kind } = generationWatch(engine, jobId, cost);
-  await watchJobs(
-    ctx as CliContext,
-    jobs,
-    kind,
-    { ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}), ...(flags.interval !== undefined ? { interval: flags.interval } : {}) },
-  );
+  await watchJobs(ctx as CliContext, jobs, kind, {
+    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+    ...(flags.interval !== undefined ? { interval: flags.interval } : {}),
+  });
 }
 
 /**
@@ -335,7 +335,19 @@ function waitFlags(cmd: Command, until: string): Command {
 // ---- commands -----------------------------------------------------------------------------------------
 
 export type GenerateOptions = GenerateFlags &
-  WaitFlags & { watch?: boolean; plan?: string; body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean; export?: boolean; download?: string; force?: boolean; avatarModel?: string };
+  WaitFlags & {
+    watch?: boolean;
+    plan?: string;
+    body?: string;
+    simulate?: string;
+    dryRun?: boolean;
+    maxCredits?: string;
+    yes?: boolean;
+    export?: boolean;
+    download?: string;
+    force?: boolean;
+    avatarModel?: string;
+  };
 
 /**
  * `generate --export`: waits for the video (progress on stderr), then exports it in its own format and
@@ -361,7 +373,20 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
   if (!ctx.opts.json) ctx.io.info(`Video ${videoId} is done; exporting it`);
   const body: Record<string, unknown> = { video_id: videoId };
   if (opts.avatarModel !== undefined) body.avatar_model = opts.avatarModel;
-  await runExport(ctx, engine, body, { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) }, undefined, jobId);
+  await runExport(
+    ctx,
+    engine,
+    body,
+    {
+      watch: true,
+      ...(opts.download !== undefined ? { download: opts.download } : {}),
+      force: opts.force === true,
+      ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+      ...(opts.interval !== undefined ? { interval: opts.interval } : {}),
+    },
+    undefined,
+    jobId,
+  );
 }
 
 /**
@@ -431,7 +456,11 @@ async function resolveNames(ctx: Context, opts: GenerateOptions, body: Record<st
 
 /** What `generate` does with its options (the wizard runs a saved plan through it too). */
 export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<void> {
-  const fromStdin = [["--script", opts.script], ["--plan", opts.plan], ["--body", opts.body]].filter(([, v]) => v === "-");
+  const fromStdin = [
+    ["--script", opts.script],
+    ["--plan", opts.plan],
+    ["--body", opts.body],
+  ].filter(([, v]) => v === "-");
   if (fromStdin.length > 1) throw usage(fromStdin[1]![0]!, `only one of --script, --plan and --body can read stdin`, "usage_error");
   const base = opts.body ? await ctx.readBody(opts.body) : {};
   const flags: GenerateFlags = { ...opts };
@@ -498,7 +527,11 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     return;
   }
   if (!opts.watch) {
-    ctx.print(res, (r: GenerationStartResponse) => [r.job_id], (r) => [r.job_id]);
+    ctx.print(
+      res,
+      (r: GenerationStartResponse) => [r.job_id],
+      (r) => [r.job_id],
+    );
     return;
   }
   await watchGeneration(ctx, engine, res.job_id, opts, res.estimated_credits);
@@ -510,9 +543,12 @@ export const generateCommand: CommandModule = {
       .option("--prompt <text>", "prompt-based: what the video is about (needs --duration)")
       .option("--duration <seconds>", "seconds, 10 to 600 (with --prompt)")
       .option("--script <file|-|text>", "script-based: a file (@file to insist), - for stdin, or the text (needs --voice or --voice-url)")
-      .option("--voice <voice>", "voice_id, or a voice's name (`--voice Emma`; see `mediagen voice list`); with --prompt --avatar and no voice, one of the look's gender is picked and said")
+      .option(
+        "--voice <voice>",
+        "voice_id, or a voice's name (`--voice Emma`; see `mediagen voice list`); with --prompt --avatar and no voice, one of the look's gender is picked and said",
+      )
       .option("--voice-url <url>", `voice_url: speech as mp3, wav or m4a (URL or file; ${HOSTED_MEDIA_HELP})`)
-      .option("--avatar <look>", "avatar_id: a look id, or a look's name (`--avatar \"Maya kitchen\"`; see `mediagen avatar list`)")
+      .option("--avatar <look>", 'avatar_id: a look id, or a look\'s name (`--avatar "Maya kitchen"`; see `mediagen avatar list`)')
       .option("--avatar-url <url>", `avatar_url: an image or a video (URL or file; ${HOSTED_MEDIA_HELP})`)
       .addOption(new Option("--format <format>", "vertical (9:16, default), square, ads (4:5), horizontal (16:9) or custom").choices(FORMATS))
       .option("--width <px>", "width with --format custom (1 to 5000, default 1080)")
@@ -540,10 +576,7 @@ export const generateCommand: CommandModule = {
       .option("--web-url <url>", "web_urls: a page to research (repeatable, at most 10)", collect)
       .option("--webhook <url>", "webhook_url: notified when the video is done or failed")
       .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
-      .option(
-        "--plan <file|->",
-        `sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script (its media: ${HOSTED_MEDIA_HELP})`,
-      )
+      .option("--plan <file|->", `sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script (its media: ${HOSTED_MEDIA_HELP})`)
       .option("--body <file|->", "request body as JSON from a file or - (stdin); flags override its fields")
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)")
       .option("--dry-run", "print the estimated price and exit; nothing is started (supplied speech cannot be priced before)")
@@ -572,7 +605,9 @@ export const generateCommand: CommandModule = {
 export const generationCommand: CommandModule = {
   register(group: Command, getContext) {
     examples(group, ["mediagen generation status run_0123456789abcdef01234567", "mediagen generation status run_0123456789abcdef01234567 --watch --json"]);
-    const status = group.command("status <job_id>").description("Status of a generation job: step, progress, and the video when completed (GET /generation/status/{job_id})");
+    const status = group
+      .command("status <job_id>")
+      .description("Status of a generation job: step, progress, and the video when completed (GET /generation/status/{job_id})");
     waitFlags(status, "the video is done (or the job failed)").action(async (jobId: string, opts: WaitFlags & { watch?: boolean }, cmd: Command) => {
       const ctx = getContext(cmd);
       if (opts.watch) waitOptionsFrom(opts);

@@ -81,13 +81,14 @@ export const GenerationStartRequest = z
     animate_image: bool.optional(),
     use_native_avatar: bool.optional(),
     webhook_url: WebhookUrl.optional(),
-    enable: z
-      .looseObject({ subtitles: bool.optional(), broll: bool.optional(), music: bool.optional(), transitions: bool.optional() })
-      .optional(),
+    enable: z.looseObject({ subtitles: bool.optional(), broll: bool.optional(), music: bool.optional(), transitions: bool.optional() }).optional(),
     sequence_plan: z.array(SpeechBlock).optional(),
     // Fields whose names the spec does not show; the local instance's names (docs/local-differences.md).
     media_urls: z.array(mediaUrl(MEDIA_EXTENSIONS, "an image or a video")).optional(),
-    web_urls: z.array(WebUrl).max(WEB_URLS_MAX, { error: `has more than ${WEB_URLS_MAX} URLs (the limit is ${WEB_URLS_MAX})` }).optional(),
+    web_urls: z
+      .array(WebUrl)
+      .max(WEB_URLS_MAX, { error: `has more than ${WEB_URLS_MAX} URLs (the limit is ${WEB_URLS_MAX})` })
+      .optional(),
     max_animated_images: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
     enhance_emotions: bool.optional(),
     native_avatar_model: z.enum(MODEL_AVAILABLE, { error: `must be one of ${MODEL_AVAILABLE.join(", ")}` }).optional(),
@@ -99,7 +100,12 @@ export const GenerationStartRequest = z
     const script = !plan && filled(req.script);
     const prompt = !plan && !script && filled(req.prompt);
     if (!plan && !script && !prompt && !filled(req.voice_url) && !filled(req.avatar_url)) {
-      ctx.addIssue({ code: "custom", path: ["prompt"], message: "prompt, script, sequence_plan, voice_url or avatar_url is required", params: { code: "MISSING_CONTENT" } });
+      ctx.addIssue({
+        code: "custom",
+        path: ["prompt"],
+        message: "prompt, script, sequence_plan, voice_url or avatar_url is required",
+        params: { code: "MISSING_CONTENT" },
+      });
     }
     if (prompt && req.duration === undefined) {
       ctx.addIssue({ code: "custom", path: ["duration"], message: "duration is required with a prompt (10 to 600 seconds)", params: { code: "MISSING_FIELD" } });
@@ -175,6 +181,20 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  generationStart: op({ method: "POST", path: "/generation/start", status: 201, request: GenerationStartRequest, response: GenerationStartResponse, summary: "Start a video generation job" }),
-  generationStatus: op({ method: "GET", path: "/generation/status/{job_id}", status: 200, request: GenerationStatusRequest, response: GenerationStatusResponse, summary: "Status of a generation job" }),
+  generationStart: op({
+    method: "POST",
+    path: "/generation/start",
+    status: 201,
+    request: GenerationStartRequest,
+    response: GenerationStartResponse,
+    summary: "Start a video generation job",
+  }),
+  generationStatus: op({
+    method: "GET",
+    path: "/generation/status/{job_id}",
+    status: 200,
+    request: GenerationStatusRequest,
+    response: GenerationStatusResponse,
+    summary: "Status of a generation job",
+  }),
 } as const;

@@ -40,7 +40,8 @@ export function estimateGenerate(body: Record<string, unknown>, target: "local" 
       for (const s of b.sequences) {
         const m = s.media as { url?: unknown; asset_id?: unknown } | null;
         if (!m) continue;
-        if (m.asset_id !== undefined) unsure = true; // a library asset may be an image
+        if (m.asset_id !== undefined)
+          unsure = true; // a library asset may be an image
         else if (isImage(m.url)) animatable++;
       }
     }

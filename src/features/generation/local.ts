@@ -119,7 +119,15 @@ async function generationStart(ctx: RequestContext, input: Record<string, unknow
         simulate ?? null,
         at,
       );
-    insertVideo(instance.db, { id: videoId, space_id: space.id, status: "generating", origin: "generation", generation_id: jobId, parent_video_id: null, created_at: at });
+    insertVideo(instance.db, {
+      id: videoId,
+      space_id: space.id,
+      status: "generating",
+      origin: "generation",
+      generation_id: jobId,
+      parent_video_id: null,
+      created_at: at,
+    });
     if (milli > 0 && !instance.ledger.debit(space.id, milli, jobId, "video generation")) {
       throw creditsError(credits, fromMilli(instance.ledger.balance(space.id)));
     }

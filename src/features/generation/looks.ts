@@ -7,7 +7,11 @@ import { allLookViews, findAvatar, type LookView } from "../avatar/records.js";
 import type { DB } from "../../local/types.js";
 
 function readyLooks(db: DB, spaceId: string): Map<string, LookView> {
-  return new Map(allLookViews(db, spaceId, false).filter((v) => v.status === "ready").map((v) => [v.id, v]));
+  return new Map(
+    allLookViews(db, spaceId, false)
+      .filter((v) => v.status === "ready")
+      .map((v) => [v.id, v]),
+  );
 }
 
 /** Lookups for the start rules: a ready look by id, an avatar with its ready looks. */

@@ -17,7 +17,12 @@ interface JudgeFlags {
 function failWith(from: string, v: Verdict): never {
   const first = v.problems[0]!;
   const n = v.problems.length;
-  throw new CliError(`${from} has ${n} problem${n === 1 ? "" : "s"}${n > 1 ? `; the first: ${first.message}` : `: ${first.message}`}`, EXIT.usage, first.code, first.field);
+  throw new CliError(
+    `${from} has ${n} problem${n === 1 ? "" : "s"}${n > 1 ? `; the first: ${first.message}` : `: ${first.message}`}`,
+    EXIT.usage,
+    first.code,
+    first.field,
+  );
 }
 
 function issueLines(list: readonly PlanIssue[]): string[] {
@@ -49,14 +54,16 @@ function registerValidate(plan: Command, getContext: ContextGetter): void {
   const validate = plan
     .command("validate")
     .argument("<file>", "the plan: a JSON file (an array of speech blocks, or an object with sequence_plan), or - for stdin")
-    .description("Check a plan with the service's plan rules (each problem with its JSON path), then its voice, look, avatar and asset ids against the target; exit 2 on any problem")
+    .description(
+      "Check a plan with the service's plan rules (each problem with its JSON path), then its voice, look, avatar and asset ids against the target; exit 2 on any problem",
+    )
     .option("--offline", "do not check ids against the target (rules only)")
-      .option("--format <format>", "the video's format, as generate --format (default vertical): a look of another shape is warned about")
-      .action(async (file: string, flags: JudgeFlags & { format?: string }, cmd: Command) => {
+    .option("--format <format>", "the video's format, as generate --format (default vertical): a look of another shape is warned about")
+    .action(async (file: string, flags: JudgeFlags & { format?: string }, cmd: Command) => {
       const ctx = getContext(cmd);
       const { loaded, verdict } = await judged(ctx, file, flags);
-        const { addLookFormatWarnings } = await import("./plan-formats.js");
-        await addLookFormatWarnings(ctx, verdict, flags.format);
+      const { addLookFormatWarnings } = await import("./plan-formats.js");
+      await addLookFormatWarnings(ctx, verdict, flags.format);
       const ok = verdict.problems.length === 0;
       const report = {
         file: loaded.from,
@@ -151,7 +158,11 @@ function registerShow(plan: Command, getContext: ContextGetter): void {
           // ids only
         }
       }
-      ctx.print({ ...tl, warnings: verdict.warnings }, () => [...timelineLines(tl, names), ...issueLines(verdict.warnings).map((l) => `warning: ${l}`)], () => [String(tl.estimated_credits ?? "unknown")]);
+      ctx.print(
+        { ...tl, warnings: verdict.warnings },
+        () => [...timelineLines(tl, names), ...issueLines(verdict.warnings).map((l) => `warning: ${l}`)],
+        () => [String(tl.estimated_credits ?? "unknown")],
+      );
     });
   examples(show, ["mediagen plan show plan.json", "mediagen plan show plan.json --json"]);
 }
@@ -171,13 +182,19 @@ function registerPreview(plan: Command, getContext: ContextGetter): void {
       const { runPreview } = await import("./plan-preview-cli.js");
       await runPreview(ctx, file, flags);
     });
-  examples(preview, ["mediagen plan preview plan.json", "mediagen plan preview plan.json -o draft.mp4 --no-open", "mediagen plan preview plan.json --json | jq .substitutions"]);
+  examples(preview, [
+    "mediagen plan preview plan.json",
+    "mediagen plan preview plan.json -o draft.mp4 --no-open",
+    "mediagen plan preview plan.json --json | jq .substitutions",
+  ]);
 }
 
 function registerNew(plan: Command, getContext: ContextGetter): void {
   const created = plan
     .command("new")
-    .description("Build a plan interactively (on a terminal): voices and looks of the target, speech blocks, silences, media, running length and price; saves a validated file")
+    .description(
+      "Build a plan interactively (on a terminal): voices and looks of the target, speech blocks, silences, media, running length and price; saves a validated file",
+    )
     .option("-o, --output <file>", "where to save the plan", "plan.json")
     .option("--force", "overwrite the file without asking")
     .action(async (flags: { output: string; force?: boolean }, cmd: Command) => {

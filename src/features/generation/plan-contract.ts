@@ -94,12 +94,9 @@ export const PlanBlock = z
     then: { properties: { sequences: { type: "array", maxItems: 1 }, voice_id: { type: "null" }, audio_url: { type: "null" } } },
   });
 
-export const PlanSchema = z
-  .array(PlanBlock)
-  .min(1)
-  .meta({
-    $id: "urn:mediagen:schema:sequence-plan",
-    title: "Sequence plan",
-    description:
-      "sequence_plan of POST /generation/start: speech blocks in playback order. `mediagen plan validate` also checks what a schema cannot: the total length (at most 600 s) and that ids exist.",
-  });
+export const PlanSchema = z.array(PlanBlock).min(1).meta({
+  $id: "urn:mediagen:schema:sequence-plan",
+  title: "Sequence plan",
+  description:
+    "sequence_plan of POST /generation/start: speech blocks in playback order. `mediagen plan validate` also checks what a schema cannot: the total length (at most 600 s) and that ids exist.",
+});

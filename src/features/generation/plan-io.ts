@@ -102,12 +102,22 @@ export async function judgePlan(ctx: Context, loaded: LoadedPlan, o: JudgeOption
   try {
     engine = await ctx.engine();
   } catch (e) {
-    return { problems, warnings, blocks: checked.blocks, ids: { checked: false, reason: `the ${target} target is not reachable (${(e as Error).message.split("\n")[0]})` } };
+    return {
+      problems,
+      warnings,
+      blocks: checked.blocks,
+      ids: { checked: false, reason: `the ${target} target is not reachable (${(e as Error).message.split("\n")[0]})` },
+    };
   }
   try {
     problems.push(...(await resolveIds(engine, checked.blocks)));
   } catch (e) {
-    return { problems, warnings, blocks: checked.blocks, ids: { checked: false, reason: `the ${target} target is not reachable (${(e as Error).message.split("\n")[0]})` } };
+    return {
+      problems,
+      warnings,
+      blocks: checked.blocks,
+      ids: { checked: false, reason: `the ${target} target is not reachable (${(e as Error).message.split("\n")[0]})` },
+    };
   }
   return { problems, warnings, ...(problems.length ? {} : { blocks: checked.blocks }), ids: { checked: true, target } };
 }
@@ -126,7 +136,14 @@ export async function resolveIds(engine: Engine, blocks: readonly PlanBlock[]): 
   const assets = new Map<string, Promise<string | undefined>>();
   let looks: Promise<Set<string>> | undefined;
   const voiceOk = (id: string) => {
-    if (!voices.has(id)) voices.set(id, engine.voiceGet({ id }).then(() => true, (e) => (notFound(e) ? false : Promise.reject(e))));
+    if (!voices.has(id))
+      voices.set(
+        id,
+        engine.voiceGet({ id }).then(
+          () => true,
+          (e) => (notFound(e) ? false : Promise.reject(e)),
+        ),
+      );
     return voices.get(id)!;
   };
   const lookOk = async (id: string) => {
@@ -134,7 +151,14 @@ export async function resolveIds(engine: Engine, blocks: readonly PlanBlock[]): 
     return (await looks).has(id);
   };
   const avatarOk = (id: string) => {
-    if (!avatars.has(id)) avatars.set(id, engine.avatarGet({ avatar_id: id }).then(() => true, (e) => (notFound(e) ? false : Promise.reject(e))));
+    if (!avatars.has(id))
+      avatars.set(
+        id,
+        engine.avatarGet({ avatar_id: id }).then(
+          () => true,
+          (e) => (notFound(e) ? false : Promise.reject(e)),
+        ),
+      );
     return avatars.get(id)!;
   };
   /** undefined when usable, else why not. */
@@ -158,10 +182,12 @@ export async function resolveIds(engine: Engine, blocks: readonly PlanBlock[]): 
     const bp = `${PLAN_FIELD}[${i}]`;
     if (b.voice_id !== null && !(await voiceOk(b.voice_id))) bad(`${bp}.voice_id`, `voice ${b.voice_id} is not a voice of this space (see mediagen voice list)`);
     if (b.look_id !== null && !(await lookOk(b.look_id))) bad(`${bp}.look_id`, `look ${b.look_id} is not a look of this space or the catalog (see mediagen avatar list)`);
-    if (b.parent_avatar_id !== null && !(await avatarOk(b.parent_avatar_id))) bad(`${bp}.parent_avatar_id`, `avatar ${b.parent_avatar_id} is not an avatar of this space or the catalog`);
+    if (b.parent_avatar_id !== null && !(await avatarOk(b.parent_avatar_id)))
+      bad(`${bp}.parent_avatar_id`, `avatar ${b.parent_avatar_id} is not an avatar of this space or the catalog`);
     for (const [j, s] of b.sequences.entries()) {
       const sp = `${bp}.sequences[${j}]`;
-      if (s.look_id !== null && !(await lookOk(s.look_id))) bad(`${sp}.look_id`, `look ${s.look_id} is not a look of this space or the catalog (see mediagen avatar list)`);
+      if (s.look_id !== null && !(await lookOk(s.look_id)))
+        bad(`${sp}.look_id`, `look ${s.look_id} is not a look of this space or the catalog (see mediagen avatar list)`);
       if (s.media?.asset_id !== undefined) {
         const why = await assetProblem(s.media.asset_id);
         if (why) bad(`${sp}.media.asset_id`, why);

@@ -26,7 +26,9 @@ export function previewLines(r: PreviewResult): string[] {
   ];
   for (const s of r.sequences) {
     const say = s.text === null ? "(silence)" : `"${s.text.length > 60 ? s.text.slice(0, 59) + "…" : s.text}"`;
-    lines.push(`  ${secs(s.start_ms).padStart(7)}–${secs(s.end_ms).padEnd(7)} block ${s.block + 1} seq ${s.index + 1}  ${say}${s.media_show ? ` · media ${s.media_show}` : ""}`);
+    lines.push(
+      `  ${secs(s.start_ms).padStart(7)}–${secs(s.end_ms).padEnd(7)} block ${s.block + 1} seq ${s.index + 1}  ${say}${s.media_show ? ` · media ${s.media_show}` : ""}`,
+    );
   }
   if (r.substitutions.length) {
     lines.push("Not on the local instance (stand-ins used):");
@@ -38,8 +40,7 @@ export function previewLines(r: PreviewResult): string[] {
 
 /** The desktop's opener for a file (xdg-open, open, start), detached: the command does not wait for the player. */
 export function openFile(file: string): void {
-  const [cmd, args] =
-    process.platform === "darwin" ? ["open", [file]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", file]] : ["xdg-open", [file]];
+  const [cmd, args] = process.platform === "darwin" ? ["open", [file]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", file]] : ["xdg-open", [file]];
   try {
     const child = spawn(cmd, args, { detached: true, stdio: "ignore" });
     child.on("error", () => undefined);

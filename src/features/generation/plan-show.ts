@@ -130,9 +130,7 @@ export function timelineLines(tl: PlanTimeline, names: ShowNames = {}, width = 1
   const look = (id: string | null) => (id === null ? "request's avatar" : names.look?.(id) ? `${names.look(id)} (${id})` : id);
   const lines: string[] = [];
   for (const b of tl.blocks) {
-    const head = b.silent
-      ? `Block ${b.index + 1} · silent`
-      : `Block ${b.index + 1} · voice ${b.audio_url ? `audio ${b.audio_url}` : voice(b.voice_id)}`;
+    const head = b.silent ? `Block ${b.index + 1} · silent` : `Block ${b.index + 1} · voice ${b.audio_url ? `audio ${b.audio_url}` : voice(b.voice_id)}`;
     lines.push(`${head} · look ${look(b.look_id)}`);
     for (const s of b.sequences) {
       const when = `  ${clock(s.start_ms)}–${clock(s.end_ms)}`;

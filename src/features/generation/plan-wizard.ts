@@ -78,7 +78,13 @@ type Prompts = typeof import("@inquirer/prompts");
 /** A draft's state as written by this wizard (checked loosely: the blocks are read as they were kept). */
 function isState(s: unknown): s is State {
   const x = s as Partial<State> | null;
-  return !!x && typeof x.voice === "string" && typeof x.look === "string" && Array.isArray(x.blocks) && x.blocks.every((b) => b && typeof b === "object" && Array.isArray((b as WBlock).sequences));
+  return (
+    !!x &&
+    typeof x.voice === "string" &&
+    typeof x.look === "string" &&
+    Array.isArray(x.blocks) &&
+    x.blocks.every((b) => b && typeof b === "object" && Array.isArray((b as WBlock).sequences))
+  );
 }
 
 /** Ctrl-C (or Escape-abort) at an inquirer prompt. */
@@ -117,7 +123,8 @@ export function planOf(st: State): Record<string, unknown>[] {
 
 /** A plan read back into the wizard's blocks, leniently (a broken plan can be opened to be fixed). */
 function fromPlan(raw: unknown): State {
-  if (!Array.isArray(raw)) throw new CliError("plan edit: the file is not a plan (a JSON array of speech blocks, or an object with sequence_plan)", EXIT.usage, "INVALID_PLAN", "sequence_plan");
+  if (!Array.isArray(raw))
+    throw new CliError("plan edit: the file is not a plan (a JSON array of speech blocks, or an object with sequence_plan)", EXIT.usage, "INVALID_PLAN", "sequence_plan");
   const str = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
   const count = (ids: (string | null)[]) => {
     const n = new Map<string, number>();
@@ -217,7 +224,14 @@ class Wizard {
         this.io,
       );
       const gender = await this.p.select(
-        { message: "Voice gender", choices: [{ name: "Any", value: "" }, { name: "female", value: "female" }, { name: "male", value: "male" }] },
+        {
+          message: "Voice gender",
+          choices: [
+            { name: "Any", value: "" },
+            { name: "female", value: "female" },
+            { name: "male", value: "male" },
+          ],
+        },
         this.io,
       );
       const list = this.voices.filter((v) => (!language || v.language === language) && (!gender || v.gender === gender));
@@ -242,7 +256,14 @@ class Wizard {
   async pickLook(message: string): Promise<string> {
     for (;;) {
       const gender = await this.p.select(
-        { message: "Look gender", choices: [{ name: "Any", value: "" }, { name: "female", value: "female" }, { name: "male", value: "male" }] },
+        {
+          message: "Look gender",
+          choices: [
+            { name: "Any", value: "" },
+            { name: "female", value: "female" },
+            { name: "male", value: "male" },
+          ],
+        },
         this.io,
       );
       const list = this.looks.filter((l) => !gender || l.gender === gender);
@@ -290,10 +311,7 @@ class Wizard {
     const choice = await this.p.select(
       {
         message: "Which asset",
-        choices: [
-          ...recent.map((h) => ({ name: `${h.id}${h.prompt ? ` — ${h.prompt.slice(0, 50)}` : ""}`, value: h.id })),
-          { name: "Type an asset id…", value: "" },
-        ],
+        choices: [...recent.map((h) => ({ name: `${h.id}${h.prompt ? ` — ${h.prompt.slice(0, 50)}` : ""}`, value: h.id })), { name: "Type an asset id…", value: "" }],
       },
       this.io,
     );
@@ -382,7 +400,12 @@ class Wizard {
     if (!silent) {
       text = (
         await this.p.input(
-          { message: "Spoken text of the sequence", required: true, ...(existing?.text ? { default: existing.text } : {}), validate: (v) => (v.trim() ? true : "say something (or add a silent sequence instead)") },
+          {
+            message: "Spoken text of the sequence",
+            required: true,
+            ...(existing?.text ? { default: existing.text } : {}),
+            validate: (v) => (v.trim() ? true : "say something (or add a silent sequence instead)"),
+          },
           this.io,
         )
       ).trim();
@@ -454,9 +477,17 @@ class Wizard {
       this.keep(st);
       const silent = isSilent(b);
       const choices = [
-        ...b.sequences.map((s, j) => ({ name: `Edit sequence ${j + 1}: ${s.text === null ? `silence of ${secs(s.duration_ms ?? 0)}` : `"${s.text.slice(0, 40)}"`}`, value: `edit:${j}` })),
+        ...b.sequences.map((s, j) => ({
+          name: `Edit sequence ${j + 1}: ${s.text === null ? `silence of ${secs(s.duration_ms ?? 0)}` : `"${s.text.slice(0, 40)}"`}`,
+          value: `edit:${j}`,
+        })),
         ...(silent ? [] : [{ name: "Add a sequence", value: "add" }]),
-        ...(b.sequences.length > 1 ? [{ name: "Move a sequence", value: "move" }, { name: "Delete a sequence", value: "delete" }] : []),
+        ...(b.sequences.length > 1
+          ? [
+              { name: "Move a sequence", value: "move" },
+              { name: "Delete a sequence", value: "delete" },
+            ]
+          : []),
         ...(silent ? [] : [{ name: `Voice of this block: ${this.voiceName(b.voice_id ?? st.voice)}${b.voice_id ? "" : " (the default)"}`, value: "voice" }]),
         { name: `Look of this block: ${this.lookName(this.blockLook(st, b))}${b.look_id ? "" : " (the default)"}`, value: "look" },
         { name: "Done with this block", value: "back" },
@@ -469,11 +500,17 @@ class Wizard {
       } else if (what === "add") {
         b.sequences.push(await this.askSequence(false, this.blockLook(st, b)));
       } else if (what === "move") {
-        const j = await this.p.select({ message: "Which sequence", choices: b.sequences.map((s, k) => ({ name: `${k + 1}. ${s.text ?? "silence"}`, value: k })) }, this.io);
+        const j = await this.p.select(
+          { message: "Which sequence", choices: b.sequences.map((s, k) => ({ name: `${k + 1}. ${s.text ?? "silence"}`, value: k })) },
+          this.io,
+        );
         const to = await this.p.select({ message: "Move it to position", choices: b.sequences.map((_, k) => ({ name: String(k + 1), value: k })) }, this.io);
         b.sequences.splice(to, 0, ...b.sequences.splice(j, 1));
       } else if (what === "delete") {
-        const j = await this.p.select({ message: "Delete which sequence", choices: b.sequences.map((s, k) => ({ name: `${k + 1}. ${s.text ?? "silence"}`, value: k })) }, this.io);
+        const j = await this.p.select(
+          { message: "Delete which sequence", choices: b.sequences.map((s, k) => ({ name: `${k + 1}. ${s.text ?? "silence"}`, value: k })) },
+          this.io,
+        );
         b.sequences.splice(j, 1);
       } else if (what === "voice") {
         const v = await this.pickVoice("Voice of this block", b.voice_id ?? st.voice);
@@ -497,7 +534,8 @@ class Wizard {
     if (checked.blocks) {
       const { planTimeline, timelineLines } = await import("./plan-show.js");
       const tl = planTimeline(checked.blocks as PlanBlock[], this.target);
-      for (const l of timelineLines(tl, { voice: (id) => this.voices.find((v) => v.id === id)?.name, look: (id) => this.looks.find((x) => x.id === id)?.look_name })) this.say(l);
+      for (const l of timelineLines(tl, { voice: (id) => this.voices.find((v) => v.id === id)?.name, look: (id) => this.looks.find((x) => x.id === id)?.look_name }))
+        this.say(l);
     } else {
       for (const p of checked.problems) this.say(`problem: ${p.message}`);
     }
@@ -549,7 +587,13 @@ class Wizard {
         if (await this.p.confirm({ message: `Delete block ${i + 1}?`, default: false }, this.io)) st.blocks.splice(i, 1);
       } else if (what === "defaults") {
         const which = await this.p.select(
-          { message: "Change", choices: [{ name: `Default voice: ${this.voiceName(st.voice)}`, value: "voice" }, { name: `Default look: ${this.lookName(st.look)}`, value: "look" }] },
+          {
+            message: "Change",
+            choices: [
+              { name: `Default voice: ${this.voiceName(st.voice)}`, value: "voice" },
+              { name: `Default look: ${this.lookName(st.look)}`, value: "look" },
+            ],
+          },
           this.io,
         );
         if (which === "voice") st.voice = await this.pickVoice("Default voice", st.voice);
@@ -663,7 +707,14 @@ class Wizard {
     );
     // The MP4 goes beside the plan, named after it, never over a file already there.
     const mp4 = next === "export" ? besidePlan(file) : undefined;
-    const args = ["mediagen", "generate", "--plan", shellWord(file), "--watch", ...(mp4 ? ["--export", "--download", shellWord(mp4)] : next === "export" ? ["--export"] : [])];
+    const args = [
+      "mediagen",
+      "generate",
+      "--plan",
+      shellWord(file),
+      "--watch",
+      ...(mp4 ? ["--export", "--download", shellWord(mp4)] : next === "export" ? ["--export"] : []),
+    ];
     this.say(`${next === "no" ? "To make it later" : "Running"}: ${args.join(" ")}`);
     if (next === "no") return;
     const { runGenerate } = await import("./cli.js");
@@ -733,8 +784,15 @@ async function runKeepingDraft(w: Wizard, st: State, o: WizardOptions): Promise<
         removeDraft(o.output);
         throw new CliError("Interrupted: nothing was saved (the draft was discarded).", EXIT.interrupted, "interrupted");
       }
-      const again = o.edit !== undefined ? `mediagen plan edit ${shellWord(o.edit)}${o.output !== o.edit ? ` -o ${shellWord(o.output)}` : ""}` : `mediagen plan new -o ${shellWord(o.output)}`;
-      throw new CliError(`Interrupted: the plan was not saved; your work is kept in ${draftPath(o.output)}. \`${again}\` offers to resume it.`, EXIT.interrupted, "interrupted");
+      const again =
+        o.edit !== undefined
+          ? `mediagen plan edit ${shellWord(o.edit)}${o.output !== o.edit ? ` -o ${shellWord(o.output)}` : ""}`
+          : `mediagen plan new -o ${shellWord(o.output)}`;
+      throw new CliError(
+        `Interrupted: the plan was not saved; your work is kept in ${draftPath(o.output)}. \`${again}\` offers to resume it.`,
+        EXIT.interrupted,
+        "interrupted",
+      );
     }
   }
 }

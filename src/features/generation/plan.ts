@@ -226,12 +226,7 @@ export function checkPlan(plan: unknown, o: CheckPlanOptions): { problems: PlanP
   return { problems, blocks };
 }
 
-function checkMedia(
-  raw: unknown,
-  mp: string,
-  bad: (field: string, message: string) => void,
-  o: CheckPlanOptions,
-): PlanMedia | null {
+function checkMedia(raw: unknown, mp: string, bad: (field: string, message: string) => void, o: CheckPlanOptions): PlanMedia | null {
   if (!isObject(raw)) {
     bad(mp, "must be an object with an asset_id or a url (omit it to let automatic b-roll fill the slot)");
     return null;

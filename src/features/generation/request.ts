@@ -44,8 +44,18 @@ export const MAX_WEB_URLS = 10;
 export const DEFAULT_NATIVE_AVATAR_MODEL = "omni-flash";
 /** `model_available` values of the spec: the names a native-avatar model can have. */
 export const AVATAR_MODELS = [
-  "standard", "premium", "ultra", "omni-flash", "ora-lite", "ora-standard", "ora-pro",
-  "vidA-3-fast", "vidA-3-lite", "vidB-2-fast", "vidB-2-5", "vidB-2-5-1080p",
+  "standard",
+  "premium",
+  "ultra",
+  "omni-flash",
+  "ora-lite",
+  "ora-standard",
+  "ora-pro",
+  "vidA-3-fast",
+  "vidA-3-lite",
+  "vidB-2-fast",
+  "vidB-2-5",
+  "vidB-2-5-1080p",
 ] as const;
 /** `enable` defaults (not shown by the spec; local choice). */
 export const DEFAULT_OPTIONS: TimelineOptions = { subtitles: true, broll: true, music: false, transitions: true };
@@ -241,7 +251,10 @@ export function validateStart(input: Record<string, unknown>, lookups: StartLook
   const avatarUrlKind = avatarUrlRaw ? kindOfExtension(extensionOf(avatarUrlRaw)) : undefined;
   const method: InputMethod | undefined = hasPlan ? "plan" : script ? "script" : prompt ? "prompt" : voiceUrlRaw || avatarUrlRaw ? "media" : undefined;
   if (!method) {
-    throw codeError("MISSING_CONTENT", "Nothing to make a video from: give a prompt (with duration), a script (with voice_id or voice_url), a voice_url or avatar_url, or a sequence_plan");
+    throw codeError(
+      "MISSING_CONTENT",
+      "Nothing to make a video from: give a prompt (with duration), a script (with voice_id or voice_url), a voice_url or avatar_url, or a sequence_plan",
+    );
   }
   if (method === "media" && !voiceUrlRaw && avatarUrlKind === "image") {
     throw codeError(
@@ -422,13 +435,15 @@ function resolvePlan(blocks: readonly PlanBlock[], requestVoice: VoiceRef | null
       voice = lookups.voice(b.voice_id) ?? null;
       if (!voice) throw unresolved(`${bp}.voice_id`, `voice ${b.voice_id} is not a voice of this space`);
     }
-    if (b.look_id !== null && !lookups.look(b.look_id)) throw unresolved(`${bp}.look_id`, `look ${b.look_id} is not a look of this space or the catalog${lookHint(lookups, b.look_id)}`);
+    if (b.look_id !== null && !lookups.look(b.look_id))
+      throw unresolved(`${bp}.look_id`, `look ${b.look_id} is not a look of this space or the catalog${lookHint(lookups, b.look_id)}`);
     if (b.parent_avatar_id !== null && !lookups.avatar(b.parent_avatar_id)) {
       throw unresolved(`${bp}.parent_avatar_id`, `avatar ${b.parent_avatar_id} is not an avatar of this space or the catalog`);
     }
     const sequences = b.sequences.map((s, j): ResolvedSequence => {
       const sp = `${bp}.sequences[${j}]`;
-      if (s.look_id !== null && !lookups.look(s.look_id)) throw unresolved(`${sp}.look_id`, `look ${s.look_id} is not a look of this space or the catalog${lookHint(lookups, s.look_id)}`);
+      if (s.look_id !== null && !lookups.look(s.look_id))
+        throw unresolved(`${sp}.look_id`, `look ${s.look_id} is not a look of this space or the catalog${lookHint(lookups, s.look_id)}`);
       let media: ResolvedMedia | null = null;
       if (s.media) {
         if (s.media.asset_id !== undefined) {
@@ -437,7 +452,9 @@ function resolvePlan(blocks: readonly PlanBlock[], requestVoice: VoiceRef | null
           if (!a.ref) {
             throw unresolved(
               `${sp}.media.asset_id`,
-              a.type === "image" || a.type === "video" ? `asset ${s.media.asset_id} is ${a.status}, not completed` : `asset ${s.media.asset_id} is ${a.type}, not an image or a video`,
+              a.type === "image" || a.type === "video"
+                ? `asset ${s.media.asset_id} is ${a.status}, not completed`
+                : `asset ${s.media.asset_id} is ${a.type}, not an image or a video`,
             );
           }
           const { url: _ignored, ...rest } = s.media;
@@ -454,7 +471,11 @@ function resolvePlan(blocks: readonly PlanBlock[], requestVoice: VoiceRef | null
     const spoken = b.sequences.some((s) => s.text !== null);
     if (spoken && !b.voice && !b.audio_url) {
       if (!requestVoice) {
-        throw codeError("MISSING_VOICE", `${PLAN_FIELD}[${i}] is spoken but has no voice: give its voice_id, the request's voice_id, or its audio_url`, `${PLAN_FIELD}[${i}].voice_id`);
+        throw codeError(
+          "MISSING_VOICE",
+          `${PLAN_FIELD}[${i}] is spoken but has no voice: give its voice_id, the request's voice_id, or its audio_url`,
+          `${PLAN_FIELD}[${i}].voice_id`,
+        );
       }
       b.voice = requestVoice;
     }

@@ -15,7 +15,10 @@ const STOP = new Set(
 
 /** The subject: the prompt's first clause, without a trailing full stop, lower-cased at the start. */
 export function subjectOf(prompt: string): string {
-  const first = cleanText(prompt).split(/[.!?;:\n]/)[0]!.trim() || cleanText(prompt);
+  const first =
+    cleanText(prompt)
+      .split(/[.!?;:\n]/)[0]!
+      .trim() || cleanText(prompt);
   const short = first.length > 80 ? first.slice(0, 80).replace(/\s+\S*$/, "") : first;
   return short.charAt(0).toLowerCase() + short.slice(1);
 }
@@ -24,7 +27,9 @@ export function subjectOf(prompt: string): string {
 export function keywordsOf(prompt: string): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const w of cleanText(prompt).toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []) {
+  for (const w of cleanText(prompt)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []) {
     if (w.length < 4 || STOP.has(w) || seen.has(w)) continue;
     seen.add(w);
     out.push(w);

@@ -97,7 +97,11 @@ export const command: CommandModule = {
           const n = res.extractedImages.length;
           if (n) ctx.io.info(`${n} image${n === 1 ? "" : "s"} found on the pages (listed by --json in extractedImages)`);
         }
-        ctx.print(res, (r: ScriptGenerateResponse) => [r.script], (r) => [r.script]);
+        ctx.print(
+          res,
+          (r: ScriptGenerateResponse) => [r.script],
+          (r) => [r.script],
+        );
       });
     examples(script, [
       'mediagen script --prompt "Write a script about the benefits of green tea" --duration 45',

@@ -57,5 +57,12 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  scriptGenerate: op({ method: "POST", path: "/script/generate", status: 200, request: ScriptGenerateRequest, response: ScriptGenerateResponse, summary: "Generate a video script" }),
+  scriptGenerate: op({
+    method: "POST",
+    path: "/script/generate",
+    status: 200,
+    request: ScriptGenerateRequest,
+    response: ScriptGenerateResponse,
+    summary: "Generate a video script",
+  }),
 } as const;

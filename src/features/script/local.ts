@@ -47,9 +47,11 @@ function failRow(instance: LocalInstanceApi, spaceId: string, id: string, costMi
  * every script request first fails and refunds the rows past their deadline.
  */
 export function sweepDeadScripts(instance: LocalInstanceApi): number {
-  const dead = instance.db
-    .prepare(`SELECT id, space_id, cost_milli FROM scripts WHERE status = 'writing' AND deadline < ?`)
-    .all(instance.clock.now()) as { id: string; space_id: string; cost_milli: number }[];
+  const dead = instance.db.prepare(`SELECT id, space_id, cost_milli FROM scripts WHERE status = 'writing' AND deadline < ?`).all(instance.clock.now()) as {
+    id: string;
+    space_id: string;
+    cost_milli: number;
+  }[];
   for (const row of dead) {
     failRow(instance, row.space_id, row.id, row.cost_milli, FAILURE_CODE, "the request ended before its script was written");
   }
@@ -77,8 +79,16 @@ async function scriptGenerate(ctx: RequestContext, input: ScriptGenerateRequest)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'writing', ?, ?, ?)`,
       )
       .run(
-        id, space.id, plan.prompt, plan.duration, JSON.stringify(plan.urls), plan.webSearch ? 1 : 0, costMilli,
-        instance.clock.now() + writingBudgetMs() + STALE_MARGIN_MS, now, now,
+        id,
+        space.id,
+        plan.prompt,
+        plan.duration,
+        JSON.stringify(plan.urls),
+        plan.webSearch ? 1 : 0,
+        costMilli,
+        instance.clock.now() + writingBudgetMs() + STALE_MARGIN_MS,
+        now,
+        now,
       );
   });
 
@@ -95,9 +105,7 @@ async function scriptGenerate(ctx: RequestContext, input: ScriptGenerateRequest)
     const done = instance.tx(
       () =>
         instance.db
-          .prepare(
-            `UPDATE scripts SET status = 'done', writer = ?, script = ?, extracted_images = ?, updated_at = ? WHERE id = ? AND status = 'writing'`,
-          )
+          .prepare(`UPDATE scripts SET status = 'done', writer = ?, script = ?, extracted_images = ?, updated_at = ? WHERE id = ? AND status = 'writing'`)
           .run(written.writer, written.script, JSON.stringify(written.extractedImages), instance.nowIso(), id).changes,
     );
     // Past its deadline another request has already failed and refunded it: the script is not paid for.

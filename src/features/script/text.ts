@@ -16,11 +16,13 @@ export function countWords(text: string): number {
 
 /** Whitespace collapsed to single spaces, control characters removed. */
 export function collapse(text: string): string {
-  return text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b\ufeff]/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b\ufeff]/g, "")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 const TERMINAL = /[.!?…。！？]["'”’»)\]]*$/u;
@@ -143,7 +145,9 @@ export const STOPWORDS = new Set(
 const DETERMINERS = new Set("a an the our your my their his her its this these those".split(" "));
 /** Words that say where or how much rather than what: never the whole of a phrase. */
 const NOT_HEADS = new Set(
-  "first second third fourth fifth last next half rest same other end start top bottom part lot lots number kind type sort way time times day days week weeks year years moment bit".split(" "),
+  "first second third fourth fifth last next half rest same other end start top bottom part lot lots number kind type sort way time times day days week weeks year years moment bit".split(
+    " ",
+  ),
 );
 /** Capitalised mid-sentence for other reasons than being a name. */
 const NOT_NAMES = new Set(

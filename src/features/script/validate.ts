@@ -4,14 +4,7 @@
  * before this has passed.
  */
 import { ApiError } from "../../engine/errors.js";
-import {
-  SCRIPT_DURATION_DEFAULT,
-  SCRIPT_DURATION_MAX,
-  SCRIPT_DURATION_MIN,
-  SCRIPT_PROMPT_MAX,
-  WEB_URLS_MAX,
-  type ScriptGenerateRequest,
-} from "./contract.js";
+import { SCRIPT_DURATION_DEFAULT, SCRIPT_DURATION_MAX, SCRIPT_DURATION_MIN, SCRIPT_PROMPT_MAX, WEB_URLS_MAX, type ScriptGenerateRequest } from "./contract.js";
 
 /** A request that passed every rule, with the defaults filled in. */
 export interface ScriptPlan {

@@ -29,7 +29,8 @@ export const MAX_SENTENCE_WORDS = 32;
 const TOPIC_MAX_WORDS = 24;
 /** Page sentences shorter than this are menu items, captions or buttons rather than prose. */
 const MIN_PAGE_SENTENCE_WORDS = 5;
-const BOILERPLATE = /\b(cookies?|javascript|all rights reserved|privacy policy|terms of (use|service)|sign (up|in)|log ?in|subscribe|newsletter|click here|skip to|copyright)\b|©/i;
+const BOILERPLATE =
+  /\b(cookies?|javascript|all rights reserved|privacy policy|terms of (use|service)|sign (up|in)|log ?in|subscribe|newsletter|click here|skip to|copyright)\b|©/i;
 
 /** Writing instructions at the start of a prompt: what follows them is the topic. */
 const SCRIPT_NOUNS = "script|video|voice-?over|narration|story|ad|advert(?:isement)?|explainer|post|reel|short|clip|presentation|pitch|commercial|promo";
@@ -60,7 +61,10 @@ export function topicOf(firstSentence: string): Topic {
   for (const re of [INSTRUCTION, TALK, NOUN_FIRST]) {
     const m = re.exec(s);
     if (!m) continue;
-    let rest = s.slice(m[0].length).replace(/[\s.!?…:;,]+$/u, "").trim();
+    let rest = s
+      .slice(m[0].length)
+      .replace(/[\s.!?…:;,]+$/u, "")
+      .trim();
     // "… for 60 seconds", "… in 30 words": the length is not part of the topic.
     rest = rest.replace(/\s+(?:in|for|of|under|within)\s+(?:about\s+)?\d+\s*(?:s|sec|secs|seconds?|minutes?|words?)$/i, "").trim();
     // The topic is spoken mid-sentence: lower-case its first word unless it looks like a name.
@@ -156,7 +160,15 @@ const POINTS = [
   "Give {x} a little of your time.",
 ];
 /** Short lines with no subject, to land on the length when no point fits the last few words. */
-const SHORT = ["It matters.", "Think about it.", "Keep that in mind.", "Let that sink in.", "That is worth knowing.", "And that is not all.", "Here is the thing to remember."];
+const SHORT = [
+  "It matters.",
+  "Think about it.",
+  "Keep that in mind.",
+  "Let that sink in.",
+  "That is worth knowing.",
+  "And that is not all.",
+  "Here is the thing to remember.",
+];
 const LEAD_INS = ["Also,", "Remember,", "In practice,", "Above all,", "On top of that,", "Over time,", "Put simply,", "In the end,", "Step by step,", "Most of all,"];
 
 interface Subject {
@@ -242,7 +254,10 @@ export interface WriterMaterial {
 
 /** What the writer works from: shared by the extractive writer and the language-model brief. */
 export function material(input: WriterInput): WriterMaterial {
-  const blocks = input.prompt.split(/\r?\n+/).map(collapse).filter(Boolean);
+  const blocks = input.prompt
+    .split(/\r?\n+/)
+    .map(collapse)
+    .filter(Boolean);
   const sentences = blocks.flatMap(splitSentences);
   let topic: Topic = sentences.length ? topicOf(sentences[0]!) : { text: undefined, fromInstruction: false };
   const rest = topic.fromInstruction ? sentences.slice(1) : sentences;
@@ -307,7 +322,11 @@ export function writeExtractive(input: WriterInput): string {
   // Opening and closing take at most half the script: a long topic gives way to the plain forms.
   const opening0 = m.topic.text ? fill(OPENINGS[m.seed % OPENINGS.length]!, { text: m.topic.text }) : "";
   const closing0 = m.topic.text ? `${fill(CLOSINGS[m.seed % CLOSINGS.length]!, { text: m.topic.text })} ${THANKS}` : THANKS;
-  const frames: [string, string][] = [[opening0, closing0], [opening0, THANKS], ["", THANKS]];
+  const frames: [string, string][] = [
+    [opening0, closing0],
+    [opening0, THANKS],
+    ["", THANKS],
+  ];
   const [opening, closing] = frames.find(([o, c]) => countWords(o) + countWords(c) <= target / 2) ?? ["", THANKS];
   const budget = target - countWords(opening) - countWords(closing);
   const tolerance = Math.max(2, Math.round(target * 0.05));

@@ -54,17 +54,31 @@ function lines(r: VideoDuplicateResponse): string[] {
 
 /** The export's request for the copy, from the chain's flags. */
 function exportBody(videoId: string, opts: ChainFlags): Record<string, unknown> {
-  return { video_id: videoId, ...(opts.format !== undefined ? { format: opts.format } : {}), ...(opts.avatarModel !== undefined ? { avatar_model: opts.avatarModel } : {}) };
+  return {
+    video_id: videoId,
+    ...(opts.format !== undefined ? { format: opts.format } : {}),
+    ...(opts.avatarModel !== undefined ? { avatar_model: opts.avatarModel } : {}),
+  };
 }
 
 async function runDuplicate(ctx: Context, videoId: string | undefined, opts: ChainFlags): Promise<void> {
   const body = duplicateBody(videoId, opts, opts.body ? await ctx.readBody(opts.body) : {});
   if (body.video_id === undefined) throw new CliError("missing <video_id>", EXIT.usage, "missing_field", "video_id");
   const exporting = opts.export === true || opts.download !== undefined;
-  for (const [flag, given] of [["--format", opts.format], ["--avatar-model", opts.avatarModel], ["--watch", opts.watch]] as const) {
+  for (const [flag, given] of [
+    ["--format", opts.format],
+    ["--avatar-model", opts.avatarModel],
+    ["--watch", opts.watch],
+  ] as const) {
     if (given !== undefined && !exporting) throw new CliError(`${flag}: needs --export`, EXIT.usage, "usage_error", flag);
   }
-  const follow = { watch: true, ...(opts.download !== undefined ? { download: opts.download } : {}), force: opts.force === true, ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}), ...(opts.interval !== undefined ? { interval: opts.interval } : {}) };
+  const follow = {
+    watch: true,
+    ...(opts.download !== undefined ? { download: opts.download } : {}),
+    force: opts.force === true,
+    ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+    ...(opts.interval !== undefined ? { interval: opts.interval } : {}),
+  };
   const { checkExportWaitFlags, runExport } = await import("../export/cli.js");
   // A bad --download or --timeout is a usage error before anything is made.
   if (exporting && !opts.dryRun) await checkExportWaitFlags(follow);
@@ -76,7 +90,9 @@ async function runDuplicate(ctx: Context, videoId: string | undefined, opts: Cha
   const { guardStart, startGuardFrom } = await import("../../cli/cost-guard.js");
   const guard = startGuardFrom(opts);
   // The copy is free; what the chain costs is its export, priced as the source's (the copy keeps its format).
-  const priced = exporting ? (await guardStart(cli, engine, "exportStart", exportBody(String(body.video_id), opts), guard)) : await guardStart(cli, engine, "videoDuplicate", body, guard);
+  const priced = exporting
+    ? await guardStart(cli, engine, "exportStart", exportBody(String(body.video_id), opts), guard)
+    : await guardStart(cli, engine, "videoDuplicate", body, guard);
   if (priced === "dry-run") return;
   const res = await engine.videoDuplicate(body);
   if (!exporting) {

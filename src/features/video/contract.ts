@@ -29,5 +29,12 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  videoDuplicate: op({ method: "POST", path: "/video/duplicate", status: 201, request: VideoDuplicateRequest, response: VideoDuplicateResponse, summary: "Duplicate a completed video" }),
+  videoDuplicate: op({
+    method: "POST",
+    path: "/video/duplicate",
+    status: 201,
+    request: VideoDuplicateRequest,
+    response: VideoDuplicateResponse,
+    summary: "Duplicate a completed video",
+  }),
 } as const;

@@ -12,7 +12,19 @@ export const videoLife: FeatureLife = {
       price: () => ({ credits: 0, exact: true, basis: "a duplicate costs nothing (its export may)" }),
       started: (input, res) => {
         const id = str(res.video_id);
-        return id ? [{ kind: "video", id, video_id: id, model: null, cost: 0, status: str(res.status) ?? "done", ...(str(input.video_id) ? { source_video_id: String(input.video_id) } : {}) }] : [];
+        return id
+          ? [
+              {
+                kind: "video",
+                id,
+                video_id: id,
+                model: null,
+                cost: 0,
+                status: str(res.status) ?? "done",
+                ...(str(input.video_id) ? { source_video_id: String(input.video_id) } : {}),
+              },
+            ]
+          : [];
       },
     },
   },

@@ -30,9 +30,7 @@ export function readVideo(db: DB, id: string): VideoRow | undefined {
 }
 
 export function listVideos(db: DB, spaceId?: string): VideoRow[] {
-  return db
-    .prepare("SELECT * FROM videos WHERE (@space IS NULL OR space_id = @space) ORDER BY created_at, rowid")
-    .all({ space: spaceId ?? null }) as VideoRow[];
+  return db.prepare("SELECT * FROM videos WHERE (@space IS NULL OR space_id = @space) ORDER BY created_at, rowid").all({ space: spaceId ?? null }) as VideoRow[];
 }
 
 export function timelineOf(row: Pick<VideoRow, "timeline">): VideoTimeline | undefined {

@@ -65,7 +65,13 @@ export function videoLines(v: VideoView): string[] {
     const voice = b.audio_path !== undefined ? `supplied audio ${b.audio_path}` : b.voice_id ? `voice ${b.voice_id} (${b.tts_voice})` : "silent";
     out.push("", `block ${i + 1}  ${span(b)}  ${voice}${b.look_id ? `  look ${b.look_id}` : ""}`);
     b.sequences.forEach((s, j) => {
-      const look = s.look_id ? `look ${s.look_id}` : s.look_image_path ? `avatar image ${s.look_image_path}` : s.avatar_video_path ? `avatar video ${s.avatar_video_path}` : "no avatar";
+      const look = s.look_id
+        ? `look ${s.look_id}`
+        : s.look_image_path
+          ? `avatar image ${s.look_image_path}`
+          : s.avatar_video_path
+            ? `avatar video ${s.avatar_video_path}`
+            : "no avatar";
       out.push(`  sequence ${j + 1}  ${span(s)}  ${s.text === null ? "silent" : "spoken"}  ${look}${s.action ? `  action "${s.action}"` : ""}`);
       if (s.media) out.push(`    media  ${mediaText(s.media)}`);
       for (const x of s.sentences) out.push(`    ${span(x)}  ${JSON.stringify(x.text)}`);

@@ -187,7 +187,27 @@ export async function decodeAudio(src: string, outAbs: string, field: string, si
   try {
     await runTool(
       tools.ffmpeg,
-      ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", `file:${src}`, "-vn", "-map", "0:a:0", "-ac", "1", "-ar", String(TRACK_RATE), "-c:a", "pcm_s16le", "-f", "wav", `file:${tmp}`],
+      [
+        "-hide_banner",
+        "-nostdin",
+        "-y",
+        "-loglevel",
+        "error",
+        "-i",
+        `file:${src}`,
+        "-vn",
+        "-map",
+        "0:a:0",
+        "-ac",
+        "1",
+        "-ar",
+        String(TRACK_RATE),
+        "-c:a",
+        "pcm_s16le",
+        "-f",
+        "wav",
+        `file:${tmp}`,
+      ],
       signal ? { signal } : {},
     );
     fs.renameSync(tmp, outAbs);
@@ -216,13 +236,7 @@ async function trackSamples(abs: string, scratch: string, signal?: AbortSignal):
  * Writes the voice track: `duration_ms` of silence with each sentence's speech placed at its start
  * (cut at its end), and each supplied block audio over its block. Written to a temp file and renamed.
  */
-export async function writeVoiceTrack(
-  mediaDir: string,
-  outRel: string,
-  blocks: readonly TimelineBlock[],
-  durationMs: number,
-  signal?: AbortSignal,
-): Promise<void> {
+export async function writeVoiceTrack(mediaDir: string, outRel: string, blocks: readonly TimelineBlock[], durationMs: number, signal?: AbortSignal): Promise<void> {
   const sampleAt = (ms: number) => Math.round((ms * TRACK_RATE) / 1000);
   const total = sampleAt(durationMs);
   const data = Buffer.alloc(total * 2);

@@ -32,12 +32,7 @@ export function thumbnailSource(t: Pick<VideoTimeline, "blocks">): { file: strin
   return { text: seqs.find((s) => s.text)?.text ?? "" };
 }
 
-export async function makeThumbnail(
-  mediaDir: string,
-  t: Pick<VideoTimeline, "blocks" | "width" | "height">,
-  outRel: string,
-  signal?: AbortSignal,
-): Promise<void> {
+export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "blocks" | "width" | "height">, outRel: string, signal?: AbortSignal): Promise<void> {
   const tools = await getTools();
   const size = thumbnailSize(t.width, t.height);
   const src = thumbnailSource(t);
@@ -57,13 +52,26 @@ export async function makeThumbnail(
     await runTool(
       tools.ffmpeg,
       [
-        "-hide_banner", "-nostdin", "-y", "-loglevel", "error",
-        ...DECODE_LIMIT_ARGS, "-i", `file:${input}`,
-        "-frames:v", "1",
-        "-vf", `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1`,
-        "-pix_fmt", "yuvj420p",
-        "-q:v", "3",
-        "-f", "image2", "-c:v", "mjpeg",
+        "-hide_banner",
+        "-nostdin",
+        "-y",
+        "-loglevel",
+        "error",
+        ...DECODE_LIMIT_ARGS,
+        "-i",
+        `file:${input}`,
+        "-frames:v",
+        "1",
+        "-vf",
+        `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1`,
+        "-pix_fmt",
+        "yuvj420p",
+        "-q:v",
+        "3",
+        "-f",
+        "image2",
+        "-c:v",
+        "mjpeg",
         `file:${tmp}`,
       ],
       signal ? { signal } : {},

@@ -20,16 +20,7 @@ export interface CatalogVoice {
   tts: string;
 }
 
-function voice(
-  id: string,
-  name: string,
-  language: string,
-  accent: string,
-  gender: "male" | "female",
-  tier: VoiceTier,
-  tts: string,
-  tags: string[],
-): CatalogVoice {
+function voice(id: string, name: string, language: string, accent: string, gender: "male" | "female", tier: VoiceTier, tts: string, tags: string[]): CatalogVoice {
   return { id, name, language, accent, gender, tier, tts, tags };
 }
 
@@ -82,10 +73,7 @@ export function catalogVoicePreviewRelPath(voiceId: string): string {
 }
 
 /** Synthesises the preview of a voice into `absOut` (WAV) unless it exists. */
-export async function ensureVoicePreview(
-  absOut: string,
-  v: { name: string; language: string; tts: string },
-): Promise<void> {
+export async function ensureVoicePreview(absOut: string, v: { name: string; language: string; tts: string }): Promise<void> {
   const { synthesize } = await import("../../media/tts.js");
   await ensureFile(absOut, async (tmp) => {
     await synthesize({ text: previewText(v.name, v.language), out: tmp, voice: v.tts });

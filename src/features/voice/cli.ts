@@ -72,7 +72,11 @@ async function resources(ctx: Context, flags: FilterFlags): Promise<void> {
   const query = FILTER_FLAGS.request(FILTER_FLAGS.values(flags));
   const engine = await ctx.engine();
   const res = await engine.resourceVoices(query);
-  ctx.print(res, (r) => resourcesTable(ctx, r), (r) => r.map((v) => v.id));
+  ctx.print(
+    res,
+    (r) => resourcesTable(ctx, r),
+    (r) => r.map((v) => v.id),
+  );
   if (!res.length) await noneMatch(ctx, query, async () => engine.resourceVoices({}));
 }
 
@@ -91,8 +95,8 @@ export const command: CommandModule = {
   register(voice: Command, getContext) {
     examples(voice, ["mediagen voice list --language fr", "mediagen voice resources --gender female", "mediagen voice get vc_emma"]);
 
-    const list = LIST_FLAGS.addTo(voice.command("list").description("List voices, space voices first (GET /voice/list)"))
-      .action(async (opts: ListFlags, cmd: Command) => {
+    const list = LIST_FLAGS.addTo(voice.command("list").description("List voices, space voices first (GET /voice/list)")).action(
+      async (opts: ListFlags, cmd: Command) => {
         const ctx = getContext(cmd);
         const flags = LIST_FLAGS.values(opts);
         if (flags.resources) {
@@ -104,9 +108,14 @@ export const command: CommandModule = {
         ctx.explainWith?.(LIST_FLAGS.givenFlags(flags), query);
         const engine = await ctx.engine();
         const res = await engine.voiceList(query);
-        ctx.print(res, (r) => voicesTable(ctx, r), (r) => r.map((v) => v.id));
+        ctx.print(
+          res,
+          (r) => voicesTable(ctx, r),
+          (r) => r.map((v) => v.id),
+        );
         if (!res.length) await noneMatch(ctx, query, async () => engine.voiceList({}));
-      });
+      },
+    );
     examples(list, [
       "mediagen voice list",
       "mediagen voice list --language en --gender female --tags narration,calm",
@@ -114,11 +123,11 @@ export const command: CommandModule = {
       "mediagen voice list --resources --language de",
     ]);
 
-    const res = FILTER_FLAGS.addTo(
-      voice.command("resources").description("Voices with accent and a preview sample URL (GET /resources/voices)"),
-    ).action(async (opts: FilterFlags, cmd: Command) => {
-      await resources(getContext(cmd), opts);
-    });
+    const res = FILTER_FLAGS.addTo(voice.command("resources").description("Voices with accent and a preview sample URL (GET /resources/voices)")).action(
+      async (opts: FilterFlags, cmd: Command) => {
+        await resources(getContext(cmd), opts);
+      },
+    );
     examples(res, ["mediagen voice resources", "mediagen voice resources --language es --json | jq -r '.[].preview'"]);
 
     const get = voice

@@ -60,5 +60,12 @@ export const requestCodes = {
 export const operations = {
   voiceList: op({ method: "GET", path: "/voice/list", status: 200, request: VoiceListRequest, response: VoiceListResponse, summary: "List voices, space first" }),
   voiceGet: op({ method: "GET", path: "/voice/{id}", status: 200, request: VoiceGetRequest, response: Voice, summary: "One voice" }),
-  resourceVoices: op({ method: "GET", path: "/resources/voices", status: 200, request: ResourceVoicesRequest, response: ResourceVoicesResponse, summary: "Voices with accent and preview" }),
+  resourceVoices: op({
+    method: "GET",
+    path: "/resources/voices",
+    status: 200,
+    request: ResourceVoicesRequest,
+    response: ResourceVoicesResponse,
+    summary: "Voices with accent and preview",
+  }),
 } as const;

@@ -68,7 +68,10 @@ export function languageCode(value: string): string | undefined {
 /** `--language fr-FR,German` → `fr,de`; anything else is a usage error that lists the codes. */
 export function parseLanguages(value: string, flag = "--language"): string {
   const out: string[] = [];
-  for (const part of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const code = languageCode(part);
     if (!code) {
       throw new CliError(

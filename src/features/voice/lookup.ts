@@ -73,9 +73,7 @@ export function spaceVoicePreviewRel(voiceId: string): string {
 
 /** Space voices first (oldest first), then the catalog voices the plan's tier unlocks. */
 export function voicesFor(db: DB, spaceId: string, plan: Plan, opts: { onlyPublic?: boolean } = {}): VoiceView[] {
-  const own = opts.onlyPublic
-    ? []
-    : (db.prepare(`SELECT * FROM voices WHERE space_id = ? ORDER BY seq`).all(spaceId) as SpaceVoiceRow[]).map(viewOfRow);
+  const own = opts.onlyPublic ? [] : (db.prepare(`SELECT * FROM voices WHERE space_id = ? ORDER BY seq`).all(spaceId) as SpaceVoiceRow[]).map(viewOfRow);
   // Public voices synced from the hosted service (`local catalog sync --voices`) replace the built-in
   // ones; the hosted list was already the syncing plan's, so every plan sees them.
   const synced = syncedVoicesOf(db);

@@ -45,13 +45,19 @@ function storeError(file: string, e: unknown): LocalStoreError {
     );
   }
   if (code === "SQLITE_READONLY" || code === "EROFS" || /readonly|read-only/i.test(msg)) {
-    return new LocalStoreError(file, `the local instance database ${file} is read-only (${msg}); make it and its directory writable, or set MEDIAGEN_HOME to a writable directory`);
+    return new LocalStoreError(
+      file,
+      `the local instance database ${file} is read-only (${msg}); make it and its directory writable, or set MEDIAGEN_HOME to a writable directory`,
+    );
   }
   if (code === "SQLITE_FULL" || code === "ENOSPC") {
     return new LocalStoreError(file, `no space left on device for the local instance database ${file}; free some space and try again`);
   }
   if (code === "SQLITE_CANTOPEN" || code === "EACCES" || code === "EPERM") {
-    return new LocalStoreError(file, `cannot open the local instance database ${file} (${msg}); check that it and its directory are readable and writable, or set MEDIAGEN_HOME elsewhere`);
+    return new LocalStoreError(
+      file,
+      `cannot open the local instance database ${file} (${msg}); check that it and its directory are readable and writable, or set MEDIAGEN_HOME elsewhere`,
+    );
   }
   return new LocalStoreError(file, `cannot open the local instance database ${file}: ${msg}`);
 }
@@ -131,9 +137,7 @@ export function schemaVersion(db: DB): number {
 export function migrate(db: DB, list: readonly string[]): void {
   const seen = schemaVersion(db);
   if (seen > list.length) {
-    throw new Error(
-      `the local instance database has schema version ${seen}, newer than this mediagen knows (${list.length}); upgrade mediagen`,
-    );
+    throw new Error(`the local instance database has schema version ${seen}, newer than this mediagen knows (${list.length}); upgrade mediagen`);
   }
   if (seen === list.length) return;
   db.transaction(() => {

@@ -114,7 +114,23 @@ export async function renderAudio(
   try {
     await runTool(
       tools.ffmpeg,
-      ["-hide_banner", "-nostdin", "-y", "-nostats", "-loglevel", "error", ...job.inputs, "-filter_complex_script", script, "-map", "[aout]", ...job.encode, "-f", "mp4", tmp],
+      [
+        "-hide_banner",
+        "-nostdin",
+        "-y",
+        "-nostats",
+        "-loglevel",
+        "error",
+        ...job.inputs,
+        "-filter_complex_script",
+        script,
+        "-map",
+        "[aout]",
+        ...job.encode,
+        "-f",
+        "mp4",
+        tmp,
+      ],
       { signal: o.signal, cwd: o.workDir },
     );
     fs.renameSync(tmp, target);

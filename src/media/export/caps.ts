@@ -18,8 +18,14 @@ const cache = new Map<string, Promise<ExportCaps>>();
 
 async function detect(tools: Tools): Promise<ExportCaps> {
   const [amix, long] = await Promise.all([
-    runTool(tools.ffmpeg, ["-hide_banner", "-h", "filter=amix"]).then((r) => r.stdout, () => ""),
-    runTool(tools.ffmpeg, ["-hide_banner", "-h", "long"]).then((r) => r.stdout, () => ""),
+    runTool(tools.ffmpeg, ["-hide_banner", "-h", "filter=amix"]).then(
+      (r) => r.stdout,
+      () => "",
+    ),
+    runTool(tools.ffmpeg, ["-hide_banner", "-h", "long"]).then(
+      (r) => r.stdout,
+      () => "",
+    ),
   ]);
   return {
     xfade: tools.hasXfade,

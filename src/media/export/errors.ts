@@ -30,7 +30,10 @@ const STORAGE_STDERR = /No space left on device|Disk quota exceeded|Read-only fi
  * quote, `=`, `:` or `(`, so ratios like `1/30` stay as they are.
  */
 export function scrubPaths(text: string): string {
-  return text.replace(/(^|[\s'"=:(])((?:[A-Za-z]:)?[\\/](?:[^\s'"\\/:,;]+[\\/])+)([^\s'"\\/:,;]*)/gm, (_m, pre: string, _dir: string, base: string) => `${pre}${base || "."}`);
+  return text.replace(
+    /(^|[\s'"=:(])((?:[A-Za-z]:)?[\\/](?:[^\s'"\\/:,;]+[\\/])+)([^\s'"\\/:,;]*)/gm,
+    (_m, pre: string, _dir: string, base: string) => `${pre}${base || "."}`,
+  );
 }
 
 export function isStorageError(e: unknown): boolean {
@@ -66,7 +69,8 @@ export function toExportError(e: unknown, what: string): ExportError {
  * ("Conversion failed!", "Error while filtering…") when something more specific precedes them.
  */
 export function tailOf(stderr: string, lines = 4): string {
-  const generic = /^(Conversion failed!|Error while (filtering|processing the decoded data)|Error (re)?initializing (filters|output stream)|Exiting normally|Failed to inject frame|Error while decoding stream)/i;
+  const generic =
+    /^(Conversion failed!|Error while (filtering|processing the decoded data)|Error (re)?initializing (filters|output stream)|Exiting normally|Failed to inject frame|Error while decoding stream)/i;
   const all = stderr
     .split(/\r?\n/)
     .map((l) => l.trim())
@@ -74,7 +78,5 @@ export function tailOf(stderr: string, lines = 4): string {
   const specific = all.filter((l) => !generic.test(l));
   const pick = (specific.length ? specific : all).slice(-lines);
   // "[mov,mp4,… @ 0x55…] moov atom not found" → "moov atom not found"; "file:x.mp4" → "x.mp4".
-  return pick
-    .map((l) => l.replace(/^\[[^\]]+ @ 0x[0-9a-f]+\]\s*/, "").replace(/(^|[\s'"])file:/g, "$1"))
-    .join(" | ");
+  return pick.map((l) => l.replace(/^\[[^\]]+ @ 0x[0-9a-f]+\]\s*/, "").replace(/(^|[\s'"])file:/g, "$1")).join(" | ");
 }

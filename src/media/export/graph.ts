@@ -56,7 +56,10 @@ export function fitBox(iw: number | undefined, ih: number | undefined, bw: numbe
 }
 
 /** Layout boxes for an output size: half splits along the long side, background fits the avatar. */
-export function layoutBoxes(W: number, H: number): {
+export function layoutBoxes(
+  W: number,
+  H: number,
+): {
   half: { vertical: boolean; media: { w: number; h: number }; avatar: { w: number; h: number } };
   quarter: { w: number; h: number };
   blur: number;
@@ -103,10 +106,7 @@ export interface StillJob {
  * avatar video), an animated still (`motion`: drawn once at 1.25× its box, then zoomed and panned
  * slowly), or a still that shares the frame with one of those (drawn once at its box, repeated).
  */
-export type Part =
-  | { kind: "still"; job: StillJob }
-  | { kind: "video"; file: string; trimStart?: number }
-  | { kind: "motion"; job: StillJob };
+export type Part = { kind: "still"; job: StillJob } | { kind: "video"; file: string; trimStart?: number } | { kind: "motion"; job: StillJob };
 
 /**
  * What the render does for one sequence: a picture that does not move at all (`still`, composed once
@@ -180,7 +180,11 @@ function composedStill(plan: RenderPlan, m: RenderMedia, look: string | null, in
   const f = look ? fgJob(look, info, boxes.fgBox) : undefined;
   const bg = `[in0]format=rgb24,${cropTo(q.w, q.h)},scale=${q.w}:${q.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,boxblur=${boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1`;
   const chain = f
-    ? [`${bg}[bg]`, f.chain[0]!.replace("[in0]", "[in1]").replace("[out]", "[fg]"), `[bg][fg]overlay=x=${(W - f.w) >> 1}:y=${(H - f.h) >> 1}:format=yuv420,format=yuv420p[out]`]
+    ? [
+        `${bg}[bg]`,
+        f.chain[0]!.replace("[in0]", "[in1]").replace("[out]", "[fg]"),
+        `[bg][fg]overlay=x=${(W - f.w) >> 1}:y=${(H - f.h) >> 1}:format=yuv420,format=yuv420p[out]`,
+      ]
     : [`${bg}[out]`];
   return { key: `background|${m.path}|${look ?? ""}|${W}x${H}`, w: W, h: H, fmt: "yuv420p", sources: look ? [m.path, look] : [m.path], chain };
 }

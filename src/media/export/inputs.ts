@@ -157,7 +157,12 @@ export async function drawStills(
     const err = toExportError(e, "drawing the stills");
     if (err.aborted) throw err;
     // Name the unreadable picture when there is one.
-    const bad = await firstUnreadable(todo.flatMap((t) => t.job.sources), plan, tools, o.signal);
+    const bad = await firstUnreadable(
+      todo.flatMap((t) => t.job.sources),
+      plan,
+      tools,
+      o.signal,
+    );
     throw bad ?? err;
   }
   todo.forEach((t, k) => {

@@ -173,7 +173,9 @@ function makeWorkDir(job: ExportJob): string {
     fs.mkdirSync(job.workDir);
     return job.workDir;
   } catch (e) {
-    throw new ExportError("STORAGE_FAILED", `cannot create the output directory for ${path.basename(job.o.outPath)}: ${(e as NodeJS.ErrnoException).code ?? e}`, { cause: e });
+    throw new ExportError("STORAGE_FAILED", `cannot create the output directory for ${path.basename(job.o.outPath)}: ${(e as NodeJS.ErrnoException).code ?? e}`, {
+      cause: e,
+    });
   }
 }
 
@@ -225,21 +227,39 @@ async function prepareVisuals(job: ExportJob, plan: RenderPlan, tools: Tools, wd
 function encodeArgs(job: ExportJob, plan: RenderPlan, caps: ExportCaps, chunk: Chunk, videoFile: string): string[] {
   const postTiming = caps.timing[0] === "-vsync" ? [] : caps.timing;
   return [
-    "-map", "[vout]", "-an",
-    "-c:v", "libx264", "-preset", job.o.draft ? "ultrafast" : "veryfast", "-crf", "23",
+    "-map",
+    "[vout]",
+    "-an",
+    "-c:v",
+    "libx264",
+    "-preset",
+    job.o.draft ? "ultrafast" : "veryfast",
+    "-crf",
+    "23",
     ...(job.o.threads ? ["-threads", String(job.o.threads)] : []),
     // Slice threads: the same preset and CRF for ~7 % less CPU than frame threads on this kind of
     // video (both cores still busy, measured on the reference plan), and the same file every run.
-    "-x264-params", "sliced-threads=1",
-    "-pix_fmt", "yuv420p",
+    "-x264-params",
+    "sliced-threads=1",
+    "-pix_fmt",
+    "yuv420p",
     // The encoder's time base is the frame grid; passthrough timing never dups or drops a frame,
     // so a graph that loses one fails the frame-count check instead of being papered over.
-    "-r", String(plan.fps), ...postTiming, ...BT709,
-    "-frames:v", String(chunk.frames), "-t", num(chunk.frames / plan.fps),
+    "-r",
+    String(plan.fps),
+    ...postTiming,
+    ...BT709,
+    "-frames:v",
+    String(chunk.frames),
+    "-t",
+    num(chunk.frames / plan.fps),
     // Whole-frame timestamps: chunks joined by the concat demuxer then line up exactly (the
     // default timescale left a third of a millisecond at each join).
-    "-video_track_timescale", String(plan.fps),
-    "-f", "mp4", videoFile,
+    "-video_track_timescale",
+    String(plan.fps),
+    "-f",
+    "mp4",
+    videoFile,
   ];
 }
 
@@ -275,12 +295,15 @@ async function renderChunk(job: ExportJob, plan: RenderPlan, tools: Tools, caps:
   // A graph that deadlocks leaves ffmpeg alive, polling its inputs, forever (seen with ffmpeg 5.1
   // when a branch lacked its closing fps): no new frame for this long ends the job.
   const stallMs = job.o.stallTimeoutMs ?? 120_000;
-  const watchdog = setInterval(() => {
-    if (performance.now() - lastAdvance < stallMs) return;
-    const stuck = `ffmpeg made no progress for ${Math.round(stallMs / 1000)} s (stuck after ${chunk.startFrame + Math.max(0, lastFrame)} of ${plan.frames} frames)`;
-    job.failure ??= { e: new ExportError("ENCODING_FAILED", `rendering the video failed: ${stuck}`), step: job.step };
-    job.ac.abort();
-  }, Math.min(5000, Math.max(10, stallMs / 4)));
+  const watchdog = setInterval(
+    () => {
+      if (performance.now() - lastAdvance < stallMs) return;
+      const stuck = `ffmpeg made no progress for ${Math.round(stallMs / 1000)} s (stuck after ${chunk.startFrame + Math.max(0, lastFrame)} of ${plan.frames} frames)`;
+      job.failure ??= { e: new ExportError("ENCODING_FAILED", `rendering the video failed: ${stuck}`), step: job.step };
+      job.ac.abort();
+    },
+    Math.min(5000, Math.max(10, stallMs / 4)),
+  );
   try {
     await renderP;
   } finally {

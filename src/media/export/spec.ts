@@ -206,7 +206,8 @@ export function planSpec(spec: RenderSpec): RenderPlan {
     const start = toFrame(seq.start_ms);
     const end = toFrame(seq.end_ms);
     // Sequences tile the video: the generation rounds every boundary to the frame grid.
-    if (start !== cursor) fail(`sequence ${n} starts at ${seq.start_ms} ms, expected ${Math.round((cursor * 1000) / fps)} ms (sequences must follow each other without gaps)`);
+    if (start !== cursor)
+      fail(`sequence ${n} starts at ${seq.start_ms} ms, expected ${Math.round((cursor * 1000) / fps)} ms (sequences must follow each other without gaps)`);
     if (end <= start) fail(`sequence ${n} is shorter than one frame (${seq.start_ms}–${seq.end_ms} ms)`);
     if (seq.look_image_path !== null && !isFile(seq.look_image_path)) fail(`missing input: ${describeFile(`look image of sequence ${n}`, seq.look_image_path)}`);
     if (seq.look_video && !isFile(seq.look_video.path)) fail(`missing input: ${describeFile(`avatar video of sequence ${n}`, seq.look_video.path)}`);

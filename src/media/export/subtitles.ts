@@ -17,12 +17,14 @@ export interface Cue {
 
 /** Text as ASS shows it: override braces and backslashes removed, whitespace collapsed. */
 export function assText(text: string): string {
-  return text
-    .replace(/[{}\\]/g, "")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    text
+      .replace(/[{}\\]/g, "")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+      .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /** Splits [startMs, endMs) over ~4-word chunks of `text`, in proportion to their length. */
@@ -101,4 +103,3 @@ export function buildAss(plan: Pick<RenderPlan, "W" | "H">, cues: Cue[]): string
   }
   return lines.join("\n") + "\n";
 }
-

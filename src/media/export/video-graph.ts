@@ -102,7 +102,19 @@ class RunGraph {
     // Without the deblocking filter (a sixth of the decode): where the picture is blurred at quarter
     // size anyway, and in drafts.
     const fast = blurred || this.o.draft ? ["-skip_loop_filter", "all"] : [];
-    const idx = this.addInput([...DECODE_LIMIT_ARGS, "-threads", "1", ...fast, "-stream_loop", "-1", ...(ss > 0 ? ["-ss", num(Math.round(ss * 1000) / 1000)] : []), "-t", num(frames / F + 0.5), "-i", `file:${file}`]);
+    const idx = this.addInput([
+      ...DECODE_LIMIT_ARGS,
+      "-threads",
+      "1",
+      ...fast,
+      "-stream_loop",
+      "-1",
+      ...(ss > 0 ? ["-ss", num(Math.round(ss * 1000) / 1000)] : []),
+      "-t",
+      num(frames / F + 0.5),
+      "-i",
+      `file:${file}`,
+    ]);
     // Trimmed right after fps: no frame beyond the sequence is scaled.
     return `[${idx}:v]fps=${F},trim=end_frame=${frames},`;
   }
@@ -119,7 +131,15 @@ class RunGraph {
 }
 
 /** One part of a layout drawn per frame at `box`, then `post` (filters at that stage), to `[out]`. */
-function drawPart(g: RunGraph, part: Part, at: { nf: number; offset: number; span: number; blurred?: boolean }, box: { w: number; h: number }, post: string, fmt: string, out: string): void {
+function drawPart(
+  g: RunGraph,
+  part: Part,
+  at: { nf: number; offset: number; span: number; blurred?: boolean },
+  box: { w: number; h: number },
+  post: string,
+  fmt: string,
+  out: string,
+): void {
   const then = post ? `,${post}` : "";
   switch (part.kind) {
     case "still":
@@ -127,7 +147,9 @@ function drawPart(g: RunGraph, part: Part, at: { nf: number; offset: number; spa
       g.lines.push(`[${g.still(part.job)}]${post ? `${post},` : ""}${g.loop(at.nf)},format=${fmt}[${out}]`);
       break;
     case "video":
-      g.lines.push(`${g.video(part.file, at.nf, part.trimStart, at.offset, at.blurred)}${cropTo(box.w, box.h)},scale=${box.w}:${box.h},setsar=1${then},${g.tail}[${out}]`);
+      g.lines.push(
+        `${g.video(part.file, at.nf, part.trimStart, at.offset, at.blurred)}${cropTo(box.w, box.h)},scale=${box.w}:${box.h},setsar=1${then},${g.tail}[${out}]`,
+      );
       break;
     case "motion":
       g.lines.push(`${g.motion(part.job, at.nf, at.offset, at.span, box)}${then},${g.tail}[${out}]`);

@@ -305,9 +305,7 @@ export const MODELS: readonly ModelDef[] = [
     default_resolution: null,
     durations: [],
     default_duration: null,
-    settings: [
-      { key: "keepAudio", type: "boolean", label: "Keep the source audio", default_value: true, affects_cost: false, controlsAudio: true },
-    ],
+    settings: [{ key: "keepAudio", type: "boolean", label: "Keep the source audio", default_value: true, affects_cost: false, controlsAudio: true }],
     pricing: { kind: "flat", milli: 8000 },
     render: "edit",
   },
