@@ -72,7 +72,7 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
   {
     name: "whoami",
     summary: "Target, space, plan and balance of the key in use (also: credits)",
-    term: "whoami|credits [options]",
+    term: "whoami|credits",
     aliases: ["credits"],
     load: () => import("./commands/whoami.js"),
   },
