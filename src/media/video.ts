@@ -235,7 +235,7 @@ function checkVideoOptions(o: RenderVideoOptions, mode: VideoMode): void {
   checkFile(o.endImage, "endImage");
   checkFile(o.sourceVideo, "sourceVideo");
   checkFile(o.motionVideo, "motionVideo");
-  (o.references ?? []).forEach((r, i) => checkFile(r, `references[${i}]`));
+  for (const [i, r] of (o.references ?? []).entries()) checkFile(r, `references[${i}]`);
 }
 
 function ffmpegMajor(version: string): number | undefined {

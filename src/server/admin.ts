@@ -128,7 +128,7 @@ function routesOf(o: AdminOptions): Record<string, Route> {
 
 export function createAdminHandler(o: AdminOptions): AdminHandler {
   const routes = routesOf(o);
-  return async (req, res, url, send) => {
+  return async (req, _res, url, send) => {
     const fail = (status: number, code: string, message: string) => send(status, errorResponse(code, message, { status }).body);
     const why = refusal(req, o.token);
     if (why) return fail(403, "forbidden", why);

@@ -48,8 +48,14 @@ export class ConnectionLimiter {
   /** A new connection: held, possibly in place of an idle one; or answered 503 and closed. */
   admit(socket: Socket): void {
     const client = clientOf(socket);
-    if ((this.perClient.get(client) ?? 0) >= this.limits.perClient && !this.evictIdle(client)) return this.refuse(socket);
-    if (this.held.size >= this.limits.max && !this.evictIdle()) return this.refuse(socket);
+    if ((this.perClient.get(client) ?? 0) >= this.limits.perClient && !this.evictIdle(client)) {
+      this.refuse(socket);
+      return;
+    }
+    if (this.held.size >= this.limits.max && !this.evictIdle()) {
+      this.refuse(socket);
+      return;
+    }
     const entry: Held = { socket, client, busy: 0, used: false };
     this.held.set(socket, entry);
     this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);

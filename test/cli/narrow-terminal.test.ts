@@ -80,9 +80,10 @@ describe("text and live lines fit the terminal", () => {
     expect(r.exit, r.screen).toBe(0);
     const raw = r.raw;
     // Every frame the spinner drew (the text between an erase of the line and the next one) fits.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the spinner's escape sequences are what is split on
     const frames = raw
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the spinner's escape sequences are what is split on
       .split(/\u001b\[2K|\u001b\[\d*G|\r/)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what is stripped
       .map((f) => f.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""))
       .filter((f) => f.includes("asset "));
     expect(frames.length).toBeGreaterThan(0);

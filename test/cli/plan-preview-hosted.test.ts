@@ -103,29 +103,38 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
   const pic = /^\/media\/([\w-]+)\.png$/.exec(url.pathname);
   if (pic) {
     res.writeHead(200, { "content-type": "image/png" });
-    return void res.end(fs.readFileSync(path.join(dir, `${pic[1]}.png`)));
+    res.end(fs.readFileSync(path.join(dir, `${pic[1]}.png`)));
+    return;
   }
-  const p = url.pathname.replace(/^\/api\/public\/v1/, "");
+  const [status, data] = answerApi(url.pathname.replace(/^\/api\/public\/v1/, ""), body);
+  send(status, data);
+}
+
+/** The fake hosted API's answer (status and JSON body) to one path. */
+function answerApi(p: string, body: string): [number, unknown] {
   const model = modelDetail(MODELS.find((m) => m.name === "imgA-4-fast")!) as Json;
   if (p === "/asset/models") {
     const { settings: _s, input_schema: _i, max_prompt_length: _m, restricted_countries: _r, ...summary } = model;
-    return send(200, { models: [summary], count: 1 });
+    return [200, { models: [summary], count: 1 }];
   }
-  if (p === `/asset/models/${String(model.name)}`) return send(200, model);
+  if (p === `/asset/models/${String(model.name)}`) return [200, model];
   if (p === "/asset/pricing") {
     const n = (JSON.parse(body || "{}") as Json).generation_count;
     const count = typeof n === "number" ? n : 1;
-    return send(200, { model: model.name, cost_per_generation: 0.1, total_cost: 0.1 * count, currency: "credits", generation_count: count });
+    return [200, { model: model.name, cost_per_generation: 0.1, total_cost: 0.1 * count, currency: "credits", generation_count: count }];
   }
   if (p === "/voice/list") {
-    return send(200, [
-      { id: "vc_hosted_ava", name: "Ava", language: "en", gender: "female", tags: [], source: "config" },
-      { id: "vc_hosted_ben", name: "Ben", language: "en", gender: "male", tags: [], source: "config" },
-    ]);
+    return [
+      200,
+      [
+        { id: "vc_hosted_ava", name: "Ava", language: "en", gender: "female", tags: [], source: "config" },
+        { id: "vc_hosted_ben", name: "Ben", language: "en", gender: "male", tags: [], source: "config" },
+      ],
+    ];
   }
-  if (p === "/resources/voices") return send(200, []);
+  if (p === "/resources/voices") return [200, []];
   if (p === "/avatar/list")
-    return send(
+    return [
       200,
       LOOKS.map((l) => ({
         ...lookRecord(l),
@@ -137,11 +146,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
         ethnicity: "mixed",
         hair_color: "brown",
       })),
-    );
+    ];
   const av = /^\/avatar\/([\w-]+)$/.exec(p);
   const found = av && LOOKS.find((l) => l.avatar === av[1]);
-  if (found) return send(200, avatarRecord(found));
-  send(404, { error: "Not found", details: [{ code: "not_found", message: "Not found" }] });
+  if (found) return [200, avatarRecord(found)];
+  return [404, { error: "Not found", details: [{ code: "not_found", message: "Not found" }] }];
 }
 
 beforeAll(async () => {

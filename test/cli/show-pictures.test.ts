@@ -100,6 +100,7 @@ describe("--show: pictures in the terminal", () => {
     });
     expect(piped.exitCode, piped.stderr).toBe(0);
     expect(piped.stdout.trim()).toBe(path.join(out, fs.readdirSync(out).find((f) => f.startsWith(image))!));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the iTerm2 and kitty picture escapes must be absent from piped output
     expect(piped.stdout + piped.stderr).not.toMatch(/\x1b\]1337|\x1b_G/);
   }, 90_000);
 });

@@ -132,7 +132,7 @@ describe("export fidelity", () => {
       ],
       { width: W, height: H },
     );
-    spec.blocks[0]!.sequences.forEach((s) => (s.look_video = { path: avatarClip, start_s: s.start_ms / 1000 }));
+    for (const s of spec.blocks[0]!.sequences) s.look_video = { path: avatarClip, start_s: s.start_ms / 1000 };
     const out = await render(spec, "avatar-video.mp4");
     // half: media on top (rows 0..160), the avatar video below.
     const h1 = frameRgb(tools, out, 5, W, H);

@@ -49,6 +49,7 @@ describe("redaction keeps the words around a key", () => {
     "expected Authorization: Bearer <key> followed by 64 hexadecimal characters",
     "send Authorization: Bearer <API_KEY>",
     "Authorization: Bearer followed by the key",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal shell-style placeholder, as a user would paste it
     "use the header Authorization: Bearer ${MEDIAGEN_API_KEY}",
     "a live_ prefix then _live_ and 64 hex characters",
   ])("%s (no key in it) is left as it is", (text) => {

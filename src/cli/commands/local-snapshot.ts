@@ -69,20 +69,23 @@ export function registerSnapshots(local: Command, get: Getter): void {
       const instance = await ctx.localInstance();
       ctx.print(
         instance.listSnapshots() as SnapshotView[],
-        (rows) =>
-          rows.length
-            ? table(
-                rows,
-                [
-                  { header: "name", get: (r) => r.name, id: true },
-                  { header: "saved", get: (r) => r.created_at, whole: true },
-                  { header: "spaces", get: (r) => r.spaces, align: "right" },
-                  { header: "media", get: (r) => r.media_files, align: "right" },
-                  { header: "size", get: (r) => size(r.size_bytes), align: "right" },
-                ],
-                widthOf(ctx.io),
-              )
-            : (ctx.io.info("No snapshots."), []),
+        (rows) => {
+          if (!rows.length) {
+            ctx.io.info("No snapshots.");
+            return [];
+          }
+          return table(
+            rows,
+            [
+              { header: "name", get: (r) => r.name, id: true },
+              { header: "saved", get: (r) => r.created_at, whole: true },
+              { header: "spaces", get: (r) => r.spaces, align: "right" },
+              { header: "media", get: (r) => r.media_files, align: "right" },
+              { header: "size", get: (r) => size(r.size_bytes), align: "right" },
+            ],
+            widthOf(ctx.io),
+          );
+        },
         (rows) => rows.map((r) => r.name),
       );
     });

@@ -155,7 +155,10 @@ function uploadTasks(b: BuildContext, out: Supplied, net: Net, brollApplies: boo
   const { spec, mediaDir, signal } = b;
   const tasks: (() => Promise<void>)[] = [];
   const voiceFromUrl = spec.voice_url !== null && (spec.method === "script" || spec.method === "media");
-  if (voiceFromUrl) tasks.push(async () => void (out.voice = await supplyAudio(mediaDir, spec.voice_url!, "voice_url", net)));
+  if (voiceFromUrl)
+    tasks.push(async () => {
+      out.voice = await supplyAudio(mediaDir, spec.voice_url!, "voice_url", net);
+    });
   if (spec.avatar_url) {
     const av = spec.avatar_url;
     tasks.push(async () => {
@@ -189,7 +192,9 @@ function uploadTasks(b: BuildContext, out: Supplied, net: Net, brollApplies: boo
     });
   }
   if (spec.options.music) {
-    tasks.push(async () => void (out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, net) : await defaultMusic(mediaDir, signal)));
+    tasks.push(async () => {
+      out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, net) : await defaultMusic(mediaDir, signal);
+    });
   }
   return tasks;
 }
@@ -318,7 +323,7 @@ function markAnimated(spec: GenerationSpec, sequences: TimelineSequence[]): void
   const cap = spec.max_animated_images ?? Infinity;
   for (const s of sequences) {
     const m = s.media;
-    if (!m || m.kind !== "image" || "broll_asset_id" in m.source) continue;
+    if (m?.kind !== "image" || "broll_asset_id" in m.source) continue;
     const key = "asset_id" in m.source ? m.source.asset_id : m.source.url;
     if (!chosen.has(key) && chosen.size >= cap) continue;
     chosen.add(key);
@@ -330,7 +335,7 @@ function markAnimated(spec: GenerationSpec, sequences: TimelineSequence[]): void
 function fitMedia(sequences: TimelineSequence[]): void {
   for (const s of sequences) {
     const m = s.media;
-    if (!m || m.kind !== "video" || m.trim_start === undefined || m.duration_ms === undefined) continue;
+    if (m?.kind !== "video" || m.trim_start === undefined || m.duration_ms === undefined) continue;
     if (m.trim_start * 1000 >= m.duration_ms) m.trim_start = 0;
   }
 }

@@ -5,7 +5,7 @@
  * generation schedule; it makes a video to export, and what it saves itself is that video's thumbnail.
  */
 import { generationSchedule } from "../../contract/poll.js";
-import { COMPLETED_OR_FAILED, resultOf, extOf, num, statusByJobId, str, type Body, type FeatureLife } from "../life.js";
+import { COMPLETED_OR_FAILED, resultOf, extOf, num, statusByJobId, str, type FeatureLife } from "../life.js";
 
 export const generationLife: FeatureLife = {
   operations: {

@@ -69,6 +69,7 @@ export const PlanSequence = z
   .meta({
     id: "sequence",
     if: silent,
+    // biome-ignore lint/suspicious/noThenProperty: a JSON Schema if/then/else keyword, not a thenable
     then: { required: ["duration_ms"], properties: { duration_ms: { type: "number", exclusiveMinimum: 0, maximum: PLAN_SILENT_MAX_MS } } },
     else: { properties: { duration_ms: { type: "null" } } },
   });
@@ -91,6 +92,7 @@ export const PlanBlock = z
     id: "block",
     // A silent sequence is alone in its own block, with no voice_id (and no audio).
     if: { required: ["sequences"], properties: { sequences: { type: "array", contains: silent } } },
+    // biome-ignore lint/suspicious/noThenProperty: a JSON Schema if/then/else keyword, not a thenable
     then: { properties: { sequences: { type: "array", maxItems: 1 }, voice_id: { type: "null" }, audio_url: { type: "null" } } },
   });
 

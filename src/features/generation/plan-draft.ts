@@ -37,7 +37,7 @@ export function readDraft<S>(output: string, isState: (s: unknown) => s is S): D
     return undefined;
   }
   const d = raw as Partial<Draft<unknown>> | null;
-  if (!d || d.mediagen_plan_draft !== 1 || typeof d.saved_at !== "string" || !isState(d.state)) return undefined;
+  if (d?.mediagen_plan_draft !== 1 || typeof d.saved_at !== "string" || !isState(d.state)) return undefined;
   return d as Draft<S>;
 }
 

@@ -316,7 +316,8 @@ async function renderChunk(job: ExportJob, plan: RenderPlan, tools: Tools, caps:
 async function muxAndCheck(job: ExportJob, plan: RenderPlan, tools: Tools, videoFiles: string[], audioFile: string, wd: string): Promise<ProbeResult> {
   job.step = "writing the output";
   const tm = performance.now();
-  const tmpOut = (job.tmpOut = tempPathFor(job.o.outPath));
+  const tmpOut = tempPathFor(job.o.outPath);
+  job.tmpOut = tmpOut;
   let videoIn = ["-i", `file:${videoFiles[0]!}`];
   if (videoFiles.length > 1) {
     fs.writeFileSync(path.join(wd, "chunks.txt"), videoFiles.map((f) => `file '${path.basename(f)}'\n`).join(""));
