@@ -122,7 +122,7 @@ describe("each error class", () => {
       expect((await get()).status).toBe(200);
       const res = await get();
       expect(res.status).toBe(429);
-      const body = await res.json();
+      const body = (await res.json()) as { details: { code: string }[] };
       expect(ErrorEnvelope.safeParse(body).success).toBe(true);
       expect(body.details[0].code).toBe("rate_limit_exceeded");
     } finally {

@@ -45,7 +45,7 @@ describe("catalog thumbnails", () => {
     const file = path.join(t.mediaDir, catalogLookRelPath("lk_maya_office"));
     expect(fs.existsSync(file)).toBe(false);
     const look = await t.api.avatarLook({ avatar_id: "av_maya", look_id: "lk_maya_office" });
-    expect(pngSizeOf(look.thumbnail)).toEqual({ width: 960, height: 540 });
+    expect(pngSizeOf(look.thumbnail!)).toEqual({ width: 960, height: 540 });
     expect(fs.existsSync(path.join(t.mediaDir, catalogLookRelPath("lk_maya_kitchen")))).toBe(false);
     const mtime = fs.statSync(file).mtimeMs;
     await t.api.avatarGet({ avatar_id: "av_maya" });

@@ -31,7 +31,7 @@ function jobPayload(lookId: string): LookJobPayload {
 describe("avatar edit", () => {
   it("makes a new pending look that becomes ready; the source look is unchanged; 2 credits", async () => {
     const sourceBefore = await t.api.avatarLook(base);
-    const sourceBytes = fs.readFileSync(new URL(sourceBefore.thumbnail));
+    const sourceBytes = fs.readFileSync(new URL(sourceBefore.thumbnail!));
     const before = t.ledger.balance(spaceId());
     const res = await t.api.avatarEdit({ ...base, prompt: "now outdoors in a park" });
     expect(res.avatar_id).toBe(base.avatar_id);
@@ -42,9 +42,9 @@ describe("avatar edit", () => {
     await t.runUntilIdle();
     const look = await t.api.avatarLook(res);
     expect(look).toMatchObject({ status: "ready", format: "vertical", accessories: ["glasses"], place: "office" });
-    expect(pngSizeOf(look.thumbnail)).toEqual({ width: 1152, height: 2048 });
+    expect(pngSizeOf(look.thumbnail!)).toEqual({ width: 1152, height: 2048 });
     expect(await t.api.avatarLook(base)).toEqual(sourceBefore);
-    expect(fs.readFileSync(new URL(sourceBefore.thumbnail)).equals(sourceBytes)).toBe(true);
+    expect(fs.readFileSync(new URL(sourceBefore.thumbnail!)).equals(sourceBytes)).toBe(true);
     const avatar = await t.api.avatarGet({ avatar_id: base.avatar_id });
     expect(avatar.looks.map((l) => l.id)).toEqual([base.look_id, res.look_id]);
   });
@@ -67,7 +67,7 @@ describe("avatar edit", () => {
     await t.runUntilIdle();
     const look = await t.api.avatarLook(res);
     expect(look).toMatchObject({ format: "horizontal", place: "podcast" });
-    expect(pngSizeOf(look.thumbnail)).toEqual({ width: 3840, height: 2160 });
+    expect(pngSizeOf(look.thumbnail!)).toEqual({ width: 3840, height: 2160 });
   });
 
   it("edits a catalog look: the new look belongs to this space only", async () => {

@@ -132,18 +132,18 @@ describe("MCP tools' input JSON Schemas come from the request schemas", () => {
   it("carry the spec's rules: no unknown fields, enums, bounds", async () => {
     const { inputSchema } = await import("../../src/mcp/tools.js");
     const { operations } = await import("../../src/features/operations.js");
-    const gen = inputSchema(operations.generationStart) as { additionalProperties?: boolean; properties: Record<string, Record<string, unknown>> };
+    const gen = inputSchema(operations.generationStart) as unknown as { additionalProperties?: boolean; properties: Record<string, Record<string, unknown>> };
     expect(gen.additionalProperties).toBe(false);
     expect(gen.properties.width).toMatchObject({ type: "integer", minimum: 1, maximum: 5000 });
     expect(gen.properties.format).toMatchObject({ enum: ["vertical", "square", "ads", "horizontal", "custom"] });
     expect(gen.properties.music_url).toBeUndefined();
     expect(gen.properties.web_urls).toMatchObject({ maxItems: 10 });
-    const start = inputSchema(operations.assetStart) as { required: string[]; properties: Record<string, Record<string, unknown>> };
+    const start = inputSchema(operations.assetStart) as unknown as { required: string[]; properties: Record<string, Record<string, unknown>> };
     expect(start.required).toEqual(expect.arrayContaining(["type", "model"]));
     expect(start.properties.generation_count).toMatchObject({ minimum: 1, maximum: 4 });
-    const exp = inputSchema(operations.exportStart) as { properties: Record<string, Record<string, unknown>> };
+    const exp = inputSchema(operations.exportStart) as unknown as { properties: Record<string, Record<string, unknown>> };
     expect((exp.properties.avatar_model as { enum: string[] }).enum).toContain("omni-flash");
-    const pricing = inputSchema(operations.assetPricing) as { properties: Record<string, unknown> };
+    const pricing = inputSchema(operations.assetPricing) as unknown as { properties: Record<string, unknown> };
     expect(pricing.properties.aspect_ratio).toBeUndefined();
   });
 });

@@ -215,7 +215,7 @@ describe("the timeline as the renderer's spec", () => {
 
 describe("failures end with their code, refunded once", () => {
   // custom wider than 1920: 2.5 credits, so the refund shows.
-  const CHARGED = { format: "custom", width: 1922, height: 360 };
+  const CHARGED = { format: "custom", width: 1922, height: 360 } as const;
 
   it("a missing input (the voice track) → EXPORT_FAILED naming the file, not its path", async () => {
     const t = instance();

@@ -160,7 +160,8 @@ describe("folderList", () => {
     const res = await t.service.dispatch(`Bearer ${t.key}`, "folderList", { type }, { urls: t.fileUrls() });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ details: [{ code: "invalid_value", field: "type" }] });
-    const err = (await t.api.folderList({ type: type as string }).catch((e: unknown) => e)) as ApiError;
+    // Deliberately invalid types: the cast lets them past the strict request type.
+    const err = (await t.api.folderList({ type: type as never }).catch((e: unknown) => e)) as ApiError;
     expect([err.status, err.code, err.field]).toEqual([400, "invalid_value", "type"]);
   });
 

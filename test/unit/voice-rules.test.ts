@@ -103,7 +103,11 @@ describe("voice rules", () => {
     [{ gender: "robot" }, "gender"],
     [{ onlyPublic: "nope" }, "onlyPublic"],
   ])("%j → 400 invalid_value on %s", async (q, field) => {
-    expectError(await rejection(() => list(ctxOf.PRO, q)), 400, { error: expect.any(String), details: [{ code: "invalid_value", message: expect.any(String), field }] });
+    // Deliberately invalid queries: the cast lets them past the strict request type.
+    expectError(await rejection(() => list(ctxOf.PRO, q as never)), 400, {
+      error: expect.any(String),
+      details: [{ code: "invalid_value", message: expect.any(String), field }],
+    });
   });
 
   describe("GET /resources/voices", () => {

@@ -58,7 +58,7 @@ function historyTable(rows: HistoryEntry[], width: number, saved: ((j: HistoryEn
       { header: "model", get: (j) => j.model, optional: true },
       { header: "credits", get: (j) => j.cost, align: "right" },
       { header: "status", get: statusOf },
-      { header: "video", get: (j) => (j.video_id && j.video_id !== j.id ? j.video_id : null), id: true, optional: true },
+      { header: "video", get: (j) => (j.video_id && j.video_id !== j.id ? j.video_id : null), whole: true, optional: true },
       ...(saved ? [{ header: "saved", get: saved, id: true }] : []),
     ],
     width,
