@@ -30,11 +30,12 @@ beforeAll(async () => {
 
 describe("history on a narrow terminal", () => {
   it("at 40 columns: every line fits; each job keeps its id whole, its kind, status and credits; the saved path is shortened from the middle", async () => {
-    const r = await onTerminal(["history"], [], { home, cols: 40 });
+    // --no-refresh: the rows as recorded (a refresh would move the generation on while this reads it).
+    const r = await onTerminal(["history", "--no-refresh"], [], { home, cols: 40 });
     expect(r.exit, r.screen).toBe(0);
     const lines = replayScreen(r.raw).filter((l) => l);
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
-    const entries = (await run(["history", "--json"], { home })).json<{ id: string; kind: string; saved: string | null }[]>();
+    const entries = (await run(["history", "--json", "--no-refresh"], { home })).json<{ id: string; kind: string; saved: string | null }[]>();
     const asset = entries.find((e) => e.kind === "asset")!;
     expect(lines).toContain(asset.id);
     expect(lines).toContain("  asset · completed · 0.1 credits");
@@ -45,7 +46,7 @@ describe("history on a narrow terminal", () => {
   });
 
   it("at 100 columns: the table with KIND, STATUS and CREDITS, the path shortened, no line (the header included) wider than the terminal", async () => {
-    const r = await onTerminal(["history"], [], { home, cols: 100 });
+    const r = await onTerminal(["history", "--no-refresh"], [], { home, cols: 100 });
     expect(r.exit, r.screen).toBe(0);
     const lines = replayScreen(r.raw).filter((l) => l);
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(100);
