@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { API_PREFIX } from "../features/routes.js";
 import type { LocalInstance } from "../local/instance.js";
 import type { UrlBuilder } from "../local/types.js";
@@ -94,13 +95,35 @@ function bodyTooSlow(req: http.IncomingMessage, res: http.ServerResponse): void 
   res.end(text, () => req.socket.destroy());
 }
 
-/** Starts the HTTP adapter over a local instance. Resolves once listening. */
-export async function startServer(o: ServerOptions): Promise<RunningServer> {
+/** Errors node finds before a request exists (timeouts, oversized or malformed headers), answered in the service's JSON envelope. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code, message] =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "Request Timeout", "request_timeout", "The request's headers or body did not arrive in time"]
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "Request Header Fields Too Large", "invalid_value", "The request's headers are too large"]
+        : [400, "Bad Request", "invalid_value", "Malformed HTTP request"];
+  socket.end(rawJsonResponse(status, reason, { error: reason, details: [{ code, message }] }));
+}
+
+/** A CONNECT request answered 405 in JSON. */
+function refuseConnect(socket: Duplex): void {
+  socket.end(
+    rawJsonResponse(405, "Method Not Allowed", {
+      error: "Method not allowed",
+      details: [{ code: "method_not_allowed", message: "CONNECT is not supported: this is not a proxy" }],
+    }),
+  );
+}
+
+/** The request handler over the instance's service, media, pages and admin endpoints. */
+function requestHandlerFor(o: ServerOptions, urls: UrlBuilder, signer: MediaSigner) {
   const inst = o.instance;
-  const signer = new MediaSigner(loadMediaSecret(inst), () => inst.clock.now());
-  let origin = "";
-  const urls: UrlBuilder = { media: (rel, ttl) => origin + signer.signedPath(rel, ttl) };
-  const handle = createRequestHandler({
+  return createRequestHandler({
     service: inst.service,
     urls: () => urls,
     media: { dir: inst.mediaDir, signer },
@@ -113,14 +136,27 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     ...(o.pages ? { pages: o.pages(urls) } : {}),
     ...(o.admin === false ? {} : { admin: createAdminHandler({ instance: inst, ...(o.adminToken ? { token: o.adminToken } : {}) }) }),
   });
+}
 
-  const limiter = new ConnectionLimiter(
+/** The connection limits, with the 503 (retry-after 1) that a refused connection gets. */
+function connectionLimiterFor(o: ServerOptions): ConnectionLimiter {
+  return new ConnectionLimiter(
     o.connections ?? DEFAULT_CONNECTION_LIMITS,
     rawJsonResponse(503, "Service Unavailable", {
       error: "Service unavailable",
       details: [{ code: "too_many_connections", message: "Too many connections from this client are busy; retry shortly" }],
     }).replace("connection: close\r\n", "connection: close\r\nretry-after: 1\r\n"),
   );
+}
+
+/** Starts the HTTP adapter over a local instance. Resolves once listening. */
+export async function startServer(o: ServerOptions): Promise<RunningServer> {
+  const inst = o.instance;
+  const signer = new MediaSigner(loadMediaSecret(inst), () => inst.clock.now());
+  let origin = "";
+  const urls: UrlBuilder = { media: (rel, ttl) => origin + signer.signedPath(rel, ttl) };
+  const handle = requestHandlerFor(o, urls, signer);
+  const limiter = connectionLimiterFor(o);
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const track = (req: http.IncomingMessage, res: http.ServerResponse, checkContinue: boolean) => {
@@ -163,25 +199,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   server.on("connection", (socket: Socket) => limiter.admit(socket));
   server.on("checkContinue", (req, res) => track(req, res, true));
   // Errors node finds before a request exists still get the service's JSON envelope, never a dropped socket.
-  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
-    if (err.code === "ECONNRESET" || !socket.writable) return socket.destroy();
-    const [status, reason, code, message] =
-      err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, "Request Timeout", "request_timeout", "The request's headers or body did not arrive in time"]
-        : err.code === "HPE_HEADER_OVERFLOW"
-          ? [431, "Request Header Fields Too Large", "invalid_value", "The request's headers are too large"]
-          : [400, "Bad Request", "invalid_value", "Malformed HTTP request"];
-    socket.end(rawJsonResponse(status, reason, { error: reason, details: [{ code, message }] }));
-  });
+  server.on("clientError", answerClientError);
   // CONNECT (a proxy tunnel) is not something this server does: say so instead of dropping the socket.
-  server.on("connect", (_req, socket) => {
-    socket.end(
-      rawJsonResponse(405, "Method Not Allowed", {
-        error: "Method not allowed",
-        details: [{ code: "method_not_allowed", message: "CONNECT is not supported: this is not a proxy" }],
-      }),
-    );
-  });
+  server.on("connect", (_req, socket: Duplex) => refuseConnect(socket));
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -75,6 +75,6 @@ describe("batch pauses for the rate-limit window", () => {
     const env = { MEDIAGEN_LOCAL_RATE_LIMIT: "2", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "2000" };
     const r = await run(["batch", "run", file, "--out", path.join(home, "out"), "--parallel", "1"], { home, env, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/waiting \d+ s for the service's rate-limit window \(2 requests per window were used\)/);
+    expect(r.stderr).toMatch(/waiting \d+ s for the service's rate-limit window \(2 requests per window, all used\)/);
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
 import { parseDuration } from "../parse.js";
 import type { LocalInstance } from "../../features/local.js";
-import type { ServerOptions } from "../../server/server.js";
+import type { RunningServer, ServerOptions } from "../../server/server.js";
 
 /** The server's signed media links, as the pages receive them. */
 type UrlBuilder = Parameters<NonNullable<ServerOptions["pages"]>>[0];
@@ -145,6 +145,96 @@ async function openServed(
   }
 }
 
+/** Opens the instance and starts the server over it, then serves until stopped. */
+async function runServe(ctx: CliContext, flags: ServeFlags): Promise<void> {
+  const port = parsePort(flags.port);
+  const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
+  const connections = {
+    max: parseCount(flags.maxConnections, "--max-connections"),
+    perClient: parseCount(flags.maxConnectionsPerClient, "--max-connections-per-client"),
+  };
+  const headersTimeoutMs = parseTimeout(flags.headersTimeout, "--headers-timeout");
+  const bodyTimeoutMs = parseTimeout(flags.bodyTimeout, "--body-timeout");
+  // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
+  envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
+  const { home: configHome } = await ctx.config();
+
+  const [{ openLocalInstance, rateLimitFromEnv }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
+    import("../../features/local.js"),
+    import("../../server/server.js"),
+    import("../../engine/redact.js"),
+  ]);
+  const { allowLocalFiles, allowPrivateNetwork } = checkServeFlags(ctx, flags, isLoopbackAddress);
+
+  if (flags.uiAllowRemote && flags.ui) {
+    ctx.io.warn(
+      "warning: --ui-allow-remote lets anyone who can reach this server read the dashboard pages (spaces, key ids, ledgers, webhook payloads) and resend webhooks.",
+    );
+  }
+  const pages = flags.ui ? await dashboardPages(ctx.home, flags) : undefined;
+
+  const rateLimit = rateLimitFromEnv(ctx.env);
+  const { instance, home, removeHome } = await openServed(ctx, flags, configHome, faultRules, (home) =>
+    openLocalInstance({
+      home,
+      worker: "inline",
+      rateLimit,
+      // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
+      log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
+    }),
+  );
+  const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
+  let running: RunningServer;
+  try {
+    running = await startServer({
+      instance,
+      host: flags.host,
+      port,
+      ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+      allowLocalFiles,
+      allowPrivateNetwork,
+      admin: flags.admin !== false,
+      ...(flags.adminToken ? { adminToken: flags.adminToken } : {}),
+      connections,
+      headersTimeoutMs,
+      bodyTimeoutMs,
+      onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
+      ...(trace ? { accessLog: trace } : {}),
+      ...(pages ? { pages: (urls: UrlBuilder) => pages(instance, urls) } : {}),
+    });
+  } catch (e) {
+    await instance.close();
+    await removeHome();
+    throw listenError(e, flags.host, port);
+  }
+
+  await serveUntilStopped(ctx, flags, { instance, home, removeHome, running, rateLimit });
+}
+
+/** Prints where the server listens, then on the first stop signal drains requests and jobs and closes. */
+async function serveUntilStopped(
+  ctx: CliContext,
+  flags: ServeFlags,
+  s: { instance: LocalInstance; home: string; removeHome: () => Promise<void>; running: RunningServer; rateLimit: { limit: number; windowMs: number } },
+): Promise<void> {
+  const { instance, home, removeHome, running, rateLimit } = s;
+  // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.
+  const stopped = ctx.runtime.signals.nextStop();
+  if (ctx.opts.json) {
+    ctx.io.out(JSON.stringify({ base_url: running.baseUrl, ...(flags.ephemeral ? { home, api_key: instance.defaultKey() } : {}) }));
+  } else ctx.io.out(running.baseUrl);
+  ctx.io.info(`Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`);
+
+  const sig = await stopped;
+  ctx.io.info(`Stopping (${sig}): finishing requests and jobs in flight…`);
+  await running.close(5_000);
+  // Running jobs get a moment to finish; the rest are handed back to the queue (leases released).
+  await instance.stopWorker(5_000);
+  await instance.close();
+  await removeHome();
+  ctx.io.info(flags.ephemeral ? `Stopped; removed ${home}.` : "Stopped.");
+}
+
 export const command: CommandModule = {
   register(serve: Command, getContext) {
     serve
@@ -167,85 +257,7 @@ export const command: CommandModule = {
       .option("--max-connections-per-client <n>", "connections held at once from one client address (same rule)", "128")
       .option("--headers-timeout <duration>", "time a client has to send a request's headers; past it: 408 and closed", "20s")
       .option("--body-timeout <duration>", "time a client has, after the headers, to send the body; past it: 408 and closed", "30s")
-      .action(async (flags: ServeFlags, cmd: Command) => {
-        const ctx = getContext(cmd) as CliContext;
-        const port = parsePort(flags.port);
-        const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
-        const connections = {
-          max: parseCount(flags.maxConnections, "--max-connections"),
-          perClient: parseCount(flags.maxConnectionsPerClient, "--max-connections-per-client"),
-        };
-        const headersTimeoutMs = parseTimeout(flags.headersTimeout, "--headers-timeout");
-        const bodyTimeoutMs = parseTimeout(flags.bodyTimeout, "--body-timeout");
-        // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
-        envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
-        const { home: configHome } = await ctx.config();
-
-        const [{ openLocalInstance, rateLimitFromEnv }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
-          import("../../features/local.js"),
-          import("../../server/server.js"),
-          import("../../engine/redact.js"),
-        ]);
-        const { allowLocalFiles, allowPrivateNetwork } = checkServeFlags(ctx, flags, isLoopbackAddress);
-
-        if (flags.uiAllowRemote && flags.ui) {
-          ctx.io.warn(
-            "warning: --ui-allow-remote lets anyone who can reach this server read the dashboard pages (spaces, key ids, ledgers, webhook payloads) and resend webhooks.",
-          );
-        }
-        const pages = flags.ui ? await dashboardPages(ctx.home, flags) : undefined;
-
-        const rateLimit = rateLimitFromEnv(ctx.env);
-        const { instance, home, removeHome } = await openServed(ctx, flags, configHome, faultRules, (home) =>
-          openLocalInstance({
-            home,
-            worker: "inline",
-            rateLimit,
-            // Storage problems (a full disk, the database deleted under the server) are the operator's to fix: say so on stderr.
-            log: (line) => ctx.io.warn(redact(`serve: ${line}`)),
-          }),
-        );
-        const trace = ctx.opts.debug ? (line: string) => ctx.io.warn(redact(`[serve] ${line}`)) : undefined;
-        let running: Awaited<ReturnType<typeof startServer>>;
-        try {
-          running = await startServer({
-            instance,
-            host: flags.host,
-            port,
-            ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
-            allowLocalFiles,
-            allowPrivateNetwork,
-            admin: flags.admin !== false,
-            ...(flags.adminToken ? { adminToken: flags.adminToken } : {}),
-            connections,
-            headersTimeoutMs,
-            bodyTimeoutMs,
-            onError: (err) => ctx.io.warn(redact(`serve: internal error: ${ctx.opts.debug && err instanceof Error ? err.stack : String(err)}`)),
-            ...(trace ? { accessLog: trace } : {}),
-            ...(pages ? { pages: (urls: UrlBuilder) => pages(instance, urls) } : {}),
-          });
-        } catch (e) {
-          await instance.close();
-          await removeHome();
-          throw listenError(e, flags.host, port);
-        }
-
-        // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.
-        const stopped = ctx.runtime.signals.nextStop();
-        if (ctx.opts.json) {
-          ctx.io.out(JSON.stringify({ base_url: running.baseUrl, ...(flags.ephemeral ? { home, api_key: instance.defaultKey() } : {}) }));
-        } else ctx.io.out(running.baseUrl);
-        ctx.io.info(`Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`);
-
-        const sig = await stopped;
-        ctx.io.info(`Stopping (${sig}): finishing requests and jobs in flight…`);
-        await running.close(5_000);
-        // Running jobs get a moment to finish; the rest are handed back to the queue (leases released).
-        await instance.stopWorker(5_000);
-        await instance.close();
-        await removeHome();
-        ctx.io.info(flags.ephemeral ? `Stopped; removed ${home}.` : "Stopped.");
-      });
+      .action(async (flags: ServeFlags, cmd: Command) => runServe(getContext(cmd) as CliContext, flags));
     examples(serve, [
       "mediagen serve",
       'mediagen serve --port 0 --json        # prints {"base_url": …} once listening',

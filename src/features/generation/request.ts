@@ -235,13 +235,8 @@ function sizeOf(input: Record<string, unknown>): { format: VideoFormat; width: n
   return { format, width: side("width"), height: side("height") };
 }
 
-export function validateStart(input: Record<string, unknown>, lookups: StartLookups): GenerationSpec {
-  const o: CheckPlanOptions = {
-    allowLocalFiles: lookups.allowLocalFiles,
-    ...(lookups.localImageProblem ? { localImageProblem: lookups.localImageProblem } : {}),
-  };
-
-  // Content fields must be what they claim before anything is judged by them.
+/** The content fields, each what it claims to be, and the input method they make (MISSING_CONTENT, MISSING_FIELD, MISSING_VOICE). */
+function contentOf(input: Record<string, unknown>) {
   const prompt = text(input, "prompt");
   const script = text(input, "script");
   const voiceUrlRaw = text(input, "voice_url");
@@ -268,57 +263,57 @@ export function validateStart(input: Record<string, unknown>, lookups: StartLook
   if (method === "script" && absent(input.voice_id) && !voiceUrlRaw) {
     throw codeError("MISSING_VOICE", "A script needs a voice: give voice_id (GET /voice/list) or voice_url", "voice_id");
   }
+  return { prompt, script, voiceUrlRaw, avatarUrlRaw, avatarUrlKind, method };
+}
 
-  let voice: VoiceRef | null = null;
-  if (!absent(input.voice_id)) {
-    const id = input.voice_id;
-    const found = typeof id === "string" ? lookups.voice(id.trim()) : undefined;
-    if (!found) {
-      throw codeError(
-        "INVALID_VOICE_ID",
-        typeof id === "string" ? `Voice not found: ${id} (GET /voice/list lists the voices of this space's plan)` : "voice_id must be a string",
-        "voice_id",
-      );
-    }
-    voice = found;
+/** The voice named by voice_id (INVALID_VOICE_ID), or null. */
+function voiceIdOf(input: Record<string, unknown>, lookups: StartLookups): VoiceRef | null {
+  if (absent(input.voice_id)) return null;
+  const id = input.voice_id;
+  const found = typeof id === "string" ? lookups.voice(id.trim()) : undefined;
+  if (!found) {
+    throw codeError(
+      "INVALID_VOICE_ID",
+      typeof id === "string" ? `Voice not found: ${id} (GET /voice/list lists the voices of this space's plan)` : "voice_id must be a string",
+      "voice_id",
+    );
   }
-  if (voiceUrlRaw) {
-    const why = refProblem(voiceUrlRaw, ["audio"], o);
-    if (why) throw invalid("voice_url", why);
-  }
+  return found;
+}
 
-  let avatarId: string | null = null;
-  if (!absent(input.avatar_id)) {
-    const id = input.avatar_id;
-    if (typeof id !== "string" || !lookups.look(id.trim())) {
-      throw codeError(
-        "INVALID_AVATAR_ID",
-        typeof id === "string" ? `Look not found: ${id}${lookHint(lookups, id.trim())}` : "avatar_id must be a string (a look id)",
-        "avatar_id",
-      );
-    }
-    avatarId = id.trim();
+/** The look named by avatar_id (INVALID_AVATAR_ID), or null. */
+function avatarIdOf(input: Record<string, unknown>, lookups: StartLookups): string | null {
+  if (absent(input.avatar_id)) return null;
+  const id = input.avatar_id;
+  if (typeof id !== "string" || !lookups.look(id.trim())) {
+    throw codeError(
+      "INVALID_AVATAR_ID",
+      typeof id === "string" ? `Look not found: ${id}${lookHint(lookups, id.trim())}` : "avatar_id must be a string (a look id)",
+      "avatar_id",
+    );
   }
-  let avatarUrl: GenerationSpec["avatar_url"] = null;
-  if (avatarUrlRaw) {
-    const why = refProblem(avatarUrlRaw, ["image", "video"], o);
-    if (why) throw invalid("avatar_url", why);
-    avatarUrl = { url: avatarUrlRaw, kind: avatarUrlKind as "image" | "video" };
+  return id.trim();
+}
+
+/** A supplied media reference of the allowed kinds, or INVALID_VALUE on its field. */
+function checkRef(raw: string | undefined, field: string, kinds: Parameters<typeof refProblem>[1], o: CheckPlanOptions): void {
+  if (!raw) return;
+  const why = refProblem(raw, kinds, o);
+  if (why) throw invalid(field, why);
+}
+
+/** duration belongs to prompt-based requests; with a script, media or a plan it is not used, nor judged. */
+function durationOf(input: Record<string, unknown>, method: InputMethod): number | null {
+  if (method !== "prompt") return null;
+  const d = input.duration;
+  if (typeof d !== "number" || !Number.isFinite(d) || d < MIN_DURATION_SECONDS || d > MAX_DURATION_SECONDS) {
+    throw invalid("duration", `must be a number of seconds from ${MIN_DURATION_SECONDS} to ${MAX_DURATION_SECONDS}`);
   }
+  return d;
+}
 
-  const size = sizeOf(input);
-
-  // duration belongs to prompt-based requests; with a script, media or a plan it is not used, nor judged.
-  let duration: number | null = null;
-  if (method === "prompt") {
-    const d = input.duration;
-    if (typeof d !== "number" || !Number.isFinite(d) || d < MIN_DURATION_SECONDS || d > MAX_DURATION_SECONDS) {
-      throw invalid("duration", `must be a number of seconds from ${MIN_DURATION_SECONDS} to ${MAX_DURATION_SECONDS}`);
-    }
-    duration = d;
-  }
-
-  // The other fields, in the spec's table order, then the unnamed ones.
+/** The other fields, in the spec's table order, then the unnamed ones. */
+function otherFieldsOf(input: Record<string, unknown>, o: CheckPlanOptions) {
   const webSearch = boolObject(input, "web_search", ["script", "images"] as const, { script: false, images: false });
   const animateImage = bool(input, "animate_image", false);
   const nativeAvatar = bool(input, "use_native_avatar", false);
@@ -350,45 +345,79 @@ export function validateStart(input: Record<string, unknown>, lookups: StartLook
   const useLibrary = bool(input, "use_library_media", true);
   const saveToLibrary = bool(input, "save_to_library", true);
   const musicUrlRaw = text(input, "music_url");
-  if (musicUrlRaw) {
-    const why = refProblem(musicUrlRaw, ["audio"], o);
-    if (why) throw invalid("music_url", why);
-  }
+  checkRef(musicUrlRaw, "music_url", ["audio"], o);
+  return { webSearch, animateImage, nativeAvatar, webhookUrl, options, mediaUrls, webUrls, maxAnimated, enhanceEmotions, nativeModel, useLibrary, saveToLibrary, musicUrlRaw };
+}
 
-  let estimatedMs: number | null = null;
-  if (method === "prompt") estimatedMs = duration! * 1000;
-  if (method === "script") {
-    estimatedMs = estimateSpeechMs(script!);
-    if (estimatedMs > MAX_DURATION_SECONDS * 1000) {
-      throw invalid("script", `is about ${Math.round(estimatedMs / 1000)} s of speech; a video is at most ${MAX_DURATION_SECONDS} s`);
-    }
+/** The estimated length of a prompt (its duration) or a script (its speech, at most the longest video), else null. */
+function speechEstimateMs(method: InputMethod, duration: number | null, script: string | undefined): number | null {
+  if (method === "prompt") return duration! * 1000;
+  if (method !== "script") return null;
+  const estimatedMs = estimateSpeechMs(script!);
+  if (estimatedMs > MAX_DURATION_SECONDS * 1000) {
+    throw invalid("script", `is about ${Math.round(estimatedMs / 1000)} s of speech; a video is at most ${MAX_DURATION_SECONDS} s`);
   }
+  return estimatedMs;
+}
 
-  let plan: ResolvedBlock[] | null = null;
-  if (method === "plan") {
-    const checked = checkPlan(input.sequence_plan, o);
-    const first = checked.problems[0];
-    if (first) {
-      throw codeError("INVALID_PLAN", first.message, first.field);
-    }
-    plan = resolvePlan(checked.blocks!, voice, lookups);
-    estimatedMs = planEstimateMs(checked.blocks!);
+/** The sequence_plan checked (INVALID_PLAN) and resolved against the space, with its estimated length. */
+function planOf(input: Record<string, unknown>, voice: VoiceRef | null, lookups: StartLookups, o: CheckPlanOptions): { plan: ResolvedBlock[]; estimatedMs: number } {
+  const checked = checkPlan(input.sequence_plan, o);
+  const first = checked.problems[0];
+  if (first) {
+    throw codeError("INVALID_PLAN", first.message, first.field);
   }
+  return { plan: resolvePlan(checked.blocks!, voice, lookups), estimatedMs: planEstimateMs(checked.blocks!) };
+}
 
-  if (method === "prompt" && !voice) {
-    voice = lookups.voice(DEFAULT_VOICE_ID) ?? null;
-    if (!voice) throw codeError("MISSING_VOICE", `The default voice ${DEFAULT_VOICE_ID} is not available to this space: give voice_id`, "voice_id");
-  }
+/** A prompt without voice_id speaks with the default voice (MISSING_VOICE when the space lacks it). */
+function defaultVoice(lookups: StartLookups): VoiceRef {
+  const voice = lookups.voice(DEFAULT_VOICE_ID) ?? null;
+  if (!voice) throw codeError("MISSING_VOICE", `The default voice ${DEFAULT_VOICE_ID} is not available to this space: give voice_id`, "voice_id");
+  return voice;
+}
 
-  const brollApplies = options.broll && !(plan && planHasMedia(plan));
+/** How many images are animated: the plan's images, plus media_urls images when b-roll applies, capped by max_animated_images. */
+function animatedCount(plan: ResolvedBlock[] | null, f: ReturnType<typeof otherFieldsOf>): number {
+  const brollApplies = f.options.broll && !(plan && planHasMedia(plan));
   const explicitImages = new Set<string>();
   for (const b of plan ?? []) {
     for (const s of b.sequences) {
       if (s.media?.kind === "image") explicitImages.add(s.media.asset_id ?? s.media.url!);
     }
   }
-  if (brollApplies) for (const u of mediaUrls) if (kindOfExtension(extensionOf(u)) === "image") explicitImages.add(u);
-  const animated = animateImage ? Math.min(explicitImages.size, maxAnimated ?? Infinity) : 0;
+  if (brollApplies) for (const u of f.mediaUrls) if (kindOfExtension(extensionOf(u)) === "image") explicitImages.add(u);
+  return f.animateImage ? Math.min(explicitImages.size, f.maxAnimated ?? Infinity) : 0;
+}
+
+export function validateStart(input: Record<string, unknown>, lookups: StartLookups): GenerationSpec {
+  const o: CheckPlanOptions = {
+    allowLocalFiles: lookups.allowLocalFiles,
+    ...(lookups.localImageProblem ? { localImageProblem: lookups.localImageProblem } : {}),
+  };
+
+  // Content fields must be what they claim before anything is judged by them.
+  const { prompt, script, voiceUrlRaw, avatarUrlRaw, avatarUrlKind, method } = contentOf(input);
+
+  let voice = voiceIdOf(input, lookups);
+  checkRef(voiceUrlRaw, "voice_url", ["audio"], o);
+
+  const avatarId = avatarIdOf(input, lookups);
+  let avatarUrl: GenerationSpec["avatar_url"] = null;
+  if (avatarUrlRaw) {
+    checkRef(avatarUrlRaw, "avatar_url", ["image", "video"], o);
+    avatarUrl = { url: avatarUrlRaw, kind: avatarUrlKind as "image" | "video" };
+  }
+
+  const size = sizeOf(input);
+  const duration = durationOf(input, method);
+  const f = otherFieldsOf(input, o);
+
+  let estimatedMs = speechEstimateMs(method, duration, script);
+  let plan: ResolvedBlock[] | null = null;
+  if (method === "plan") ({ plan, estimatedMs } = planOf(input, voice, lookups, o));
+
+  if (method === "prompt" && !voice) voice = defaultVoice(lookups);
 
   return {
     method,
@@ -402,22 +431,22 @@ export function validateStart(input: Record<string, unknown>, lookups: StartLook
     format: size.format,
     width: size.width,
     height: size.height,
-    options,
-    web_search: webSearch,
-    animate_image: animateImage,
-    max_animated_images: maxAnimated,
-    use_native_avatar: nativeAvatar,
-    native_avatar_model: nativeModel,
-    enhance_emotions: enhanceEmotions,
-    use_library_media: useLibrary,
-    save_to_library: saveToLibrary,
-    media_urls: mediaUrls,
-    web_urls: webUrls,
-    music_url: musicUrlRaw ?? null,
-    webhook_url: webhookUrl,
+    options: f.options,
+    web_search: f.webSearch,
+    animate_image: f.animateImage,
+    max_animated_images: f.maxAnimated,
+    use_native_avatar: f.nativeAvatar,
+    native_avatar_model: f.nativeModel,
+    enhance_emotions: f.enhanceEmotions,
+    use_library_media: f.useLibrary,
+    save_to_library: f.saveToLibrary,
+    media_urls: f.mediaUrls,
+    web_urls: f.webUrls,
+    music_url: f.musicUrlRaw ?? null,
+    webhook_url: f.webhookUrl,
     plan,
     estimated_ms: estimatedMs,
-    animated_images: animated,
+    animated_images: animatedCount(plan, f),
   };
 }
 
