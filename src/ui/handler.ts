@@ -106,6 +106,21 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, file: string)
   });
 }
 
+/** The state of the listed local jobs (`key=local:<kind>:<id>`, at most 100), as the gallery's poller reads it. */
+function jobsJson(instance: UiOptions["instance"], url: URL): string {
+  const jobs = url.searchParams
+    .getAll("key")
+    .slice(0, 100)
+    .flatMap((key) => {
+      const [target, kind, ...rest] = key.split(":");
+      const id = rest.join(":");
+      if (target !== "local" || !JOB_KINDS.includes(kind as JobKind)) return [];
+      const s = jobState(instance.db, kind as JobKind, id);
+      return s ? [{ key, status: s.status, running: s.running, step: s.step, progress: s.progress }] : [];
+    });
+  return JSON.stringify({ jobs });
+}
+
 export function createUiHandler(o: UiOptions): PageHandler {
   const { instance, guard } = o;
   // Same-origin paths, whichever name the browser used for this server (127.0.0.1, localhost, --public-url).
@@ -119,20 +134,6 @@ export function createUiHandler(o: UiOptions): PageHandler {
     const items = galleryItems({ history: readHistory(o.home), db: instance.db, mediaUrl: media, savedUrl });
     const q = (k: string) => url.searchParams.get(k) ?? undefined;
     return galleryPage(items, { kind: q("kind"), target: q("target"), status: q("status"), text: q("q") });
-  };
-
-  const jobsJson = (url: URL) => {
-    const jobs = url.searchParams
-      .getAll("key")
-      .slice(0, 100)
-      .flatMap((key) => {
-        const [target, kind, ...rest] = key.split(":");
-        const id = rest.join(":");
-        if (target !== "local" || !JOB_KINDS.includes(kind as JobKind)) return [];
-        const s = jobState(instance.db, kind as JobKind, id);
-        return s ? [{ key, status: s.status, running: s.running, step: s.step, progress: s.progress }] : [];
-      });
-    return JSON.stringify({ jobs });
   };
 
   const video = (id: string) => {
@@ -198,7 +199,7 @@ export function createUiHandler(o: UiOptions): PageHandler {
     }
     if (path === "/ui/app.css") return send(res, 200, "text/css; charset=utf-8", APP_CSS);
     if (path === "/ui/app.js") return send(res, 200, "text/javascript; charset=utf-8", APP_JS);
-    if (path === "/ui/api/jobs") return send(res, 200, "application/json; charset=utf-8", jobsJson(url));
+    if (path === "/ui/api/jobs") return send(res, 200, "application/json; charset=utf-8", jobsJson(instance, url));
     if (path === "/ui/saved") {
       const key = url.searchParams.get("key") ?? "";
       const entry = readHistory(o.home).find((e) => itemKey(e) === key);

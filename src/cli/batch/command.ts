@@ -263,11 +263,14 @@ export async function runBatch(ctx: CliContext, lines: readonly BatchLine[], o: 
   }
 }
 
-async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
-  const target = engine.target;
-  const manifest = readManifest(o.manifestPath);
-  // Where the jobs live: the hosted base URL, or the local instance's home.
-  const baseUrl = ctx.runtime.engine ? null : target === "hosted" ? (ctx.resolve().config.baseUrl ?? null) : `local:${ctx.home}`;
+/** The manifest must record a batch of this target and these lines (manifest_mismatch otherwise). */
+function checkManifestFits(
+  manifest: ReturnType<typeof readManifest>,
+  lines: readonly BatchLine[],
+  o: RunBatchOptions,
+  target: Engine["target"],
+  baseUrl: string | null,
+): void {
   if (manifest.header && (manifest.header.target !== target || (manifest.header.base_url ?? null) !== baseUrl)) {
     throw new CliError(
       `--manifest: ${o.manifestPath} records a batch on the ${manifest.header.target} target${manifest.header.base_url ? ` (${manifest.header.base_url})` : ""}; its jobs are not on this one. Use another --out or --manifest.`,
@@ -288,6 +291,46 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
       );
     }
   }
+}
+
+/** The summary on stdout (--json) or stderr, then the exit code of the batch. */
+async function reportSummary(ctx: CliContext, summary: BatchSummary, o: RunBatchOptions): Promise<void> {
+  const withManifest = { ...summary, manifest: o.manifestPath, out: o.out };
+  if (ctx.opts.json) ctx.io.out(JSON.stringify({ event: "summary", ...withManifest }));
+  else {
+    const parts = [`${summary.done}/${summary.lines} done`];
+    if (summary.failed) parts.push(`${summary.failed} failed`);
+    if (summary.skipped_budget) parts.push(`${summary.skipped_budget} skipped (budget)`);
+    if (summary.insufficient_credits) {
+      const missing = summary.credits_missing === null ? "" : `: ${credits(summary.credits_missing)} missing`;
+      parts.push(`${summary.insufficient_credits} refused for want of credits${missing}`);
+    }
+    if (summary.unknown) parts.push(`${summary.unknown} unknown`);
+    if (summary.incomplete) parts.push(`${summary.incomplete} not finished`);
+    ctx.io.warn(
+      `Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`,
+    );
+    ctx.io.info(`Manifest: ${o.manifestPath}${summary.done < summary.lines ? " (run the same command again to go on)" : ""}`);
+    if (summary.insufficient_credits) await addCreditsHint(ctx, summary.credits_missing);
+  }
+  const code = exitCodeOf(summary);
+  if (code !== EXIT.ok) {
+    const err = new CliError(
+      `batch: ${summary.lines - summary.done} of ${summary.lines} lines did not succeed`,
+      code,
+      summary.interrupted ? "interrupted" : "batch_incomplete",
+    );
+    err.shown = true;
+    throw err;
+  }
+}
+
+async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
+  const target = engine.target;
+  const manifest = readManifest(o.manifestPath);
+  // Where the jobs live: the hosted base URL, or the local instance's home.
+  const baseUrl = ctx.runtime.engine ? null : target === "hosted" ? (ctx.resolve().config.baseUrl ?? null) : `local:${ctx.home}`;
+  checkManifestFits(manifest, lines, o, target, baseUrl);
   const ac = new AbortController();
   const off = ctx.onInterrupt(() => ac.abort(new CliError("interrupted", EXIT.interrupted, "interrupted")));
   const writer = new ManifestWriter(o.manifestPath);
@@ -346,37 +389,10 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
     writer.close();
     progress.clear();
   }
-  const withManifest = { ...summary, manifest: o.manifestPath, out: o.out };
-  if (ctx.opts.json) ctx.io.out(JSON.stringify({ event: "summary", ...withManifest }));
-  else {
-    const parts = [`${summary.done}/${summary.lines} done`];
-    if (summary.failed) parts.push(`${summary.failed} failed`);
-    if (summary.skipped_budget) parts.push(`${summary.skipped_budget} skipped (budget)`);
-    if (summary.insufficient_credits) {
-      const missing = summary.credits_missing === null ? "" : `: ${credits(summary.credits_missing)} missing`;
-      parts.push(`${summary.insufficient_credits} refused for want of credits${missing}`);
-    }
-    if (summary.unknown) parts.push(`${summary.unknown} unknown`);
-    if (summary.incomplete) parts.push(`${summary.incomplete} not finished`);
-    ctx.io.warn(
-      `Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`,
-    );
-    ctx.io.info(`Manifest: ${o.manifestPath}${summary.done < summary.lines ? " (run the same command again to go on)" : ""}`);
-    if (summary.insufficient_credits) await addCreditsHint(ctx, summary.credits_missing);
-  }
-  const code = exitCodeOf(summary);
-  if (code !== EXIT.ok) {
-    const err = new CliError(
-      `batch: ${summary.lines - summary.done} of ${summary.lines} lines did not succeed`,
-      code,
-      summary.interrupted ? "interrupted" : "batch_incomplete",
-    );
-    err.shown = true;
-    throw err;
-  }
+  await reportSummary(ctx, summary, o);
 }
 
-/** How to add the credits the refused lines lacked, on this target (stderr). */
+/** How to add the credits the refused lines lacked/** How to add the credits the refused lines lacked, on this target (stderr). */
 async function addCreditsHint(ctx: CliContext, missing: number | null): Promise<void> {
   const space = await ctx.localSpace().catch(() => undefined);
   ctx.io.info(

@@ -346,7 +346,21 @@ function otherFieldsOf(input: Record<string, unknown>, o: CheckPlanOptions) {
   const saveToLibrary = bool(input, "save_to_library", true);
   const musicUrlRaw = text(input, "music_url");
   checkRef(musicUrlRaw, "music_url", ["audio"], o);
-  return { webSearch, animateImage, nativeAvatar, webhookUrl, options, mediaUrls, webUrls, maxAnimated, enhanceEmotions, nativeModel, useLibrary, saveToLibrary, musicUrlRaw };
+  return {
+    webSearch,
+    animateImage,
+    nativeAvatar,
+    webhookUrl,
+    options,
+    mediaUrls,
+    webUrls,
+    maxAnimated,
+    enhanceEmotions,
+    nativeModel,
+    useLibrary,
+    saveToLibrary,
+    musicUrlRaw,
+  };
 }
 
 /** The estimated length of a prompt (its duration) or a script (its speech, at most the longest video), else null. */
