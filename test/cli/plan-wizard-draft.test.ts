@@ -65,6 +65,7 @@ describe("plan new keeps a draft", () => {
       { expect: "Resume the draft?", send: ENTER },
       { expect: "Block 1 · voice Olivia (vc_olivia) · look Maya in the kitchen (lk_maya_kitchen)" },
       { expect: "What next?", send: UP + UP + ENTER },
+      { expect: "Preview it first?", send: ENTER },
       { expect: "Make the video now?", send: ENTER },
     ];
     const r2 = await onTerminal(["plan", "new", "-o", "kept.json"], again, { home, cwd: dir });
