@@ -113,7 +113,13 @@ describe("HostedEngine error mapping", () => {
       expect: { code: "INSUFFICIENT_CREDITS", message: "Insufficient credits" },
     },
     { name: "{error} alone", status: 404, body: { error: "Avatar not found" }, expect: { code: "AVATAR_NOT_FOUND", message: "Avatar not found" } },
-    { name: "non-JSON gateway page", status: 502, raw: "<html>Bad Gateway</html>", expect: { code: "internal_error", message: "<html>Bad Gateway</html>" } },
+    {
+      name: "non-JSON gateway page",
+      status: 502,
+      raw: "<html>Bad Gateway</html>",
+      // A proxy's page is said as such, never printed as raw HTML (issue 21).
+      expect: { code: "internal_error", message: "HTTP 502 with an HTML page instead of the service's JSON: a proxy or gateway answered, not the service" },
+    },
   ];
   for (const c of cases) {
     it(`maps ${c.name} to ApiError with status, code, field and the raw body`, async () => {
