@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { readEnv, type Env } from "../config/env.js";
 
@@ -30,9 +31,26 @@ const KITTY_CHUNK = 4096;
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
 const VIDEO_OR_IMAGE = /\.(png|jpe?g|gif|webp|mp4|m4v|mov|webm)$/i;
 
-/** A PNG of the file's first frame, scaled down, made by ffmpeg (undefined when it cannot be made). */
-function framePng(file: string, env: Env): Promise<Buffer | undefined> {
-  const ffmpeg = readEnv("MEDIAGEN_FFMPEG", env) ?? "ffmpeg";
+/**
+ * The ffmpeg to draw a frame with: MEDIAGEN_FFMPEG, else the one on PATH, else the copy npm installs
+ * (a fresh machine has only that). The media layer's discovery is not reachable from the CLI frame,
+ * and a picture needs no capability check: the first that runs is enough.
+ */
+function ffmpegCandidates(env: Env): string[] {
+  const chosen = readEnv("MEDIAGEN_FFMPEG", env);
+  if (chosen) return [chosen];
+  const list = ["ffmpeg"];
+  try {
+    const npm = (createRequire(import.meta.url)("@ffmpeg-installer/ffmpeg") as { path?: string }).path;
+    if (npm && fs.existsSync(npm)) list.push(npm);
+  } catch {
+    // package missing or platform unsupported (it throws a plain string)
+  }
+  return list;
+}
+
+/** A PNG of the file's first frame, scaled down, by one ffmpeg (undefined when it cannot be made). */
+function framePngWith(ffmpeg: string, file: string, env: Env): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const args = ["-v", "error", "-ss", "0", "-i", file, "-frames:v", "1", "-vf", "scale='min(640,iw)':-2", "-f", "image2pipe", "-c:v", "png", "-"];
     let child: ReturnType<typeof spawn>;
@@ -46,6 +64,15 @@ function framePng(file: string, env: Env): Promise<Buffer | undefined> {
     child.on("error", () => resolve(undefined));
     child.on("close", (code) => resolve(code === 0 && chunks.length ? Buffer.concat(chunks) : undefined));
   });
+}
+
+/** A PNG of the file's first frame, scaled down, made by the first ffmpeg that can (undefined when none can). */
+async function framePng(file: string, env: Env): Promise<Buffer | undefined> {
+  for (const ffmpeg of ffmpegCandidates(env)) {
+    const png = await framePngWith(ffmpeg, file, env);
+    if (png) return png;
+  }
+  return undefined;
 }
 
 /** kitty: PNG data (f=100), transmitted and shown at once (a=T), in chunks of 4096 base64 bytes. */

@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInProcess } from "../helpers/cli.js";
 import { localKey, newHome } from "./helpers.js";
+import { getTools } from "../../src/media/tools.js";
 
 const KEY = `mk_live_${"a".repeat(64)}`;
 let server: http.Server;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   localHome = newHome();
   localEnv = { MEDIAGEN_API_KEY: (await localKey("PRO", 1000, localHome)).api_key };
   localPng = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "doors-")), "face.png");
-  execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=red:s=16x16", "-frames:v", "1", localPng]);
+  execFileSync((await getTools()).ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "color=c=red:s=16x16", "-frames:v", "1", localPng]);
 }, 60_000);
 
 afterAll(async () => {

@@ -18,6 +18,7 @@ import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.j
 import { runEnv } from "../helpers/cli.js";
 import { childEnv, startServe, type ServeChild } from "../http/serve-child.js";
 import { BIN, newHome, run } from "./helpers.js";
+import { getTools } from "../../src/media/tools.js";
 
 const SERVICE_UNAVAILABLE = {
   error: "Service unavailable",
@@ -310,7 +311,7 @@ describe("fault rules in process", () => {
     );
     expect(failed).toMatchObject({ status: "failed", error: { code: "LOOK_GENERATION_FAILED" } });
     const png = path.join(t.home, "face.png");
-    execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=orange:s=64x64", "-frames:v", "1", "-y", png]);
+    execFileSync((await getTools()).ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "color=c=orange:s=64x64", "-frames:v", "1", "-y", png]);
     const fromImages = (await t.api.avatarCreate({ images: [png] })) as { look_id: string };
     expect(fromImages.look_id).toBeTruthy();
     expect(t.faults.list()[0]).toMatchObject({ hits: 2, remaining: 0 });

@@ -27,8 +27,8 @@ describe("rate-limit waits, local target", () => {
   it("each wait of a command is said, not only the first", async () => {
     const home = newHome();
     // Whole-second windows: X-RateLimit-Reset is in whole seconds, so with 1.5 s windows the third read
-    // could wait under a second (not said, by design) and the test depended on the clock's phase.
-    const env = { MEDIAGEN_LOCAL_RATE_LIMIT: "1", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "2000" };
+    // could wait under a second (not said, by design); 3 s leaves room for a slow machine between reads.
+    const env = { MEDIAGEN_LOCAL_RATE_LIMIT: "1", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "3000" };
     // Three reads under one request per window: the second and the third each wait for a window.
     const r = await run(["asset", "status", "aaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbb", "cccccccccccccccccccccccc"], { home, env, timeoutMs: 30_000 });
     expect(r.stdout).not.toMatch(/rate/);

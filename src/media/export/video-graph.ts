@@ -126,7 +126,12 @@ class RunGraph {
    */
   motion(job: StillJob, frames: number, offset: number, span: number, box: { w: number; h: number }): string {
     const p = `(on+${offset})/${Math.max(1, span)}`;
-    return `[${this.still(job)}]zoompan=z='1+${MOTION_ZOOM}*${p}':x='(iw-iw/zoom)*(0.5+0.5*${p})':y='(ih-ih/zoom)/2':d=${frames}:s=${box.w}x${box.h}:fps=${this.F},setsar=1`;
+    // One input frame per output frame (the still looped, d=1), not d=frames from one: ffmpeg 4.1's
+    // zoompan (the npm copy) ended such a run a frame short. `on` counts output frames either way.
+    return (
+      `[${this.still(job)}]loop=loop=${frames - 1}:size=1:start=0,settb=1/${this.F},setpts=N,` +
+      `zoompan=z='1+${MOTION_ZOOM}*${p}':x='(iw-iw/zoom)*(0.5+0.5*${p})':y='(ih-ih/zoom)/2':d=1:s=${box.w}x${box.h}:fps=${this.F},setsar=1`
+    );
   }
 }
 
