@@ -95,6 +95,8 @@ export class CliContext implements Context {
         ? { target: o.target, baseUrl: o.baseUrl, profile: o.profile ?? this.opts.profile }
         : { target: this.opts.target, baseUrl: this.opts.baseUrl, profile: this.opts.profile };
     const settings = resolveSettings(flags, this.env, readConfig(home));
+    // Checked before any request: a bad value must not surface only after a paid start, at its wait.
+    this.pollInterval();
     const target = settings.target.value;
     const { key, origin, warning } = resolveKey(this.env, home, settings.profile.value, target);
     // Whatever its format, the key in use is masked in everything printed on stderr from now on.
@@ -379,10 +381,22 @@ export class CliContext implements Context {
     for (const line of lines) this.io.out(line);
   }
 
+  /** MEDIAGEN_POLL_INTERVAL, the default of --interval (undefined: the job kind's schedule). */
+  pollInterval(): number | undefined {
+    return envSetting(() => readEnv("MEDIAGEN_POLL_INTERVAL", this.env));
+  }
+
+  /** Wait options with --interval, or else MEDIAGEN_POLL_INTERVAL. */
+  withPollInterval(opts: WaitOptions): WaitOptions {
+    if (opts.intervalMs !== undefined) return opts;
+    const intervalMs = this.pollInterval();
+    return intervalMs === undefined ? opts : { ...opts, intervalMs };
+  }
+
   async wait<T>(spec: WaitSpec<T>, opts: WaitOptions = {}): Promise<T> {
     const [{ runWait }, { createReporter }] = await Promise.all([import("./wait.js"), import("./wait-report.js")]);
     const { clock } = this.runtime;
-    return runWait({ ...spec, resume: withGlobalFlags(this.opts, spec.resume) }, opts, {
+    return runWait({ ...spec, resume: withGlobalFlags(this.opts, spec.resume) }, this.withPollInterval(opts), {
       now: () => clock.now(),
       sleep: (ms, signal) => clock.sleep(ms, signal),
       timer: (ms, signal) => clock.sleep(ms, signal),
@@ -398,7 +412,7 @@ export class CliContext implements Context {
   async waitAll<T>(spec: MultiWaitSpec<T>, opts: WaitOptions, interrupt: AbortSignal): Promise<WaitOutcome<T>> {
     const [{ runWaitAll }, { createReporter }] = await Promise.all([import("./wait.js"), import("./wait-report.js")]);
     const { clock } = this.runtime;
-    return runWaitAll(spec, opts, {
+    return runWaitAll(spec, this.withPollInterval(opts), {
       now: () => clock.now(),
       sleep: (ms, signal) => clock.sleep(ms, signal),
       timer: (ms, signal) => clock.sleep(ms, signal),

@@ -62,6 +62,13 @@ function positiveDuration(raw: string | undefined, name: string): number | undef
   return ms;
 }
 
+/** A poll interval: a positive duration (as above) of at least 100 ms. */
+function pollInterval(raw: string | undefined, name: string): number | undefined {
+  const ms = positiveDuration(raw, name);
+  if (ms !== undefined && ms < 100) throw new InvalidEnvError(name, `must be at least 100ms, got "${raw}"`);
+  return ms;
+}
+
 function variable<T>(area: EnvArea, description: string, parse: (raw: string | undefined, name: string) => T): Variable<T> {
   return { area, description, parse };
 }
@@ -101,6 +108,11 @@ export const ENV_VARS = {
     "hosted",
     "seconds one request to the hosted service may take, its retries included (default 60; --request-timeout beats it; 90s, 2m also work)",
     positiveDuration,
+  ),
+  MEDIAGEN_POLL_INTERVAL: variable(
+    "cli",
+    "how often watch modes, batch and MCP waits poll a job (default: the spec's schedule for the job, faster on the local target; at least 100ms; --interval beats it)",
+    pollInterval,
   ),
   MEDIAGEN_CONFIRM_ABOVE: variable(
     "cli",

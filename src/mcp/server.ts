@@ -281,7 +281,7 @@ export class McpSession {
     const clock = this.ctx.runtime.clock;
     const outcome = await runWaitAll(
       { jobs: [polled], state: kind.state, describe: kind.describe, schedule: kind.schedule },
-      { timeoutMs },
+      this.ctx.withPollInterval({ timeoutMs }),
       {
         now: () => clock.now(),
         sleep: (ms, s) => clock.sleep(ms, s),

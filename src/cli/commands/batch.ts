@@ -85,7 +85,7 @@ function register(group: Command, getContext: ContextGetter): void {
     if (!(parallel >= 1 && parallel <= 64)) throw usage("--parallel", `expected 1 to 64, got ${parallel}`);
     if (o.maxCredits !== undefined && !(o.maxCredits >= 0)) throw usage("--max-credits", `expected a number of credits, got ${o.maxCredits}`);
     const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, "--timeout") : DEFAULT_TIMEOUT_MS;
-    const intervalMs = o.interval !== undefined ? parseDuration(o.interval, "--interval") : undefined;
+    const intervalMs = o.interval !== undefined ? parseDuration(o.interval, "--interval") : ctx.pollInterval();
     if (intervalMs !== undefined && intervalMs < 100) throw usage("--interval", "at least 100ms");
     const name = o.name ?? DEFAULT_NAME;
     if (name.includes("/") || name.includes("\\")) throw usage("--name", "a file name, not a path (use --out for the directory)");
