@@ -279,26 +279,22 @@ export class McpSession {
       },
     };
     const clock = this.ctx.runtime.clock;
-    const outcome = await runWaitAll(
-      { jobs: [polled], state: kind.state, describe: kind.describe, schedule: kind.schedule },
-      this.ctx.withPollInterval({ timeoutMs }),
-      {
-        now: () => clock.now(),
-        sleep: (ms, s) => clock.sleep(ms, s),
-        timer: (ms, s) => clock.sleep(ms, s),
-        onInterrupt: (handler) => {
-          if (signal.aborted) handler();
-          signal.addEventListener("abort", handler, { once: true });
-          return () => signal.removeEventListener("abort", handler);
-        },
-        reporter: {
-          update: (label, _state, text) => this.trace(`${label}: ${text}`),
-          missed: (label, reason) => this.trace(`${label}: missed poll (${reason})`),
-          stop: () => {},
-        },
-        target: this.engine.target,
+    const outcome = await runWaitAll({ jobs: [polled], state: kind.state, describe: kind.describe, schedule: kind.schedule }, this.ctx.withPollInterval({ timeoutMs }), {
+      now: () => clock.now(),
+      sleep: (ms, s) => clock.sleep(ms, s),
+      timer: (ms, s) => clock.sleep(ms, s),
+      onInterrupt: (handler) => {
+        if (signal.aborted) handler();
+        signal.addEventListener("abort", handler, { once: true });
+        return () => signal.removeEventListener("abort", handler);
       },
-    );
+      reporter: {
+        update: (label, _state, text) => this.trace(`${label}: ${text}`),
+        missed: (label, reason) => this.trace(`${label}: missed poll (${reason})`),
+        stop: () => {},
+      },
+      target: this.engine.target,
+    });
     const r = outcome.jobs[0]!;
     const base = { kind: ref.kind, id: ref.id };
     if (outcome.ending === "interrupted") return toolError({ code: "cancelled", message: `stopped waiting for ${job.label}; the job continues` });

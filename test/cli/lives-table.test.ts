@@ -58,7 +58,7 @@ for (const targetName of ["local", "hosted"] as const) {
         const key = await createKey(serveEnv, "PRO", 500);
         serve = await startServe(serveEnv);
         args = ["--target", "hosted", "--base-url", serve.baseUrl];
-        env = { MEDIAGEN_API_KEY: key, MEDIAGEN_POLL_INTERVAL: "200ms", NO_PROXY: "*", HTTP_PROXY: undefined, http_proxy: undefined };
+        env = { MEDIAGEN_API_KEY: key, NO_PROXY: "*", HTTP_PROXY: undefined, http_proxy: undefined };
       }
     }, 60_000);
     afterAll(async () => {

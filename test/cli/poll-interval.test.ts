@@ -55,12 +55,12 @@ function recordingClock(): Clock & { slept: number[] } {
   };
 }
 
-async function watch(extra: string[], env: Record<string, string>) {
+async function watch(extra: string[], env: Record<string, string | undefined>) {
   const clock = recordingClock();
   const r = await run(["--target", "hosted", "--base-url", server.url, "asset", "status", "a1", "--watch", ...extra], {
     home,
     clock,
-    env: { MEDIAGEN_API_KEY: KEY, ...env },
+    env: { MEDIAGEN_API_KEY: KEY, MEDIAGEN_POLL_INTERVAL: undefined, ...env },
   });
   return { ...r, slept: clock.slept };
 }
