@@ -6,12 +6,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emptyHome } from "../helpers/cli.js";
 import { newHome, run } from "./helpers.js";
 import { startStub, type Stub } from "./stub-service.js";
 
 describe("the first catalog list of a new home", () => {
   it("says on stderr that the catalog's pictures are being drawn, once; stdout stays data", async () => {
-    const home = newHome();
+    const home = emptyHome();
     const first = await run(["avatar", "list", "--json"], { home });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stderr).toContain('"event":"waiting"');

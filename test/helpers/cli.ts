@@ -12,6 +12,7 @@ import { Readable, Writable } from "node:stream";
 import { runCli } from "../../src/cli/run.js";
 import type { Engine } from "../../src/engine/engine.js";
 import type { Clock } from "../../src/cli/runtime.js";
+import { seedCatalogPictures } from "./catalog-seed.js";
 import { TEST_POLL_INTERVAL } from "./poll-interval.js";
 
 export interface RunOptions {
@@ -42,8 +43,15 @@ export interface RunResult {
   errorLine(): { status: number | null; code: string; field: string | null; message: string } | undefined;
 }
 
-/** A fresh, empty MEDIAGEN_HOME. */
+/** A fresh MEDIAGEN_HOME, with the avatar catalog's pictures already drawn (test/helpers/catalog-seed.ts). */
 export function newHome(): string {
+  const home = emptyHome();
+  seedCatalogPictures(home);
+  return home;
+}
+
+/** A fresh home without the catalog's pictures: its first catalog read draws them, as a user's first run does. */
+export function emptyHome(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
 }
 
@@ -59,7 +67,7 @@ export function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue;
-    if (k.startsWith("MEDIAGEN_") || k === "NO_COLOR" || k === "FORCE_COLOR" || k.startsWith("VITEST") || k === "NODE_OPTIONS") continue;
+    if (k.startsWith("MEDIAGEN_") || k.startsWith("MG_TEST_") || k === "NO_COLOR" || k === "FORCE_COLOR" || k.startsWith("VITEST") || k === "NODE_OPTIONS") continue;
     env[k] = v;
   }
   return env;
