@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
+import { expect } from "vitest";
 import { runCli } from "../../src/cli/run.js";
 import type { Engine } from "../../src/engine/engine.js";
 import type { Clock } from "../../src/cli/runtime.js";
@@ -55,11 +56,19 @@ export function emptyHome(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
 }
 
-let shared: string | undefined;
-/** One home per test file (per worker process), created on first use. */
+const shared = new Map<string, string>();
+/**
+ * One home per test file, created on first use. Keyed by the file: a worker runs several files
+ * one after another in one module cache (vitest `isolate: false`), and each file starts afresh.
+ */
 export function sharedHome(): string {
-  shared ??= newHome();
-  return shared;
+  const file = expect.getState().testPath ?? "";
+  let home = shared.get(file);
+  if (!home) {
+    home = newHome();
+    shared.set(file, home);
+  }
+  return home;
 }
 
 /** The parent environment without what would steer the CLI (a copy: process.env is never changed). */
