@@ -7,10 +7,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newHome, run } from "./helpers.js";
+import { run } from "./helpers.js";
 import { assertBuilt, childEnv, createKey, startServe, type ServeChild } from "../http/serve-child.js";
 import { startSession, body, type Session } from "../mcp/helpers.js";
 import { lifeOps, lifeOf } from "../../src/features/lives.js";
+import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Entry {
   kind: string;
@@ -37,6 +38,9 @@ const DOWNLOADS: Record<string, { check?: (b: Buffer) => boolean; refuses?: RegE
 };
 
 /** The CLI starts of every operation the CLI offers, in the order their inputs allow. */
+/** The generations' video, as small as a video goes: what is checked is where it lands, not how it looks. */
+const SMALL = { format: "custom", width: 90, height: 160 } as const;
+
 const CLI_STARTS = ["assetStart", "avatarCreate", "avatarEdit", "generationStart", "exportStart", "videoDuplicate", "scriptGenerate", "folderCreate"];
 
 for (const targetName of ["local", "hosted"] as const) {
@@ -50,10 +54,11 @@ for (const targetName of ["local", "hosted"] as const) {
     const cli = (words: string[], timeoutMs = 60_000) => run([...words, ...args], { home, env, timeoutMs });
 
     beforeAll(async () => {
-      home = newHome();
+      // The catalog's pictures drawn once per test process, not by the first edit or generation here.
+      home = await newHomeWithCatalog();
       if (targetName === "hosted") {
         assertBuilt();
-        servedHome = newHome();
+        servedHome = await newHomeWithCatalog();
         const serveEnv = childEnv(servedHome);
         const key = await createKey(serveEnv, "PRO", 500);
         serve = await startServe(serveEnv);
@@ -109,7 +114,22 @@ for (const targetName of ["local", "hosted"] as const) {
       expect(e.exitCode, e.stderr).toBe(0);
       await landsAndDownloads("look", e.json<{ look_id: string }>().look_id);
 
-      const g = await cli(["generate", "--script", "Hi.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast", "-q"]);
+      const g = await cli([
+        "generate",
+        "--script",
+        "Hi.",
+        "--voice",
+        "vc_emma",
+        "--avatar",
+        "lk_zoe_podcast",
+        "--format",
+        SMALL.format,
+        "--width",
+        String(SMALL.width),
+        "--height",
+        String(SMALL.height),
+        "-q",
+      ]);
       expect(g.exitCode, g.stderr).toBe(0);
       const job = g.stdout.trim();
       await landsAndDownloads("generation", job);
@@ -156,7 +176,7 @@ for (const targetName of ["local", "hosted"] as const) {
         await landsAndDownloads("look", look.look_id as string);
         const edit = await call("avatar_edit", { avatar_id: "av_maya", look_id: "lk_maya_kitchen", prompt: "on a beach" });
         await landsAndDownloads("look", edit.look_id as string);
-        const gen = await call("generation_start", { script: "Hello.", voice_id: "vc_emma", avatar_id: "lk_zoe_podcast" });
+        const gen = await call("generation_start", { script: "Hello.", voice_id: "vc_emma", avatar_id: "lk_zoe_podcast", ...SMALL });
         await landsAndDownloads("generation", gen.job_id as string);
         const exp = await call("export_start", { video_id: videoId });
         await landsAndDownloads("export", exp.job_id as string);
