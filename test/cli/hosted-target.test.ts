@@ -80,9 +80,10 @@ beforeAll(async () => {
   assertBuilt();
   localHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
   servedHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
-  // The catalog's pictures drawn once per test process, not by `avatar list` on each target.
-  await withCatalogPictures(localHome);
-  await withCatalogPictures(servedHome);
+  // The catalog's pictures and English previews made once per test process, not by `avatar list` and `voice resources` on each target.
+  const english = (v: { language: string }) => v.language === "en";
+  await withCatalogPictures(localHome, english);
+  await withCatalogPictures(servedHome, english);
   localEnv = cliEnv(localHome);
   serve = await startServe(childEnv(servedHome));
   key = await createKey(cliEnv(servedHome), "PRO", 100);

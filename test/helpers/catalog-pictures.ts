@@ -3,12 +3,14 @@
  * list (or look by name, or edit without --avatar) on a fresh home draws every catalog picture, a
  * few seconds that tests which are not about that drawing need not pay again and again. The copy is
  * what the home would hold after its first list (the same renderer, the same paths); tests of the
- * drawing itself (its notice, its files appearing) use a plain `newHome()`.
+ * drawing itself (its notice, its files appearing) use a plain `newHome()`. The same for the catalog
+ * voices' preview samples (made with the local TTS by `voice resources`), for the voices asked.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CATALOG_AVATARS, catalogLookRelPath, ensureCatalogLookImages } from "../../src/features/avatar/catalog.js";
+import { CATALOG_VOICES, ensureCatalogVoicePreviews, type CatalogVoice } from "../../src/features/voice/catalog.js";
 import { instancePaths } from "../../src/local/storage.js";
 import { newHome } from "./cli.js";
 
@@ -26,9 +28,13 @@ function drawnOnce(): Promise<string> {
   return drawn;
 }
 
-/** Copies the drawn catalog pictures into `home`'s local media dir (the home may be new or in use). */
-export async function withCatalogPictures(home: string): Promise<string> {
+/**
+ * Copies the drawn catalog pictures into `home`'s local media dir (the home may be new or in use),
+ * and the preview samples of the catalog voices `voices` picks (made once per process each).
+ */
+export async function withCatalogPictures(home: string, voices: (v: CatalogVoice) => boolean = () => false): Promise<string> {
   const src = await drawnOnce();
+  await ensureCatalogVoicePreviews(src, CATALOG_VOICES.filter(voices));
   const first = CATALOG_AVATARS[0]!.looks[0]!.id;
   const catalogDir = path.dirname(path.dirname(catalogLookRelPath(first)));
   const { localDir, mediaDir } = instancePaths(home);
@@ -38,7 +44,7 @@ export async function withCatalogPictures(home: string): Promise<string> {
   return home;
 }
 
-/** A fresh home whose catalog pictures are already drawn. */
-export async function newHomeWithCatalog(): Promise<string> {
-  return withCatalogPictures(newHome());
+/** A fresh home whose catalog pictures (and the previews of the voices `voices` picks) are already made. */
+export async function newHomeWithCatalog(voices?: (v: CatalogVoice) => boolean): Promise<string> {
+  return withCatalogPictures(newHome(), voices);
 }
