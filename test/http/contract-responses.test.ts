@@ -22,8 +22,8 @@ let freeKey = "";
 beforeAll(async () => {
   // No worker: only the answers to the starts are checked, not the jobs they queue (a 30 s video, a 2K look).
   t = openTestInstance({ rateLimit: { limit: 1000, windowMs: 60_000 }, worker: "none" });
-  // The catalog's pictures drawn once per test process, not by avatarList here.
-  await withCatalogPictures(t.home);
+  // The catalog's pictures and French previews made once per test process, not by avatarList and resourceVoices here.
+  await withCatalogPictures(t.home, (v) => v.language === "fr");
   server = await startServer({ instance: t, host: "127.0.0.1", port: 0 });
   poorKey = t.createSpace({ plan: "PRO", credits: 0 }).api_key;
   freeKey = t.createSpace({ plan: "free", credits: 10 }).api_key;
