@@ -9,7 +9,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { probe } from "../../src/media/index.js";
 import { pngSize } from "../../src/media/inputs.js";
 import { localKey, newHome, run } from "./helpers.js";
-import { withCatalogPictures } from "../helpers/catalog-pictures.js";
 
 interface Started {
   asset_ids: string[];
@@ -33,9 +32,8 @@ const balanceOf = async (spaceId: string) => {
   return spaces.find((s) => s.id === spaceId)!.credits;
 };
 
-beforeAll(async () => {
-  // The catalog's pictures drawn once per test process, not by the reference to av_maya.
-  home = await withCatalogPictures(newHome());
+beforeAll(() => {
+  home = newHome();
   out = path.join(home, "out");
 });
 

@@ -14,7 +14,6 @@ import { renderImage, renderVideo } from "../../src/media/index.js";
 import { readWavInfo } from "../../src/media/wav.js";
 import { goodPlan } from "../unit/generation-fixtures.js";
 import { localKey, newHome, run } from "./helpers.js";
-import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Status {
   job_id: string;
@@ -39,8 +38,7 @@ const SCRIPT =
   "It is quiet, fast, and easy to clean. Try it for thirty days, and if you do not love it, send it back.";
 
 beforeAll(async () => {
-  // The catalog's pictures drawn once per test process, not by the first generation of each look.
-  home = await newHomeWithCatalog();
+  home = newHome();
   files = path.join(home, "files");
   fs.mkdirSync(files);
   await Promise.all([

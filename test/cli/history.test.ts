@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execa } from "execa";
 import { ROOT, newHome, run } from "./helpers.js";
 import { assertBuilt, childEnv, createKey, startServe, type ServeChild } from "../http/serve-child.js";
-import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Entry {
   kind: string;
@@ -32,8 +31,7 @@ describe("mediagen history", () => {
   let job: string;
 
   beforeAll(async () => {
-    // The catalog's pictures drawn once per test process, not by the generation's look.
-    home = await newHomeWithCatalog();
+    home = newHome();
     const a = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a red fox", "--count", "2", "--json"], { home });
     expect(a.exitCode, a.stderr).toBe(0);
     assets = a.json<{ asset_ids: string[] }>().asset_ids;

@@ -7,11 +7,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "./helpers.js";
+import { newHome, run } from "./helpers.js";
 import { assertBuilt, childEnv, createKey, startServe, type ServeChild } from "../http/serve-child.js";
 import { startSession, body, type Session } from "../mcp/helpers.js";
 import { lifeOps, lifeOf } from "../../src/features/lives.js";
-import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Entry {
   kind: string;
@@ -37,10 +36,10 @@ const DOWNLOADS: Record<string, { check?: (b: Buffer) => boolean; refuses?: RegE
   script: {},
 };
 
-/** The CLI starts of every operation the CLI offers, in the order their inputs allow. */
 /** The generations' video, as small as a video goes: what is checked is where it lands, not how it looks. */
 const SMALL = { format: "custom", width: 90, height: 160 } as const;
 
+/** The CLI starts of every operation the CLI offers, in the order their inputs allow. */
 const CLI_STARTS = ["assetStart", "avatarCreate", "avatarEdit", "generationStart", "exportStart", "videoDuplicate", "scriptGenerate", "folderCreate"];
 
 for (const targetName of ["local", "hosted"] as const) {
@@ -54,11 +53,10 @@ for (const targetName of ["local", "hosted"] as const) {
     const cli = (words: string[], timeoutMs = 60_000) => run([...words, ...args], { home, env, timeoutMs });
 
     beforeAll(async () => {
-      // The catalog's pictures drawn once per test process, not by the first edit or generation here.
-      home = await newHomeWithCatalog();
+      home = newHome();
       if (targetName === "hosted") {
         assertBuilt();
-        servedHome = await newHomeWithCatalog();
+        servedHome = newHome();
         const serveEnv = childEnv(servedHome);
         const key = await createKey(serveEnv, "PRO", 500);
         serve = await startServe(serveEnv);
