@@ -12,9 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { tempHome } from "../helpers/local.js";
-import { assertBuilt, BIN, childEnv } from "./serve-child.js";
-import { createKeyInProcess } from "./in-process.js";
-import { newHome, runInProcess } from "../helpers/cli.js";
+import { assertBuilt, BIN, childEnv, createKey, runCli } from "./serve-child.js";
 
 const IDLE = 600;
 
@@ -65,7 +63,7 @@ describe("serve with 600 idle sockets from one client", () => {
   it("still answers every legitimate request", async () => {
     assertBuilt();
     const env = childEnv(tempHome());
-    const key = await createKeyInProcess(env.MEDIAGEN_HOME!);
+    const key = await createKey(env);
     const served = await startLimitedServe(env);
     child = served.proc;
     const port = Number(new URL(served.baseUrl).port);
@@ -79,7 +77,7 @@ describe("serve with 600 idle sockets from one client", () => {
   });
 
   it("states its limits in serve --help", async () => {
-    const r = await runInProcess(["serve", "--help"], { home: newHome() });
+    const r = await runCli(["serve", "--help"], childEnv(tempHome()));
     expect(r.stdout).toMatch(/--max-connections <n>[\s\S]*512/);
     expect(r.stdout).toMatch(/--max-connections-per-client <n>[\s\S]*128/);
     expect(r.stdout).toMatch(/--headers-timeout <duration>[\s\S]*20s/);
