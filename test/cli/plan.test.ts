@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { generationCredits } from "../../src/contract/pricing.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
-import { newHome, run } from "./helpers.js";
+import { run } from "./helpers.js";
 import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Report {
