@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newHome, run } from "./helpers.js";
+import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Status {
   avatar_id: string;
@@ -27,7 +28,8 @@ async function credits(home: string): Promise<number> {
 describe("mediagen avatar", () => {
   let home: string;
   beforeAll(async () => {
-    home = newHome();
+    // The catalog's pictures drawn once per test process (not by whichever test lists first).
+    home = await newHomeWithCatalog();
     // The first call on a fresh home creates the default space (PRO, 1000 credits) whose balance is read.
     expect((await run(["voice", "get", "vc_emma", "-q"], { home })).exitCode).toBe(0);
   });

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { assertBuilt, childEnv, startServe, type CliResult, type ServeChild } from "../http/serve-child.js";
 import { runInProcess } from "../helpers/cli.js";
+import { withCatalogPictures } from "../helpers/catalog-pictures.js";
 
 type Env = Record<string, string | undefined>;
 let localHome: string;
@@ -79,6 +80,10 @@ beforeAll(async () => {
   assertBuilt();
   localHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
   servedHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+  // The catalog's pictures and English previews made once per test process, not by `avatar list` and `voice resources` on each target.
+  const english = (v: { language: string }) => v.language === "en";
+  await withCatalogPictures(localHome, english);
+  await withCatalogPictures(servedHome, english);
   localEnv = cliEnv(localHome);
   serve = await startServe(childEnv(servedHome));
   key = await createKey(cliEnv(servedHome), "PRO", 100);

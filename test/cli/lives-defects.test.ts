@@ -13,6 +13,7 @@ import { BIN, newHome, ROOT, run, type RunOptions } from "./helpers.js";
 import { runEnv } from "../helpers/cli.js";
 import { recordStart } from "../../src/cli/journal.js";
 import { body, startSession } from "../mcp/helpers.js";
+import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Entry {
   kind: string;
@@ -29,7 +30,8 @@ const isPng = (file: string) =>
     .readFileSync(file)
     .subarray(0, 4)
     .equals(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-const SHORT = ["--script", "Hi.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast"];
+/** A one-word video, as small as a video goes: every export of it (several run on in the worker while later tests go on) renders little. */
+const SHORT = ["--script", "Hi.", "--voice", "vc_emma", "--avatar", "lk_zoe_podcast", "--format", "custom", "--width", "90", "--height", "160"];
 /** A terminal on stdin, stdout and stderr, prompting allowed (no CI). */
 const terminal = (extra: Partial<RunOptions> = {}): RunOptions => ({ tty: { stdin: true, stdout: true, stderr: true, columns: 100 }, env: { CI: undefined }, ...extra });
 
@@ -38,7 +40,8 @@ let videoId: string;
 const history = async (h = home, more: string[] = ["--no-refresh"]) => (await run(["history", "--json", "--limit", "0", ...more], { home: h })).json<Entry[]>();
 
 beforeAll(async () => {
-  home = newHome();
+  // The catalog's pictures drawn once per test process, not by the first look read here (--dry-run of av_maya).
+  home = await newHomeWithCatalog();
   const g = await run(["generate", ...SHORT, "--watch", "--json"], { home, timeoutMs: 60_000 });
   expect(g.exitCode, g.stderr).toBe(0);
   videoId = g.json<{ result: { video_id: string } }>().result.video_id;
@@ -151,8 +154,13 @@ describe("duplicate and the Next: line", () => {
 });
 
 describe("history and download", () => {
+  /** One home of these three tests (apart from `home`, whose exports run on in its worker): each finds its own rows by id or as the newest. */
+  let h: string;
+  beforeAll(() => {
+    h = newHome();
+  });
+
   it("history reads running rows again from the target (--no-refresh shows them as recorded)", async () => {
-    const h = newHome();
     const a = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "a red fox", "--watch", "-q", "--download", path.join(h, "x")], {
       home: h,
       timeoutMs: 60_000,
@@ -167,7 +175,6 @@ describe("history and download", () => {
   }, 90_000);
 
   it("a key pasted into a prompt is redacted in history.jsonl", async () => {
-    const h = newHome();
     const key = "mg_live_" + "0123456789abcdef".repeat(4);
     const r = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", `a fox, key ${key}`, "-q"], { home: h });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -177,7 +184,6 @@ describe("history and download", () => {
   });
 
   it("download --name '{prompt}' names the file after the prompt, slugged, and never overwrites", async () => {
-    const h = newHome();
     const r = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "A Red Fox, at dawn!", "-q"], { home: h });
     const id = r.stdout.trim();
     const dir = path.join(h, "named");

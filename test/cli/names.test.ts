@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, run } from "./helpers.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
+import { withCatalogPictures } from "../helpers/catalog-pictures.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { counted, withArticle } from "../../src/engine/words.js";
 
@@ -33,8 +34,10 @@ const mg = (args: string[]) => {
 };
 const started = () => calls.find((c) => c.op === "generationStart")?.input;
 
-beforeAll(() => {
+beforeAll(async () => {
   t = openTestInstance({ worker: "none" });
+  // The catalog's pictures drawn once per test process, not by the first look found by name.
+  await withCatalogPictures(t.home);
 });
 afterAll(() => t.close());
 

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { generationCredits } from "../../src/contract/pricing.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
-import { newHome, run } from "./helpers.js";
+import { run } from "./helpers.js";
+import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 
 interface Report {
   file: string;
@@ -204,7 +205,8 @@ function fileOf(row: Row, i: number): string {
 }
 
 beforeAll(async () => {
-  home = newHome();
+  // The catalog's pictures drawn once per test process, not by the first look or avatar a plan names.
+  home = await newHomeWithCatalog();
   dir = path.join(home, "plans");
   fs.mkdirSync(dir);
   const models = await run(["asset", "models", "--type", "image", "-q"], { home });
@@ -352,7 +354,7 @@ describe("against the hosted target (a local instance served over HTTP)", () => 
   beforeAll(async () => {
     const { openLocalInstance } = await import("../../src/features/local.js");
     const { startServer } = await import("../../src/server/server.js");
-    const instance = openLocalInstance({ home: newHome(), worker: "inline" });
+    const instance = openLocalInstance({ home: await newHomeWithCatalog(), worker: "inline" });
     inst = instance;
     key = instance.createSpace({ plan: "PRO", credits: 100 }).api_key;
     served = await startServer({ instance, host: "127.0.0.1", port: 0 });

@@ -2,8 +2,9 @@
  * Tables never cut an id (issue 11): the cases of the review, on a terminal of a given width. The
  * descriptive columns are left out or wrapped; the id the next command needs is printed whole.
  */
-import { describe, expect, it } from "vitest";
-import { newHome, run } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { run } from "./helpers.js";
+import { newHomeWithCatalog } from "../helpers/catalog-pictures.js";
 import { visibleLength } from "../../src/cli/output.js";
 
 const tty = (columns: number) => ({ tty: { stdout: true, columns } });
@@ -12,8 +13,16 @@ const fits = (out: string, width: number) => {
 };
 
 describe("tables on a narrow terminal", () => {
+  /**
+   * One home for the four tables (none depends on what another adds), its catalog pictures and French
+   * voice previews made once per test process: what is checked is the table, not their drawing.
+   */
+  let home: string;
+  beforeAll(async () => {
+    home = await newHomeWithCatalog((v) => v.language === "fr");
+  });
+
   it("asset models keeps every model name whole at 80 columns; CREDITS has a unit and says it is the default-duration price", async () => {
-    const home = newHome();
     const all = (await run(["asset", "models", "--json"], { home })).json<{ models: { name: string }[] }>();
     const r = await run(["asset", "models"], { home, ...tty(80) });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -32,7 +41,6 @@ describe("tables on a narrow terminal", () => {
   });
 
   it("local spaces list keeps the space id whole at 60 columns (what `local credits add` takes)", async () => {
-    const home = newHome();
     await run(["local", "keys", "create", "--plan", "PRO", "--credits", "10", "--name", "a space with a long name"], { home });
     const spaces = (await run(["local", "spaces", "list", "--json"], { home })).json<{ id: string }[]>();
     expect(spaces.length).toBeGreaterThan(0);
@@ -45,7 +53,6 @@ describe("tables on a narrow terminal", () => {
   });
 
   it("voice resources --language fr keeps name, language and gender and leaves out the preview URL first", async () => {
-    const home = newHome();
     const r = await run(["voice", "resources", "--language", "fr"], { home, ...tty(100) });
     expect(r.exitCode, r.stderr).toBe(0);
     fits(r.stdout, 100);
@@ -59,7 +66,6 @@ describe("tables on a narrow terminal", () => {
   });
 
   it("avatar list and voice list keep their ids whole at 40 columns", async () => {
-    const home = newHome();
     const looks = await run(["avatar", "list", "--only-public"], { home, ...tty(40) });
     expect(looks.exitCode, looks.stderr).toBe(0);
     const ids = (await run(["avatar", "list", "--only-public", "--json"], { home })).json<{ id: string; avatar_id: string }[]>();

@@ -12,6 +12,7 @@ import { operations, type OpName } from "../../src/features/operations.js";
 import { ROUTES, fillPath } from "../../src/features/routes.js";
 import { responseProblems } from "../../src/hosted/response-check.js";
 import { ErrorBody, ErrorEnvelope } from "../../src/contract/error-schemas.js";
+import { withCatalogPictures } from "../helpers/catalog-pictures.js";
 
 let t: TestInstance;
 let server: RunningServer;
@@ -19,7 +20,10 @@ let poorKey = "";
 let freeKey = "";
 
 beforeAll(async () => {
-  t = openTestInstance({ rateLimit: { limit: 1000, windowMs: 60_000 } });
+  // No worker: only the answers to the starts are checked, not the jobs they queue (a 30 s video, a 2K look).
+  t = openTestInstance({ rateLimit: { limit: 1000, windowMs: 60_000 }, worker: "none" });
+  // The catalog's pictures and French previews made once per test process, not by avatarList and resourceVoices here.
+  await withCatalogPictures(t.home, (v) => v.language === "fr");
   server = await startServer({ instance: t, host: "127.0.0.1", port: 0 });
   poorKey = t.createSpace({ plan: "PRO", credits: 0 }).api_key;
   freeKey = t.createSpace({ plan: "free", credits: 10 }).api_key;
@@ -27,6 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close(1_000);
+  await t.close();
 });
 
 async function call(op: OpName, input: Record<string, unknown>, key = t.key): Promise<{ status: number; body: unknown }> {
@@ -115,7 +120,7 @@ describe("each error class", () => {
   });
 
   it("429 (past the window's limit), the spec's body", async () => {
-    const tight = openTestInstance({ rateLimit: { limit: 1, windowMs: 60_000 } });
+    const tight = openTestInstance({ rateLimit: { limit: 1, windowMs: 60_000 }, worker: "none" });
     const s = await startServer({ instance: tight, host: "127.0.0.1", port: 0 });
     try {
       const get = () => fetch(`${s.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${tight.key}` } });
@@ -127,6 +132,7 @@ describe("each error class", () => {
       expect(body.details[0].code).toBe("rate_limit_exceeded");
     } finally {
       await s.close(1_000);
+      await tight.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 /** `serve` flags: port, host, public URL, environment; and the address helpers behind them. */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -8,17 +8,37 @@ import { isLoopbackAddress, normalisePublicUrl, originOf, startServer } from "..
 import { openLocalInstance } from "../../src/features/local.js";
 import type { DispatchOptions } from "../../src/local/service.js";
 import { ManualClock } from "../../src/local/clock.js";
-import { assertBuilt, childEnv, runCli, startServe } from "./serve-child.js";
+import { assertBuilt, childEnv, runCli, startServe, type ServeChild } from "./serve-child.js";
+import { runInProcess } from "../helpers/cli.js";
 
 const homes: string[] = [];
 afterEach(() => {
   for (const h of homes.splice(0)) fs.rmSync(h, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 function env(extra: Record<string, string> = {}) {
+  return childEnv(tempHome(), extra);
+}
+function tempHome(): string {
   const h = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
   homes.push(h);
-  return childEnv(h, extra);
+  return h;
 }
+/** `mediagen serve …` in this process, for what ends before it listens (a usage error, --help): no process start-up per case. */
+const inProcess = (args: string[], extra: Record<string, string> = {}) => runInProcess(["serve", ...args], { home: tempHome(), env: extra });
+
+/**
+ * One `serve --host 0.0.0.0 --public-url …` for the tests that only read what it printed (the base
+ * URL, its warnings): its own home, kept until it stops (the homes of `env()` go after each test).
+ */
+let shared: ServeChild | undefined;
+const sharedHome = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+beforeAll(async () => {
+  shared = await startServe(childEnv(sharedHome), ["--host", "0.0.0.0", "--public-url", "https://media.example.test/api/public/v1"]);
+});
+afterAll(async () => {
+  if (shared) expect(await shared.stop()).toBe(0);
+  fs.rmSync(sharedHome, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+});
 
 describe("address helpers", () => {
   it.each([
@@ -55,14 +75,13 @@ describe("address helpers", () => {
 
 describe("mediagen serve flags", () => {
   it("rejects a bad --port and a bad rate-limit variable with a usage error (exit 2)", async () => {
-    assertBuilt();
-    const bad = await runCli(["serve", "--port", "http", "--json"], env());
-    expect(bad.code).toBe(2);
+    const bad = await inProcess(["--port", "http", "--json"]);
+    expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--port/);
-    const big = await runCli(["serve", "--port", "70000"], env());
-    expect(big.code).toBe(2);
-    const rate = await runCli(["serve", "--port", "0"], env({ MEDIAGEN_LOCAL_RATE_LIMIT: "lots" }));
-    expect(rate.code).toBe(2);
+    const big = await inProcess(["--port", "70000"]);
+    expect(big.exitCode).toBe(2);
+    const rate = await inProcess(["--port", "0"], { MEDIAGEN_LOCAL_RATE_LIMIT: "lots" });
+    expect(rate.exitCode).toBe(2);
     expect(rate.stderr).toMatch(/MEDIAGEN_LOCAL_RATE_LIMIT/);
   });
 
@@ -98,31 +117,20 @@ describe("mediagen serve flags", () => {
     expect(await exited).toBe(0);
   });
 
-  it("uses --public-url for the base URL it prints", async () => {
-    const e = env();
-    const serve = await startServe(e, ["--public-url", "https://media.example.test/api/public/v1"]);
-    try {
-      expect(serve.baseUrl).toBe("https://media.example.test/api/public/v1");
-    } finally {
-      expect(await serve.stop()).toBe(0);
-    }
+  it("uses --public-url for the base URL it prints", () => {
+    expect(shared!.baseUrl).toBe("https://media.example.test/api/public/v1");
   });
 
-  it("warns on stderr when binding a non-loopback address", async () => {
-    const serve = await startServe(env(), ["--host", "0.0.0.0", "--public-url", "http://127.0.0.1:1"]);
-    try {
-      expect(serve.stderr()).toMatch(/warning: binding 0\.0\.0\.0 exposes the local instance/);
-    } finally {
-      expect(await serve.stop()).toBe(0);
-    }
+  it("warns on stderr when binding a non-loopback address", () => {
+    expect(shared!.stderr()).toMatch(/warning: binding 0\.0\.0\.0 exposes the local instance/);
   });
 
   it("honours MEDIAGEN_LOCAL_RATE_LIMIT and MEDIAGEN_LOCAL_RATE_WINDOW_MS", async () => {
     const e = env({ MEDIAGEN_LOCAL_RATE_LIMIT: "2", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "7200000" });
     const serve = await startServe(e);
     try {
-      const { createKey } = await import("./serve-child.js");
-      const key = await createKey(e);
+      const created = await runInProcess(["local", "keys", "create", "--plan", "PRO", "--credits", "100", "--json"], { home: e.MEDIAGEN_HOME! });
+      const key = created.json<{ api_key: string }>().api_key;
       const statuses: number[] = [];
       let body: unknown;
       for (let i = 0; i < 3; i++) {
@@ -177,13 +185,9 @@ describe("local files over HTTP", () => {
     } finally {
       expect(await on.stop()).toBe(0);
     }
-    const off = await startServe(env());
-    try {
-      expect(off.stderr()).not.toMatch(/allow-local-files/);
-    } finally {
-      expect(await off.stop()).toBe(0);
-    }
-    const help = await runCli(["serve", "--help"], env());
+    // Without the flag (the shared serve): nothing said.
+    expect(shared!.stderr()).not.toMatch(/allow-local-files/);
+    const help = await inProcess(["--help"]);
     expect(help.stdout).toMatch(/--allow-local-files/);
   });
 });

@@ -8,7 +8,9 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { assertBuilt, childEnv, createKey, runCli, startServe, type ServeChild } from "./serve-child.js";
+import { assertBuilt, childEnv, startServe, type ServeChild } from "./serve-child.js";
+import { createKeyInProcess } from "./in-process.js";
+import { runInProcess } from "../helpers/cli.js";
 
 /** curl on PATH (CI installs it); without it the curl comparison is reported as skipped, not passed. */
 const hasCurl = (() => {
@@ -75,7 +77,10 @@ beforeAll(async () => {
   serve = await startServe(env);
   base = serve.baseUrl;
   const names = ["folders", "errors", "revoked", "limit", "headers", "curl"] as const;
-  const made = await Promise.all([...names.map(() => createKey(env, "PRO", 100)), createKey(env, "free", 10), createKey(env, "start", 10)]);
+  // The keys in this process (one `local keys create` each, not a process each): serve is what is tested.
+  const made: string[] = [];
+  for (const [plan, credits] of [...names.map(() => ["PRO", 100] as const), ["free", 10] as const, ["start", 10] as const])
+    made.push(await createKeyInProcess(home, plan, credits));
   for (const [i, n] of names.entries()) keys[n] = made[i]!;
   keys.free = made[names.length]!;
   keys.start = made[names.length + 1]!;
@@ -115,8 +120,8 @@ describe("mediagen serve over raw HTTP", () => {
   });
 
   it("answers 401 invalid_api_key for a missing, malformed, unknown and revoked key", async () => {
-    const revoke = await runCli(["local", "keys", "revoke", keys.revoked!, "--json"], env);
-    expect(revoke.code).toBe(0);
+    const revoke = await runInProcess(["local", "keys", "revoke", keys.revoked!, "--json"], { home });
+    expect(revoke.exitCode).toBe(0);
     const variants: [string, Record<string, string>][] = [
       ["missing", {}],
       ["malformed", { authorization: "Bearer not-a-key" }],

@@ -4,6 +4,7 @@ import { avatarHandlers, statusOf } from "../../src/features/avatar/local.js";
 import { CATALOG_AVATARS } from "../../src/features/avatar/catalog.js";
 import type { Handler } from "../../src/local/types.js";
 import { contextFor, expectError, pngSizeOf, rejection, spaceRow } from "./avatar-fixtures.js";
+import { withCatalogPictures } from "../helpers/catalog-pictures.js";
 
 const LOOK_KEYS = ["id", "name", "place", "accessories", "action", "emotion", "selfie", "format", "thumbnail", "preview", "status", "model_available"];
 const DETAIL_KEYS = [...LOOK_KEYS, "avatar_id", "avatar_name", "look_name", "gender", "age_range", "ethnicity", "hair_color", "error_message"];
@@ -74,6 +75,8 @@ describe("reads", () => {
 
   beforeAll(async () => {
     t = openTestInstance();
+    // The catalog's pictures drawn once per test process, not by the first list here ("a catalog look is completed" draws one).
+    await withCatalogPictures(t.home);
     mine = await t.api.avatarCreate({ prompt: "friendly barista, warm light, woman with glasses" });
     failed = await t.api.avatarCreate({ prompt: "never", place: "kitchen" }, { simulate: "fail" });
     await t.runUntilIdle();
