@@ -3,7 +3,8 @@
  * list (or look by name, or edit without --avatar) on a fresh home draws every catalog picture, a
  * few seconds that tests which are not about that drawing need not pay again and again. The copy is
  * what the home would hold after its first list (the same renderer, the same paths); tests of the
- * drawing itself (its notice, its files appearing) use a plain `newHome()`. The same for the catalog
+ * drawing itself (its notice, its files appearing) use `emptyHome()` (`newHome()` copies the run's
+ * pictures in too, see test/helpers/catalog-seed.ts). The same for the catalog
  * voices' preview samples (made with the local TTS by `voice resources`), for the voices asked.
  */
 import fs from "node:fs";
@@ -12,12 +13,18 @@ import path from "node:path";
 import { CATALOG_AVATARS, catalogLookRelPath, ensureCatalogLookImages } from "../../src/features/avatar/catalog.js";
 import { CATALOG_VOICES, ensureCatalogVoicePreviews, type CatalogVoice } from "../../src/features/voice/catalog.js";
 import { instancePaths } from "../../src/local/storage.js";
+import { CATALOG_SEED_VAR } from "./catalog-seed.js";
 import { newHome } from "./cli.js";
 
 let drawn: Promise<string> | undefined;
 
-/** A media dir holding every drawn catalog picture (drawn on the first call of this process). */
+/**
+ * A media dir holding every drawn catalog picture: the run's (drawn once by the global setup,
+ * test/setup/catalog-seed.ts), else drawn on the first call of this process.
+ */
 function drawnOnce(): Promise<string> {
+  const seed = process.env[CATALOG_SEED_VAR];
+  if (seed && fs.existsSync(seed)) return Promise.resolve(seed);
   drawn ??= (async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-catalog-"));
     process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
