@@ -261,14 +261,16 @@ forBothTargets(
         duration: 4,
         references: [{ url: src("a.png") }, { url: src("b.png") }],
       });
+      // Square (720x720 rather than 1280x720): only the slots and the status of these two are checked.
       const startOnly = await s.engine.assetStart({
         type: "video",
         model: "vidB-2-5-frames",
         prompt: "zoom in",
+        aspect_ratio: "1:1",
         end_image: { url: src("b.png") },
         references: [{ url: src("a.png") }],
       });
-      const textOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "no images at all" });
+      const textOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "no images at all", aspect_ratio: "1:1" });
       const a = await finished(s.engine, frames.asset_ids[0]!);
       expect(a).toMatchObject({ status: "completed", duration_seconds: 4, width: 1280, height: 720 });
       expect(a.generation_params?.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
@@ -380,6 +382,8 @@ forBothTargets(
         avatar_description: "a woman in a red coat",
         duration: 4,
         resolution: "480p",
+        // Square (480x480): only the status is checked here.
+        aspect_ratio: "1:1",
       });
       const omni = await lib.engine.assetStart({
         type: "video",
@@ -387,6 +391,7 @@ forBothTargets(
         prompt: "@hero walks past @dog",
         duration: 4,
         resolution: "480p",
+        aspect_ratio: "1:1",
         references: [{ url: src("clip.mp4") }],
         elements: [
           { name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] },
