@@ -261,14 +261,16 @@ forBothTargets(
         duration: 4,
         references: [{ url: src("a.png") }, { url: src("b.png") }],
       });
+      // Square (720x720 rather than 1280x720): only the slots and the status of these two are checked.
       const startOnly = await s.engine.assetStart({
         type: "video",
         model: "vidB-2-5-frames",
         prompt: "zoom in",
+        aspect_ratio: "1:1",
         end_image: { url: src("b.png") },
         references: [{ url: src("a.png") }],
       });
-      const textOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "no images at all" });
+      const textOnly = await s.engine.assetStart({ type: "video", model: "vidB-2-5-frames", prompt: "no images at all", aspect_ratio: "1:1" });
       const a = await finished(s.engine, frames.asset_ids[0]!);
       expect(a).toMatchObject({ status: "completed", duration_seconds: 4, width: 1280, height: 720 });
       expect(a.generation_params?.references).toEqual([{ url: src("a.png") }, { url: src("b.png") }]);
@@ -368,7 +370,8 @@ forBothTargets(
       const a = await finished(lib.engine, r.asset_ids[0]!);
       expect(a).toMatchObject({ status: "completed", width: 640, height: 360 });
       expect(a.generation_params).toMatchObject({ prompt: "", aspect_ratio: "16:9", resolution: "360p", duration: 2 });
-      const fromAsset = await lib.engine.assetStart({ type: "video", model: "vidC-upscale", source_video: { asset_id: lib.video } });
+      // The price is the start's answer: this one is not rendered (a 1708x960 upscale nobody looks at).
+      const fromAsset = await lib.engine.assetStart({ type: "video", model: "vidC-upscale", source_video: { asset_id: lib.video } }, { simulate: "fail" });
       expect(fromAsset.cost_per_generation).toBe(2); // the 4 s library video
     });
 
@@ -380,6 +383,8 @@ forBothTargets(
         avatar_description: "a woman in a red coat",
         duration: 4,
         resolution: "480p",
+        // Square (480x480): only the status is checked here.
+        aspect_ratio: "1:1",
       });
       const omni = await lib.engine.assetStart({
         type: "video",
@@ -387,6 +392,7 @@ forBothTargets(
         prompt: "@hero walks past @dog",
         duration: 4,
         resolution: "480p",
+        aspect_ratio: "1:1",
         references: [{ url: src("clip.mp4") }],
         elements: [
           { name: "hero", images: [{ url: src("a.png") }, { url: src("b.png") }] },

@@ -429,7 +429,8 @@ forBothTargets(
     it("status: JOB_NOT_FOUND (404), UNAUTHORIZED_JOB (403) for another space's job", async () => {
       const a = space(t);
       const b = space(t);
-      const { started } = await generate(a, { prompt: "cats", duration: 10 });
+      // Any finished job of a's serves: one short sentence.
+      const { started } = await generate(a, { script: "Hi there.", voice_id: "vc_emma" });
       const nf = await apiError(a.engine.generationStatus({ job_id: "run_000000000000000000000000" }));
       expect([nf.status, nf.code]).toEqual([404, "JOB_NOT_FOUND"]);
       const other = await apiError(b.engine.generationStatus({ job_id: started.job_id }));
@@ -484,9 +485,10 @@ forBothTargets(
     it("duplicate refuses with every code of the spec", async () => {
       const a = space(t);
       const b = space(t);
-      const { done } = await generate(a, { prompt: "cats", duration: 10 });
+      // Any done video of a's serves: one short sentence.
+      const { done } = await generate(a, { script: "Hi there.", voice_id: "vc_emma" });
       const id = done.result!.video_id;
-      const failed = await generate(a, { prompt: "cats", duration: 10 }, "fail");
+      const failed = await generate(a, { script: "Hi there.", voice_id: "vc_emma" }, "fail");
       const failedVideo = (t.instance.db.prepare("SELECT video_id FROM generations WHERE id = ?").get(failed.started.job_id) as { video_id: string }).video_id;
       const generating = "ffffffffffffffffffffffff";
       t.instance.db

@@ -29,6 +29,31 @@ import { startServer, type RunningServer } from "../../src/server/server.js";
 import { operations } from "../../src/features/operations.js";
 import { responseProblems } from "../../src/hosted/response-check.js";
 
+/**
+ * Catalog media (look pictures, voice previews: `<media>/catalog/…`) is drawn on first need and is the
+ * same for every instance. The first harness of this process draws it through its instance as a user's
+ * would; each harness gives what its instance drew to this process-wide copy at teardown, and each new
+ * home starts with that copy, so the next target (and the next file, when files share the process) does
+ * not draw the same pictures again. Only whole files are copied (temp names start with a dot).
+ */
+let catalogSeed: string | undefined;
+
+function seedCatalog(mediaDir: string): void {
+  if (!catalogSeed) return;
+  fs.cpSync(catalogSeed, path.join(mediaDir, "catalog"), { recursive: true, force: false, errorOnExist: false });
+}
+
+function keepCatalog(mediaDir: string): void {
+  const drawn = path.join(mediaDir, "catalog");
+  if (!fs.existsSync(drawn)) return;
+  if (!catalogSeed) {
+    catalogSeed = fs.mkdtempSync(path.join(os.tmpdir(), "mg-catalog-"));
+    const dir = catalogSeed;
+    process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  fs.cpSync(drawn, catalogSeed, { recursive: true, force: false, errorOnExist: false, filter: (src) => !path.basename(src).startsWith(".") });
+}
+
 export type TargetName = "local" | "hosted";
 export const TARGETS: readonly TargetName[] = ["local", "hosted"];
 
@@ -142,6 +167,7 @@ export class TargetHarness {
       clock: this.clock,
       ...(this.options.rateLimit ? { rateLimit: this.options.rateLimit } : {}),
     });
+    seedCatalog(this.inst.mediaDir);
     // The suite's media servers listen on 127.0.0.1: the served instance is told that network is ours
     // (`serve --allow-private-urls`); test/http/fetch-policy.test.ts covers the default refusal.
     if (this.target === "hosted") this.server = await startServer({ instance: this.inst, host: "127.0.0.1", port: 0, allowPrivateNetwork: true });
@@ -152,6 +178,7 @@ export class TargetHarness {
     await this.server?.close(1_000);
     if (this.inst) {
       await this.inst.stopWorker(1_000);
+      keepCatalog(this.inst.mediaDir);
       await this.inst.close();
     }
     if (this.home) fs.rmSync(this.home, { recursive: true, force: true });
