@@ -152,7 +152,7 @@ describe("plan new on a terminal", () => {
 
   it("at the end it offers to generate: the equivalent command is printed first, then the video is made", async () => {
     const file = path.join(dir, "short.json");
-    fs.writeFileSync(file, JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "A short one." }] }]));
+    fs.writeFileSync(file, JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "Short." }] }]));
     const steps: Step[] = [
       { expect: "Block 1 · voice Noah (vc_noah)" },
       { expect: "What next?", send: UP + UP + ENTER },
