@@ -24,8 +24,7 @@ beforeAll(async () => {
     timeoutMs: 60_000,
   });
   expect(a.exitCode, a.stderr).toBe(0);
-  // Its worker renders it while the tests run: a small custom frame (the history shows the same row).
-  const g = await run(["generate", "--prompt", "why cats purr", "--duration", "10", "--format", "custom", "--width", "270", "--height", "480", "--json"], { home });
+  const g = await run(["generate", "--prompt", "why cats purr", "--duration", "10", "--json"], { home });
   expect(g.exitCode, g.stderr).toBe(0);
 }, 90_000);
 

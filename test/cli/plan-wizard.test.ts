@@ -115,8 +115,7 @@ describe("plan new on a terminal", () => {
     const valid = await run(["plan", "validate", file, "--json"], { home });
     expect(valid.exitCode, valid.stdout).toBe(0);
     expect(valid.json()).toMatchObject({ valid: true, ids_checked: true });
-    // Started in a small custom frame: its worker renders it while the next tests run (and before their job).
-    const started = await run(["generate", "--plan", file, "--format", "custom", "--width", "270", "--height", "480", "--json"], { home });
+    const started = await run(["generate", "--plan", file, "--json"], { home });
     expect(started.exitCode, started.stderr).toBe(0);
     expect(started.json()).toMatchObject({ status: "pending", job_id: expect.stringMatching(/^run_/) });
   });

@@ -42,8 +42,7 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     browser = await launchBrowser();
 
     const engine = instance.engine(key);
-    // A small custom frame: the job goes through the same steps as a full-size one, in less rendering.
-    const gen = (await engine.generationStart({ prompt: "why the sea is blue", duration: 10, format: "custom", width: 270, height: 480 })) as { job_id: string };
+    const gen = (await engine.generationStart({ prompt: "why the sea is blue", duration: 10 })) as { job_id: string };
     generationId = gen.job_id;
     recordStart(home, [
       {
@@ -102,7 +101,7 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     const engine = instance.engine(instance.defaultKey());
     const status = (await engine.generationStatus({ job_id: generationId })) as { result: { video_id: string } };
     const videoIdOfGeneration = status.result.video_id;
-    const exp = (await engine.exportStart({ video_id: videoIdOfGeneration, format: "custom", width: 240, height: 240 })) as { job_id: string };
+    const exp = (await engine.exportStart({ video_id: videoIdOfGeneration, format: "square" })) as { job_id: string };
     await expect
       .poll(async () => ((await engine.exportStatus({ job_id: exp.job_id })) as { status: string }).status, { timeout: 90_000, interval: 500 })
       .toBe("completed");
