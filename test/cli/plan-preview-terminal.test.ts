@@ -8,7 +8,6 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newHome } from "./helpers.js";
 import { KEY, onTerminal as onPty, type PtyResult, type Step } from "./pty.js";
-import { seedCatalogPictures } from "../helpers/catalog-pictures.js";
 
 const { ENTER, UP } = KEY;
 
@@ -20,12 +19,11 @@ function onTerminal(steps: Step[], args: string[], maxSeconds = 60): Promise<Pty
   return onPty(args, steps, { home, cwd: dir, maxSeconds, quietMs: 30 });
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   home = newHome();
   dir = path.join(home, "work");
   fs.mkdirSync(dir);
-  await seedCatalogPictures(home);
-}, 60_000);
+});
 
 describe("plan preview on a terminal", () => {
   it("offers to open the preview it wrote", async () => {

@@ -9,7 +9,6 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newHome, run } from "./helpers.js";
 import { KEY, onTerminal as onPty, type PtyOptions, type PtyResult, type Step } from "./pty.js";
-import { seedCatalogPictures } from "../helpers/catalog-pictures.js";
 
 const { ENTER, DOWN, UP, CTRL_C } = KEY;
 let home: string;
@@ -35,12 +34,11 @@ const firstSequence = (text: string): Step[] => [
   { expect: "Media on screen", send: ENTER },
 ];
 
-beforeAll(async () => {
+beforeAll(() => {
   home = newHome();
   dir = path.join(home, "work");
   fs.mkdirSync(dir);
-  await seedCatalogPictures(home);
-}, 60_000);
+});
 
 describe("plan new keeps a draft", () => {
   it("Ctrl-C mid-block asks first; a second Ctrl-C quits keeping the draft; the next plan new resumes it and saving removes it", { timeout: 90_000 }, async () => {

@@ -10,7 +10,6 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderImage } from "../../src/media/index.js";
 import { newHome, run } from "./helpers.js";
-import { seedCatalogPictures } from "../helpers/catalog-pictures.js";
 import { KEY, onTerminal as onPty, type PtyResult, type Step } from "./pty.js";
 
 const { ENTER, DOWN, UP, CTRL_C } = KEY;
@@ -45,7 +44,7 @@ beforeAll(async () => {
   dir = path.join(home, "work");
   fs.mkdirSync(dir);
   picture = path.join(dir, "kitchen.png");
-  await Promise.all([renderImage({ out: picture, width: 320, height: 240, prompt: "kitchen" }), seedCatalogPictures(home)]);
+  await renderImage({ out: picture, width: 320, height: 240, prompt: "kitchen" });
 }, 60_000);
 
 const leftovers = () => fs.readdirSync(dir).filter((f) => !f.startsWith("steps-") && f !== "kitchen.png");
