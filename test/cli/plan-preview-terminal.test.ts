@@ -5,37 +5,18 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BIN, newHome, ROOT } from "./helpers.js";
-import { runEnv } from "../helpers/cli.js";
+import { newHome } from "./helpers.js";
+import { KEY, onTerminal as onPty, type PtyResult, type Step } from "./pty.js";
 
-const PTY = path.join(ROOT, "test", "cli", "fixtures", "pty-script.py");
-const ENTER = "\r";
-const UP = "\u001b[A";
-
-interface Step {
-  expect?: string;
-  send?: string;
-}
+const { ENTER, UP } = KEY;
 
 let home: string;
 let dir: string;
 
-async function onTerminal(steps: Step[], args: string[], maxSeconds = 60): Promise<{ exit: number | null; failed_step: unknown; screen: string }> {
-  const stepsFile = path.join(dir, `steps-${Date.now()}.json`);
-  fs.writeFileSync(stepsFile, JSON.stringify(steps));
-  const env = runEnv(home, { CI: undefined, TERM: "xterm-256color", NO_COLOR: "1" });
-  const r = await execa("python3", [PTY, "100", "30", String(maxSeconds), stepsFile, "--", process.execPath, BIN, ...args], {
-    env,
-    cwd: dir,
-    extendEnv: false,
-    reject: false,
-    timeout: (maxSeconds + 10) * 1000,
-  });
-  fs.rmSync(stepsFile);
-  if (r.exitCode !== 0) throw new Error(`pty-script.py failed: ${r.stderr}`);
-  return JSON.parse(String(r.stdout)) as { exit: number | null; failed_step: unknown; screen: string };
+/** The prompts listen as soon as they are drawn: a short quiet time before each step's keys. */
+function onTerminal(steps: Step[], args: string[], maxSeconds = 60): Promise<PtyResult> {
+  return onPty(args, steps, { home, cwd: dir, maxSeconds, quietMs: 30 });
 }
 
 beforeAll(() => {
@@ -55,7 +36,7 @@ describe("plan preview on a terminal", () => {
   }, 90_000);
 
   it("the wizard offers a preview before it offers to generate", async () => {
-    fs.writeFileSync(path.join(dir, "short.json"), JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "A short one." }] }]));
+    fs.writeFileSync(path.join(dir, "short.json"), JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "Short." }] }]));
     const steps: Step[] = [
       { expect: "Block 1 · voice Noah (vc_noah)" },
       { expect: "What next?", send: UP + UP + ENTER },

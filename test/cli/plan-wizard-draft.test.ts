@@ -8,11 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newHome, run } from "./helpers.js";
-import { KEY, onTerminal, type Step } from "./pty.js";
+import { KEY, onTerminal as onPty, type PtyOptions, type PtyResult, type Step } from "./pty.js";
 
 const { ENTER, DOWN, UP, CTRL_C } = KEY;
 let home: string;
 let dir: string;
+
+/** The wizard's prompts listen as soon as they are drawn: a short quiet time before each step's keys. */
+const onTerminal = (args: string[], steps: Step[], o: PtyOptions): Promise<PtyResult> => onPty(args, steps, { quietMs: 30, ...o });
 
 const pickDefaults = (look: string, pick: string): Step[] => [
   { expect: "Voice language", send: ENTER },

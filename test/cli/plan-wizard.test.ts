@@ -7,30 +7,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderImage } from "../../src/media/index.js";
-import { BIN, newHome, ROOT, run } from "./helpers.js";
-import { runEnv } from "../helpers/cli.js";
+import { newHome, run } from "./helpers.js";
+import { KEY, onTerminal as onPty, type PtyResult, type Step } from "./pty.js";
 
-const PTY = path.join(ROOT, "test", "cli", "fixtures", "pty-script.py");
-const ENTER = "\r";
-const DOWN = "\u001b[B";
-const UP = "\u001b[A";
-const CTRL_C = "\u0003";
-
-interface Step {
-  expect?: string;
-  send?: string;
-}
-interface PtyResult {
-  exit: number | null;
-  signal: number | null;
-  steps_done: number;
-  failed_step: { index: number; expect: string } | null;
-  timed_out: boolean;
-  screen: string;
-}
+const { ENTER, DOWN, UP, CTRL_C } = KEY;
+/** The wizard's prompts listen as soon as they are drawn: a short quiet time before each step's keys. */
+const QUIET_MS = 30;
 
 let home: string;
 let dir: string;
@@ -40,20 +24,8 @@ let picture: string;
  * `mediagen <args>` on a pseudo-terminal (100×30 unless `size` says otherwise), as a person at a
  * terminal runs it (no CI), typing `steps`.
  */
-async function onTerminal(steps: Step[], args: string[], maxSeconds = 40, size = { cols: 100, rows: 30 }): Promise<PtyResult> {
-  const stepsFile = path.join(dir, `steps-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
-  fs.writeFileSync(stepsFile, JSON.stringify(steps));
-  const env = runEnv(home, { CI: undefined, TERM: "xterm-256color", NO_COLOR: "1" });
-  const r = await execa("python3", [PTY, String(size.cols), String(size.rows), String(maxSeconds), stepsFile, "--", process.execPath, BIN, ...args], {
-    env,
-    cwd: dir,
-    extendEnv: false,
-    reject: false,
-    timeout: (maxSeconds + 10) * 1000,
-  });
-  fs.rmSync(stepsFile);
-  if (r.exitCode !== 0) throw new Error(`pty-script.py failed: ${r.stderr}`);
-  return JSON.parse(String(r.stdout)) as PtyResult;
+function onTerminal(steps: Step[], args: string[], maxSeconds = 40, size = { cols: 100, rows: 30 }): Promise<PtyResult> {
+  return onPty(args, steps, { home, cwd: dir, maxSeconds, cols: size.cols, rows: size.rows, quietMs: QUIET_MS });
 }
 
 /** The picker steps: language Any, gender female, search, pick. */
@@ -179,7 +151,7 @@ describe("plan new on a terminal", () => {
 
   it("at the end it offers to generate: the equivalent command is printed first, then the video is made", async () => {
     const file = path.join(dir, "short.json");
-    fs.writeFileSync(file, JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "A short one." }] }]));
+    fs.writeFileSync(file, JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "Short." }] }]));
     const steps: Step[] = [
       { expect: "Block 1 · voice Noah (vc_noah)" },
       { expect: "What next?", send: UP + UP + ENTER },

@@ -15,6 +15,8 @@ export const KEY = { ENTER: "\r", DOWN: "\u001b[B", UP: "\u001b[A", CTRL_C: "\u0
 export interface Step {
   expect?: string;
   send?: string;
+  /** This step's quiet time (see PtyOptions.quietMs). */
+  quiet_ms?: number;
 }
 export interface PtyResult {
   exit: number | null;
@@ -34,12 +36,19 @@ export interface PtyOptions {
   rows?: number;
   maxSeconds?: number;
   env?: Record<string, string | undefined>;
+  /**
+   * How long the command must have stopped drawing before a step types its keys, for steps that do
+   * not say (pty-script.py's own default: 120 ms). A prompt of @inquirer/prompts listens for keys as
+   * soon as it has drawn, so a wizard's steps can use a short one.
+   */
+  quietMs?: number;
 }
 
 export async function onTerminal(args: string[], steps: Step[], o: PtyOptions): Promise<PtyResult> {
   const maxSeconds = o.maxSeconds ?? 40;
   const stepsFile = path.join(os.tmpdir(), `pty-steps-${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
-  fs.writeFileSync(stepsFile, JSON.stringify(steps));
+  const timed = o.quietMs === undefined ? steps : steps.map((s) => ({ quiet_ms: o.quietMs, ...s }));
+  fs.writeFileSync(stepsFile, JSON.stringify(timed));
   const env = runEnv(o.home, { CI: undefined, TERM: "xterm-256color", NO_COLOR: "1", ...o.env });
   try {
     const r = await execa("python3", [PTY, String(o.cols ?? 100), String(o.rows ?? 30), String(maxSeconds), stepsFile, "--", process.execPath, BIN, ...args], {

@@ -55,7 +55,7 @@ afterAll(() => stub?.close());
 
 describe("a terminal of 0 columns", () => {
   it("gets no spinner: the wait ends at its timeout (exit 8) and writes a few lines, not megabytes", async () => {
-    const r = await onTerminal(0, 0, "run", [...hosted(), "asset", "status", "pend-30", "--watch", "--timeout", "2s"]);
+    const r = await onTerminal(0, 0, "run", [...hosted(), "asset", "status", "pend-30", "--watch", "--timeout", "500ms"]);
     expect(r.timed_out, r.head).toBe(false);
     expect(r.exit, r.tail).toBe(8);
     expect(r.bytes).toBeLessThan(4_000);
@@ -64,7 +64,7 @@ describe("a terminal of 0 columns", () => {
   });
 
   it("(the same wait on an 80-column terminal does show the spinner)", async () => {
-    const r = await onTerminal(80, 24, "run", [...hosted(), "asset", "status", "pend-31", "--watch", "--timeout", "2s"]);
+    const r = await onTerminal(80, 24, "run", [...hosted(), "asset", "status", "pend-31", "--watch", "--timeout", "500ms"]);
     expect(r.exit, r.tail).toBe(8);
     expect(r.head + r.tail).toMatch(SPINNER);
   });

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const DEPCRUISE = path.join(ROOT, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
@@ -187,16 +187,39 @@ function reportedRules(output: string): string[] {
   return [...output.matchAll(/^\s*error ([\w-]+): (\S+) →/gm)].map((m) => `${m[1]}: ${m[2]}`);
 }
 
+/** `npm run lint:layers --output-type json` on the real tree: the modules and their dependencies. */
+function cruiseRealTree(): Promise<string> {
+  return new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [DEPCRUISE, "src", "--config", CONFIG, "--output-type", "json"],
+      { cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, out) => (err ? reject(err) : resolve(out)),
+    ),
+  );
+}
+
+// The three runs of dependency-cruiser are independent: started together, each test awaits its own.
+let allowedRun: Promise<{ code: number; output: string }>;
+let plantedRun: Promise<{ code: number; output: string }>;
+let realTree: Promise<string>;
+beforeAll(() => {
+  allowedRun = lintLayers(tree(ALLOWED));
+  plantedRun = lintLayers(tree(Object.assign({}, ALLOWED, ...PLANTED.map((p) => p.files)) as Record<string, string>));
+  realTree = cruiseRealTree();
+  // A run a test never reaches (an earlier failure) must not become an unhandled rejection.
+  realTree.catch(() => undefined);
+});
+
 describe("the layer check", () => {
   it("passes a tree that only uses the allowed doors", async () => {
-    const r = await lintLayers(tree(ALLOWED));
+    const r = await allowedRun;
     expect(r.output).toContain("no dependency violations found");
     expect(r.code).toBe(0);
   });
 
   it("fails on each planted violation, naming its rule, and on nothing else", async () => {
-    const planted = Object.assign({}, ALLOWED, ...PLANTED.map((p) => p.files)) as Record<string, string>;
-    const r = await lintLayers(tree(planted));
+    const r = await plantedRun;
     expect(r.code).not.toBe(0);
     for (const p of PLANTED) expect(r.output, `${p.rule} on ${p.reported}`).toContain(`error ${p.rule}: ${p.reported}`);
     const expected = new Set(PLANTED.map((p) => `${p.rule}: ${p.reported.split(" ")[0]}`));
@@ -206,14 +229,7 @@ describe("the layer check", () => {
   it("no CLI module loads the local target at start-up, even through a module in between", async () => {
     // The rules look at direct imports; a chain of static imports (cli.ts → catalog → media) would
     // load the same code at start-up, so the real tree is walked along static, non-type imports.
-    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
-      execFile(
-        process.execPath,
-        [DEPCRUISE, "src", "--config", CONFIG, "--output-type", "json"],
-        { cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
-        (err, out) => (err ? reject(err) : resolve({ stdout: out })),
-      ),
-    );
+    const stdout = await realTree;
     const { modules } = JSON.parse(stdout) as {
       modules: Array<{ source: string; dependencies: Array<{ resolved: string; dynamic: boolean; dependencyTypes: string[] }> }>;
     };
