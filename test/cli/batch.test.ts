@@ -1,12 +1,13 @@
 /**
  * `mediagen batch run|price` on a fresh local instance (a detached worker renders): the issue's
  * done-when.
- * - 12 lines (11 assets, 1 generate+export) under a rate limit of 20 per window with --parallel 8:
+ * - 12 lines (11 assets, 1 generate+export) under a rate limit of 8 per window with --parallel 8:
  *   no 429 ever reaches the batch, every output is on disk, the manifest is complete, and what
  *   `batch price` said is what the ledger debited. The limiter is the instance's own (fixed windows
- *   counted in SQLite), set to 20 requests per 1 s window so the test does not take minutes: the
- *   same code path as 20 a minute, sixty times faster. The limit binds: the batch needs more than
- *   three windows, and --parallel 8 could send 8 at once.
+ *   counted in SQLite), set to 8 requests per 1 s window so the test does not take minutes: the
+ *   same code path as 8 a minute, sixty times faster. The limit binds: the batch needs more than
+ *   three windows (each asset line takes at least a start and a poll, the video line two of each:
+ *   26 requests at the least), and --parallel 8 alone would send 8 at once.
  * - The built binary SIGKILLed half-way, then run again (in process): every line paid exactly once (ledger).
  * - SIGKILLed in the window between a start's answer and the record of its job id: the re-run
  *   adopts the job instead of paying again.
@@ -18,8 +19,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { killInStartWindow, localKey, newHome, run, runBin, startBin, startInProcess } from "./helpers.js";
 
-/** The rate limit under test: small enough that 12 lines need several windows (whole seconds: X-RateLimit-Reset is in seconds). */
-const LIMIT = 20;
+/** The rate limit under test: small enough that 12 lines need more than three windows (of whole seconds: X-RateLimit-Reset is in seconds). */
+const LIMIT = 8;
 const FAST = { MEDIAGEN_LOCAL_RATE_LIMIT: String(LIMIT), MEDIAGEN_LOCAL_RATE_WINDOW_MS: "1000" };
 /** Where the rate limit is not the subject: one that is never met. */
 const ASSETS = 11;
