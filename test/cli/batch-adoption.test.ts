@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseJsonl } from "../../src/cli/batch/input.js";
-import { newHome, run } from "./helpers.js";
+import { localKey, newHome, run } from "./helpers.js";
 
 const LINE = { kind: "asset", type: "image", model: "imgA-4-fast", prompt: "BATCH-CAT" };
 
@@ -27,9 +27,11 @@ function crashedBeforeLanding(home: string, file: string, out: string, at: strin
   return manifest;
 }
 
+/** One instance for both tests: the second works in a space of its own (its own key), where the first's assets are not. */
+const home = newHome();
+
 describe("batch re-run after a crash in the start window", () => {
   it("never adopts a foreign client's asset of the same model, count and time with another prompt", async () => {
-    const home = newHome();
     const file = path.join(home, "b.jsonl");
     fs.writeFileSync(file, JSON.stringify(LINE) + "\n");
     const out = path.join(home, "out");
@@ -54,17 +56,17 @@ describe("batch re-run after a crash in the start window", () => {
   });
 
   it("adopts its own start when it landed (the same request, whatever the key order)", async () => {
-    const home = newHome();
-    const file = path.join(home, "b.jsonl");
+    const env = { MEDIAGEN_API_KEY: (await localKey("PRO", 100, home)).api_key };
+    const file = path.join(home, "b2.jsonl");
     fs.writeFileSync(file, JSON.stringify(LINE) + "\n");
-    const out = path.join(home, "out");
+    const out = path.join(home, "out2");
     const manifest = crashedBeforeLanding(home, file, out, new Date(Date.now() - 1000).toISOString());
     // The line's own request, sent by the crashed run (other key order), then a foreign one.
-    const own = await run(["asset", "start", "--prompt", "BATCH-CAT", "--model", "imgA-4-fast", "--type", "image", "--json"], { home });
+    const own = await run(["asset", "start", "--prompt", "BATCH-CAT", "--model", "imgA-4-fast", "--type", "image", "--json"], { home, env });
     const ownId = own.json<{ asset_ids: string[] }>().asset_ids[0]!;
-    await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "FOREIGN-DOG", "--json"], { home });
+    await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "FOREIGN-DOG", "--json"], { home, env });
 
-    const again = await run(["batch", "run", file, "--out", out, "--json"], { home, timeoutMs: 60_000 });
+    const again = await run(["batch", "run", file, "--out", out, "--json"], { home, env, timeoutMs: 60_000 });
     expect(again.exitCode, again.stderr).toBe(0);
     const started = fs
       .readFileSync(manifest, "utf8")

@@ -41,12 +41,14 @@ describe("batch run out of credits", () => {
     expect(human.stderr).toContain(`mediagen local credits add ${space_id} 0.15`);
 
     expect((await run(["local", "credits", "add", space_id, "1"], { home })).exitCode).toBe(0);
-    const again = await run(["batch", "run", file, "--out", out, "--parallel", "1", "--json"], { home, env, timeoutMs: 60_000 });
+    // The two refused lines together (--parallel 2): the lines are compared in line order.
+    const again = await run(["batch", "run", file, "--out", out, "--parallel", "2", "--json"], { home, env, timeoutMs: 60_000 });
     expect(again.exitCode, again.stderr).toBe(0);
     const after = again.stdout
       .split("\n")
       .filter((l) => l.includes('"event":"line"'))
-      .map((l) => JSON.parse(l) as { line: number; status: string });
+      .map((l) => JSON.parse(l) as { line: number; status: string })
+      .sort((a, b) => a.line - b.line);
     expect(after.map((e) => [e.line, e.status])).toEqual([
       [1, "skipped_done"],
       [2, "done"],

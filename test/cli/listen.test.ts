@@ -129,10 +129,15 @@ describe("mediagen listen on the local instance", () => {
       expect(a.webhook_id).toMatch(/^whd_/);
       expect(a.headers["webhook-signature"]).toMatch(/^v1,/);
 
-      const gen = await run(["generate", "--script", "Hello from the listener test.", "--voice", "vc_emma", "--avatar", "lk_maya_kitchen", "--watch", "--json"], {
-        home,
-        timeoutMs: 90_000,
-      });
+      // A small custom frame: the webhook, not the picture, is under test.
+      const small = ["--format", "custom", "--width", "180", "--height", "320"];
+      const gen = await run(
+        ["generate", "--script", "Hello from the listener test.", "--voice", "vc_emma", "--avatar", "lk_maya_kitchen", ...small, "--watch", "--json"],
+        {
+          home,
+          timeoutMs: 90_000,
+        },
+      );
       expect(gen.exitCode, gen.stderr).toBe(0);
       const videoId = gen.json<{ result: { video_id: string } }>().result.video_id;
       const exp = await run(["export", videoId, "--webhook", l.url, "--json"], { home });

@@ -74,7 +74,9 @@ describe("batch pauses for the rate-limit window", () => {
     const home = newHome();
     const file = path.join(home, "b.jsonl");
     const line = (i: number) => JSON.stringify({ kind: "asset", type: "image", model: "imgA-4-fast", prompt: `shot ${i}` });
-    fs.writeFileSync(file, [1, 2, 3].map(line).join("\n") + "\n");
+    // Two lines: the second line's requests outlast the first window the batch has a whole of, so at
+    // least one pause starts early in a 2 s window and lasts over a second (a pause under one is not said).
+    fs.writeFileSync(file, [1, 2].map(line).join("\n") + "\n");
     const env = { MEDIAGEN_LOCAL_RATE_LIMIT: "2", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "2000" };
     const r = await run(["batch", "run", file, "--out", path.join(home, "out"), "--parallel", "1"], { home, env, timeoutMs: 60_000 });
     expect(r.exitCode, r.stderr).toBe(0);
