@@ -312,13 +312,13 @@ describe("renderExport on the system ffmpeg", () => {
       ["custom", { width: 720, height: 720 }, [720, 720]],
       ["custom", { width: 721, height: 405 }, [722, 406]],
     ];
-    // One frame each: the size is the same on every frame. The soundtrack (the same for every size) is
+    // Two frames each: the size is the same on every frame. The soundtrack (the same for every size) is
     // mixed once and found in the cache after, as in the export job.
     const cacheDir = path.join(dir, "formats-cache");
     for (const [format, custom, size] of cases) {
       const s = exportSize(format, custom);
       expect([s.width, s.height]).toEqual(size);
-      const spec = buildSpec([{ seconds: 1 / 30, look: f.red, media: { kind: "image", path: f.blue, show: "half" }, wav: f.wav }], { width: s.width, height: s.height });
+      const spec = buildSpec([{ seconds: 2 / 30, look: f.red, media: { kind: "image", path: f.blue, show: "half" }, wav: f.wav }], { width: s.width, height: s.height });
       const out = path.join(dir, `format-${s.width}x${s.height}.mp4`);
       const r = await renderExport(spec, { outPath: out, tools, cacheDir });
       await expectValid(tools, out, spec, r);
