@@ -67,6 +67,37 @@ async function render(
   return { out, r };
 }
 
+/**
+ * A video with subtitles and the same video without (360×640, three sequences with a cue each and
+ * transitions), both verified: shared by the two subtitle tests. Both renders share the soundtrack and
+ * the stills through a cache, as the export job's renders do.
+ */
+let subtitled: Promise<{ spec: RenderSpec; ours: { out: string; r: RenderExportResult }; bare: { out: string; r: RenderExportResult } }> | undefined;
+function subtitledPair() {
+  subtitled ??= (async () => {
+    const seqs = [
+      { seconds: 1.2, look: f.red, text: "First words on the screen now and then some more words", wav: f.wav },
+      {
+        seconds: 1.2,
+        look: f.red,
+        media: { kind: "video" as const, path: f.green, show: "background" as const },
+        text: "Then the clip plays behind the presenter here",
+        wav: f.wav,
+      },
+      { seconds: 1.2, look: f.yellow, text: "And a last line to close", wav: f.wav },
+    ];
+    const spec = buildSpec(seqs, { width: 360, height: 640, subtitles: true, transitions: true });
+    const cacheDir = path.join(dir, "cues-cache");
+    const ours = await render(spec, { cacheDir });
+    await expectValid(tools, ours.out, spec, ours.r);
+    const bareSpec = { ...spec, options: { ...spec.options, subtitles: false } };
+    const bare = await render(bareSpec, { cacheDir });
+    await expectValid(tools, bare.out, bareSpec, bare.r);
+    return { spec, ours, bare };
+  })();
+  return subtitled;
+}
+
 describe("renderExport on the system ffmpeg", () => {
   it("draws every media layout where it belongs (hide, full, half, background; image and video; no look)", async () => {
     const W = 180;
@@ -209,17 +240,14 @@ describe("renderExport on the system ffmpeg", () => {
   });
 
   it("burns subtitles only when enabled", async () => {
+    // The two renders of the cue test below: the same video with subtitles on and off.
+    const { ours, bare } = await subtitledPair();
     const W = 360;
     const H = 640;
-    const seqs = [{ seconds: 1, look: null, text: "Words that must show up on screen", wav: f.wav }];
-    const cacheDir = path.join(dir, "burn-cache");
-    const whiteInBand = async (subtitles: boolean): Promise<number> => {
-      const spec = buildSpec(seqs, { width: W, height: H, subtitles });
-      const { out, r } = await render(spec, { cacheDir });
-      await expectValid(tools, out, spec, r);
+    const whiteInBand = (out: string): number => {
       const fr = frameRgb(tools, out, 15, W, H);
       let n = 0;
-      // Bottom-centred, 15 % above the bottom edge.
+      // Bottom-centred, 15 % above the bottom edge. No look, clip or background has white in it.
       for (let y = Math.floor(H * 0.7); y < Math.floor(H * 0.9); y++) {
         for (let x = 0; x < W; x++) {
           const [rr, g, b] = pixel(fr, W, H, x / W, y / H);
@@ -228,31 +256,13 @@ describe("renderExport on the system ffmpeg", () => {
       }
       return n;
     };
-    expect(await whiteInBand(true)).toBeGreaterThan(100);
-    expect(await whiteInBand(false)).toBe(0);
+    expect(whiteInBand(ours.out)).toBeGreaterThan(100);
+    expect(whiteInBand(bare.out)).toBe(0);
   });
 
   it("shows each cue on exactly the frames a per-frame burn of the same subtitles would", async () => {
-    const seqs = [
-      { seconds: 1.2, look: f.red, text: "First words on the screen now and then some more words", wav: f.wav },
-      {
-        seconds: 1.2,
-        look: f.red,
-        media: { kind: "video" as const, path: f.green, show: "background" as const },
-        text: "Then the clip plays behind the presenter here",
-        wav: f.wav,
-      },
-      { seconds: 1.2, look: f.yellow, text: "And a last line to close", wav: f.wav },
-    ];
-    const W = 360;
-    const H = 640;
-    const spec = buildSpec(seqs, { width: W, height: H, subtitles: true, transitions: true });
-    // Both renders share the soundtrack and the stills through a cache, as the export job's renders do.
-    const cacheDir = path.join(dir, "cues-cache");
-    const ours = await render(spec, { cacheDir });
-    await expectValid(tools, ours.out, spec, ours.r);
-    // The same video without subtitles, then the same ASS burned on every frame afterwards.
-    const bare = await render({ ...spec, options: { ...spec.options, subtitles: false } }, { cacheDir });
+    const { spec, ours, bare } = await subtitledPair();
+    // The same ASS burned afterwards on every frame of the video without subtitles.
     const plan = planSpec(spec);
     const fonts = fs.mkdtempSync(path.join(dir, "fonts-"));
     fs.copyFileSync(tools.fontFile, path.join(fonts, path.basename(tools.fontFile)));
