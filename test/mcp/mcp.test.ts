@@ -210,7 +210,7 @@ describe("mediagen mcp: a whole video workflow on the local instance", () => {
     const s = await startSession(home, ["--allow-dir", allowed, "--max-credits", "50"]);
     try {
       const before = await balance(home);
-      const args = { script: "Hello! This is a test of the agent tools.", voice_id: "vc_emma", avatar_id: "lk_maya_kitchen" };
+      const args = { script: "Hello! This is a test.", voice_id: "vc_emma", avatar_id: "lk_maya_kitchen" };
       const priced = body(await s.client.callTool({ name: "price", arguments: { tool: "generation_start", arguments: args } }));
       const gen = await s.client.callTool({ name: "generation_start", arguments: args });
       expect(gen.isError, JSON.stringify(gen.content)).toBeFalsy();
@@ -220,7 +220,8 @@ describe("mediagen mcp: a whole video workflow on the local instance", () => {
       expect(done).toMatchObject({ kind: "generation", finished: true, state: "done" });
       const videoId = (done.status as { result: { video_id: string } }).result.video_id;
 
-      const exportArgs = { video_id: videoId, format: "vertical" };
+      // A small custom size (free, like vertical): the workflow is the subject, not the format.
+      const exportArgs = { video_id: videoId, format: "custom", width: 180, height: 320 };
       expect(body(await s.client.callTool({ name: "price", arguments: { tool: "export_start", arguments: exportArgs } }))).toMatchObject({ credits: 0, exact: true });
       const exp = body(await s.client.callTool({ name: "export_start", arguments: exportArgs })) as { job_id: string };
       expect(body(await s.client.callTool({ name: "wait_for", arguments: { id: exp.job_id, timeout_seconds: 120 } }))).toMatchObject({

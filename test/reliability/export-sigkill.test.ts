@@ -14,11 +14,9 @@ import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.j
 import { requireBuilt, startFixture } from "./fixtures/processes.js";
 
 const LEASE_MS = "800";
-// About 9 s of speech at 1922×1080: a render of a few seconds, so the kill (at 15 % of the render
-// step) lands in the middle of it.
-const SCRIPT =
-  "This export is rendered by a worker that will not live to see the end of it. " +
-  "The next attempt finds its ffmpeg by the folder it works in, stops it, and starts again.";
+// About 4 s of speech at 1922×1080: a render of a second or more (at full size, so it stays that long
+// on a fast machine), and the kill lands early in it (at 15 % of the render step, ~6 % of the frames).
+const SCRIPT = "This export is rendered by a worker that will not live to see the end of it.";
 
 // A video and two renders of it (one killed): longer than the default on a loaded machine with the
 // npm ffmpeg 4.1 of a fresh machine.

@@ -7,7 +7,8 @@ import { openLocalInstance, type LocalInstance } from "../../src/features/local.
 import { pidAlive, type WorkerRow } from "../../src/local/worker-registry.js";
 import { tempHome, waitFor } from "../helpers/local.js";
 import { requireBuilt } from "./fixtures/processes.js";
-import { assertBuilt, childEnv, createKey, runCli, startServe, type ServeChild } from "../http/serve-child.js";
+import { assertBuilt, childEnv, startServe, type ServeChild } from "../http/serve-child.js";
+import { run } from "../cli/helpers.js";
 
 const open: LocalInstance[] = [];
 const spawned: number[] = [];
@@ -58,7 +59,10 @@ test("mediagen local reset refuses while mediagen serve runs; the server keeps a
   const env = childEnv(home);
   const serve = await startServe(env);
   serves.push(serve);
-  const key = await createKey(env, "PRO", 10);
+  // The CLI commands run in this process (test/cli/helpers.ts): the other process is `serve`.
+  const created = await run(["local", "keys", "create", "--plan", "PRO", "--credits", "10", "--json"], { home });
+  expect(created.exitCode, created.stderr).toBe(0);
+  const key = created.json<{ api_key: string }>().api_key;
   const folder = await fetch(`${serve.baseUrl}/folder/create`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -66,8 +70,8 @@ test("mediagen local reset refuses while mediagen serve runs; the server keeps a
   });
   expect(folder.status).toBe(201);
 
-  const refused = await runCli(["local", "reset", "--yes"], env);
-  expect(refused.code).toBe(2);
+  const refused = await run(["local", "reset", "--yes"], { home });
+  expect(refused.exitCode).toBe(2);
   expect(refused.stderr).toMatch(/in use by another process \(pid \d+, e\.g\. `mediagen serve`\); stop it, then reset/);
 
   const list = await fetch(`${serve.baseUrl}/folder/list`, { headers: { authorization: `Bearer ${key}` } });
@@ -76,8 +80,8 @@ test("mediagen local reset refuses while mediagen serve runs; the server keeps a
 
   expect(await serve.stop("SIGTERM")).toBe(0);
   serves.length = 0;
-  const done = await runCli(["local", "reset", "--yes", "--json"], env);
-  expect(done.code).toBe(0);
+  const done = await run(["local", "reset", "--yes", "--json"], { home });
+  expect(done.exitCode).toBe(0);
   expect(JSON.parse(done.stdout)).toEqual({ reset: true });
   const after = openLocalInstance({ home, worker: "none" });
   open.push(after);

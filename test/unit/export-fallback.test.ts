@@ -27,7 +27,7 @@ it("a video with transitions, media and music exports on ffmpeg 4.1: faded throu
     {
       voice_id: "vc_emma",
       look_id: "lk_maya_kitchen",
-      sequences: [{ text: "Hello from the fallback tools." }, { text: "Here is a picture.", media: { url: path.join(files, "still.png"), show: "half" as const } }],
+      sequences: [{ text: "Hello from the fallback." }, { text: "Here is a picture.", media: { url: path.join(files, "still.png"), show: "half" as const } }],
     },
   ];
   const gen = await t.api.generationStart({ sequence_plan: plan, enable: { music: true, transitions: true } });
@@ -40,7 +40,7 @@ it("a video with transitions, media and music exports on ffmpeg 4.1: faded throu
     60_000,
     100,
   );
-  const started = await t.api.exportStart({ video_id: video, format: "custom", width: 360, height: 640 });
+  const started = await t.api.exportStart({ video_id: video, format: "custom", width: 180, height: 320 });
   const s = await waitFor(
     async () => {
       const x = await t.api.exportStatus({ job_id: started.job_id });
@@ -54,5 +54,5 @@ it("a video with transitions, media and music exports on ffmpeg 4.1: faded throu
   expect(row.ffmpeg).toMatch(/^ffmpeg \S+ \(npm fallback: .+\)$/);
   expect(row.xfade).toBe(0);
   const p = await probe(path.join(t.mediaDir, row.video_path!));
-  expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([360, 640, "h264", "aac"]);
+  expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([180, 320, "h264", "aac"]);
 });

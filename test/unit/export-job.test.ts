@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { toMilli } from "../../src/contract/credits.js";
 import { progressWriter, PROGRESS_WRITE_MS } from "../../src/features/export/job.js";
 import { exportDir, readExport } from "../../src/features/export/record.js";
@@ -17,18 +17,30 @@ import type { VideoTimeline } from "../../src/features/video/timeline.js";
 import { probe, renderImage, renderVideo } from "../../src/media/index.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 
-const open: TestInstance[] = [];
+let shared: TestInstance | undefined;
 afterEach(async () => {
-  for (const t of open.splice(0)) await t.close();
+  // Every test starts with the worker stopped: its export waits until the test lets it run. A job a
+  // test left queued (the progress tests never run theirs) is closed, so no later test's worker runs it.
+  await shared?.stopWorker(1_000);
+  shared?.db.prepare("UPDATE jobs SET status = 'failed', last_error = 'left by an earlier test' WHERE status = 'queued'").run();
+});
+afterAll(async () => {
+  await shared?.close();
 });
 
-/** An instance whose worker runs only while a test lets it. */
+/**
+ * The file's instance, whose worker runs only while a test lets it. One for every test: each test's
+ * export is its own job, ledger rows and folder, and each checks only those.
+ */
 function instance(): TestInstance {
   // Polls are frequent: no 429 wait in the way (the rate limit is tested elsewhere).
-  const t = openTestInstance({ worker: "none", rateLimit: { limit: 100_000, windowMs: 60_000 } });
-  open.push(t);
-  return t;
+  shared ??= openTestInstance({ worker: "none", rateLimit: { limit: 100_000, windowMs: 60_000 } });
+  return shared;
 }
+
+/** The default video, made once and shared by the tests that only export it (never change it). */
+let defaultVideo: Promise<string> | undefined;
+const sharedVideo = (t: TestInstance): Promise<string> => (defaultVideo ??= makeVideo(t));
 
 async function makeVideo(
   t: TestInstance,
@@ -71,7 +83,7 @@ const ledgerOf = (t: TestInstance, ref: string) =>
 describe("progress", () => {
   it("only grows, keeps the step of the furthest point, stays below 100 until completed, and is throttled", async () => {
     const t = instance();
-    const video = await makeVideo(t);
+    const video = await sharedVideo(t);
     const { job_id } = await t.api.exportStart({ video_id: video });
     let now = 0;
     const w = progressWriter(t, job_id, () => now);
@@ -107,7 +119,7 @@ describe("progress", () => {
 
   it("the last value held back is written by the timer, and nothing after stop or once the export ended", async () => {
     const t = instance();
-    const video = await makeVideo(t);
+    const video = await sharedVideo(t);
     const { job_id } = await t.api.exportStart({ video_id: video });
     const w = progressWriter(t, job_id);
     w.update("render", 10);
@@ -251,7 +263,7 @@ describe("failures end with their code, refunded once", () => {
 
   it("a rendered file that cannot be published → STORAGE_FAILED, nothing published", async () => {
     const t = instance();
-    const video = await makeVideo(t);
+    const video = await sharedVideo(t);
     const s = await t.api.exportStart({ video_id: video, ...CHARGED });
     // Something in the way of the published name.
     fs.mkdirSync(path.join(t.mediaDir, exportDir(s.job_id), "video.mp4", "in-the-way"), { recursive: true });
@@ -277,7 +289,7 @@ describe("failures end with their code, refunded once", () => {
     const s = await t.api.exportStart({ video_id: video, ...CHARGED });
     // A timeline the job cannot read (blocks missing): the run throws.
     t.db.prepare("UPDATE videos SET timeline = json_remove(timeline, '$.blocks') WHERE id = ?").run(video);
-    const job = t.jobs.list({ kind: "export" })[0]!;
+    const job = t.jobs.list({ kind: "export", ref: s.job_id })[0]!;
     t.db.prepare("UPDATE jobs SET max_attempts = 2 WHERE id = ?").run(job.id);
     const done = await runExport(t, s.job_id);
     expect(done).toMatchObject({ status: "failed", error: { code: "EXPORT_FAILED", message: expect.stringMatching(/^Export failed: /) } });
@@ -307,11 +319,11 @@ describe("a supplied avatar video", () => {
       [null, true],
       [null, true],
     ]);
-    const s = await t.api.exportStart({ video_id: video, format: "custom", width: 360, height: 640 });
+    const s = await t.api.exportStart({ video_id: video, format: "custom", width: 180, height: 320 });
     const done = await runExport(t, s.job_id);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     const p = await probe(path.join(t.mediaDir, readExport(t, s.job_id)!.video_path!));
-    expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([360, 640, "h264", "aac"]);
+    expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([180, 320, "h264", "aac"]);
     expect(toMilli(done.result!.cost)).toBe(0);
   });
 });

@@ -121,6 +121,60 @@ export function frameRgb(tools: Tools, file: string, n: number, w: number, h: nu
   );
 }
 
+/**
+ * Frames `ns` of a video as RGB24 (w×h each, in the order asked), decoded in one ffmpeg run: the same
+ * pictures as frameRgb gives one by one, for one decode of the file instead of one per frame.
+ */
+export function framesRgb(tools: Tools, file: string, ns: readonly number[], w: number, h: number): Buffer[] {
+  const wanted = [...new Set(ns)].sort((a, b) => a - b);
+  const select = wanted.map((n) => `eq(n\\,${n})`).join("+");
+  const raw = execFileSync(
+    tools.ffmpeg,
+    [
+      "-hide_banner",
+      "-nostdin",
+      "-loglevel",
+      "error",
+      "-i",
+      file,
+      "-vf",
+      `select=${select},scale=${w}:${h}:flags=neighbor`,
+      // One output frame per selected frame: no frame duplicated to fill the gaps between them.
+      vfrOption(tools),
+      "passthrough",
+      "-frames:v",
+      String(wanted.length),
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "rgb24",
+      "-",
+    ],
+    { maxBuffer: 256 << 20 },
+  );
+  const size = w * h * 3;
+  expect(raw.length, `frames ${wanted.join(",")} of ${path.basename(file)}`).toBe(size * wanted.length);
+  return ns.map((n) => raw.subarray(wanted.indexOf(n) * size, (wanted.indexOf(n) + 1) * size));
+}
+
+/** The pixel at (fx, fy) of each of frames `ns`, from one decode (see framesRgb). */
+export function pixelsAt(
+  tools: Tools,
+  file: string,
+  w: number,
+  h: number,
+  points: ReadonlyArray<readonly [n: number, fx: number, fy: number]>,
+): Array<[number, number, number]> {
+  const frames = framesRgb(
+    tools,
+    file,
+    points.map(([n]) => n),
+    w,
+    h,
+  );
+  return points.map(([, fx, fy], i) => pixel(frames[i]!, w, h, fx, fy));
+}
+
 /** The RGB pixel at (fx, fy), fractions of the frame (w×h as passed to frameRgb). */
 export function pixel(buf: Buffer, w: number, h: number, fx: number, fy: number): [number, number, number] {
   const x = Math.min(w - 1, Math.floor(fx * w));
@@ -137,6 +191,28 @@ export function meanVolumeDb(tools: Tools, file: string, a: number, d: number): 
   const m = /mean_volume:\s*(-?[\d.]+|-inf) dB/.exec(r.stderr);
   if (!m) throw new Error(`no mean_volume in: ${r.stderr.slice(-500)}`);
   return m[1] === "-inf" ? -Infinity : Number(m[1]);
+}
+
+/**
+ * Mean volume (dB) of several windows [a, a+d) of the audio, from one ffmpeg run (a volumedetect per
+ * window on the decoded samples: the figures meanVolumeDb gives one run each).
+ */
+export function meanVolumesDb(tools: Tools, file: string, windows: ReadonlyArray<readonly [a: number, d: number]>): number[] {
+  const n = windows.length;
+  const graph = [
+    `[0:a]asplit=${n}${windows.map((_, i) => `[s${i}]`).join("")}`,
+    ...windows.map(([a, d], i) => `[s${i}]atrim=start=${a}:duration=${d},volumedetect[v${i}]`),
+  ].join(";");
+  const outs = windows.flatMap((_, i) => ["-map", `[v${i}]`, "-f", "null", "-"]);
+  const r = spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-i", file, "-filter_complex", graph, ...outs], { encoding: "utf8" });
+  // Each report names its filter instance (Parsed_volumedetect_<index in the graph>): windows in order.
+  const found = new Map<number, number>();
+  for (const m of r.stderr.matchAll(/Parsed_volumedetect_(\d+) @ [^\]]+\] mean_volume:\s*(-?[\d.]+|-inf) dB/g)) {
+    found.set(Number(m[1]), m[2] === "-inf" ? -Infinity : Number(m[2]));
+  }
+  const order = [...found.keys()].sort((x, y) => x - y);
+  if (order.length !== n) throw new Error(`expected ${n} mean_volume reports in: ${r.stderr.slice(-1500)}`);
+  return order.map((k) => found.get(k)!);
 }
 
 /** Pids of live processes whose working directory is inside `dir` (the job's ffmpeg runs there). */

@@ -22,10 +22,12 @@ import {
   isGreen,
   isRed,
   frameRgb,
+  framesRgb,
   leftovers,
-  meanVolumeDb,
+  meanVolumesDb,
   musicFile,
   pixel,
+  pixelsAt,
   processesIn,
   solidImage,
   solidVideo,
@@ -56,30 +58,72 @@ afterAll(() => {
 });
 
 let outN = 0;
-async function render(spec: RenderSpec, o: { xfade?: boolean; onProgress?: (s: ExportStep, p: number) => void } = {}): Promise<{ out: string; r: RenderExportResult }> {
+async function render(
+  spec: RenderSpec,
+  o: { xfade?: boolean; onProgress?: (s: ExportStep, p: number) => void; cacheDir?: string } = {},
+): Promise<{ out: string; r: RenderExportResult }> {
   const out = path.join(dir, `out-${++outN}.mp4`);
   const r = await renderExport(spec, { outPath: out, tools, ...o });
   return { out, r };
+}
+
+/**
+ * A video with subtitles and the same video without (360×640, three sequences with a cue each and
+ * transitions), both verified: shared by the two subtitle tests. Both renders share the soundtrack and
+ * the stills through a cache, as the export job's renders do.
+ */
+let subtitled: Promise<{ spec: RenderSpec; ours: { out: string; r: RenderExportResult }; bare: { out: string; r: RenderExportResult } }> | undefined;
+function subtitledPair() {
+  subtitled ??= (async () => {
+    const seqs = [
+      { seconds: 1.2, look: f.red, text: "First words on the screen now and then some more words", wav: f.wav },
+      {
+        seconds: 1.2,
+        look: f.red,
+        media: { kind: "video" as const, path: f.green, show: "background" as const },
+        text: "Then the clip plays behind the presenter here",
+        wav: f.wav,
+      },
+      { seconds: 1.2, look: f.yellow, text: "And a last line to close", wav: f.wav },
+    ];
+    const spec = buildSpec(seqs, { width: 360, height: 640, subtitles: true, transitions: true });
+    const cacheDir = path.join(dir, "cues-cache");
+    const ours = await render(spec, { cacheDir });
+    await expectValid(tools, ours.out, spec, ours.r);
+    const bareSpec = { ...spec, options: { ...spec.options, subtitles: false } };
+    const bare = await render(bareSpec, { cacheDir });
+    await expectValid(tools, bare.out, bareSpec, bare.r);
+    return { spec, ours, bare };
+  })();
+  return subtitled;
 }
 
 describe("renderExport on the system ffmpeg", () => {
   it("draws every media layout where it belongs (hide, full, half, background; image and video; no look)", async () => {
     const W = 180;
     const H = 320;
+    // Half a second each (15 frames): every layout is checked on the middle frame of its sequence.
     const seqs = [
-      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "hide" as const } },
-      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "full" as const } },
-      { seconds: 0.8, look: f.red, media: { kind: "video" as const, path: f.green, show: "full" as const } },
-      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "half" as const } },
-      { seconds: 0.8, look: f.red, media: { kind: "video" as const, path: f.green, show: "half" as const } },
-      { seconds: 0.8, look: f.red, media: { kind: "image" as const, path: f.blue, show: "background" as const } },
-      { seconds: 0.8, look: f.red, media: { kind: "video" as const, path: f.green, show: "background" as const } },
-      { seconds: 0.8, look: null },
+      { seconds: 0.5, look: f.red, media: { kind: "image" as const, path: f.blue, show: "hide" as const } },
+      { seconds: 0.5, look: f.red, media: { kind: "image" as const, path: f.blue, show: "full" as const } },
+      { seconds: 0.5, look: f.red, media: { kind: "video" as const, path: f.green, show: "full" as const } },
+      { seconds: 0.5, look: f.red, media: { kind: "image" as const, path: f.blue, show: "half" as const } },
+      { seconds: 0.5, look: f.red, media: { kind: "video" as const, path: f.green, show: "half" as const } },
+      { seconds: 0.5, look: f.red, media: { kind: "image" as const, path: f.blue, show: "background" as const } },
+      { seconds: 0.5, look: f.red, media: { kind: "video" as const, path: f.green, show: "background" as const } },
+      { seconds: 0.5, look: null },
     ].map((s) => ({ ...s, wav: f.wav }));
     const spec = buildSpec(seqs, { width: W, height: H });
     const { out, r } = await render(spec);
     await expectValid(tools, out, spec, r);
-    const at = (i: number): Buffer => frameRgb(tools, out, i * 24 + 12, W, H);
+    const frames = framesRgb(
+      tools,
+      out,
+      seqs.map((_, i) => i * 15 + 7),
+      W,
+      H,
+    );
+    const at = (i: number): Buffer => frames[i]!;
     const px = (i: number, x: number, y: number): number[] => pixel(at(i), W, H, x, y);
     expect(isRed(px(0, 0.5, 0.5))).toBe(true); // hide: the avatar only
     expect(isBlue(px(1, 0.5, 0.5))).toBe(true); // full image
@@ -116,14 +160,19 @@ describe("renderExport on the system ffmpeg", () => {
     const { out, r } = await render(spec);
     await expectValid(tools, out, spec, r);
     expect(r.usedXfade).toBe(true);
-    const px = (n: number): number[] => pixel(frameRgb(tools, out, n, 180, 320), 180, 320, 0.5, 0.5);
-    expect(isRed(px(29))).toBe(true); // the last frame of the first sequence is untouched
-    const mid = px(37); // halfway through the 15-frame window that opens the second sequence
-    expect(mid[0]! > 60 && mid[2]! > 60).toBe(true);
-    expect(isBlue(px(46))).toBe(true); // after the window
-    const mid2 = px(67);
-    expect(mid2[1]! > 60 && mid2[2]! > 60).toBe(true); // blue → green
-    expect(isGreen(px(80))).toBe(true);
+    const [last1, mid, after, mid2, green] = pixelsAt(
+      tools,
+      out,
+      180,
+      320,
+      [29, 37, 46, 67, 80].map((n) => [n, 0.5, 0.5] as const),
+    );
+    expect(isRed(last1!)).toBe(true); // the last frame of the first sequence is untouched
+    // mid: halfway through the 15-frame window that opens the second sequence
+    expect(mid![0]! > 60 && mid![2]! > 60).toBe(true);
+    expect(isBlue(after!)).toBe(true); // after the window
+    expect(mid2![1]! > 60 && mid2![2]! > 60).toBe(true); // blue → green
+    expect(isGreen(green!)).toBe(true);
   });
 
   it("fades through black when xfade is not used (forced here, as on ffmpeg builds without it)", async () => {
@@ -138,13 +187,19 @@ describe("renderExport on the system ffmpeg", () => {
     const { out, r } = await render(spec, { xfade: false });
     await expectValid(tools, out, spec, r);
     expect(r.usedXfade).toBe(false);
-    const px = (n: number): number[] => pixel(frameRgb(tools, out, n, 180, 320), 180, 320, 0.5, 0.5);
-    expect(isRed(px(15))).toBe(true);
-    expect(isDark(px(29))).toBe(true); // end of the fade out
-    expect(isDark(px(30))).toBe(true); // start of the fade in
-    expect(isGreen(px(45))).toBe(true);
-    expect(isDark(px(60))).toBe(true);
-    expect(isBlue(px(75))).toBe(true);
+    const [red, endOut, startIn, green, dark, blue] = pixelsAt(
+      tools,
+      out,
+      180,
+      320,
+      [15, 29, 30, 45, 60, 75].map((n) => [n, 0.5, 0.5] as const),
+    );
+    expect(isRed(red!)).toBe(true);
+    expect(isDark(endOut!)).toBe(true); // end of the fade out
+    expect(isDark(startIn!)).toBe(true); // start of the fade in
+    expect(isGreen(green!)).toBe(true);
+    expect(isDark(dark!)).toBe(true);
+    expect(isBlue(blue!)).toBe(true);
   });
 
   it("splits long timelines into several runs within a memory budget, crossfades across the cuts intact", async () => {
@@ -156,13 +211,18 @@ describe("renderExport on the system ffmpeg", () => {
     ];
     const spec = buildSpec(seqs, { width: 180, height: 320, transitions: true, subtitles: true });
     if (!tools.hasXfade) process.stderr.write(`crossfades across the cuts not checked: this ffmpeg (${tools.ffmpegVersion}) has no xfade filter\n`);
+    // Both passes share the soundtrack and the stills through a cache, as the export job's renders do.
+    const cacheDir = path.join(dir, "chunked-cache");
     for (const xfade of tools.hasXfade ? [true, false] : [false]) {
       const out = path.join(dir, `chunked-${xfade}.mp4`);
       // About one clip per run (the budget is in 1080×1920 units; this output is 36× smaller, capped at 4×).
-      const r = await renderExport(spec, { outPath: out, tools, xfade, chunkBudget: 1.25 });
+      const r = await renderExport(spec, { outPath: out, tools, xfade, chunkBudget: 1.25, cacheDir });
       await expectValid(tools, out, spec, r);
       expect(r.runs).toBeGreaterThanOrEqual(3);
-      const px = (n: number, y = 0.25): number[] => pixel(frameRgb(tools, out, n, 180, 320), 180, 320, 0.5, y);
+      const ns = [20, 29, 30, 37, 50, 67, 80, 110];
+      const decoded = framesRgb(tools, out, ns, 180, 320);
+      const frames = new Map(ns.map((n, i) => [n, decoded[i]!]));
+      const px = (n: number, y = 0.25): number[] => pixel(frames.get(n)!, 180, 320, 0.5, y);
       expect(isGreen(px(20))).toBe(true);
       if (xfade) {
         // The window opening sequence 2 blends the first sequence's continuation, recreated by run 2.
@@ -180,16 +240,14 @@ describe("renderExport on the system ffmpeg", () => {
   });
 
   it("burns subtitles only when enabled", async () => {
+    // The two renders of the cue test below: the same video with subtitles on and off.
+    const { ours, bare } = await subtitledPair();
     const W = 360;
     const H = 640;
-    const seqs = [{ seconds: 1, look: null, text: "Words that must show up on screen", wav: f.wav }];
-    const whiteInBand = async (subtitles: boolean): Promise<number> => {
-      const spec = buildSpec(seqs, { width: W, height: H, subtitles });
-      const { out, r } = await render(spec);
-      await expectValid(tools, out, spec, r);
+    const whiteInBand = (out: string): number => {
       const fr = frameRgb(tools, out, 15, W, H);
       let n = 0;
-      // Bottom-centred, 15 % above the bottom edge.
+      // Bottom-centred, 15 % above the bottom edge. No look, clip or background has white in it.
       for (let y = Math.floor(H * 0.7); y < Math.floor(H * 0.9); y++) {
         for (let x = 0; x < W; x++) {
           const [rr, g, b] = pixel(fr, W, H, x / W, y / H);
@@ -198,29 +256,13 @@ describe("renderExport on the system ffmpeg", () => {
       }
       return n;
     };
-    expect(await whiteInBand(true)).toBeGreaterThan(100);
-    expect(await whiteInBand(false)).toBe(0);
+    expect(whiteInBand(ours.out)).toBeGreaterThan(100);
+    expect(whiteInBand(bare.out)).toBe(0);
   });
 
   it("shows each cue on exactly the frames a per-frame burn of the same subtitles would", async () => {
-    const seqs = [
-      { seconds: 1.2, look: f.red, text: "First words on the screen now and then some more words", wav: f.wav },
-      {
-        seconds: 1.2,
-        look: f.red,
-        media: { kind: "video" as const, path: f.green, show: "background" as const },
-        text: "Then the clip plays behind the presenter here",
-        wav: f.wav,
-      },
-      { seconds: 1.2, look: f.yellow, text: "And a last line to close", wav: f.wav },
-    ];
-    const W = 360;
-    const H = 640;
-    const spec = buildSpec(seqs, { width: W, height: H, subtitles: true, transitions: true });
-    const ours = await render(spec);
-    await expectValid(tools, ours.out, spec, ours.r);
-    // The same video without subtitles, then the same ASS burned on every frame afterwards.
-    const bare = await render({ ...spec, options: { ...spec.options, subtitles: false } });
+    const { spec, ours, bare } = await subtitledPair();
+    // The same ASS burned afterwards on every frame of the video without subtitles.
     const plan = planSpec(spec);
     const fonts = fs.mkdtempSync(path.join(dir, "fonts-"));
     fs.copyFileSync(tools.fontFile, path.join(fonts, path.basename(tools.fontFile)));
@@ -257,10 +299,18 @@ describe("renderExport on the system ffmpeg", () => {
     const b = await render(without);
     await expectValid(tools, b.out, without, b.r);
     // The voice is there either way; in the silent sequence only the music plays (looped: the file is 2 s).
-    expect(meanVolumeDb(tools, a.out, 0.1, 0.8)).toBeGreaterThan(-35);
-    expect(meanVolumeDb(tools, b.out, 0.1, 0.8)).toBeGreaterThan(-35);
-    expect(meanVolumeDb(tools, a.out, 1.2, 1.0)).toBeGreaterThan(-45);
-    expect(meanVolumeDb(tools, b.out, 1.2, 1.0)).toBeLessThan(-70);
+    const [aVoice, aSilent] = meanVolumesDb(tools, a.out, [
+      [0.1, 0.8],
+      [1.2, 1.0],
+    ]);
+    const [bVoice, bSilent] = meanVolumesDb(tools, b.out, [
+      [0.1, 0.8],
+      [1.2, 1.0],
+    ]);
+    expect(aVoice).toBeGreaterThan(-35);
+    expect(bVoice).toBeGreaterThan(-35);
+    expect(aSilent).toBeGreaterThan(-45);
+    expect(bSilent).toBeLessThan(-70);
   });
 
   it("renders every export format at its exact size, odd custom sizes rounded to even", async () => {
@@ -272,11 +322,15 @@ describe("renderExport on the system ffmpeg", () => {
       ["custom", { width: 720, height: 720 }, [720, 720]],
       ["custom", { width: 721, height: 405 }, [722, 406]],
     ];
+    // Two frames each: the size is the same on every frame. The soundtrack (the same for every size) is
+    // mixed once and found in the cache after, as in the export job.
+    const cacheDir = path.join(dir, "formats-cache");
     for (const [format, custom, size] of cases) {
       const s = exportSize(format, custom);
       expect([s.width, s.height]).toEqual(size);
-      const spec = buildSpec([{ seconds: 0.3, look: f.red, media: { kind: "image", path: f.blue, show: "half" }, wav: f.wav }], { width: s.width, height: s.height });
-      const { out, r } = await render(spec);
+      const spec = buildSpec([{ seconds: 2 / 30, look: f.red, media: { kind: "image", path: f.blue, show: "half" }, wav: f.wav }], { width: s.width, height: s.height });
+      const out = path.join(dir, `format-${s.width}x${s.height}.mp4`);
+      const r = await renderExport(spec, { outPath: out, tools, cacheDir });
       await expectValid(tools, out, spec, r);
       expect([r.width, r.height]).toEqual(size);
     }

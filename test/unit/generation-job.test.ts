@@ -89,7 +89,8 @@ describe("the steps of each method", () => {
 describe("the job through the queue", () => {
   it("is pending at QUEUE 0 until a worker takes it, then completes with its video done", async () => {
     const t = instance("none");
-    const started = await t.api.generationStart({ prompt: "cats", duration: 10 });
+    // A one-sentence script: the queue is the subject here (the prompt's steps are checked above).
+    const started = await t.api.generationStart({ script: "Hi there.", voice_id: "vc_emma", enable: { broll: false } });
     expect(await t.api.generationStatus({ job_id: started.job_id })).toEqual({ job_id: started.job_id, status: "pending", progress_step: 0, current_step: "QUEUE" });
     const row = readGeneration(t, started.job_id)!;
     expect(readVideo(t.db, row.video_id)).toMatchObject({ status: "generating", origin: "generation", generation_id: started.job_id, timeline: null });

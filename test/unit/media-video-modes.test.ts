@@ -44,13 +44,14 @@ async function frameAt(file: string, n: number, out: string): Promise<string> {
 }
 
 describe("renderVideo modes", () => {
+  // Short renders (the checks are the same at any length); extend runs past the 2 s source clip.
   const cases: Array<[VideoMode, () => Record<string, unknown>, number]> = [
-    ["first-last", () => ({ startImage: start, endImage: end }), 5],
-    ["edit", () => ({ sourceVideo: clip }), 4],
-    ["extend", () => ({ sourceVideo: clip }), 6],
-    ["upscale", () => ({ sourceVideo: clip }), 4],
-    ["motion", () => ({ motionVideo: clip, startImage: start }), 4],
-    ["generate", () => ({ references: [clip, start] }), 4],
+    ["first-last", () => ({ startImage: start, endImage: end }), 2],
+    ["edit", () => ({ sourceVideo: clip }), 1],
+    ["extend", () => ({ sourceVideo: clip }), 3],
+    ["upscale", () => ({ sourceVideo: clip }), 1],
+    ["motion", () => ({ motionVideo: clip, startImage: start }), 1],
+    ["generate", () => ({ references: [clip, start] }), 1],
   ];
 
   it.each(cases)("%s gives the exact duration, size, audio and a thumbnail", async (mode, inputs, seconds) => {
@@ -81,7 +82,7 @@ describe("renderVideo modes", () => {
 
   it("the source video's frames are used: another source gives another video", async () => {
     const other = makeVideo(tools, path.join(dir, "other.mp4"), { seconds: 1, size: "320x240", rate: 25 });
-    const o = { width: 320, height: 180, durationSeconds: 4, prompt: "same prompt", audio: false, mode: "edit" as const };
+    const o = { width: 320, height: 180, durationSeconds: 1, prompt: "same prompt", audio: false, mode: "edit" as const };
     await renderVideo({ ...o, out: path.join(dir, "e1.mp4"), thumbnailOut: path.join(dir, "e1.png"), sourceVideo: clip });
     await renderVideo({ ...o, out: path.join(dir, "e2.mp4"), thumbnailOut: path.join(dir, "e2.png"), sourceVideo: other });
     expect(sha(path.join(dir, "e1.png"))).not.toBe(sha(path.join(dir, "e2.png")));

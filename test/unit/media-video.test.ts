@@ -49,14 +49,14 @@ describe("renderVideo", () => {
 
   it("puts silence in the AAC stream when there is nothing to say", async () => {
     const out = path.join(dir, "silent.mp4");
-    await renderVideo({ ...base, prompt: "", out, thumbnailOut: path.join(dir, "silent.jpg"), durationSeconds: 4, audio: true });
+    await renderVideo({ ...base, prompt: "", out, thumbnailOut: path.join(dir, "silent.jpg"), durationSeconds: 1, audio: true });
     const p = await probe(out);
     expect([p.audioCodec, p.audioSampleRate]).toEqual(["aac", 48000]);
-    expect(Math.abs(p.durationSeconds - 4)).toBeLessThanOrEqual(0.1);
+    expect(Math.abs(p.durationSeconds - 1)).toBeLessThanOrEqual(0.1);
   });
 
   it("writes a PNG thumbnail when asked for .png, and the same inputs give the same files", async () => {
-    const o = { ...base, durationSeconds: 4, audio: true, references: [still] };
+    const o = { ...base, durationSeconds: 1, audio: true, references: [still] };
     await renderVideo({ ...o, out: path.join(dir, "s1.mp4"), thumbnailOut: path.join(dir, "s1.png") });
     await renderVideo({ ...o, out: path.join(dir, "s2.mp4"), thumbnailOut: path.join(dir, "s2.png") });
     expect(isPng(path.join(dir, "s1.png"))).toBe(true);
@@ -66,7 +66,7 @@ describe("renderVideo", () => {
 
   it("rounds odd sizes up to even for x264", async () => {
     const out = path.join(dir, "odd.mp4");
-    const r = await renderVideo({ ...base, width: 321, height: 179, out, thumbnailOut: path.join(dir, "odd.jpg"), durationSeconds: 4, audio: false });
+    const r = await renderVideo({ ...base, width: 321, height: 179, out, thumbnailOut: path.join(dir, "odd.jpg"), durationSeconds: 1, audio: false });
     const p = await probe(out);
     expect([r.width, r.height, p.width, p.height]).toEqual([322, 180, 322, 180]);
   });
@@ -77,7 +77,7 @@ describe("renderVideo", () => {
       ...base,
       out: path.join(dir, "prog.mp4"),
       thumbnailOut: path.join(dir, "prog.jpg"),
-      durationSeconds: 4,
+      durationSeconds: 1,
       audio: false,
       onProgress: (f) => seen.push(f),
     });
