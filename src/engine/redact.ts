@@ -18,6 +18,14 @@ export function registerSecret(secret: string | undefined): void {
   if (secret && secret.length >= MIN_SECRET_LENGTH) secrets.add(secret);
 }
 
+/**
+ * Forgets every registered secret: for a process that runs one command after another in one module
+ * cache (the test suite's shared workers), so each starts as a process of its own would.
+ */
+export function forgetSecrets(): void {
+  secrets.clear();
+}
+
 /** How many characters the last redact() call examined: a few times its input's length, never more. */
 export function lastRedactWork(): number {
   return work;

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../../src/features/operations.js";
+import { emptyHome } from "../helpers/cli.js";
 import { newHome, run } from "../cli/helpers.js";
 import { body, PNG_SIGNATURE, startSession, toolError, type Session } from "./helpers.js";
 
@@ -41,8 +42,8 @@ describe("mediagen mcp on the local instance", () => {
 
   beforeAll(async () => {
     home = newHome();
-    allowed = path.join(newHome(), "agent-out");
-    outside = newHome();
+    allowed = path.join(emptyHome(), "agent-out");
+    outside = emptyHome();
     s = await startSession(home, ["--allow-dir", allowed, "--max-credits", "5"]);
   });
   afterAll(async () => {
@@ -206,7 +207,7 @@ describe("mediagen mcp on the local instance", () => {
 describe("mediagen mcp: a whole video workflow on the local instance", () => {
   it("generation_start → wait_for → export_start → wait_for → download an MP4; a look; what the session spent is what the ledger debited", async () => {
     const home = newHome();
-    const allowed = newHome();
+    const allowed = emptyHome();
     const s = await startSession(home, ["--allow-dir", allowed, "--max-credits", "50"]);
     try {
       const before = await balance(home);
@@ -333,7 +334,7 @@ describe("mediagen mcp on the hosted target", () => {
 
   it("the key in use never appears in a result, an error or stderr; file: links from the service are not copied", async () => {
     const home = newHome();
-    const allowed = newHome();
+    const allowed = emptyHome();
     const s = await startSession(home, ["--allow-dir", allowed], { env: { MEDIAGEN_API_KEY: KEY }, globalArgs: ["--target", "hosted", "--base-url", base, "--debug"] });
     try {
       const r = await s.client.callTool({ name: "asset_status", arguments: { assetId: "echo-1" } });

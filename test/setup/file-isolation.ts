@@ -3,13 +3,17 @@
  * no new process and no re-import of the CLI per file). What one file changes in the process is
  * undone when it ends, so the next file starts as it would in a process of its own: the environment
  * (some files switch to the bundled tools with MEDIAGEN_MEDIA_FALLBACK, or set MEDIAGEN_HOME), the
- * working directory, and the tools found on first use (cached per process).
+ * working directory, the tools found on first use (cached per process), the keys registered for
+ * redaction and the signal handlers left behind.
  */
 import { afterAll } from "vitest";
+import { forgetSecrets } from "../../src/engine/redact.js";
 import { clearToolsCache } from "../../src/media/tools.js";
 
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const env = { ...process.env };
 const cwd = process.cwd();
+const listeners = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
 clearToolsCache();
 
 // Registered before the file's own hooks: with vitest's stacked hooks it runs after them.
@@ -18,4 +22,7 @@ afterAll(() => {
   Object.assign(process.env, env);
   if (process.cwd() !== cwd) process.chdir(cwd);
   clearToolsCache();
+  // Keys registered for redaction, and signal handlers a command left behind, are this file's.
+  forgetSecrets();
+  for (const s of SIGNALS) for (const l of process.listeners(s)) if (!listeners.get(s)!.has(l)) process.off(s, l);
 });
