@@ -287,7 +287,10 @@ export interface GraphOptions {
   info: Map<string, InputInfo>;
   /** The raw frame file of each still job, by key. */
   stillFiles: Map<string, string>;
-  /** Draft (plan preview): every video is decoded without its loop filter. */
+  /**
+   * Draft (plan preview): every video is decoded without its loop filter and without its
+   * non-reference frames, and scaled with swscale's fastest flags.
+   */
   draft?: boolean;
 }
 

@@ -47,8 +47,9 @@ export interface RenderExportOptions {
   /** false: fades through black even where ffmpeg has xfade (the path of ffmpeg builds without it). */
   xfade?: boolean;
   /**
-   * Draft quality (`plan preview`): x264 `ultrafast`, the decoders' loop filter skipped, the soundtrack
-   * without loudness normalisation and with AAC's fast coder. Timing, layouts, subtitles and
+   * Draft quality (`plan preview`): x264 `ultrafast`, videos decoded without their loop filter and
+   * non-reference frames and scaled with the fastest flags (video-graph.ts), the soundtrack
+   * without loudness normalisation, with AAC's fast coder at 96k. Timing, layouts, subtitles and
    * transitions are the export's.
    */
   draft?: boolean;
