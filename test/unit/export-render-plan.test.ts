@@ -138,7 +138,7 @@ describe("planChunks", () => {
 describe("the render graph", () => {
   const clip2 = path.join(dir, "b.mp4");
   fs.writeFileSync(clip2, "x");
-  const graphOf = (media: Array<{ path: string; show: "full" | "background" } | undefined>, draft = false) => {
+  const graphOf = (media: Array<{ path: string; show: "full" | "background" } | undefined>, draft = false, cueMs?: number[]) => {
     const plan = planSpec(
       buildSpec(
         media.map((m) => ({ seconds: 2, look: img, wav, media: m ? { kind: "video" as const, ...m } : undefined })),
@@ -148,7 +148,7 @@ describe("the render graph", () => {
     const visuals = planVisuals(plan, new Map());
     const stillFiles = new Map(stillJobs(visuals).map((j, k) => [j.key, `still-${k}.raw`]));
     const info = new Map([clip, clip2].map((f) => [f, { width: 1920, height: 1080, durationSeconds: 8 }]));
-    return buildVideoGraph(plan, visuals, { xfade: true, info, stillFiles, draft });
+    return buildVideoGraph(plan, visuals, { xfade: true, info, stillFiles, draft, ...(cueMs ? { subtitles: { file: "subs.ass", cueMs } } : {}) });
   };
   const decodes = (inputs: string[], file: string) => inputs.filter((a) => a === `file:${file}`).length;
 
@@ -171,6 +171,25 @@ describe("the render graph", () => {
     const sharpLater = graphOf([{ path: clip, show: "background" }, undefined, { path: clip, show: "full" }]);
     expect(decodes(sharpLater.inputs, clip)).toBe(2);
     expect(sharpLater.graph).not.toContain("fifo");
+  });
+
+  it("burns subtitles once per cue on a still's repeated frames, and repeats the burned frame in their place", () => {
+    // A 2 s still (frames 0-59), its crossfade, a 2 s clip; cues change at 0, 1 s, 2 s and 4 s.
+    const g = graphOf([undefined, { path: clip, show: "full" }], false, [0, 1000, 1000, 2000, 2000, 4000]);
+    // Dropped: the still's frames more than a frame away from a cue change; kept: everything else.
+    expect(g.graph).toContain("setpts=N,select='not(between(n\\,2\\,28)+between(n\\,32\\,58))',subtitles=filename=subs.ass,fps=30[vout]");
+    // Nothing to drop where no still repeats, or without cue times.
+    expect(
+      graphOf(
+        [
+          { path: clip, show: "full" },
+          { path: clip2, show: "full" },
+        ],
+        false,
+        [0, 4000],
+      ).graph,
+    ).not.toContain("select=");
+    expect(graphOf([undefined, { path: clip, show: "full" }]).graph).not.toContain("subtitles");
   });
 
   it("drafts decode without deblocking or non-reference frames and scale fast; full exports do neither", () => {

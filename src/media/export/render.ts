@@ -201,10 +201,14 @@ function writeSubtitles(plan: RenderPlan, tools: Tools, caps: ExportCaps, wd: st
     warnings.push("this ffmpeg has no libass: subtitles are not burned in");
     return undefined;
   }
-  fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, planCues(plan)));
+  const cues = planCues(plan);
+  fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, cues));
   const fonts = fontsDir(tools, wd);
   if (!fonts) warnings.push("no font file found: subtitles use libass's default font");
-  return { file: "subs.ass", fontsDir: fonts };
+  // The times as written (centiseconds), so a still's repeated frames are burned once per cue. Not
+  // on ffmpeg before 5.1 (the npm 4.1): its fps ended the refilled run a frame short.
+  const cueMs = cues.flatMap((c) => [c.startMs, c.endMs].map((ms) => Math.round(ms / 10) * 10));
+  return { file: "subs.ass", fontsDir: fonts, ...(caps.timing[0] === "-fps_mode" ? { cueMs } : {}) };
 }
 
 /** avatar: learn the inputs, draw every still once (videos are probed meanwhile). */

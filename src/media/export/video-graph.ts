@@ -41,6 +41,10 @@ class RunGraph {
   private nextInput = 0;
   private seq = 0;
   private readonly stillPads = new Map<string, string[]>();
+  /** Frames of each part joined by concat (windows, crossfades, whole sequences), by label. */
+  readonly partFrames = new Map<string, number>();
+  /** The parts that are one frame repeated (a still sequence's body): subtitles burn only where cues change. */
+  readonly stillParts = new Set<string>();
   /** Decoded clips: one input each, split to every branch that plays it from the same point. */
   private readonly clips: Array<{ file: string; ss: number; seconds: number; blurred: boolean; outs: string[] }> = [];
   readonly F: number;
@@ -279,12 +283,15 @@ function cutSequence(g: RunGraph, i: number, seg: string, hasIn: boolean, hasOut
     const t = `${labels[k]}x`;
     g.lines.push(`[${labels[k]}]trim=start_frame=${c.a}:end_frame=${c.b},setpts=PTS-STARTPTS${c.fade ? `,${c.fade}` : ""}[${t}]`);
     trimmed.set(c.key, t);
+    g.partFrames.set(t, c.b - c.a);
+    if (!c.fade && g.visuals[i]!.type === "still") g.stillParts.add(t);
   });
   if (!g.o.xfade) return cuts.map((c) => trimmed.get(c.key)!);
   const parts: string[] = [];
   if (hasIn) {
     const xf = g.label("xf");
     g.lines.push(...crossfade(tails.get(i - 1)!, trimmed.get("h")!, xf, g.XF, g.F, g.join));
+    g.partFrames.set(xf, g.XF);
     parts.push(xf);
   }
   parts.push(trimmed.get("b")!);
@@ -292,7 +299,43 @@ function cutSequence(g: RunGraph, i: number, seg: string, hasIn: boolean, hasOut
   return parts;
 }
 
-/** Joins the parts and burns the subtitles, to `[vout]`. */
+/**
+ * The frames of a run that are the frame before them again once subtitles are burned: inside a still
+ * part, away from every cue's start and end (by more than a frame, so rounding in libass's frame
+ * times cannot matter), never the run's last frame. As `select`'s expression, or "" when none.
+ */
+function repeatsOf(g: RunGraph, parts: string[], start: number, cueMs: number[]): string {
+  const keep = new Set<number>();
+  for (const ms of cueMs) {
+    const x = (ms * g.F) / 1000 - start;
+    for (let n = Math.floor(x) - 1; n <= Math.ceil(x) + 1; n++) keep.add(n);
+  }
+  const ranges: Array<[number, number]> = [];
+  let at = 0;
+  for (const p of parts) {
+    const n = g.partFrames.get(p) ?? 0;
+    if (g.stillParts.has(p)) {
+      for (let k = at + 1; k < at + n; k++) {
+        if (keep.has(k)) continue;
+        const last = ranges.at(-1);
+        if (last && last[1] === k - 1) last[1] = k;
+        else ranges.push([k, k]);
+      }
+    }
+    at += n;
+  }
+  const last = ranges.at(-1);
+  if (last && last[1] === at - 1) last[1]--;
+  const terms = ranges.filter(([a, b]) => b >= a).map(([a, b]) => `between(n\\,${a}\\,${b})`);
+  return terms.length ? `select='not(${terms.join("+")})',` : "";
+}
+
+/**
+ * Joins the parts and burns the subtitles, to `[vout]`. Where a still's frame repeats with the same
+ * cues on it, only its first frame goes through libass (`select`), and `fps` repeats the burned frame
+ * in the others' place: the same pictures for a third of the burn's CPU (libass's blend and the copy
+ * of every repeated frame it has to write on).
+ */
 function finish(g: RunGraph, parts: string[], chunk: Chunk | undefined): void {
   const cat = parts.length === 1 ? parts[0]! : "cat";
   if (parts.length > 1) g.lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
@@ -307,8 +350,9 @@ function finish(g: RunGraph, parts: string[], chunk: Chunk | undefined): void {
   // microseconds a hair off each frame's time, and ffmpeg 4.1's subtitles filter (the npm copy)
   // rounds down, which showed a cue a frame late.
   const start = chunk?.startFrame ?? 0;
-  const before = `settb=1/${g.F},setpts=N${start ? `+${start}` : ""},`;
-  const after = start ? ",setpts=PTS-STARTPTS" : "";
+  const select = subs.cueMs ? repeatsOf(g, parts, start, subs.cueMs) : "";
+  const before = `settb=1/${g.F},setpts=N${start ? `+${start}` : ""},${select}`;
+  const after = (start ? ",setpts=PTS-STARTPTS" : "") + (select ? `,fps=${g.F}` : "");
   g.lines.push(`[${cat}]${before}subtitles=filename=${esc(subs.file)}${fonts}${after}[vout]`);
 }
 
@@ -338,8 +382,11 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
     const hasIn = inT(i);
     const hasOut = outT(i);
     drawSequence(g, i, plan.sequences[i]!.frames + (hasOut && o.xfade ? g.XF + 1 : 0), 0, seg);
-    if (!hasIn && !hasOut) parts.push(seg);
-    else parts.push(...cutSequence(g, i, seg, hasIn, hasOut, tails));
+    if (!hasIn && !hasOut) {
+      g.partFrames.set(seg, plan.sequences[i]!.frames);
+      if (visuals[i]!.type === "still") g.stillParts.add(seg);
+      parts.push(seg);
+    } else parts.push(...cutSequence(g, i, seg, hasIn, hasOut, tails));
   }
   g.addClips();
   finish(g, parts, chunk);
