@@ -1,6 +1,7 @@
 /**
  * The export renderer's pure parts: the spec on the frame and sample grids, subtitle timing, how runs
- * are split, and how failures become export codes with messages free of server paths.
+ * are split, what the render graph decodes, and how failures become export codes with messages free
+ * of server paths.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -9,7 +10,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RenderError } from "../../src/media/errors.js";
 import { planSpec, type RenderSpec } from "../../src/media/export/index.js";
 import { scrubPaths, tailOf, toExportError } from "../../src/media/export/errors.js";
-import { planChunks, planVisuals } from "../../src/media/export/graph.js";
+import { planChunks, planVisuals, stillJobs } from "../../src/media/export/graph.js";
+import { buildVideoGraph } from "../../src/media/export/video-graph.js";
 import { assTime, buildAss, chunkCues, planCues } from "../../src/media/export/subtitles.js";
 import { buildSpec } from "./export-render-fixtures.js";
 
@@ -130,6 +132,79 @@ describe("planChunks", () => {
       frame += c.frames;
     });
     expect(frame).toBe(plan.frames);
+  });
+});
+
+describe("the render graph", () => {
+  const clip2 = path.join(dir, "b.mp4");
+  fs.writeFileSync(clip2, "x");
+  const graphOf = (media: Array<{ path: string; show: "full" | "background" } | undefined>, draft = false, cueMs?: number[]) => {
+    const plan = planSpec(
+      buildSpec(
+        media.map((m) => ({ seconds: 2, look: img, wav, media: m ? { kind: "video" as const, ...m } : undefined })),
+        { width: 1080, height: 1920, transitions: true },
+      ),
+    );
+    const visuals = planVisuals(plan, new Map());
+    const stillFiles = new Map(stillJobs(visuals).map((j, k) => [j.key, `still-${k}.raw`]));
+    const info = new Map([clip, clip2].map((f) => [f, { width: 1920, height: 1080, durationSeconds: 8 }]));
+    return buildVideoGraph(plan, visuals, { xfade: true, info, stillFiles, draft, ...(cueMs ? { subtitles: { file: "subs.ass", cueMs } } : {}) });
+  };
+  const decodes = (inputs: string[], file: string) => inputs.filter((a) => a === `file:${file}`).length;
+
+  it("decodes a clip once when a blurred background plays it from where an earlier sequence did", () => {
+    const g = graphOf([{ path: clip, show: "full" }, undefined, { path: clip, show: "background" }]);
+    expect(decodes(g.inputs, clip)).toBe(1);
+    expect(g.graph).toMatch(/fps=30,split=2\[clip\d+\]\[clip\d+\]/);
+    // The background's frames wait at quarter size, blurred, before they are scaled up.
+    expect(g.graph).toMatch(/scale=270:480,setsar=1,format=yuv420p,boxblur=\d+:2,fifo,scale=1080:1920/);
+    // The shared decode keeps the deblocking filter the sharp branch needs.
+    expect(g.inputs).not.toContain("-skip_loop_filter");
+  });
+
+  it("decodes separately what cannot wait at quarter size: another clip, or a sharp branch after a blurred one", () => {
+    const other = graphOf([
+      { path: clip, show: "full" },
+      { path: clip2, show: "background" },
+    ]);
+    expect([decodes(other.inputs, clip), decodes(other.inputs, clip2)]).toEqual([1, 1]);
+    const sharpLater = graphOf([{ path: clip, show: "background" }, undefined, { path: clip, show: "full" }]);
+    expect(decodes(sharpLater.inputs, clip)).toBe(2);
+    expect(sharpLater.graph).not.toContain("fifo");
+  });
+
+  it("burns subtitles once per cue on a still's repeated frames, and repeats the burned frame in their place", () => {
+    // A 2 s still (frames 0-59), its crossfade, a 2 s clip; cues change at 0, 1 s, 2 s and 4 s.
+    const g = graphOf([undefined, { path: clip, show: "full" }], false, [0, 1000, 1000, 2000, 2000, 4000]);
+    // Dropped: the still's frames more than a frame away from a cue change; kept: everything else.
+    expect(g.graph).toContain("setpts=N,select='not(between(n\\,2\\,28)+between(n\\,32\\,58))',subtitles=filename=subs.ass,fps=30[vout]");
+    // Nothing to drop where no still repeats, or without cue times.
+    expect(
+      graphOf(
+        [
+          { path: clip, show: "full" },
+          { path: clip2, show: "full" },
+        ],
+        false,
+        [0, 4000],
+      ).graph,
+    ).not.toContain("select=");
+    expect(graphOf([undefined, { path: clip, show: "full" }]).graph).not.toContain("subtitles");
+  });
+
+  it("drafts decode without deblocking or non-reference frames and scale fast; full exports do neither", () => {
+    const media = [
+      { path: clip, show: "full" as const },
+      { path: clip2, show: "background" as const },
+    ];
+    const draft = graphOf(media, true);
+    expect(draft.inputs.join(" ").match(/-skip_loop_filter all -skip_frame noref/g)).toHaveLength(2);
+    expect(draft.graph).toContain("scale=1080:1920:flags=fast_bilinear");
+    const full = graphOf(media);
+    expect(full.inputs).not.toContain("-skip_frame");
+    expect(full.graph).not.toContain("fast_bilinear");
+    // Only the blurred background's clip is decoded without deblocking.
+    expect(full.inputs.filter((a) => a === "-skip_loop_filter")).toHaveLength(1);
   });
 });
 

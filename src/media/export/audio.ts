@@ -17,6 +17,8 @@ import type { ExportCaps } from "./caps.js";
 import { AUDIO_RATE, type RenderPlan } from "./spec.js";
 
 export const AAC_BITRATE = "160k";
+/** A draft's soundtrack (plan preview): AAC's fast coder costs a third less at this rate than at 160k. */
+export const DRAFT_AAC_BITRATE = "96k";
 /** Bumped when the mix changes in a way the graph text does not show. */
 const MIX_VERSION = 1;
 
@@ -92,7 +94,17 @@ export function buildAudioJob(plan: RenderPlan, tools: Tools, caps: ExportCaps, 
     lines.push(`[voice0]aformat=channel_layouts=stereo,${loudnorm}[aout]`);
   }
   const graph = lines.join(";\n") + "\n";
-  const encode = ["-c:a", "aac", ...(o.aacCoder ? ["-aac_coder", o.aacCoder] : []), "-b:a", AAC_BITRATE, "-ar", String(AUDIO_RATE), "-ac", "2"];
+  const encode = [
+    "-c:a",
+    "aac",
+    ...(o.aacCoder ? ["-aac_coder", o.aacCoder] : []),
+    "-b:a",
+    o.draft ? DRAFT_AAC_BITRATE : AAC_BITRATE,
+    "-ar",
+    String(AUDIO_RATE),
+    "-ac",
+    "2",
+  ];
   const key = sha256(JSON.stringify([MIX_VERSION, tools.ffmpegVersion, tools.ffmpeg, graph, encode, files.map(fileStamp)]));
   return { inputs, graph, encode, key };
 }

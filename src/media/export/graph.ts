@@ -17,6 +17,10 @@
  *   a blurred picture.
  * - Every branch ends with `fps`, `format=yuv420p` and a 1/fps timebase so concat and xfade accept it;
  *   no `fps` right after vstack/overlay (it dropped the last frame there).
+ * - A clip is decoded once where a blurred background replays it from where an earlier branch played
+ *   it (the reference plan's b-roll: a tenth of the render's CPU); its frames wait at quarter size.
+ * - Subtitles are burned on a still's frame once per cue change, not on every repeat of it: libass's
+ *   blend and the copy of each repeated frame it writes on were ~5 % of the render (video-graph.ts).
  */
 import { num } from "../filtergraph.js";
 import type { PlannedSequence, RenderMedia, RenderPlan } from "./spec.js";
@@ -281,13 +285,19 @@ export function buildStillsGraph(jobs: StillJob[], stillInput: (file: string, in
 export interface GraphOptions {
   /** Crossfades through xfade; false: fades through black (ffmpeg without xfade, or forced). */
   xfade: boolean;
-  /** ASS file and font dir, relative to the run's cwd; omitted: no subtitles. */
-  subtitles?: { file: string; fontsDir?: string };
+  /**
+   * ASS file and font dir, relative to the run's cwd; omitted: no subtitles. `cueMs`: every cue's
+   * start and end as the file has them (the frames between, on a still, are burned once).
+   */
+  subtitles?: { file: string; fontsDir?: string; cueMs?: number[] };
   /** Probed facts of the input files, by path (videos: duration, to clamp trim_start). */
   info: Map<string, InputInfo>;
   /** The raw frame file of each still job, by key. */
   stillFiles: Map<string, string>;
-  /** Draft (plan preview): every video is decoded without its loop filter. */
+  /**
+   * Draft (plan preview): every video is decoded without its loop filter and without its
+   * non-reference frames, and scaled with swscale's fastest flags.
+   */
   draft?: boolean;
 }
 

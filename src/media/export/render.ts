@@ -47,8 +47,9 @@ export interface RenderExportOptions {
   /** false: fades through black even where ffmpeg has xfade (the path of ffmpeg builds without it). */
   xfade?: boolean;
   /**
-   * Draft quality (`plan preview`): x264 `ultrafast`, the decoders' loop filter skipped, the soundtrack
-   * without loudness normalisation and with AAC's fast coder. Timing, layouts, subtitles and
+   * Draft quality (`plan preview`): x264 `ultrafast`, videos decoded without their loop filter and
+   * non-reference frames and scaled with the fastest flags (video-graph.ts), the soundtrack
+   * without loudness normalisation, with AAC's fast coder at 96k. Timing, layouts, subtitles and
    * transitions are the export's.
    */
   draft?: boolean;
@@ -200,10 +201,14 @@ function writeSubtitles(plan: RenderPlan, tools: Tools, caps: ExportCaps, wd: st
     warnings.push("this ffmpeg has no libass: subtitles are not burned in");
     return undefined;
   }
-  fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, planCues(plan)));
+  const cues = planCues(plan);
+  fs.writeFileSync(path.join(wd, "subs.ass"), buildAss(plan, cues));
   const fonts = fontsDir(tools, wd);
   if (!fonts) warnings.push("no font file found: subtitles use libass's default font");
-  return { file: "subs.ass", fontsDir: fonts };
+  // The times as written (centiseconds), so a still's repeated frames are burned once per cue. Not
+  // on ffmpeg before 5.1 (the npm 4.1): its fps ended the refilled run a frame short.
+  const cueMs = cues.flatMap((c) => [c.startMs, c.endMs].map((ms) => Math.round(ms / 10) * 10));
+  return { file: "subs.ass", fontsDir: fonts, ...(caps.timing[0] === "-fps_mode" ? { cueMs } : {}) };
 }
 
 /** avatar: learn the inputs, draw every still once (videos are probed meanwhile). */

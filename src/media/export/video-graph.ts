@@ -25,6 +25,12 @@ import {
 } from "./graph.js";
 import type { RenderPlan } from "./spec.js";
 
+/**
+ * What a branch that shares an earlier branch's decoder may hold (its frames at quarter size): 96 MB,
+ * 16 s of a 1080×1920 background.
+ */
+const BUFFER_BYTES = 96 * 1024 * 1024;
+
 /** How far an animated still zooms in over its sequence (1.0 → 1 + this). */
 const MOTION_ZOOM = 0.15;
 
@@ -35,6 +41,12 @@ class RunGraph {
   private nextInput = 0;
   private seq = 0;
   private readonly stillPads = new Map<string, string[]>();
+  /** Frames of each part joined by concat (windows, crossfades, whole sequences), by label. */
+  readonly partFrames = new Map<string, number>();
+  /** The parts that are one frame repeated (a still sequence's body): subtitles burn only where cues change. */
+  readonly stillParts = new Set<string>();
+  /** Decoded clips: one input each, split to every branch that plays it from the same point. */
+  private readonly clips: Array<{ file: string; ss: number; seconds: number; blurred: boolean; outs: string[] }> = [];
   readonly F: number;
   readonly XF: number;
   readonly boxes: ReturnType<typeof layoutBoxes>;
@@ -42,6 +54,8 @@ class RunGraph {
   readonly tail: string;
   /** After xfade, vstack or overlay: no `fps` there (it dropped the last frame). */
   readonly join: string;
+  /** Flags of the per-frame scalers of videos: drafts scale with swscale's cheapest (a sixth of the render's scaling CPU). */
+  readonly scaleFlags: string;
 
   constructor(
     readonly plan: RenderPlan,
@@ -53,6 +67,7 @@ class RunGraph {
     this.boxes = layoutBoxes(plan.W, plan.H);
     this.tail = `format=yuv420p,settb=1/${this.F},setpts=N,fps=${this.F}`;
     this.join = `format=yuv420p,settb=1/${this.F},setpts=N`;
+    this.scaleFlags = o.draft ? ":flags=fast_bilinear" : "";
   }
 
   label(base: string): string {
@@ -86,8 +101,14 @@ class RunGraph {
     return this.stillPads.get(j.key)!.shift()!;
   }
 
-  /** A clip from `offset` frames into its sequence, `frames` long, looped when it is shorter. */
-  video(file: string, frames: number, trimStart: number | undefined, offset: number, blurred = false): string {
+  /**
+   * A clip from `offset` frames into its sequence, `frames` long, looped when it is shorter: the
+   * start of its branch (`[label]trim=…,`), and whether the branch must hold its frames (`buffered`).
+   * A blurred background that plays a clip from where an earlier branch of this run plays it too
+   * shares that branch's decoder: the frames are split to both, and this branch keeps them at its
+   * quarter size (`fifo` after the blur) until its sequence comes — when they fit BUFFER_BYTES.
+   */
+  video(file: string, frames: number, trimStart: number | undefined, offset: number, blurred = false): { head: string; buffered: boolean } {
     const F = this.F;
     const dur = this.o.info.get(file)?.durationSeconds;
     let ss = (trimStart && trimStart > 0 ? trimStart : 0) + offset / F;
@@ -96,27 +117,48 @@ class RunGraph {
       // A looped clip starts over at 0: where the continuation is, inside the file.
       if (ss >= dur - 0.05) ss = ss % dur;
     }
-    // One decoder thread: frame threads each keep their own reference frames (~20 MB per 1080p clip
-    // here), and the CPU is already busy with x264; single-threaded decoding cost less CPU in total.
-    // Looped so a clip shorter than its sequence keeps moving; -t bounds the reading.
-    // Without the deblocking filter (a sixth of the decode): where the picture is blurred at quarter
-    // size anyway, and in drafts.
-    const fast = blurred || this.o.draft ? ["-skip_loop_filter", "all"] : [];
-    const idx = this.addInput([
-      ...DECODE_LIMIT_ARGS,
-      "-threads",
-      "1",
-      ...fast,
-      "-stream_loop",
-      "-1",
-      ...(ss > 0 ? ["-ss", num(Math.round(ss * 1000) / 1000)] : []),
-      "-t",
-      num(frames / F + 0.5),
-      "-i",
-      `file:${file}`,
-    ]);
+    ss = Math.round(ss * 1000) / 1000;
+    const q = this.boxes.quarter;
+    const fits = blurred && frames * q.w * q.h * 1.5 <= BUFFER_BYTES;
+    const shared = fits ? this.clips.find((c) => c.file === file && c.ss === ss) : undefined;
+    const clip = shared ?? { file, ss, seconds: 0, blurred: true, outs: [] };
+    if (!shared) this.clips.push(clip);
+    clip.seconds = Math.max(clip.seconds, frames / F);
+    clip.blurred &&= blurred;
+    const label = this.label("clip");
+    clip.outs.push(label);
     // Trimmed right after fps: no frame beyond the sequence is scaled.
-    return `[${idx}:v]fps=${F},trim=end_frame=${frames},`;
+    return { head: `[${label}]trim=end_frame=${frames},`, buffered: shared !== undefined };
+  }
+
+  /** The clips' inputs and their decoders' branches (after every branch is drawn: a later one may share). */
+  addClips(): void {
+    for (const clip of this.clips) {
+      // One decoder thread: frame threads each keep their own reference frames (~20 MB per 1080p
+      // clip here), and the CPU is already busy with x264; single-threaded decoding cost less CPU in
+      // total. Looped so a clip shorter than its sequence keeps moving; -t bounds the reading.
+      // Without the deblocking filter (a sixth of the decode): where the picture is blurred at
+      // quarter size anyway, and in drafts. Drafts also skip the frames no other frame refers to
+      // (`noref`: about half the decode of a clip with B-frames); `fps` holds the previous frame in
+      // their place, so the clip keeps its timing and moves at a lower rate.
+      const fast = clip.blurred || this.o.draft ? ["-skip_loop_filter", "all"] : [];
+      if (this.o.draft) fast.push("-skip_frame", "noref");
+      const idx = this.addInput([
+        ...DECODE_LIMIT_ARGS,
+        "-threads",
+        "1",
+        ...fast,
+        "-stream_loop",
+        "-1",
+        ...(clip.ss > 0 ? ["-ss", num(clip.ss)] : []),
+        "-t",
+        num(clip.seconds + 0.5),
+        "-i",
+        `file:${clip.file}`,
+      ]);
+      const outs = clip.outs.map((l) => `[${l}]`).join("");
+      this.lines.push(`[${idx}:v]fps=${this.F}` + (clip.outs.length > 1 ? `,split=${clip.outs.length}${outs}` : outs));
+    }
   }
 
   /**
@@ -135,27 +177,31 @@ class RunGraph {
   }
 }
 
-/** One part of a layout drawn per frame at `box`, then `post` (filters at that stage), to `[out]`. */
+/**
+ * One part of a layout drawn per frame at `box`, then `post` (filters at that stage, in two steps:
+ * a shared clip's frames wait between them), to `[out]`.
+ */
 function drawPart(
   g: RunGraph,
   part: Part,
   at: { nf: number; offset: number; span: number; blurred?: boolean },
   box: { w: number; h: number },
-  post: string,
+  post: string[],
   fmt: string,
   out: string,
 ): void {
-  const then = post ? `,${post}` : "";
+  const then = post.length ? `,${post.join(",")}` : "";
   switch (part.kind) {
     case "still":
       // A still beside a moving part: its own filters once, before the loop.
-      g.lines.push(`[${g.still(part.job)}]${post ? `${post},` : ""}${g.loop(at.nf)},format=${fmt}[${out}]`);
+      g.lines.push(`[${g.still(part.job)}]${post.length ? `${post.join(",")},` : ""}${g.loop(at.nf)},format=${fmt}[${out}]`);
       break;
-    case "video":
-      g.lines.push(
-        `${g.video(part.file, at.nf, part.trimStart, at.offset, at.blurred)}${cropTo(box.w, box.h)},scale=${box.w}:${box.h},setsar=1${then},${g.tail}[${out}]`,
-      );
+    case "video": {
+      const clip = g.video(part.file, at.nf, part.trimStart, at.offset, at.blurred);
+      const wait = clip.buffered ? `,${[...post.slice(0, 1), "fifo", ...post.slice(1)].join(",")}` : then;
+      g.lines.push(`${clip.head}${cropTo(box.w, box.h)},scale=${box.w}:${box.h}${g.scaleFlags},setsar=1${wait},${g.tail}[${out}]`);
       break;
+    }
     case "motion":
       g.lines.push(`${g.motion(part.job, at.nf, at.offset, at.span, box)}${then},${g.tail}[${out}]`);
       break;
@@ -179,24 +225,26 @@ function drawSequence(g: RunGraph, i: number, nf: number, offset: number, seg: s
       g.lines.push(`[${g.still(v.frame)}]${g.loop(nf)},format=yuv420p[${seg}]`);
       break;
     case "full":
-      drawPart(g, v.part, at, { w: W, h: H }, "", "yuv420p", seg);
+      drawPart(g, v.part, at, { w: W, h: H }, [], "yuv420p", seg);
       break;
     case "half": {
       const { vertical, media: mb, avatar: ab } = g.boxes.half;
       const [md, av] = [g.label("md"), g.label("av")];
-      drawPart(g, v.media, at, mb, "", "yuv420p", md);
-      drawPart(g, v.avatar, at, ab, "", "yuv420p", av);
+      drawPart(g, v.media, at, mb, [], "yuv420p", md);
+      drawPart(g, v.avatar, at, ab, [], "yuv420p", av);
       g.lines.push(`[${md}][${av}]${vertical ? "vstack" : "hstack"}=inputs=2,${g.join}[${seg}]`);
       break;
     }
     case "background": {
       const q = g.boxes.quarter;
       const bg = v.fg ? g.label("bg") : seg;
-      drawPart(g, v.media, { ...at, blurred: true }, q, `format=yuv420p,boxblur=${g.boxes.blur}:2,scale=${W}:${H}:flags=bilinear,setsar=1`, "yuv420p", bg);
+      const upFlags = g.o.draft ? "fast_bilinear" : "bilinear";
+      const blur = `format=yuv420p,boxblur=${g.boxes.blur}:2`;
+      drawPart(g, v.media, { ...at, blurred: true }, q, [blur, `scale=${W}:${H}:flags=${upFlags},setsar=1`], "yuv420p", bg);
       if (v.fg) {
         const fg = g.label("fg");
         const box = fgBoxOf(g, v.fg);
-        drawPart(g, v.fg, at, box, "", v.fg.kind === "still" ? "yuva420p" : "yuv420p", fg);
+        drawPart(g, v.fg, at, box, [], v.fg.kind === "still" ? "yuva420p" : "yuv420p", fg);
         g.lines.push(`[${bg}][${fg}]overlay=x=${(W - box.w) >> 1}:y=${(H - box.h) >> 1}:format=yuv420,${g.join}[${seg}]`);
       }
       break;
@@ -235,12 +283,15 @@ function cutSequence(g: RunGraph, i: number, seg: string, hasIn: boolean, hasOut
     const t = `${labels[k]}x`;
     g.lines.push(`[${labels[k]}]trim=start_frame=${c.a}:end_frame=${c.b},setpts=PTS-STARTPTS${c.fade ? `,${c.fade}` : ""}[${t}]`);
     trimmed.set(c.key, t);
+    g.partFrames.set(t, c.b - c.a);
+    if (!c.fade && g.visuals[i]!.type === "still") g.stillParts.add(t);
   });
   if (!g.o.xfade) return cuts.map((c) => trimmed.get(c.key)!);
   const parts: string[] = [];
   if (hasIn) {
     const xf = g.label("xf");
     g.lines.push(...crossfade(tails.get(i - 1)!, trimmed.get("h")!, xf, g.XF, g.F, g.join));
+    g.partFrames.set(xf, g.XF);
     parts.push(xf);
   }
   parts.push(trimmed.get("b")!);
@@ -248,7 +299,43 @@ function cutSequence(g: RunGraph, i: number, seg: string, hasIn: boolean, hasOut
   return parts;
 }
 
-/** Joins the parts and burns the subtitles, to `[vout]`. */
+/**
+ * The frames of a run that are the frame before them again once subtitles are burned: inside a still
+ * part, away from every cue's start and end (by more than a frame, so rounding in libass's frame
+ * times cannot matter), never the run's last frame. As `select`'s expression, or "" when none.
+ */
+function repeatsOf(g: RunGraph, parts: string[], start: number, cueMs: number[]): string {
+  const keep = new Set<number>();
+  for (const ms of cueMs) {
+    const x = (ms * g.F) / 1000 - start;
+    for (let n = Math.floor(x) - 1; n <= Math.ceil(x) + 1; n++) keep.add(n);
+  }
+  const ranges: Array<[number, number]> = [];
+  let at = 0;
+  for (const p of parts) {
+    const n = g.partFrames.get(p) ?? 0;
+    if (g.stillParts.has(p)) {
+      for (let k = at + 1; k < at + n; k++) {
+        if (keep.has(k)) continue;
+        const last = ranges.at(-1);
+        if (last && last[1] === k - 1) last[1] = k;
+        else ranges.push([k, k]);
+      }
+    }
+    at += n;
+  }
+  const last = ranges.at(-1);
+  if (last && last[1] === at - 1) last[1]--;
+  const terms = ranges.filter(([a, b]) => b >= a).map(([a, b]) => `between(n\\,${a}\\,${b})`);
+  return terms.length ? `select='not(${terms.join("+")})',` : "";
+}
+
+/**
+ * Joins the parts and burns the subtitles, to `[vout]`. Where a still's frame repeats with the same
+ * cues on it, only its first frame goes through libass (`select`), and `fps` repeats the burned frame
+ * in the others' place: the same pictures for a third of the burn's CPU (libass's blend and the copy
+ * of every repeated frame it has to write on).
+ */
 function finish(g: RunGraph, parts: string[], chunk: Chunk | undefined): void {
   const cat = parts.length === 1 ? parts[0]! : "cat";
   if (parts.length > 1) g.lines.push(`${parts.map((l) => `[${l}]`).join("")}concat=n=${parts.length}:v=1:a=0[cat]`);
@@ -263,8 +350,9 @@ function finish(g: RunGraph, parts: string[], chunk: Chunk | undefined): void {
   // microseconds a hair off each frame's time, and ffmpeg 4.1's subtitles filter (the npm copy)
   // rounds down, which showed a cue a frame late.
   const start = chunk?.startFrame ?? 0;
-  const before = `settb=1/${g.F},setpts=N${start ? `+${start}` : ""},`;
-  const after = start ? ",setpts=PTS-STARTPTS" : "";
+  const select = subs.cueMs ? repeatsOf(g, parts, start, subs.cueMs) : "";
+  const before = `settb=1/${g.F},setpts=N${start ? `+${start}` : ""},${select}`;
+  const after = (start ? ",setpts=PTS-STARTPTS" : "") + (select ? `,fps=${g.F}` : "");
   g.lines.push(`[${cat}]${before}subtitles=filename=${esc(subs.file)}${fonts}${after}[vout]`);
 }
 
@@ -294,9 +382,13 @@ export function buildVideoGraph(plan: RenderPlan, visuals: SequenceVisual[], o: 
     const hasIn = inT(i);
     const hasOut = outT(i);
     drawSequence(g, i, plan.sequences[i]!.frames + (hasOut && o.xfade ? g.XF + 1 : 0), 0, seg);
-    if (!hasIn && !hasOut) parts.push(seg);
-    else parts.push(...cutSequence(g, i, seg, hasIn, hasOut, tails));
+    if (!hasIn && !hasOut) {
+      g.partFrames.set(seg, plan.sequences[i]!.frames);
+      if (visuals[i]!.type === "still") g.stillParts.add(seg);
+      parts.push(seg);
+    } else parts.push(...cutSequence(g, i, seg, hasIn, hasOut, tails));
   }
+  g.addClips();
   finish(g, parts, chunk);
   return { inputs: g.inputs, graph: g.lines.join(";\n") + "\n" };
 }
