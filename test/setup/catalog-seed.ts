@@ -10,6 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { CATALOG_AVATARS, ensureCatalogLookImages } from "../../src/features/avatar/catalog.js";
 import { CATALOG_SEED_VAR } from "../helpers/catalog-seed.js";
+// The child scripts from dist/ in this (the main) process too: on a machine without system tools the
+// WASM espeak-ng child is one of the tools getTools() must find, even for drawing pictures.
+import "./built-entry-points.js";
 
 export default async function setup(): Promise<() => void> {
   const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-catalog-seed-"));
