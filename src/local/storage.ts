@@ -150,7 +150,8 @@ export class InstanceStorage {
     // Our descriptor would keep the file from being deleted on Windows.
     this.unwatchFile();
     for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, ratesPath, `${ratesPath}-wal`, `${ratesPath}-shm`, defaultKeyPath]) fs.rmSync(f, { force: true });
-    fs.rmSync(mediaDir, { recursive: true, force: true });
+    // A file landing in a folder while it is emptied makes one pass fail with ENOTEMPTY: Node retries those.
+    fs.rmSync(mediaDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     fs.mkdirSync(mediaDir, { recursive: true });
     this._db = this.open();
   }
