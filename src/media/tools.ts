@@ -1,5 +1,6 @@
 /**
- * Finds ffmpeg, ffprobe and a TTS once per process and learns what this ffmpeg can do.
+ * Finds ffmpeg, ffprobe and a TTS once per process and learns what this ffmpeg can do (what the
+ * tools answered is remembered between processes: tools-memo.ts).
  * Order: explicit env overrides (MEDIAGEN_FFMPEG / MEDIAGEN_FFPROBE / MEDIAGEN_ESPEAK), then the
  * system PATH, then the npm fallbacks in node_modules. MEDIAGEN_MEDIA_FALLBACK=1 skips PATH so CI can
  * exercise the fallback path on a machine that has the system tools.
@@ -11,6 +12,7 @@ import { readEnv, type Env } from "../config/env.js";
 import { MediaToolError } from "./errors.js";
 import { findFont } from "./font.js";
 import { runTool } from "./run.js";
+import { rememberedOutput } from "./tools-memo.js";
 import { wasmChildPath } from "./tts-child-path.js";
 
 export type ToolSource = "path" | "npm" | "env";
@@ -103,11 +105,16 @@ function candidates(name: "ffmpeg" | "ffprobe", envVar: "MEDIAGEN_FFMPEG" | "MED
   return list;
 }
 
+/** A tool's answer to `args`: remembered from an earlier process when the binary is the same (tools-memo.ts). */
+function ask(bin: string, args: string[]): Promise<string> {
+  return rememberedOutput(bin, args, async () => (await runTool(bin, args)).stdout);
+}
+
 async function firstWorking(list: Candidate[]): Promise<{ c: Candidate; versionText: string } | undefined> {
   for (const c of list) {
     try {
-      const r = await runTool(c.path, ["-hide_banner", "-version"]);
-      return { c, versionText: r.stdout };
+      const versionText = await ask(c.path, ["-hide_banner", "-version"]);
+      return { c, versionText };
     } catch {
       // try the next candidate
     }
@@ -139,9 +146,9 @@ async function detectTts(env: Env | undefined): Promise<Tools["tts"] | undefined
   }
   for (const cmd of natives) {
     try {
-      const r = await runTool(cmd, ["--version"]);
-      const m = /text-to-speech:\s*(\S+)/.exec(r.stdout);
-      return { kind: "native", command: cmd, version: `espeak-ng ${m ? m[1] : r.stdout.trim().slice(0, 40)}` };
+      const out = await ask(cmd, ["--version"]);
+      const m = /text-to-speech:\s*(\S+)/.exec(out);
+      return { kind: "native", command: cmd, version: `espeak-ng ${m ? m[1] : out.trim().slice(0, 40)}` };
     } catch {
       // fall through to the WASM build
     }
@@ -177,8 +184,7 @@ async function detectTools(env?: Env): Promise<Tools> {
     const note = overrides.length ? ` (${overrides.join(", ")} set: check ${overrides.length > 1 ? "they point" : "it points"} at a working binary)` : "";
     throw new MediaToolError(`media tools missing: ${missing.join(", ")}${note}. ${INSTALL_HINT}`, missing);
   }
-  const filtersOut = await runTool(ff.c.path, ["-hide_banner", "-filters"]);
-  const filters = parseFilters(filtersOut.stdout);
+  const filters = parseFilters(await ask(ff.c.path, ["-hide_banner", "-filters"]));
   const source: ToolSource = ff.c.source === "env" || fp.c.source === "env" ? "env" : ff.c.source;
   return {
     ffmpeg: ff.c.path,

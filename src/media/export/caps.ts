@@ -1,9 +1,11 @@
 /**
  * What this ffmpeg can do beyond its filter list (tools.ts has that): options that changed between
- * the 2018 static 4.1 fallback and Debian's 5.1. Learned once per ffmpeg binary and cached.
+ * the 2018 static 4.1 fallback and Debian's 5.1. Learned once per ffmpeg binary and cached (the help
+ * texts on disk too, between processes: tools-memo.ts).
  */
 import { runTool } from "../run.js";
 import type { Tools } from "../tools.js";
+import { rememberedOutput } from "../tools-memo.js";
 
 export interface ExportCaps {
   xfade: boolean;
@@ -16,17 +18,13 @@ export interface ExportCaps {
 
 const cache = new Map<string, Promise<ExportCaps>>();
 
+/** A help text ("" when ffmpeg fails to give it), remembered between processes for this binary. */
+function helpText(ffmpeg: string, args: string[]): Promise<string> {
+  return rememberedOutput(ffmpeg, args, async () => (await runTool(ffmpeg, args)).stdout).catch(() => "");
+}
+
 async function detect(tools: Tools): Promise<ExportCaps> {
-  const [amix, long] = await Promise.all([
-    runTool(tools.ffmpeg, ["-hide_banner", "-h", "filter=amix"]).then(
-      (r) => r.stdout,
-      () => "",
-    ),
-    runTool(tools.ffmpeg, ["-hide_banner", "-h", "long"]).then(
-      (r) => r.stdout,
-      () => "",
-    ),
-  ]);
+  const [amix, long] = await Promise.all([helpText(tools.ffmpeg, ["-hide_banner", "-h", "filter=amix"]), helpText(tools.ffmpeg, ["-hide_banner", "-h", "long"])]);
   return {
     xfade: tools.hasXfade,
     amixNormalize: /\bnormalize\b/.test(amix),
