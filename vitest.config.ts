@@ -14,6 +14,9 @@ export default defineConfig({
     isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll gives up after 1 s by default: on a loaded machine a page reload or a worker's next
+    // step can take longer. A poll that passes returns at once, so a long limit costs nothing.
+    expect: { poll: { timeout: 15_000 } },
     maxWorkers: 2,
   },
 });
