@@ -84,15 +84,21 @@ function lazyParts(): LocalParts {
   };
   const handlersOf = (f: Feature) => once(`${f.name}:handlers`, () => ("local" in f ? f.local() : Promise.resolve({})));
   const jobsOf = (f: Feature) => once(`${f.name}:jobs`, async () => ("jobs" in f ? { jobKinds: await f.jobs() } : {}));
+  // One import at a time: concurrent import() of modules that share dependencies can fail in Node 20's
+  // loader ("request for 'node:fs' is not in cache"), and a module that failed to link stays failed
+  // for the life of the process. Seen in a detached worker that then never ran a job.
   const loadAll = async (): Promise<void> => {
-    await Promise.all(FEATURES.flatMap((f) => [handlersOf(f), jobsOf(f)]));
+    for (const f of FEATURES) {
+      await handlersOf(f);
+      await jobsOf(f);
+    }
   };
   parts.load = async (op?: OpName): Promise<void> => {
     if (op === undefined) return loadAll();
     // Operations are named <feature><Verb>; one that is not (or not found there) loads every feature.
     const owner = FEATURES.find((f) => op.startsWith(f.name));
     if (owner) await handlersOf(owner);
-    if (!(op in parts.handlers)) await Promise.all(FEATURES.map(handlersOf));
+    if (!(op in parts.handlers)) for (const f of FEATURES) await handlersOf(f);
   };
   return parts;
 }

@@ -22,6 +22,8 @@ export interface BackgroundOptions {
   jobKinds: Record<string, JobKind>;
   /** Completes `jobKinds` before a worker of this process claims a job (`LocalParts.load`). */
   prepare?: () => Promise<void>;
+  /** `prepare` failed in this process's worker (see WorkerOptions.onPrepareFailed). */
+  onPrepareFailed?: (e: unknown) => void;
   /** Script the detached worker process runs (`--home <home> --worker-id <id>`). */
   workerEntry: string;
 }
@@ -60,6 +62,7 @@ export class Background {
       concurrency: this.o.concurrency,
       register: true,
       ...(this.o.prepare ? { prepare: this.o.prepare } : {}),
+      ...(this.o.onPrepareFailed ? { onPrepareFailed: this.o.onPrepareFailed } : {}),
     });
     this.worker.start();
     // Temp files and render dirs of processes that died mid-render (their pid is in the name).

@@ -152,12 +152,19 @@ export class LocalInstance implements LocalInstanceApi {
       tx: (fn) => this.tx(fn),
       operationNames: () => Object.keys(this.parts.operations),
     });
+    let prepareFailureSaid = false;
     this.background = new Background(this, {
       mode: this.workerMode,
       leaseMs: this.leaseMs,
       concurrency: this.concurrency,
       jobKinds: this.jobKinds,
       ...(this.parts.load ? { prepare: () => this.parts.load!() } : {}),
+      // Said once: the worker tries again at each poll, and each try would say the same.
+      onPrepareFailed: (e) => {
+        if (prepareFailureSaid) return;
+        prepareFailureSaid = true;
+        this.log(`the background worker cannot load its job kinds (${(e as Error).message}); queued jobs wait until this process restarts`);
+      },
       workerEntry: this.parts.workerEntry,
     });
     this.snapshots = new Snapshots(this);

@@ -45,6 +45,7 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
   }
   const idleMs = readEnv("MEDIAGEN_WORKER_IDLE_MS") ?? DEFAULT_IDLE_MS;
   const instance = open({ home, worker: "none", log: (line) => log(home, line) });
+  let fatal: (() => void) | undefined;
   const worker = new Worker(instance, instance.jobs, instance.jobKinds, {
     ...(values["worker-id"] ? { id: values["worker-id"] } : {}),
     mode: "detached",
@@ -53,6 +54,12 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
     keepAlive: true,
     register: true,
     ...(instance.parts.load ? { prepare: () => instance.parts.load!() } : {}),
+    // A module that failed to load stays failed in this process: a fresh one (the next command
+    // starts it) can run the jobs, this one never will.
+    onPrepareFailed: (e) => {
+      log(home, `loading the job kinds failed (${(e as Error).message}); this worker exits, the next command starts a new one`);
+      fatal?.();
+    },
   });
   if (!worker.start(true)) {
     // Another live worker already serves this instance.
@@ -76,6 +83,7 @@ export async function runDetachedWorker(argv: string[], open: (opts: Omit<OpenOp
       await instance.close();
       resolve(code);
     };
+    fatal = () => void finish(1);
     const check = setInterval(
       () => {
         try {

@@ -24,6 +24,11 @@ export interface WorkerOptions {
    * nothing before it has resolved, and tries again at the next poll if it failed.
    */
   prepare?: () => Promise<void>;
+  /**
+   * `prepare` failed. A module that failed to load stays failed in this process, so trying again
+   * may never succeed: a detached worker exits (the next command starts a fresh one), serve says so.
+   */
+  onPrepareFailed?: (e: unknown) => void;
 }
 
 export const DEFAULT_POLL_MS = 200;
@@ -91,6 +96,7 @@ export class Worker {
       (e: unknown) => {
         this.preparing = false;
         this.trouble("loading the job kinds failed", e);
+        this.opts.onPrepareFailed?.(e);
         this.schedule(this.pollMs);
       },
     );
