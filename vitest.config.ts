@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./test/setup/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -19,5 +20,7 @@ export default defineConfig({
     // step can take longer. A poll that passes returns at once, so a long limit costs nothing.
     expect: { poll: { timeout: 15_000 } },
     maxWorkers: 2,
+    // Longest files first, from the committed durations (a fresh clone has no record of a last run).
+    sequence: { sequencer: LongestFirst },
   },
 });
