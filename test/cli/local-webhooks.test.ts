@@ -40,12 +40,18 @@ describe("local webhooks trigger and resend", () => {
     listener?.kill("SIGTERM");
   });
 
+  /** What listen printed for a delivery: it answers the sender before its line reaches this process. */
+  async function eventOf(id: string): Promise<Event> {
+    await expect.poll(() => events.some((x) => x.webhook_id === id)).toBe(true);
+    return events.find((x) => x.webhook_id === id)!;
+  }
+
   it("trigger video_generate: a signed delivery with the task's completed body reaches listen", async () => {
     const r = await run(["local", "webhooks", "trigger", "video_generate", "--to", url, "--wait", "--json"], { home, timeoutMs: 40_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     const d = r.json<{ id: string; status: string }>();
     expect(d.status).toBe("delivered");
-    const e = events.find((x) => x.webhook_id === d.id)!;
+    const e = await eventOf(d.id);
     expect(e.signature).toBe("valid");
     expect(e.body).toMatchObject({ task: "video_generate", status: "completed", result: { cost: 5 } });
     expect(e.body.job_id).toMatch(/^run_/);
@@ -60,7 +66,7 @@ describe("local webhooks trigger and resend", () => {
       { home, timeoutMs: 40_000 },
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    const e = events.find((x) => x.webhook_id === r.json<{ id: string }>().id)!;
+    const e = await eventOf(r.json<{ id: string }>().id);
     expect(e.body).toEqual({
       task: "asset_generation",
       asset_id: "0123456789abcdef01234567",
@@ -73,8 +79,8 @@ describe("local webhooks trigger and resend", () => {
     const first = events[0]!;
     const r = await run(["local", "webhooks", "resend", first.webhook_id!, "--wait", "--json"], { home, timeoutMs: 40_000 });
     expect(r.exitCode, r.stderr).toBe(0);
+    await expect.poll(() => events.filter((x) => x.webhook_id === first.webhook_id).length).toBe(2);
     const again = events.filter((x) => x.webhook_id === first.webhook_id);
-    expect(again).toHaveLength(2);
     expect(again[1]!.body).toEqual(first.body);
     // Same webhook-id, as a retry: listen dedupes by id, so it reports the second one as a duplicate
     // (it only does so for a delivery whose signature checked out: a forged one stays invalid).
