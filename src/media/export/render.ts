@@ -50,7 +50,7 @@ export interface RenderExportOptions {
   /**
    * Draft quality (`plan preview`): x264 `ultrafast` at constant QP 23, videos decoded without their loop filter and
    * non-reference frames and scaled with the fastest flags (video-graph.ts), the soundtrack
-   * without loudness normalisation, with AAC's fast coder at 96k. Timing, layouts, subtitles and
+   * without loudness normalisation, with AAC's fast coder at 64k. Timing, layouts, subtitles and
    * transitions are the export's.
    */
   draft?: boolean;
