@@ -1,8 +1,16 @@
 /**
- * render-audio: the export's whole soundtrack in one ffmpeg run, straight to AAC. The voice is laid
- * on the 48 kHz sample grid (each sentence from its start, padded or cut to its slot, silence between),
- * music is looped and trimmed, ducked under the voice with `sidechaincompress`, mixed with
- * `amix normalize=0`, then `loudnorm` (−16 LUFS) and back to 48 kHz (loudnorm works at 192 kHz).
+ * render-audio: the export's whole soundtrack, straight to AAC. The voice is laid on the 48 kHz
+ * sample grid (each sentence from its start, padded or cut to its slot, silence between), music is
+ * looped and trimmed, ducked under the voice with `sidechaincompress`, mixed with `amix normalize=0`.
+ *
+ * Loudness (full exports): −16 LUFS integrated, true peak at most −1.5 dBTP, in two ffmpeg runs. The
+ * first mixes and measures the mix's integrated loudness with `ebur128` (at 48 kHz) while writing it
+ * as a float WAV; the second applies ONE linear gain to −16 LUFS and a look-ahead limiter
+ * (`alimiter`, ceiling −2 dBFS: half a dB of room for the peaks between samples and the AAC coder)
+ * and encodes. This replaced `loudnorm` (dynamic mode, which always works at 192 kHz): the same
+ * loudness and peak targets for a third of the soundtrack's CPU, and the mix's dynamics are kept
+ * as mixed instead of being compressed towards LRA 11. A draft (plan preview) skips the loudness
+ * step: one run, mix to AAC.
  *
  * It runs alongside the video render (it needs none of its output) and is cached by a hash of the
  * graph and its inputs, so a re-export in another format mixes nothing.
@@ -17,10 +25,22 @@ import type { ExportCaps } from "./caps.js";
 import { AUDIO_RATE, type RenderPlan } from "./spec.js";
 
 export const AAC_BITRATE = "160k";
-/** A draft's soundtrack (plan preview): AAC's fast coder costs a third less at this rate than at 160k. */
-export const DRAFT_AAC_BITRATE = "96k";
+/**
+ * A draft's soundtrack (plan preview): AAC's fast coder costs a third less at 96k than at 160k, and
+ * a fifth less again at 64k (speech stays clear; it is a preview).
+ */
+export const DRAFT_AAC_BITRATE = "64k";
 /** Bumped when the mix changes in a way the graph text does not show. */
-const MIX_VERSION = 1;
+const MIX_VERSION = 2;
+
+/** The loudness of a full export's soundtrack (integrated, LUFS). */
+export const TARGET_LUFS = -16;
+/** The limiter's ceiling (sample peak, dBFS): the −1.5 dBTP target less room for inter-sample peaks and AAC. */
+export const LIMIT_DBFS = -2;
+/** alimiter's look-ahead (ms): its output comes this late, and is moved back (graph of the second run). */
+const LIMITER_ATTACK_MS = 5;
+/** Below this (the −70 LUFS absolute gate: silence), no gain is applied. */
+const SILENT_LUFS = -69;
 
 export interface AudioJob {
   inputs: string[];
@@ -28,6 +48,11 @@ export interface AudioJob {
   /** Encoder arguments (after the graph). */
   encode: string[];
   key: string;
+  /**
+   * Full exports: `graph` ends in `ebur128` (the mix is measured as it is written to a WAV), and this
+   * gives the second run's filters from the measured integrated loudness.
+   */
+  normalize?: (lufs: number) => string;
 }
 
 function fileStamp(file: string): [string, number, number] {
@@ -76,10 +101,9 @@ export function buildAudioJob(plan: RenderPlan, tools: Tools, caps: ExportCaps, 
   }
 
   const stereo = `aresample=${AUDIO_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo`;
-  // loudnorm works at 192 kHz; back to 48 kHz after it. Regrouping its output into small frames
-  // first keeps ~45 MB less alive in this process (same samples out, compared bit for bit).
-  // A draft (plan preview) skips it: a third of the soundtrack's CPU, and loudness is not what a preview checks.
-  const loudnorm = o.draft ? `${stereo},${exact(total)}` : `loudnorm=I=-16:TP=-1.5:LRA=11,asetnsamples=n=4096,${stereo},${exact(total)}`;
+  // A full export's mix is measured on its way to the first run's WAV (see the header); a draft's
+  // (plan preview) goes straight to AAC: loudness is not what a preview checks.
+  const end = o.draft ? `${stereo},${exact(total)}` : `${stereo},${exact(total)},ebur128`;
   const seconds = total / AUDIO_RATE;
   if (plan.musicPath) {
     const m = input(["-stream_loop", "-1", "-t", num(seconds + 1)], plan.musicPath);
@@ -89,9 +113,9 @@ export function buildAudioJob(plan: RenderPlan, tools: Tools, caps: ExportCaps, 
     lines.push(`[mus][sc]sidechaincompress=threshold=0.03:ratio=8:attack=20:release=400[duck]`);
     // Old amix (ffmpeg 4.1) has no normalize and divides each input by the input count: undo it.
     const amix = caps.amixNormalize ? "amix=inputs=2:duration=first:normalize=0" : "amix=inputs=2:duration=first,volume=2";
-    lines.push(`[voice][duck]${amix},${loudnorm}[aout]`);
+    lines.push(`[voice][duck]${amix},${end}[aout]`);
   } else {
-    lines.push(`[voice0]aformat=channel_layouts=stereo,${loudnorm}[aout]`);
+    lines.push(`[voice0]aformat=channel_layouts=stereo,${end}[aout]`);
   }
   const graph = lines.join(";\n") + "\n";
   const encode = [
@@ -105,50 +129,78 @@ export function buildAudioJob(plan: RenderPlan, tools: Tools, caps: ExportCaps, 
     "-ac",
     "2",
   ];
-  const key = sha256(JSON.stringify([MIX_VERSION, tools.ffmpegVersion, tools.ffmpeg, graph, encode, files.map(fileStamp)]));
-  return { inputs, graph, encode, key };
+  const normalize = o.draft ? undefined : (lufs: number): string => normalizeFilters(lufs, total);
+  const key = sha256(JSON.stringify([MIX_VERSION, tools.ffmpegVersion, tools.ffmpeg, graph, encode, normalize ? normalize(-23) : "", files.map(fileStamp)]));
+  return { inputs, graph, encode, key, ...(normalize ? { normalize } : {}) };
 }
 
 /**
+ * The second run's filters: one gain to TARGET_LUFS, the limiter (no auto level: it would lift the
+ * limited signal back to full scale), and its look-ahead delay undone — the input is padded by the
+ * delay and the output starts that late, so every sample keeps its place on the grid (ffmpeg 4.1's
+ * alimiter has no `latency` option for this).
+ */
+export function normalizeFilters(lufs: number, total: number): string {
+  const gain = Number.isFinite(lufs) && lufs > SILENT_LUFS ? TARGET_LUFS - lufs : 0;
+  const delay = Math.round((LIMITER_ATTACK_MS * AUDIO_RATE) / 1000);
+  const limit = 10 ** (LIMIT_DBFS / 20);
+  return (
+    `volume=${num(Math.round(gain * 100) / 100)}dB,apad=pad_len=${delay},` +
+    `alimiter=limit=${num(Math.round(limit * 1e5) / 1e5)}:attack=${LIMITER_ATTACK_MS}:release=50:level=0,` +
+    `atrim=start_sample=${delay},asetpts=PTS-STARTPTS,apad=whole_len=${total},atrim=end_sample=${total}`
+  );
+}
+
+/** The integrated loudness in ebur128's summary (the last one: ffmpeg may print an empty one first). */
+export function integratedLoudness(stderr: string): number {
+  const all = [...stderr.matchAll(/Integrated loudness:\s*I:\s*(-?[\d.]+|-?inf|nan)\s*LUFS/gi)];
+  const v = all.length ? Number(all[all.length - 1]![1]) : Number.NaN;
+  return Number.isFinite(v) ? v : Number.NaN;
+}
+
+const QUIET = ["-hide_banner", "-nostdin", "-y", "-nostats"];
+
+/**
  * Runs the mix (or finds it in the cache) and returns the AAC file (.m4a). With a cacheDir the result
- * lives there (written to a temp name, then renamed); without, in workDir.
+ * lives there (written to a temp name, then renamed); without, in workDir. A full export's mix takes
+ * two runs (see the header): the WAV between them lives in workDir.
  */
 export async function renderAudio(
   job: AudioJob,
   tools: Tools,
   o: { workDir: string; cacheDir?: string; signal?: AbortSignal },
-): Promise<{ file: string; cached: boolean }> {
+): Promise<{ file: string; cached: boolean; lufs?: number }> {
   const target = o.cacheDir ? path.join(o.cacheDir, `mix-${job.key}.m4a`) : path.join(o.workDir, "mix.m4a");
   if (o.cacheDir && fs.existsSync(target)) return { file: target, cached: true };
   const script = path.join(o.workDir, "audio.graph");
   fs.writeFileSync(script, job.graph);
   const tmp = tempPathFor(target);
+  const wav = path.join(o.workDir, "mix.wav");
+  const run = { signal: o.signal, cwd: o.workDir };
   try {
-    await runTool(
-      tools.ffmpeg,
-      [
-        "-hide_banner",
-        "-nostdin",
-        "-y",
-        "-nostats",
-        "-loglevel",
-        "error",
-        ...job.inputs,
-        "-filter_complex_script",
-        script,
-        "-map",
-        "[aout]",
-        ...job.encode,
-        "-f",
-        "mp4",
-        tmp,
-      ],
-      { signal: o.signal, cwd: o.workDir },
-    );
+    let lufs: number | undefined;
+    if (job.normalize) {
+      // ebur128 prints its summary at the info level; -loglevel info adds only the streams' lines.
+      const measured = await runTool(
+        tools.ffmpeg,
+        [...QUIET, "-loglevel", "info", ...job.inputs, "-filter_complex_script", script, "-map", "[aout]", "-c:a", "pcm_f32le", "-f", "wav", wav],
+        run,
+      );
+      lufs = integratedLoudness(measured.stderr);
+      await runTool(tools.ffmpeg, [...QUIET, "-loglevel", "error", "-i", `file:${wav}`, "-af", job.normalize(lufs), ...job.encode, "-f", "mp4", tmp], run);
+    } else {
+      await runTool(
+        tools.ffmpeg,
+        [...QUIET, "-loglevel", "error", ...job.inputs, "-filter_complex_script", script, "-map", "[aout]", ...job.encode, "-f", "mp4", tmp],
+        run,
+      );
+    }
     fs.renameSync(tmp, target);
+    return { file: target, cached: false, ...(lufs !== undefined ? { lufs } : {}) };
   } catch (e) {
     removeQuietly(tmp);
     throw e;
+  } finally {
+    removeQuietly(wav);
   }
-  return { file: target, cached: false };
 }
