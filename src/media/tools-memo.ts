@@ -27,11 +27,13 @@ interface Entry {
 /** This user's private directory under the temp dir, or undefined when it is not safe to use. */
 function memoDir(): string | undefined {
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-  const dir = path.join(os.tmpdir(), `mediagen-${uid ?? os.userInfo().username}`);
+  let dir = "";
   try {
+    // Without uids (Windows) the temp dir is the user's own already; the name only keeps users apart.
+    dir = path.join(os.tmpdir(), `mediagen-${uid ?? os.userInfo().username}`);
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
+    if (!dir || (e as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
   }
   try {
     const st = fs.lstatSync(dir);
