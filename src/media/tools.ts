@@ -105,15 +105,15 @@ function candidates(name: "ffmpeg" | "ffprobe", envVar: "MEDIAGEN_FFMPEG" | "MED
   return list;
 }
 
-/** A tool's answer to `args`: remembered from an earlier process when the binary is the same (tools-memo.ts). */
-function ask(bin: string, args: string[]): Promise<string> {
+/** A tool's answer to `args` (its stdout): remembered from an earlier process when the binary is the same (tools-memo.ts). */
+export function toolAnswer(bin: string, args: string[]): Promise<string> {
   return rememberedOutput(bin, args, async () => (await runTool(bin, args)).stdout);
 }
 
 async function firstWorking(list: Candidate[]): Promise<{ c: Candidate; versionText: string } | undefined> {
   for (const c of list) {
     try {
-      const versionText = await ask(c.path, ["-hide_banner", "-version"]);
+      const versionText = await toolAnswer(c.path, ["-hide_banner", "-version"]);
       return { c, versionText };
     } catch {
       // try the next candidate
@@ -146,7 +146,7 @@ async function detectTts(env: Env | undefined): Promise<Tools["tts"] | undefined
   }
   for (const cmd of natives) {
     try {
-      const out = await ask(cmd, ["--version"]);
+      const out = await toolAnswer(cmd, ["--version"]);
       const m = /text-to-speech:\s*(\S+)/.exec(out);
       return { kind: "native", command: cmd, version: `espeak-ng ${m ? m[1] : out.trim().slice(0, 40)}` };
     } catch {
@@ -184,7 +184,7 @@ async function detectTools(env?: Env): Promise<Tools> {
     const note = overrides.length ? ` (${overrides.join(", ")} set: check ${overrides.length > 1 ? "they point" : "it points"} at a working binary)` : "";
     throw new MediaToolError(`media tools missing: ${missing.join(", ")}${note}. ${INSTALL_HINT}`, missing);
   }
-  const filters = parseFilters(await ask(ff.c.path, ["-hide_banner", "-filters"]));
+  const filters = parseFilters(await toolAnswer(ff.c.path, ["-hide_banner", "-filters"]));
   const source: ToolSource = ff.c.source === "env" || fp.c.source === "env" ? "env" : ff.c.source;
   return {
     ffmpeg: ff.c.path,

@@ -3,9 +3,7 @@
  * the 2018 static 4.1 fallback and Debian's 5.1. Learned once per ffmpeg binary and cached (the help
  * texts on disk too, between processes: tools-memo.ts).
  */
-import { runTool } from "../run.js";
-import type { Tools } from "../tools.js";
-import { rememberedOutput } from "../tools-memo.js";
+import { toolAnswer, type Tools } from "../tools.js";
 
 export interface ExportCaps {
   xfade: boolean;
@@ -20,7 +18,7 @@ const cache = new Map<string, Promise<ExportCaps>>();
 
 /** A help text ("" when ffmpeg fails to give it), remembered between processes for this binary. */
 function helpText(ffmpeg: string, args: string[]): Promise<string> {
-  return rememberedOutput(ffmpeg, args, async () => (await runTool(ffmpeg, args)).stdout).catch(() => "");
+  return toolAnswer(ffmpeg, args).catch(() => "");
 }
 
 async function detect(tools: Tools): Promise<ExportCaps> {
