@@ -4,9 +4,10 @@
  * undone when it ends, so the next file starts as it would in a process of its own: the environment
  * (some files switch to the bundled tools with MEDIAGEN_MEDIA_FALLBACK, or set MEDIAGEN_HOME), the
  * working directory, the tools found on first use (cached per process), the keys registered for
- * redaction and the signal handlers left behind.
+ * redaction, the output colours a run in process set, and the signal handlers left behind.
  */
 import { afterAll } from "vitest";
+import { resetStyles } from "../../src/cli/output.js";
 import { forgetSecrets } from "../../src/engine/redact.js";
 import { clearToolsCache } from "../../src/media/tools.js";
 
@@ -22,7 +23,9 @@ afterAll(() => {
   Object.assign(process.env, env);
   if (process.cwd() !== cwd) process.chdir(cwd);
   clearToolsCache();
-  // Keys registered for redaction, and signal handlers a command left behind, are this file's.
+  // Keys registered for redaction, the output colours of the last run in process, and signal
+  // handlers a command left behind, are this file's.
   forgetSecrets();
+  resetStyles();
   for (const s of SIGNALS) for (const l of process.listeners(s)) if (!listeners.get(s)!.has(l)) process.off(s, l);
 });
