@@ -169,7 +169,7 @@ export async function renderAudio(
   job: AudioJob,
   tools: Tools,
   o: { workDir: string; cacheDir?: string; signal?: AbortSignal },
-): Promise<{ file: string; cached: boolean; lufs?: number }> {
+): Promise<{ file: string; cached: boolean }> {
   const target = o.cacheDir ? path.join(o.cacheDir, `mix-${job.key}.m4a`) : path.join(o.workDir, "mix.m4a");
   if (o.cacheDir && fs.existsSync(target)) return { file: target, cached: true };
   const script = path.join(o.workDir, "audio.graph");
@@ -178,7 +178,6 @@ export async function renderAudio(
   const wav = path.join(o.workDir, "mix.wav");
   const run = { signal: o.signal, cwd: o.workDir };
   try {
-    let lufs: number | undefined;
     if (job.normalize) {
       // ebur128 prints its summary at the info level; -loglevel info adds only the streams' lines.
       const measured = await runTool(
@@ -186,7 +185,7 @@ export async function renderAudio(
         [...QUIET, "-loglevel", "info", ...job.inputs, "-filter_complex_script", script, "-map", "[aout]", "-c:a", "pcm_f32le", "-f", "wav", wav],
         run,
       );
-      lufs = integratedLoudness(measured.stderr);
+      const lufs = integratedLoudness(measured.stderr);
       await runTool(tools.ffmpeg, [...QUIET, "-loglevel", "error", "-i", `file:${wav}`, "-af", job.normalize(lufs), ...job.encode, "-f", "mp4", tmp], run);
     } else {
       await runTool(
@@ -196,7 +195,7 @@ export async function renderAudio(
       );
     }
     fs.renameSync(tmp, target);
-    return { file: target, cached: false, ...(lufs !== undefined ? { lufs } : {}) };
+    return { file: target, cached: false };
   } catch (e) {
     removeQuietly(tmp);
     throw e;

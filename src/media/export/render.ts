@@ -48,10 +48,10 @@ export interface RenderExportOptions {
   /** false: fades through black even where ffmpeg has xfade (the path of ffmpeg builds without it). */
   xfade?: boolean;
   /**
-   * Draft quality (`plan preview`): x264 `ultrafast` at constant QP 23 on one thread, videos decoded without their loop filter and
-   * non-reference frames and scaled with the fastest flags (video-graph.ts), the soundtrack
-   * without loudness normalisation, with AAC's fast coder at 64k. Timing, layouts, subtitles and
-   * transitions are the export's.
+   * Draft quality (`plan preview`): x264 `ultrafast` at constant QP 23 on one thread, videos decoded
+   * without their loop filter and non-reference frames and scaled with the fastest flags
+   * (video-graph.ts), the soundtrack without loudness normalisation, with AAC's fast coder at 64k.
+   * Timing, layouts, subtitles and transitions are the export's.
    */
   draft?: boolean;
   /** x264 threads (0 = x264's choice). */
