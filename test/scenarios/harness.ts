@@ -28,19 +28,21 @@ import type { Clock } from "../../src/local/types.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { operations } from "../../src/features/operations.js";
 import { responseProblems } from "../../src/hosted/response-check.js";
+import { copyMediaDir, seedCatalogPictures } from "../helpers/catalog-seed.js";
 
 /**
  * Catalog media (look pictures, voice previews: `<media>/catalog/…`) is drawn on first need and is the
- * same for every instance. The first harness of this process draws it through its instance as a user's
- * would; each harness gives what its instance drew to this process-wide copy at teardown, and each new
- * home starts with that copy, so the next target (and the next file, when files share the process) does
- * not draw the same pictures again. Only whole files are copied (temp names start with a dot).
+ * same for every instance. A new home starts with the run's look pictures (drawn once per run:
+ * test/helpers/catalog-seed.ts) and with what earlier harnesses of this process drew (voice
+ * previews): each harness gives its instance's catalog to this process's copy at teardown, so the
+ * next target (and the next file, when files share the process) does not draw it again. Only whole
+ * files are copied (temp names start with a dot).
  */
 let catalogSeed: string | undefined;
 
-function seedCatalog(mediaDir: string): void {
-  if (!catalogSeed) return;
-  fs.cpSync(catalogSeed, path.join(mediaDir, "catalog"), { recursive: true, force: false, errorOnExist: false });
+function seedCatalog(home: string): void {
+  seedCatalogPictures(home);
+  if (catalogSeed) copyMediaDir(catalogSeed, "catalog", home);
 }
 
 function keepCatalog(mediaDir: string): void {
@@ -51,7 +53,7 @@ function keepCatalog(mediaDir: string): void {
     const dir = catalogSeed;
     process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
   }
-  fs.cpSync(drawn, catalogSeed, { recursive: true, force: false, errorOnExist: false, filter: (src) => !path.basename(src).startsWith(".") });
+  fs.cpSync(drawn, path.join(catalogSeed, "catalog"), { recursive: true, force: false, errorOnExist: false, filter: (src) => !path.basename(src).startsWith(".") });
 }
 
 export type TargetName = "local" | "hosted";
@@ -167,7 +169,7 @@ export class TargetHarness {
       clock: this.clock,
       ...(this.options.rateLimit ? { rateLimit: this.options.rateLimit } : {}),
     });
-    seedCatalog(this.inst.mediaDir);
+    seedCatalog(this.home);
     // The suite's media servers listen on 127.0.0.1: the served instance is told that network is ours
     // (`serve --allow-private-urls`); test/http/fetch-policy.test.ts covers the default refusal.
     if (this.target === "hosted") this.server = await startServer({ instance: this.inst, host: "127.0.0.1", port: 0, allowPrivateNetwork: true });
