@@ -14,6 +14,7 @@ import { runCli } from "../../src/cli/run.js";
 import type { Engine } from "../../src/engine/engine.js";
 import type { Clock } from "../../src/cli/runtime.js";
 import { seedCatalogPictures } from "./catalog-seed.js";
+import { trackHome } from "./leftover-workers.js";
 import { TEST_POLL_INTERVAL } from "./poll-interval.js";
 
 export interface RunOptions {
@@ -53,7 +54,9 @@ export function newHome(): string {
 
 /** A fresh home without the catalog's pictures: its first catalog read draws them, as a user's first run does. */
 export function emptyHome(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
+  trackHome(home);
+  return home;
 }
 
 const shared = new Map<string, string>();

@@ -4,12 +4,14 @@
  * undone when it ends, so the next file starts as it would in a process of its own: the environment
  * (some files switch to the bundled tools with MEDIAGEN_MEDIA_FALLBACK, or set MEDIAGEN_HOME), the
  * working directory, the tools found on first use (cached per process), the keys registered for
- * redaction, the output colours a run in process set, and the signal handlers left behind.
+ * redaction, the output colours a run in process set, the signal handlers left behind, and the local
+ * instance's detached workers it started (test/helpers/leftover-workers.ts).
  */
 import { afterAll } from "vitest";
 import { resetStyles } from "../../src/cli/output.js";
 import { forgetSecrets } from "../../src/engine/redact.js";
 import { clearToolsCache } from "../../src/media/tools.js";
+import { stopLeftoverWorkers } from "../helpers/leftover-workers.js";
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const env = { ...process.env };
@@ -28,4 +30,6 @@ afterAll(() => {
   forgetSecrets();
   resetStyles();
   for (const s of SIGNALS) for (const l of process.listeners(s)) if (!listeners.get(s)!.has(l)) process.off(s, l);
+  // Renders nobody waits for any more (a test that checked a start's price or debit) stop here.
+  stopLeftoverWorkers();
 });
