@@ -17,6 +17,7 @@ import { BITEXACT, QUIET } from "./image.js";
 import { checkFile, checkOut, checkSize } from "./inputs.js";
 import { DECODE_LIMIT_ARGS } from "./image-header.js";
 import { cardLayout } from "./layout.js";
+import { mp4Info } from "./mp4-info.js";
 import { probe } from "./probe.js";
 import { runTool } from "./run.js";
 import { getTools, type Tools } from "./tools.js";
@@ -459,7 +460,8 @@ function encodeArgs(job: VideoJob, script: string, audioArgs: string[], tmpVideo
 /** The rendered file against what was asked: duration, size, codec, frames, audio, thumbnail. */
 async function checkRendered(job: VideoJob, tmpVideo: string, tmpThumb: string | undefined) {
   const { ctx, o } = job;
-  const p = await probe(tmpVideo, { tools: job.tools, signal: o.signal });
+  // Our own fresh MP4: its moov box says what ffprobe would, without starting a process.
+  const p = mp4Info(tmpVideo) ?? (await probe(tmpVideo, { tools: job.tools, signal: o.signal }));
   const problems: string[] = [];
   if (Math.abs(p.durationSeconds - ctx.T) > 0.1) problems.push(`duration ${p.durationSeconds} s, expected ${ctx.T} s`);
   if (p.width !== ctx.W || p.height !== ctx.H) problems.push(`size ${p.width}x${p.height}, expected ${ctx.W}x${ctx.H}`);

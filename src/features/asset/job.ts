@@ -165,6 +165,9 @@ async function render(instance: LocalInstanceApi, row: AssetRow, signal: AbortSi
   const info = await renderVideo({
     ...opts,
     mode: videoMode(mode, plan.startImage !== undefined),
+    // A stand-in for a model's video: x264's quickest preset costs a third less CPU than veryfast
+    // for a file about 2.5 times as large (1.3 MB a minute at 720p instead of 0.5), which a stand-in can spare.
+    preset: "ultrafast",
     seed: row.id,
     out,
     ...(thumbnailOut ? { thumbnailOut } : {}),

@@ -2,8 +2,9 @@
  * A video's thumbnail: one frame in the video's aspect, at most 640 px on its long side, JPEG. It
  * shows the first look's picture (scaled to cover, centre crop), else the first media (its first
  * frame), else a title card of the first words. No video is rendered at generation; the export
- * makes the real thing.
+ * makes the real thing. A picture's thumbnail at a size is drawn once per instance (cachedThumbnail).
  */
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,15 +33,49 @@ export function thumbnailSource(t: Pick<VideoTimeline, "blocks">): { file: strin
   return { text: seqs.find((s) => s.text)?.text ?? "" };
 }
 
+/**
+ * Where the thumbnail of a picture or video in the media dir, at a size, is kept once drawn: many
+ * videos open on the same look, and the same look at the same size makes the same JPEG. Keyed by
+ * the file's path, size and time, so a changed file is drawn again. `<home>/local/cache/thumbnails`.
+ */
+function cachedThumbnail(mediaDir: string, file: string, size: { width: number; height: number }): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(path.join(mediaDir, file));
+  } catch {
+    return undefined;
+  }
+  const key = crypto.createHash("sha256").update(`${file}|${st.size}|${st.mtimeMs}|${size.width}x${size.height}`).digest("hex").slice(0, 32);
+  return path.join(path.dirname(mediaDir), "cache", "thumbnails", `${key}.jpg`);
+}
+
+/** Keeps a drawn thumbnail for the next video on the same picture; a failure only costs the next one a draw. */
+function remember(drawn: string, cached: string): void {
+  try {
+    fs.mkdirSync(path.dirname(cached), { recursive: true });
+    const tmp = `${cached}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+    fs.copyFileSync(drawn, tmp);
+    fs.renameSync(tmp, cached);
+  } catch {
+    // the cache is an optimisation
+  }
+}
+
 export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "blocks" | "width" | "height">, outRel: string, signal?: AbortSignal): Promise<void> {
-  const tools = await getTools();
   const size = thumbnailSize(t.width, t.height);
   const src = thumbnailSource(t);
   const out = path.join(mediaDir, outRel);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp.jpg`;
+  const cached = "file" in src ? cachedThumbnail(mediaDir, src.file, size) : undefined;
   let card: string | undefined;
   try {
+    if (cached && fs.existsSync(cached)) {
+      fs.copyFileSync(cached, tmp);
+      fs.renameSync(tmp, out);
+      return;
+    }
+    const tools = await getTools();
     let input: string;
     if ("file" in src) input = path.join(mediaDir, src.file);
     else {
@@ -76,6 +111,7 @@ export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "bl
       ],
       signal ? { signal } : {},
     );
+    if (cached) remember(tmp, cached);
     fs.renameSync(tmp, out);
   } finally {
     fs.rmSync(tmp, { force: true });

@@ -23,6 +23,7 @@ import { performance } from "node:perf_hooks";
 import { readEnv } from "../../config/env.js";
 import { removeQuietly, tempPathFor } from "../atomic.js";
 import { num } from "../filtergraph.js";
+import { mp4Info } from "../mp4-info.js";
 import { probe, type ProbeResult } from "../probe.js";
 import { runTool } from "../run.js";
 import { getTools, type Tools } from "../tools.js";
@@ -357,7 +358,8 @@ async function muxAndCheck(job: ExportJob, plan: RenderPlan, tools: Tools, video
 
   job.step = "checking the output";
   const tc = performance.now();
-  const p = await probe(tmpOut, { tools, signal: job.ac.signal });
+  // The file we just muxed: its moov box says what ffprobe would, without starting a process.
+  const p = mp4Info(tmpOut) ?? (await probe(tmpOut, { tools, signal: job.ac.signal }));
   const problems = checkOutput(p, plan);
   if (problems.length) throw new ExportError("ENCODING_FAILED", `the rendered file failed its checks: ${problems.join("; ")}`);
   job.timings.check = performance.now() - tc;

@@ -1,0 +1,60 @@
+/**
+ * A video's thumbnail (src/features/video/thumbnail.ts): the first look's picture at the video's
+ * aspect, drawn once per picture and size and kept in `<home>/local/cache/thumbnails`, so the next
+ * video on the same look copies it; a changed picture or another size is drawn again.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, expect, it } from "vitest";
+import { makeThumbnail } from "../../src/features/video/thumbnail.js";
+import type { VideoTimeline } from "../../src/features/video/timeline.js";
+import { readImageFileSize } from "../../src/media/image-header.js";
+import { renderImage } from "../../src/media/index.js";
+import { tempDir } from "./media-fixtures.js";
+
+let mediaDir: string;
+const look = "catalog/looks/lk_test.png";
+
+/** A one-sequence timeline opening on the look, at the video's size. */
+function timeline(width: number, height: number): Pick<VideoTimeline, "blocks" | "width" | "height"> {
+  const sequence = { text: "Hello.", start_ms: 0, end_ms: 1000, look_id: "lk_test", look_image_path: look };
+  return { width, height, blocks: [{ voice_id: null, tts_voice: null, look_id: "lk_test", start_ms: 0, end_ms: 1000, sequences: [sequence as never] }] };
+}
+
+const cacheDir = () => path.join(path.dirname(mediaDir), "cache", "thumbnails");
+const cached = () => (fs.existsSync(cacheDir()) ? fs.readdirSync(cacheDir()).sort() : []);
+
+beforeAll(async () => {
+  mediaDir = path.join(tempDir(), "local", "media");
+  fs.mkdirSync(path.join(mediaDir, "catalog", "looks"), { recursive: true });
+  await renderImage({ out: path.join(mediaDir, look), width: 300, height: 400, prompt: "a look" });
+});
+
+it("draws the look's thumbnail once per picture and size, and copies it for the next video", async () => {
+  await makeThumbnail(mediaDir, timeline(1080, 1920), "videos/a/thumbnail.jpg");
+  const first = fs.readFileSync(path.join(mediaDir, "videos/a/thumbnail.jpg"));
+  expect(readImageFileSize(path.join(mediaDir, "videos/a/thumbnail.jpg"))).toMatchObject({ type: "jpeg", width: 360, height: 640 });
+  const [kept] = cached();
+  expect(kept).toMatch(/^[0-9a-f]{32}\.jpg$/);
+  expect(fs.readFileSync(path.join(cacheDir(), kept!))).toEqual(first);
+
+  // The next video on the look is given what the cache holds (marked here, to tell a copy from a draw).
+  const marked = Buffer.concat([first, Buffer.from("copied")]);
+  fs.writeFileSync(path.join(cacheDir(), kept!), marked);
+  await makeThumbnail(mediaDir, timeline(1080, 1920), "videos/b/thumbnail.jpg");
+  expect(fs.readFileSync(path.join(mediaDir, "videos/b/thumbnail.jpg"))).toEqual(marked);
+
+  // Another size is drawn (and kept) on its own.
+  await makeThumbnail(mediaDir, timeline(1920, 1080), "videos/c/thumbnail.jpg");
+  expect(readImageFileSize(path.join(mediaDir, "videos/c/thumbnail.jpg"))).toMatchObject({ type: "jpeg", width: 640, height: 360 });
+  expect(cached()).toHaveLength(2);
+  expect(fs.readdirSync(path.join(mediaDir, "videos/c"))).toEqual(["thumbnail.jpg"]);
+});
+
+it("draws a changed picture again", async () => {
+  await makeThumbnail(mediaDir, timeline(1080, 1080), "videos/d/thumbnail.jpg");
+  const before = fs.readFileSync(path.join(mediaDir, "videos/d/thumbnail.jpg"));
+  await renderImage({ out: path.join(mediaDir, look), width: 300, height: 400, prompt: "another look", seed: "other" });
+  await makeThumbnail(mediaDir, timeline(1080, 1080), "videos/e/thumbnail.jpg");
+  expect(fs.readFileSync(path.join(mediaDir, "videos/e/thumbnail.jpg"))).not.toEqual(before);
+});
