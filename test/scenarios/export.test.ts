@@ -4,7 +4,8 @@
  * status progression (steps in order, progress that only grows) to a completed export whose MP4 is
  * playable (ffprobe: size, H.264 + AAC, duration within a frame) with links valid 7 days from
  * completion, simulated failures refunded once with their webhook, and the issue's plan (two speech
- * blocks, a silent 1500 ms sequence, media in all four show modes) at every format's exact size.
+ * blocks, a silent 1500 ms sequence, media in all four show modes) in four formats at their exact
+ * sizes (every format's size is checked in test/unit/export-render.test.ts).
  * Renders are kept short (plans of a few seconds) so the suite stays fast.
  */
 import fs from "node:fs";
@@ -376,7 +377,7 @@ forBothTargets(
       expect([other.status, other.code]).toEqual([403, "UNAUTHORIZED_JOB"]);
     });
 
-    it("the issue's plan (two speech blocks, a silent 1500 ms sequence, media in all four show modes) at every format's exact size (each on one target) and the plan's duration", async () => {
+    it("the issue's plan (two speech blocks, a silent 1500 ms sequence, media in all four show modes) in portrait, landscape, square and custom formats at their exact sizes, and the plan's duration", async () => {
       const sp = space(t, { credits: 100 });
       const plan = goodPlan();
       // Short words keep the renders short; the shape is the issue's.
@@ -398,9 +399,10 @@ forBothTargets(
         [{ format: "horizontal" }, 1920, 1080],
         [{ format: "custom", width: 720, height: 720 }, 720, 720],
       ];
-      // One renderer serves both targets: each named format is exported on one of them (every one at
-      // its exact size in two frames in test/unit/export-render.test.ts), a custom size on both.
-      const formats = t.target === "local" ? [every[0]!, every[2]!, every[3]!, every[4]!] : [every[1]!, every[4]!];
+      // One renderer serves both targets, and every format is rendered at its exact size (in two
+      // frames) by test/unit/export-render.test.ts: here the whole plan goes through a portrait and a
+      // landscape format on one target, a square one on the other, and a custom size on both.
+      const formats = t.target === "local" ? [every[0]!, every[3]!, every[4]!] : [every[1]!, every[4]!];
       const before = sp.balance();
       // Started together: the instance renders two at a time.
       const jobs = [];
