@@ -6,9 +6,10 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // The child-process scripts (detached worker, TTS child) run from dist/, built by `npm test`.
     setupFiles: ["test/setup/built-entry-points.ts", "test/setup/file-isolation.ts"],
-    // One temp dir for the run, removed at its end; the avatar catalog's pictures, drawn once per run
-    // and copied into each test home.
-    globalSetup: ["test/setup/run-tmpdir.ts", "test/setup/catalog-seed.ts"],
+    // One temp dir for the run, removed at its end; an environment without what costs every node
+    // start and no test needs; the avatar catalog's pictures, drawn once per run and copied into each
+    // test home.
+    globalSetup: ["test/setup/run-tmpdir.ts", "test/setup/child-env.ts", "test/setup/catalog-seed.ts"],
     pool: "forks",
     // One worker process runs file after file without re-importing the CLI each time (a fork and a
     // module graph per file cost about a third of the suite's time); test/setup/file-isolation.ts
