@@ -229,7 +229,9 @@ describe("rate limited: said on stderr, on both targets", () => {
   });
 
   it("local: the instance's 429 is announced the same way", async () => {
-    const t = openTestInstance({ worker: "none", rateLimit: { limit: 1, windowMs: 1_000 } });
+    // A window long enough that the CLI's request still falls in it on a loaded machine (with 1 s,
+    // a slow start of the run let the window pass and no 429 came); the CLI then waits it out.
+    const t = openTestInstance({ worker: "none", rateLimit: { limit: 1, windowMs: 3_000 } });
     try {
       await t.api.folderList({});
       const r = await run(["folder", "list", "--json"], { home: t.home, engine: async () => t.engine(t.key) });
