@@ -1,7 +1,8 @@
 /**
  * A video's thumbnail (src/features/video/thumbnail.ts): the first look's picture at the video's
- * aspect, drawn once per picture and size and kept in `<home>/local/cache/thumbnails`, so the next
- * video on the same look copies it; a changed picture or another size is drawn again.
+ * aspect, drawn once per picture and size and kept in `<home>/local/cache/thumbnails` (pruned as the
+ * fetch cache is, least recently used first), so the next video on the same look copies it; a
+ * changed picture or another size is drawn again.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -41,8 +42,12 @@ it("draws the look's thumbnail once per picture and size, and copies it for the 
   // The next video on the look is given what the cache holds (marked here, to tell a copy from a draw).
   const marked = Buffer.concat([first, Buffer.from("copied")]);
   fs.writeFileSync(path.join(cacheDir(), kept!), marked);
+  const dayAgo = new Date(Date.now() - 86_400_000);
+  fs.utimesSync(path.join(cacheDir(), kept!), dayAgo, dayAgo);
   await makeThumbnail(mediaDir, timeline(1080, 1920), "videos/b/thumbnail.jpg");
   expect(fs.readFileSync(path.join(mediaDir, "videos/b/thumbnail.jpg"))).toEqual(marked);
+  // Marked as used: the least recently used go first when the cache is full.
+  expect(Date.now() - fs.statSync(path.join(cacheDir(), kept!)).mtimeMs).toBeLessThan(60_000);
 
   // Another size is drawn (and kept) on its own.
   await makeThumbnail(mediaDir, timeline(1920, 1080), "videos/c/thumbnail.jpg");

@@ -9,12 +9,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { renderImage } from "../../media/image.js";
+import { pruneCache } from "../../media/fetch.js";
 import { DECODE_LIMIT_ARGS } from "../../media/image-header.js";
 import { runTool } from "../../media/run.js";
 import { getTools } from "../../media/tools.js";
 import { sequencesOf, type VideoTimeline } from "./timeline.js";
 
 export const THUMBNAIL_MAX_SIDE = 640;
+/** The kept thumbnails (about 30 kB each) stay under this, and unused ones go after 7 days. */
+const THUMBNAIL_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** The thumbnail's size: the video's aspect, long side 640, both sides even. */
 export function thumbnailSize(width: number, height: number): { width: number; height: number } {
@@ -56,6 +59,17 @@ function remember(drawn: string, cached: string): void {
     const tmp = `${cached}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
     fs.copyFileSync(drawn, tmp);
     fs.renameSync(tmp, cached);
+    pruneCache(path.dirname(cached), { maxBytes: THUMBNAIL_CACHE_BYTES, keep: cached });
+  } catch {
+    // the cache is an optimisation
+  }
+}
+
+/** Marks a kept thumbnail as used now, so the least recently used go first when the cache is full. */
+function touch(cached: string): void {
+  try {
+    const now = new Date();
+    fs.utimesSync(cached, now, now);
   } catch {
     // the cache is an optimisation
   }
@@ -73,6 +87,7 @@ export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "bl
     if (cached && fs.existsSync(cached)) {
       fs.copyFileSync(cached, tmp);
       fs.renameSync(tmp, out);
+      touch(cached);
       return;
     }
     const tools = await getTools();
