@@ -72,15 +72,37 @@ export function workerRows(instance: LocalInstance): WorkerRow[] {
   return instance.db.prepare("SELECT * FROM workers ORDER BY started_at").all() as WorkerRow[];
 }
 
-/** Processes a test froze or started: continued and killed afterwards, whatever happened. */
-const tracked = new Set<number>();
+/**
+ * When the process with this pid started (clock ticks since boot, /proc/<pid>/stat field 22): with
+ * the pid, it names one process, where a pid alone may name another once the first has ended.
+ * "" where there is no /proc.
+ */
+function startedAt(pid: number): string | undefined {
+  if (process.platform !== "linux") return "";
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    // "pid (comm) S ppid …": comm may hold spaces and parentheses, so the fields follow the last ')'.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Processes a test froze or started: continued and killed afterwards, whatever happened. Each is
+ * signalled only while its pid still names the process tracked: a pid freed and taken by another
+ * process (a test's `sleep` in another file, after the pids wrapped) is left alone.
+ */
+const tracked = new Map<number, string>();
 export function track(pid: number): number {
-  tracked.add(pid);
+  const started = startedAt(pid);
+  if (started !== undefined) tracked.set(pid, started);
   return pid;
 }
 export function killTracked(): void {
-  for (const pid of tracked) {
+  for (const [pid, started] of tracked) {
     for (const sig of ["SIGCONT", "SIGKILL"] as const) {
+      if (startedAt(pid) !== started) break;
       try {
         process.kill(pid, sig);
       } catch {
@@ -89,6 +111,17 @@ export function killTracked(): void {
     }
   }
   tracked.clear();
+}
+
+/** The detached worker of `home` runs as `pid` (a row's pid may since name another process). */
+export function isWorkerOf(pid: number, home: string): boolean {
+  if (process.platform !== "linux") return true;
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    return args.some((a) => /worker-main\.[cm]?js$/.test(a)) && args[args.indexOf("--home") + 1] === home;
+  } catch {
+    return false;
+  }
 }
 
 /** The process exited (gone, or a zombie nobody reaped yet): it runs no more. */

@@ -12,7 +12,7 @@ import type { LocalInstance } from "../../src/features/local.js";
 import { DEFAULT_LEASE_MS } from "../../src/local/jobs.js";
 import { newHome, run } from "../cli/helpers.js";
 import { waitFor } from "../helpers/local.js";
-import { ended, hangingFfmpeg, killTracked, observer, tempFiles, track, workerRows } from "./helpers.js";
+import { ended, hangingFfmpeg, isWorkerOf, killTracked, observer, tempFiles, track, workerRows } from "./helpers.js";
 
 const open: LocalInstance[] = [];
 const homes: string[] = [];
@@ -32,7 +32,7 @@ beforeEach(() => {
   delete process.env.MEDIAGEN_FFMPEG;
 });
 afterEach(async () => {
-  for (const h of homes.splice(0)) for (const r of workerRows(observer(h, open))) if (r.pid !== null) track(r.pid);
+  for (const h of homes.splice(0)) for (const r of workerRows(observer(h, open))) if (r.pid !== null && isWorkerOf(r.pid, h)) track(r.pid);
   killTracked();
   for (const i of open.splice(0)) await i.close();
   for (const k of ["MEDIAGEN_WORKER_IDLE_MS", "MEDIAGEN_FFMPEG"]) {
