@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import type { DB } from "../../src/local/types.js";
 import { processState, type WorkerRow } from "../../src/local/worker-registry.js";
+import { procStat, workerHome } from "../helpers/leftover-workers.js";
 
 /**
  * The real ffmpeg the stand-in hands every call but the first render to: the one mediagen itself
@@ -79,13 +80,7 @@ export function workerRows(instance: LocalInstance): WorkerRow[] {
  */
 function startedAt(pid: number): string | undefined {
   if (process.platform !== "linux") return "";
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    // "pid (comm) S ppid …": comm may hold spaces and parentheses, so the fields follow the last ')'.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
+  return procStat(pid)?.[19];
 }
 
 /**
@@ -115,13 +110,7 @@ export function killTracked(): void {
 
 /** The detached worker of `home` runs as `pid` (a row's pid may since name another process). */
 export function isWorkerOf(pid: number, home: string): boolean {
-  if (process.platform !== "linux") return true;
-  try {
-    const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-    return args.some((a) => /worker-main\.[cm]?js$/.test(a)) && args[args.indexOf("--home") + 1] === home;
-  } catch {
-    return false;
-  }
+  return process.platform !== "linux" || workerHome(pid) === home;
 }
 
 /** The process exited (gone, or a zombie nobody reaped yet): it runs no more. */

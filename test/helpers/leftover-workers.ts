@@ -16,25 +16,39 @@ export function trackHome(home: string): void {
   homes.add(home);
 }
 
-/** pid of each detached worker process (`worker-main … --home <home>`) this file started. */
+/** The fields of /proc/<pid>/stat from the state on (field 3 onwards); undefined once the process is gone. */
+export function procStat(pid: number | string): string[] | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    // "pid (comm) S ppid …": comm may hold spaces and parentheses, so the fields follow the last ')'.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The home a detached worker process serves (`worker-main … --home <home>`); undefined for any other process. */
+export function workerHome(pid: number | string): string | undefined {
+  let args: string[];
+  try {
+    args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return undefined;
+  }
+  if (!args.some((a) => /worker-main\.[cm]?js$/.test(a))) return undefined;
+  return args[args.indexOf("--home") + 1];
+}
+
+/** pid of each detached worker process this file started. */
 function leftoverWorkers(): number[] {
   if (process.platform !== "linux") return [];
   const pids: number[] = [];
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    let args: string[];
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1");
-      args = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-    } catch {
-      continue; // exited meanwhile
-    }
-    if (!args.some((a) => /worker-main\.[cm]?js$/.test(a))) continue;
-    // "pid (comm) S ppid …": comm may hold spaces and parentheses, so the fields follow the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    const home = args[args.indexOf("--home") + 1];
-    if (ppid === process.pid || (home !== undefined && homes.has(home))) pids.push(Number(entry));
+    const home = workerHome(entry);
+    if (home === undefined) continue;
+    const ppid = Number(procStat(entry)?.[1]);
+    if (ppid === process.pid || homes.has(home)) pids.push(Number(entry));
   }
   return pids;
 }
