@@ -20,18 +20,26 @@ export type ProcessState = "running" | "stopped" | "zombie" | "gone";
 
 const PROC = process.platform === "linux" && fs.existsSync("/proc/self/stat");
 
+/**
+ * The fields of /proc/<pid>/stat from the state on (field 3 onwards: state, ppid, …, start time at
+ * index 19); undefined without /proc or when the entry cannot be read.
+ */
+export function procStatFields(pid: number | string): string[] | undefined {
+  if (!PROC) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    // "pid (comm) S …": comm may hold spaces and parentheses, so the fields follow the last ')'.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
 export function processState(pid: number): ProcessState {
   if (!Number.isInteger(pid) || pid <= 0) return "gone";
   if (PROC) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    } catch {
-      // Unreadable /proc entry: fall back to the signal check below.
-      stat = "";
-    }
-    // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the last ')'.
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    // Unreadable /proc entry: fall back to the signal check below.
+    const state = procStatFields(pid)?.[0] ?? "";
     if (state === "Z" || state === "X" || state === "x") return "zombie";
     if (state === "T" || state === "t") return "stopped";
     if (state !== "") return "running";

@@ -10,8 +10,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import type { DB } from "../../src/local/types.js";
-import { processState, type WorkerRow } from "../../src/local/worker-registry.js";
-import { procStat, workerHome } from "../helpers/leftover-workers.js";
+import { procStatFields, processState, type WorkerRow } from "../../src/local/worker-registry.js";
+import { workerHome } from "../helpers/leftover-workers.js";
 
 /**
  * The real ffmpeg the stand-in hands every call but the first render to: the one mediagen itself
@@ -80,7 +80,7 @@ export function workerRows(instance: LocalInstance): WorkerRow[] {
  */
 function startedAt(pid: number): string | undefined {
   if (process.platform !== "linux") return "";
-  return procStat(pid)?.[19];
+  return procStatFields(pid)?.[19];
 }
 
 /**

@@ -8,23 +8,13 @@
  * worker aborts its jobs, which stops their ffmpeg, and exits.
  */
 import fs from "node:fs";
+import { procStatFields } from "../../src/local/worker-registry.js";
 
 const homes = new Set<string>();
 
 /** A home whose detached worker is this file's to stop. */
 export function trackHome(home: string): void {
   homes.add(home);
-}
-
-/** The fields of /proc/<pid>/stat from the state on (field 3 onwards); undefined once the process is gone. */
-export function procStat(pid: number | string): string[] | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    // "pid (comm) S ppid …": comm may hold spaces and parentheses, so the fields follow the last ')'.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return undefined;
-  }
 }
 
 /** The home a detached worker process serves (`worker-main … --home <home>`); undefined for any other process. */
@@ -47,7 +37,7 @@ function leftoverWorkers(): number[] {
     if (!/^\d+$/.test(entry)) continue;
     const home = workerHome(entry);
     if (home === undefined) continue;
-    const ppid = Number(procStat(entry)?.[1]);
+    const ppid = Number(procStatFields(entry)?.[1]);
     if (ppid === process.pid || homes.has(home)) pids.push(Number(entry));
   }
   return pids;

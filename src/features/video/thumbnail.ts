@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { renderImage } from "../../media/image.js";
+import { removeQuietly, tempPathFor } from "../../media/atomic.js";
 import { pruneCache } from "../../media/fetch.js";
 import { DECODE_LIMIT_ARGS } from "../../media/image-header.js";
 import { runTool } from "../../media/run.js";
@@ -54,14 +55,15 @@ function cachedThumbnail(mediaDir: string, file: string, size: { width: number; 
 
 /** Keeps a drawn thumbnail for the next video on the same picture; a failure only costs the next one a draw. */
 function remember(drawn: string, cached: string): void {
+  let tmp: string | undefined;
   try {
-    fs.mkdirSync(path.dirname(cached), { recursive: true });
-    const tmp = `${cached}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+    tmp = tempPathFor(cached);
     fs.copyFileSync(drawn, tmp);
     fs.renameSync(tmp, cached);
     pruneCache(path.dirname(cached), { maxBytes: THUMBNAIL_CACHE_BYTES, keep: cached });
   } catch {
     // the cache is an optimisation
+    if (tmp) removeQuietly(tmp);
   }
 }
 
