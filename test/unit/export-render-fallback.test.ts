@@ -152,7 +152,7 @@ describe("renderExport on the npm ffmpeg 4.1 fallback", () => {
     expect(err).toBeInstanceOf(ExportError);
     expect(err).toMatchObject({ code: "EXPORT_FAILED", aborted: true });
     expect(pids.length).toBeGreaterThan(0);
-    expect(stillRunningIn(jobDir, pids)).toEqual([]);
+    expect(await stillRunningIn(jobDir, pids)).toEqual([]);
     expect(fs.readdirSync(jobDir)).toEqual([]);
   });
 });

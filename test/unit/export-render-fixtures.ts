@@ -232,12 +232,20 @@ export function processesIn(dir: string): number[] {
 }
 
 /**
- * Which of `pids` (seen running in `dir`) are still running there. A pid is checked against its
- * working directory too: under load the system can hand a finished job's pid to another process.
+ * Which of `pids` (seen running in `dir`) are still running there after up to `waitMs`. A pid is
+ * checked against its working directory too: under load the system can hand a finished job's pid to
+ * another process. The wait is for the kernel, not the product: the tool itself has been reaped
+ * when the render settles, but the rest of its group (the watchdog shell) was sent SIGKILL at the
+ * same moment and ends only when next scheduled, which on a loaded machine can be a moment later.
  */
-export function stillRunningIn(dir: string, pids: readonly number[]): number[] {
-  const now = new Set(processesIn(dir));
-  return pids.filter((p) => now.has(p) && alive(p));
+export async function stillRunningIn(dir: string, pids: readonly number[], waitMs = 5_000): Promise<number[]> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const now = new Set(processesIn(dir));
+    const left = pids.filter((p) => now.has(p) && alive(p));
+    if (left.length === 0 || Date.now() >= until) return left;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export function alive(pid: number): boolean {

@@ -409,8 +409,8 @@ describe("renderExport on the system ffmpeg", () => {
     expect(err).toBeInstanceOf(ExportError);
     expect(err).toMatchObject({ code: "EXPORT_FAILED", aborted: true });
     expect(pids.length).toBeGreaterThan(0); // the render (and maybe the audio mix) was running
-    expect(stillRunningIn(jobDir, pids)).toEqual([]);
-    expect(processesIn(jobDir)).toEqual([]);
+    expect(await stillRunningIn(jobDir, pids)).toEqual([]);
+    expect(await stillRunningIn(jobDir, processesIn(jobDir))).toEqual([]); // and none started after
     expect(fs.readdirSync(jobDir)).toEqual([]);
   });
 
@@ -429,7 +429,7 @@ describe("renderExport on the system ffmpeg", () => {
       },
     }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "ENCODING_FAILED", message: expect.stringMatching(/made no progress for 0 s \(stuck after 0 of 60 frames\)/) });
-    expect(stillRunningIn(jobDir, pids)).toEqual([]);
+    expect(await stillRunningIn(jobDir, pids)).toEqual([]);
     expect(fs.readdirSync(jobDir)).toEqual([]);
   });
 
