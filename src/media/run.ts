@@ -8,7 +8,7 @@
  * end only this process holds, and when that pipe closes (this process ended, or the tool finished
  * and we closed it) it kills the group. Nothing polls; the kernel closes the pipe.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { readEnv } from "../config/env.js";
 import { RenderError } from "./errors.js";
 
@@ -80,10 +80,51 @@ export function systemCause(stderr: string): string | undefined {
   return undefined;
 }
 
+/** A lifeline's stream, unref-able like any pipe socket. */
+export type Lifeline = NodeJS.ReadWriteStream & { destroy(): void; ref?(): void; unref?(): void };
+
+/**
+ * Starts `command` in a process group of its own under the watchdog (see the header), with stdout
+ * and stderr piped. The group is killed when this process ends, whether runTool or a caller that
+ * keeps the tool running (the WASM TTS child) started it.
+ */
+export function spawnWatched(
+  command: string,
+  args: string[],
+  o: { cwd?: string; env?: NodeJS.ProcessEnv; stdin: "ignore" | "pipe" },
+): { child: ChildProcess; lifeline: Lifeline | null } {
+  installExitHook();
+  const child = spawn(WATCHED ? "/bin/sh" : command, WATCHED ? ["-c", WATCHDOG, "sh", command, ...args] : args, {
+    cwd: o.cwd,
+    // Unset, the child inherits this process's environment.
+    env: o.env,
+    stdio: WATCHED ? [o.stdin, "pipe", "pipe", "pipe"] : [o.stdin, "pipe", "pipe"],
+    detached: WATCHED,
+    windowsHide: true,
+  });
+  // The watchdog's pipe: closed once the tool has exited (the watchdog then ends, taking any
+  // straggler of the group with it), or by the kernel if this process dies first.
+  const lifeline = WATCHED ? (child.stdio[3] as Lifeline | null) : null;
+  lifeline?.on("error", () => {
+    // The watchdog is gone already (killed with its group).
+  });
+  child.on("exit", () => lifeline?.destroy());
+  if (child.pid !== undefined) {
+    const pid = child.pid;
+    live.add(pid);
+    child.on("exit", () => live.delete(pid));
+  }
+  return { child, lifeline };
+}
+
+/** Kills a tool started by spawnWatched, with everything in its group. */
+export function killWatched(child: ChildProcess): void {
+  if (child.pid !== undefined) killGroup(child.pid);
+}
+
 export function runTool(command: string, args: string[], o: RunOptions = {}): Promise<RunResult> {
   const tool = command.split(/[\\/]/).pop() ?? command;
   if (o.signal?.aborted) return Promise.reject(abortedError(tool));
-  installExitHook();
   const started = Date.now();
   // MEDIAGEN_MEDIA_TRACE=1 prints each tool's run time to stderr; =args also its arguments (paths
   // and graph files only: nothing secret goes to these tools).
@@ -91,22 +132,7 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
   if (traceMode === "args") process.stderr.write(`[media] ${JSON.stringify([command, ...args])}\n`);
   const trace = traceMode ? (ok: boolean) => process.stderr.write(`[media] ${tool} ${ok ? "ok" : "failed"} in ${Date.now() - started} ms\n`) : undefined;
   return new Promise<RunResult>((resolve, reject) => {
-    const stdin = o.input === undefined ? "ignore" : "pipe";
-    const child = spawn(WATCHED ? "/bin/sh" : command, WATCHED ? ["-c", WATCHDOG, "sh", command, ...args] : args, {
-      cwd: o.cwd,
-      // Unset, the child inherits this process's environment.
-      env: o.env,
-      stdio: WATCHED ? [stdin, "pipe", "pipe", "pipe"] : [stdin, "pipe", "pipe"],
-      detached: WATCHED,
-      windowsHide: true,
-    });
-    // The watchdog's pipe: closed once the tool has exited (the watchdog then ends, taking any
-    // straggler of the group with it), or by the kernel if this process dies first.
-    const lifeline = WATCHED ? (child.stdio[3] as (NodeJS.ReadWriteStream & { destroy(): void }) | null) : null;
-    lifeline?.on("error", () => {
-      // The watchdog is gone already (killed with its group).
-    });
-    child.on("exit", () => lifeline?.destroy());
+    const { child } = spawnWatched(command, args, { cwd: o.cwd, env: o.env, stdin: o.input === undefined ? "ignore" : "pipe" });
     let stdout = "";
     let stderr = "";
     let pending = "";
@@ -115,7 +141,6 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
       aborted = true;
       if (child.pid !== undefined) killGroup(child.pid);
     };
-    if (child.pid !== undefined) live.add(child.pid);
     o.signal?.addEventListener("abort", onAbort, { once: true });
 
     child.stdout!.setEncoding("utf8");
@@ -142,7 +167,6 @@ export function runTool(command: string, args: string[], o: RunOptions = {}): Pr
     }
 
     const finish = (err: Error | null, result?: RunResult): void => {
-      if (child.pid !== undefined) live.delete(child.pid);
       o.signal?.removeEventListener("abort", onAbort);
       trace?.(!err);
       if (err) reject(err);

@@ -1,6 +1,7 @@
 /**
  * synthesize: text → WAV with espeak-ng. The native binary when present, else the npm WASM build in
- * a child process (GPL-3: never loaded into this process). Results are cached by a hash of
+ * a child process kept for the next sentence (tts-wasm-server.ts; GPL-3: never loaded into this
+ * process). Results are cached by a hash of
  * everything that changes the audio, so re-rendering a video re-speaks nothing.
  */
 import fs from "node:fs";
@@ -12,6 +13,7 @@ import { cleanText } from "./layout.js";
 import { runTool } from "./run.js";
 import { getTools, type Tools } from "./tools.js";
 import { espeakModuleUrl } from "./tts-child-path.js";
+import { speakWithChild } from "./tts-wasm-server.js";
 import { readWavInfo, silentWav } from "./wav.js";
 
 export interface SynthesizeOptions {
@@ -64,10 +66,7 @@ async function runEspeak(tools: Tools, args: string[], text: string, wavOut: str
     } else {
       const moduleUrl = espeakModuleUrl();
       if (!moduleUrl) throw new RenderError("the espeak-ng npm package is missing", { tool: "espeak-ng" });
-      await runTool(process.execPath, [tools.tts.command, moduleUrl], {
-        input: JSON.stringify({ args, text, out: wavOut }),
-        signal,
-      });
+      await speakWithChild(process.execPath, tools.tts.command, moduleUrl, { args, text, out: path.resolve(wavOut) }, signal);
     }
   } catch (e) {
     if (e instanceof RenderError && /voice does not exist|Failed to read voice/i.test(e.stderrTail)) {
