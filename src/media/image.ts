@@ -37,13 +37,17 @@ export interface RenderImageResult {
 export const BITEXACT = ["-fflags", "+bitexact", "-flags", "+bitexact", "-map_metadata", "-1"];
 export const QUIET = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
 
-/** Draws the card into `tmpPng` (used by renderImage and, at video size, by renderVideo). */
+/**
+ * Draws the card into `tmpPng` (used by renderImage and, at video size, by renderVideo), or as a
+ * JPEG with `jpeg` (a video's title-card thumbnail: the same pixels as the PNG converted, in one run).
+ */
 export async function drawCard(
   tools: Tools,
   o: { width: number; height: number; prompt: string; label: string; references: string[]; seed?: string },
   workDir: string,
   tmpPng: string,
   signal?: AbortSignal,
+  jpeg = false,
 ): Promise<{ textDrawn: boolean }> {
   const layout = cardLayout({
     width: o.width,
@@ -55,7 +59,7 @@ export async function drawCard(
   });
   const part = cardGraph(tools, layout, o.references, workDir, 0, "card");
   const script = path.join(workDir, `card-${path.basename(tmpPng)}.graph`);
-  fs.writeFileSync(script, `${part.graph};\n[card]format=rgb24[out]`);
+  fs.writeFileSync(script, `${part.graph};\n[card]format=rgb24${jpeg ? ",format=yuvj420p" : ""}[out]`);
   await runTool(
     tools.ffmpeg,
     [
@@ -68,8 +72,7 @@ export async function drawCard(
       "-frames:v",
       "1",
       ...BITEXACT,
-      "-c:v",
-      "png",
+      ...(jpeg ? ["-c:v", "mjpeg", "-q:v", "3"] : ["-c:v", "png"]),
       "-f",
       "image2",
       "-update",

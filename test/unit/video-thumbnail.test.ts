@@ -63,3 +63,29 @@ it("draws a changed picture again", async () => {
   await makeThumbnail(mediaDir, timeline(1080, 1080), "videos/e/thumbnail.jpg");
   expect(fs.readFileSync(path.join(mediaDir, "videos/e/thumbnail.jpg"))).not.toEqual(before);
 });
+
+it("opens a video without a look or media on a title card of its first words: drawn at the thumbnail's size, straight to JPEG", async () => {
+  const sequence = { text: "Only words here.", start_ms: 0, end_ms: 1000 };
+  const t = { width: 1920, height: 1080, blocks: [{ voice_id: null, tts_voice: null, look_id: null, start_ms: 0, end_ms: 1000, sequences: [sequence as never] }] };
+  const runs: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.env.MEDIAGEN_MEDIA_TRACE = "1";
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    if (String(chunk).startsWith("[media] ")) runs.push(String(chunk));
+    else return write(chunk, ...rest);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await makeThumbnail(mediaDir, t, "videos/f/thumbnail.jpg");
+  } finally {
+    process.stderr.write = write;
+    delete process.env.MEDIAGEN_MEDIA_TRACE;
+  }
+  const out = path.join(mediaDir, "videos/f/thumbnail.jpg");
+  expect(readImageFileSize(out)).toMatchObject({ type: "jpeg", width: 640, height: 360 });
+  expect(runs.filter((l) => /^\[media\] ffmpeg ok/.test(l))).toHaveLength(runs.length);
+  expect(runs).toHaveLength(1);
+  expect(fs.readdirSync(path.join(mediaDir, "videos/f"))).toEqual(["thumbnail.jpg"]);
+  // A card, not a blank: the JPEG of a uniform frame this size is a few kB.
+  expect(fs.statSync(out).size).toBeGreaterThan(8_000);
+});

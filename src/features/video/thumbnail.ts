@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { renderImage } from "../../media/image.js";
+import { drawCard, imageLabel } from "../../media/image.js";
 import { removeQuietly, tempPathFor } from "../../media/atomic.js";
 import { pruneCache } from "../../media/fetch.js";
 import { DECODE_LIMIT_ARGS } from "../../media/image-header.js";
@@ -84,7 +84,7 @@ export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "bl
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp.jpg`;
   const cached = "file" in src ? cachedThumbnail(mediaDir, src.file, size) : undefined;
-  let card: string | undefined;
+  let workDir: string | undefined;
   try {
     if (cached && fs.existsSync(cached)) {
       fs.copyFileSync(cached, tmp);
@@ -93,14 +93,15 @@ export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "bl
       return;
     }
     const tools = await getTools();
-    let input: string;
-    if ("file" in src) input = path.join(mediaDir, src.file);
-    else {
-      card = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mg-thumb-")), "card.png");
-      await renderImage({ out: card, width: size.width, height: size.height, prompt: src.text || "Untitled video", label: "video", ...(signal ? { signal } : {}) });
-      input = card;
-    }
     const { width: w, height: h } = size;
+    if (!("file" in src)) {
+      // A title card is drawn at the thumbnail's size, straight to JPEG.
+      workDir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-thumb-"));
+      await drawCard(tools, { width: w, height: h, prompt: src.text || "Untitled video", label: imageLabel("video", w, h), references: [] }, workDir, tmp, signal, true);
+      fs.renameSync(tmp, out);
+      return;
+    }
+    const input = path.join(mediaDir, src.file);
     await runTool(
       tools.ffmpeg,
       [
@@ -132,6 +133,6 @@ export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "bl
     fs.renameSync(tmp, out);
   } finally {
     fs.rmSync(tmp, { force: true });
-    if (card) fs.rmSync(path.dirname(card), { recursive: true, force: true });
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
