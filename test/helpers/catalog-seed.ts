@@ -15,8 +15,13 @@ export const CATALOG_SEED_VAR = "MG_TEST_CATALOG_SEED";
 const LOOKS_DIR = path.dirname(catalogLookRelPath(CATALOG_AVATARS[0]!.looks[0]!.id));
 
 /**
- * Copies `rel` (a directory relative to a media dir) from the media dir `from` into `home`'s. Files
+ * Gives `home`'s media dir `rel` (a directory relative to a media dir) of the media dir `from`. Files
  * the home already has are kept (it may be in use).
+ *
+ * Each file is a hard link to the run's copy, not a copy: a run makes hundreds of homes, and copying
+ * the catalog into each took about 8 s of CPU. Safe because nothing writes these files in place: the
+ * instance replaces a file by renaming a new one over it, and `reset` unlinks; either leaves the
+ * run's copy as it was. A copy where a link cannot be made (another file system).
  */
 export function copyMediaDir(from: string, rel: string, home: string): void {
   if (!fs.existsSync(path.join(from, rel))) return;
@@ -24,7 +29,23 @@ export function copyMediaDir(from: string, rel: string, home: string): void {
   // The modes the instance gives these directories when it makes them itself.
   fs.mkdirSync(localDir, { recursive: true, mode: 0o700 });
   fs.mkdirSync(mediaDir, { recursive: true, mode: 0o700 });
-  fs.cpSync(path.join(from, rel), path.join(mediaDir, rel), { recursive: true, force: false });
+  linkTree(path.join(from, rel), path.join(mediaDir, rel));
+}
+
+function linkTree(src: string, dest: string): void {
+  fs.mkdirSync(dest, { recursive: true });
+  for (const e of fs.readdirSync(src, { withFileTypes: true })) {
+    const a = path.join(src, e.name);
+    const b = path.join(dest, e.name);
+    if (e.isDirectory()) linkTree(a, b);
+    else if (!fs.existsSync(b)) {
+      try {
+        fs.linkSync(a, b);
+      } catch {
+        fs.copyFileSync(a, b, fs.constants.COPYFILE_EXCL);
+      }
+    }
+  }
 }
 
 /** Copies the run's catalog pictures into `home`'s media dir (nothing when the run has none). */
