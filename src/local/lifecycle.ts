@@ -2,7 +2,7 @@ import { LocalAdminError } from "./admin-error.js";
 import type { Background } from "./background.js";
 import type { InstancePaths, InstanceStorage } from "./storage.js";
 import type { Clock, DB } from "./types.js";
-import { processState, type WorkerRow } from "./worker-registry.js";
+import { processState, runsWorker, type WorkerRow } from "./worker-registry.js";
 
 export interface ResetOptions {
   /** How long to wait for detached workers, and for jobs of this process, to stop (default 10 s). */
@@ -32,7 +32,8 @@ async function stopOtherWorkers(db: DB, clock: Clock, waitMs: number, pollMs: nu
       if (r.pid === process.pid || r.lease_expires <= now) return false;
       if (r.pid === null) return true;
       const state = processState(r.pid);
-      return state === "running" || state === "stopped";
+      // A dead worker's pid may name another process by now: only the worker itself is signalled.
+      return (state === "running" || state === "stopped") && (r.mode !== "detached" || runsWorker(r.pid, r.id));
     });
     if (others.length === 0) return;
     const serving = others.find((r) => r.mode === "inline");

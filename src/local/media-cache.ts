@@ -10,23 +10,43 @@ import path from "node:path";
 const inflight = new Map<string, Promise<void>>();
 
 export async function ensureFile(abs: string, make: (tmpPath: string) => Promise<void>): Promise<void> {
-  if (fs.existsSync(abs)) return;
-  let pending = inflight.get(abs);
-  if (!pending) {
-    pending = (async () => {
-      fs.mkdirSync(path.dirname(abs), { recursive: true });
-      const ext = path.extname(abs);
-      const tmp = path.join(path.dirname(abs), `.${path.basename(abs, ext)}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp${ext}`);
-      try {
-        await make(tmp);
-        fs.renameSync(tmp, abs);
-      } finally {
-        fs.rmSync(tmp, { force: true });
-      }
-    })().finally(() => inflight.delete(abs));
-    inflight.set(abs, pending);
+  return ensureFiles([abs], (files) => make(files[0]!.tmp));
+}
+
+/**
+ * ensureFile for several files made together (one run draws them all): `make` is given the files to
+ * make (those of `abs` that neither exist nor are being made by another caller, who is waited for)
+ * and writes each one's temp path; each is then renamed into place.
+ */
+export async function ensureFiles(abs: readonly string[], make: (files: Array<{ abs: string; tmp: string }>) => Promise<void>): Promise<void> {
+  const waits: Promise<void>[] = [];
+  const todo: string[] = [];
+  for (const a of new Set(abs)) {
+    if (fs.existsSync(a)) continue;
+    const pending = inflight.get(a);
+    if (pending !== undefined) waits.push(pending);
+    else todo.push(a);
   }
-  return pending;
+  if (todo.length > 0) {
+    const batch = (async () => {
+      const tmps = todo.map((a) => {
+        fs.mkdirSync(path.dirname(a), { recursive: true });
+        const ext = path.extname(a);
+        return path.join(path.dirname(a), `.${path.basename(a, ext)}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp${ext}`);
+      });
+      try {
+        await make(todo.map((a, i) => ({ abs: a, tmp: tmps[i]! })));
+        for (const [i, a] of todo.entries()) fs.renameSync(tmps[i]!, a);
+      } finally {
+        for (const t of tmps) fs.rmSync(t, { force: true });
+      }
+    })().finally(() => {
+      for (const a of todo) inflight.delete(a);
+    });
+    for (const a of todo) inflight.set(a, batch);
+    waits.push(batch);
+  }
+  await Promise.all(waits);
 }
 
 /** Runs `fn` over `items` with at most `limit` at a time (the machine may have two cores). */

@@ -60,6 +60,26 @@ export function pidAlive(pid: number): boolean {
 }
 
 /** The process can do work now: it exists, has not exited and is not stopped. */
+/**
+ * Whether `pid` still runs the detached worker of the row `id`. Once a worker has died its row may
+ * outlive it (until its lease ends), and the system may have given its pid to another process,
+ * which must never be signalled for it. The worker runs as `node …/worker-main.js --home <home>
+ * --worker-id <id>`: its command line (/proc) must say so. Where that cannot be read (not Linux),
+ * the row is trusted.
+ */
+export function runsWorker(pid: number, id: string): boolean {
+  if (!PROC) return true;
+  let args: string[];
+  try {
+    args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return true;
+  }
+  if (!args.some((a) => /(^|[\\/])worker-main\.[cm]?js$/.test(a))) return false;
+  const i = args.indexOf("--worker-id");
+  return i < 0 || args[i + 1] === id;
+}
+
 export function pidWorking(pid: number): boolean {
   return processState(pid) === "running";
 }

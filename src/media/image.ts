@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { writeAtomic, withWorkDir } from "./atomic.js";
+import { removeQuietly, tempPathFor, writeAtomic, withWorkDir } from "./atomic.js";
 import { cardGraph } from "./card.js";
 import { RenderError } from "./errors.js";
 import { checkFile, checkOut, checkSize, pngSize } from "./inputs.js";
@@ -110,5 +110,51 @@ export async function renderImage(o: RenderImageOptions): Promise<RenderImageRes
       }
     });
     return { width: o.width, height: o.height, textDrawn };
+  });
+}
+
+/**
+ * Several pictures without references (the avatar catalog's) in ONE ffmpeg run: a run's start-up
+ * (loading ffmpeg's libraries) costs more than drawing a card, so 26 pictures took 26 times that.
+ * Each output is the PNG renderImage would write for the same options (same graph, bitexact), checked
+ * for its size and renamed into place; on any failure none is kept.
+ */
+export async function renderImages(
+  items: readonly Omit<RenderImageOptions, "references" | "signal" | "tools">[],
+  o: { signal?: AbortSignal; tools?: Tools } = {},
+): Promise<void> {
+  if (items.length === 0) return;
+  for (const it of items) {
+    checkOut(it.out, "out");
+    checkSize(it.width, it.height);
+  }
+  const tools = o.tools ?? (await getTools());
+  await withWorkDir(async (workDir) => {
+    const tmps = items.map((it) => tempPathFor(it.out));
+    try {
+      const graph = items.map((it, k) => {
+        const layout = cardLayout({
+          width: it.width,
+          height: it.height,
+          prompt: it.prompt,
+          label: imageLabel(it.label, it.width, it.height),
+          tiles: 0,
+          ...(it.seed ? { seed: it.seed } : {}),
+        });
+        return `${cardGraph(tools, layout, [], workDir, 0, `card${k}`).graph};\n[card${k}]format=rgb24[out${k}]`;
+      });
+      fs.writeFileSync(path.join(workDir, "cards.graph"), graph.join(";\n"));
+      const outputs = tmps.flatMap((tmp, k) => ["-map", `[out${k}]`, "-frames:v", "1", ...BITEXACT, "-c:v", "png", "-f", "image2", "-update", "1", tmp]);
+      await runTool(tools.ffmpeg, [...QUIET, "-filter_complex_script", "cards.graph", ...outputs], { signal: o.signal, cwd: workDir });
+      items.forEach((it, k) => {
+        const size = pngSize(tmps[k]!);
+        if (!size || size.width !== it.width || size.height !== it.height) {
+          throw new RenderError(`image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${it.width}x${it.height}`, { tool: "ffmpeg" });
+        }
+      });
+      for (const [k, it] of items.entries()) fs.renameSync(tmps[k]!, path.resolve(it.out));
+    } finally {
+      tmps.forEach(removeQuietly);
+    }
   });
 }

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalAdminError } from "../../src/local/instance.js";
@@ -22,10 +23,19 @@ afterEach(async () => {
   for (const k of kinds.splice(0)) delete jobKinds[k];
 });
 
-/** A live process that is not this one; `ignoreTerm` makes it survive SIGTERM. Resolves once it runs. */
-async function otherProcess(ignoreTerm = false): Promise<ChildProcess> {
+/**
+ * A live process that is not this one; `ignoreTerm` makes it survive SIGTERM; `workerId` makes it
+ * look like a detached worker (`…/worker-main.js --home … --worker-id <id>`). Resolves once it runs.
+ */
+async function otherProcess(ignoreTerm = false, workerId?: string): Promise<ChildProcess> {
   const code = `${ignoreTerm ? "process.on('SIGTERM', () => {});" : ""} setInterval(() => {}, 1e9); console.log('ready');`;
-  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "ignore"] });
+  let args = ["-e", code];
+  if (workerId) {
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mg-fake-worker-")), "worker-main.js");
+    fs.writeFileSync(script, code);
+    args = [script, "--home", "/nowhere", "--worker-id", workerId];
+  }
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once("data", () => resolve());
@@ -87,8 +97,8 @@ describe("local reset with other processes", () => {
 
   it("stops a detached worker with SIGTERM and waits until it is gone", async () => {
     const t = setup();
-    const worker = await otherProcess();
-    registerRow(t, worker.pid!, "detached");
+    const worker = await otherProcess(false, "w_detached_a");
+    registerRow(t, worker.pid!, "detached", "w_detached_a");
     await t.reset({ pollMs: 10 });
     const stillRunning = new Promise<string>((r) => setTimeout(() => r("still running"), 5_000).unref());
     expect(await Promise.race([exited(worker), stillRunning])).toBe("SIGTERM");
@@ -98,8 +108,8 @@ describe("local reset with other processes", () => {
 
   it("refuses when a detached worker does not stop in time, and deletes nothing", async () => {
     const t = setup();
-    const stubborn = await otherProcess(true);
-    registerRow(t, stubborn.pid!, "detached");
+    const stubborn = await otherProcess(true, "w_detached_b");
+    registerRow(t, stubborn.pid!, "detached", "w_detached_b");
     const err = await t.reset({ waitMs: 200, pollMs: 10 }).then(
       () => undefined,
       (e: unknown) => e,
@@ -107,6 +117,20 @@ describe("local reset with other processes", () => {
     expect(err).toBeInstanceOf(LocalAdminError);
     expect((err as Error).message).toMatch(new RegExp(`pid ${stubborn.pid}\\) did not stop within 0.2 s; nothing was reset`));
     expectIntact(t, t.key);
+  });
+});
+
+describe("local reset and pids that name another process now", () => {
+  it("never signals a process a dead worker's row still names: not a worker, or another worker", async () => {
+    const t = setup();
+    // The system gave the dead workers' pids to these (the rows' leases have not ended yet).
+    const stranger = await otherProcess();
+    const otherWorker = await otherProcess(false, "w_detached_someone_else");
+    registerRow(t, stranger.pid!, "detached", "w_detached_dead_1");
+    registerRow(t, otherWorker.pid!, "detached", "w_detached_dead_2");
+    await t.reset({ waitMs: 2_000, pollMs: 10 });
+    expect(t.spaceForKey(t.key)).toBeUndefined();
+    expect([pidAlive(stranger.pid!), pidAlive(otherWorker.pid!)]).toEqual([true, true]);
   });
 });
 

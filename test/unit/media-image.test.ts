@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getTools, MediaInputError, RenderError, renderImage, type Tools } from "../../src/media/index.js";
+import { renderImages } from "../../src/media/image.js";
+import { ensureFiles } from "../../src/local/media-cache.js";
 import { pngSize } from "../../src/media/inputs.js";
 import { leftoverTemps, makeImage, makeVideo, sha, tempDir } from "./media-fixtures.js";
 
@@ -131,5 +133,76 @@ describe("renderImage", () => {
     await renderImage({ out, width: 50, height: 40, prompt: "new" });
     expect(pngSize(out)).toEqual({ width: 50, height: 40 });
     expect(leftoverTemps(dir)).toEqual([]);
+  });
+});
+
+describe("renderImages: several pictures in one ffmpeg run (the avatar catalog's)", () => {
+  it("writes each the bytes renderImage writes for the same options", async () => {
+    const sub = fs.mkdtempSync(path.join(dir, "many-"));
+    const items = [
+      { width: 360, height: 640, prompt: "Maya: in her kitchen", label: "kitchen" },
+      { width: 640, height: 360, prompt: "James: in his car", label: "car" },
+      { width: 333, height: 77, prompt: "odd size", label: "odd", seed: "s1" },
+    ];
+    await renderImages(items.map((it, k) => ({ ...it, out: path.join(sub, `many-${k}.png`) })));
+    for (const [k, it] of items.entries()) {
+      await renderImage({ ...it, out: path.join(sub, `one-${k}.png`) });
+      expect(sha(path.join(sub, `many-${k}.png`)), it.prompt).toBe(sha(path.join(sub, `one-${k}.png`)));
+    }
+    expect(leftoverTemps(sub)).toEqual([]);
+  });
+
+  it("keeps none when the run fails, and leaves no temp file", async () => {
+    const sub = fs.mkdtempSync(path.join(dir, "many-fail-"));
+    const outs = [0, 1].map((k) => path.join(sub, `p-${k}.png`));
+    const err = await renderImages(
+      outs.map((out) => ({ out, width: 64, height: 64, prompt: "x" })),
+      { tools: { ...tools, ffmpeg: "/bin/false" } },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderError);
+    expect(fs.readdirSync(sub)).toEqual([]);
+  });
+});
+
+describe("ensureFiles: files made together", () => {
+  it("makes each missing file once, waits for one another caller is making, and renames each into place", async () => {
+    const sub = fs.mkdtempSync(path.join(dir, "ensure-"));
+    const [a, b, c, d] = ["a", "b", "c", "d"].map((n) => path.join(sub, n, `${n}.txt`));
+    fs.mkdirSync(path.dirname(d!), { recursive: true });
+    fs.writeFileSync(d!, "already here");
+    const asked: string[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const make = async (files: Array<{ abs: string; tmp: string }>) => {
+      asked.push(files.map((f) => path.basename(f.abs)));
+      await gate;
+      for (const f of files) fs.writeFileSync(f.tmp, path.basename(f.abs));
+    };
+    const first = ensureFiles([a!, b!, d!], make);
+    const second = ensureFiles([b!, c!], make);
+    let secondDone = false;
+    void second.then(() => (secondDone = true));
+    // b is the first call's: the second makes only c, and still waits for b.
+    expect(asked).toEqual([["a.txt", "b.txt"], ["c.txt"]]);
+    release();
+    await Promise.all([first, second]);
+    expect(secondDone).toBe(true);
+    expect([a, b, c, d].map((f) => fs.readFileSync(f!, "utf8"))).toEqual(["a.txt", "b.txt", "c.txt", "already here"]);
+    for (const x of ["a", "b", "c"]) expect(fs.readdirSync(path.join(sub, x))).toEqual([`${x}.txt`]);
+  });
+
+  it("keeps nothing of a batch that fails, and the next call makes it again", async () => {
+    const sub = fs.mkdtempSync(path.join(dir, "ensure-fail-"));
+    const [a, b] = ["a.txt", "b.txt"].map((n) => path.join(sub, n));
+    const failing = ensureFiles([a!, b!], async (files) => {
+      fs.writeFileSync(files[0]!.tmp, "half");
+      throw new Error("the run failed");
+    });
+    await expect(failing).rejects.toThrow("the run failed");
+    expect(fs.readdirSync(sub)).toEqual([]);
+    await ensureFiles([a!, b!], async (files) => {
+      for (const f of files) fs.writeFileSync(f.tmp, "whole");
+    });
+    expect(fs.readdirSync(sub).sort()).toEqual(["a.txt", "b.txt"]);
   });
 });

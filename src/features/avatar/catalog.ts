@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { notice } from "../../engine/notices.js";
 import type { LookFormat } from "./contract.js";
-import { ensureFile, eachLimited } from "../../local/media-cache.js";
+import { ensureFiles } from "../../local/media-cache.js";
 
 /**
  * The public avatar catalog of the local instance: people with looks in both formats, in the
@@ -319,34 +319,29 @@ export function catalogLookImageRel(look: Pick<CatalogLook, "id" | "image">): st
 
 /**
  * Renders the thumbnails of these catalog looks that do not exist yet (looks with a copied picture
- * have nothing to render). A `signal` stops the caller
- * waiting (and starting more), not a render already under way: that render is shared with every
- * other caller needing the same picture, and its file is kept for them.
+ * have nothing to render), all in one ffmpeg run. A `signal` stops the caller waiting, not the run:
+ * that run is shared with every other caller needing the same pictures, and its files are kept.
  */
 export async function ensureCatalogLookImages(mediaDir: string, items: readonly { avatar: CatalogAvatar; look: CatalogLook }[], signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
   const drawn = items.filter((x) => x.look.image === undefined);
   if (drawn.length === 0) return;
-  // The first list in a new home draws every catalog picture (a few seconds): said, not a blank wait.
+  // The first list in a new home draws every catalog picture (about a second): said, not a blank wait.
   const missing = drawn.filter(({ look }) => !fs.existsSync(path.join(mediaDir, catalogLookRelPath(look.id)))).length;
   if (missing >= SAY_DRAWING_FROM) notice(`drawing ${missing} pictures of the avatar catalog (once, on the first use of this home)…`);
-  const { renderImage } = await import("../../media/image.js");
-  await eachLimited(drawn, 2, async ({ avatar, look }) => {
-    signal?.throwIfAborted();
-    const abs = path.join(mediaDir, catalogLookRelPath(look.id));
-    const made = ensureFile(abs, async (tmp) => {
-      const size = CATALOG_THUMB_SIZE[look.format];
-      await renderImage({
-        out: tmp,
-        width: size.width,
-        height: size.height,
-        prompt: `${avatar.name}: ${look.description}`,
-        label: look.name,
-        references: [],
-      });
-    });
-    await untilAborted(made, signal);
-  });
+  const { renderImages } = await import("../../media/image.js");
+  const byFile = new Map(drawn.map((x) => [path.join(mediaDir, catalogLookRelPath(x.look.id)), x]));
+  // All of them in one ffmpeg run: its start-up costs more than drawing a picture.
+  const made = ensureFiles([...byFile.keys()], (files) =>
+    renderImages(
+      files.map(({ abs, tmp }) => {
+        const { avatar, look } = byFile.get(abs)!;
+        const size = CATALOG_THUMB_SIZE[look.format];
+        return { out: tmp, width: size.width, height: size.height, prompt: `${avatar.name}: ${look.description}`, label: look.name };
+      }),
+    ),
+  );
+  await untilAborted(made, signal);
 }
 
 /** `p`, or the signal's reason as soon as it aborts (`p` goes on; its failure is then nobody's). */
