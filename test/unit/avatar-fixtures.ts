@@ -4,7 +4,6 @@
  * PNG/WAV readers, and a way to catch the service's error bodies.
  */
 import fs from "node:fs";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { expect } from "vitest";
@@ -13,6 +12,7 @@ import type { Plan } from "../../src/contract/plans.js";
 import type { LocalInstance } from "../../src/local/instance.js";
 import type { RequestContext, SpaceRow } from "../../src/local/types.js";
 import { getTools } from "../../src/media/tools.js";
+import { ff } from "../helpers/fixture-ffmpeg.js";
 
 export function spaceRow(instance: LocalInstance, id: string): SpaceRow {
   return instance.db.prepare("SELECT * FROM spaces WHERE id = ?").get(id) as SpaceRow;
@@ -85,8 +85,7 @@ export function wavDurationMs(urlOrPath: string): number | undefined {
 
 /** Writes a real image of `width`x`height` with ffmpeg (type by extension). */
 export async function writeImage(file: string, width: number, height: number): Promise<string> {
-  const { ffmpeg } = await getTools();
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  execFileSync(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", `color=orange:s=${width}x${height}`, "-frames:v", "1", file]);
+  ff(await getTools(), ["-f", "lavfi", "-i", `color=orange:s=${width}x${height}`, "-frames:v", "1", file]);
   return file;
 }

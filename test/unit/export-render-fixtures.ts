@@ -9,10 +9,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import { probe, type Tools } from "../../src/media/index.js";
 import type { MediaShow, RenderExportResult, RenderSpec } from "../../src/media/export/index.js";
-
-function ff(tools: Tools, args: string[]): void {
-  execFileSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...args], { stdio: "pipe" });
-}
+import { ff, fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
 /** A solid-colour picture (PNG or JPEG by extension). */
 export function solidImage(tools: Tools, file: string, color: string, size: string): string {
@@ -25,7 +22,7 @@ export function solidVideo(tools: Tools, file: string, o: { color: string; size:
   const args = ["-f", "lavfi", "-i", `color=c=${o.color}:s=${o.size}:r=${o.rate ?? 25}:d=${o.seconds},format=yuv420p,noise=c0s=12:c0f=t`];
   if (o.audio) args.push("-f", "lavfi", "-i", `sine=f=300:d=${o.seconds}`);
   // Variable frame rate: drop every third frame and keep the timestamps as they are.
-  if (o.vfr) args.push("-vf", "select='not(eq(mod(n,3),2))'", vfrOption(tools), "vfr");
+  if (o.vfr) args.push("-vf", "select='not(eq(mod(n,3),2))'", vfrOption(fixtureTools(tools)), "vfr");
   args.push("-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p");
   if (o.audio) args.push("-c:a", "aac", "-shortest");
   args.push("-f", "mp4", file);

@@ -1,19 +1,15 @@
 /** Shared fixtures for the media tests: temp dirs and small real inputs made with the real ffmpeg. */
-import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Tools } from "../../src/media/index.js";
+import { ff } from "../helpers/fixture-ffmpeg.js";
 
 export function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
   process.env.MEDIAGEN_HOME = path.join(dir, "home");
   return dir;
-}
-
-function ff(tools: Tools, args: string[]): void {
-  execFileSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...args], { stdio: "pipe" });
 }
 
 /** A small H.264 test-pattern clip (moving counter), without audio. */
