@@ -1,7 +1,8 @@
 /**
  * The layer check (`npm run lint:layers`: dependency-cruiser with .dependency-cruiser.cjs) run on a
  * small tree laid out like src/: what the rules allow passes, and each planted violation fails,
- * reported under its rule's name. The real tree is checked by `npm test` itself.
+ * reported under its rule's name (the dashboard's rules among them: src/ui/ is loaded by `mediagen
+ * ui` and `mediagen serve` only, by dynamic import()). The real tree is checked by `npm test` itself.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -27,9 +28,15 @@ const ALLOWED: Record<string, string> = {
     `import type { handlers } from "../features/local.js";\n` +
     `export async function open(): Promise<typeof handlers> {\n  return (await import("../features/local.js")).handlers;\n}\n`,
   "src/cli/commands/serve.ts":
+    `import type { pages } from "../../ui/handler.js";\n` +
     `export async function serve() {\n` +
     `  const [{ handlers }, { start }] = await Promise.all([import("../../features/local.js"), import("../../server/server.js")]);\n` +
-    `  return start(handlers);\n}\n`,
+    `  const ui: typeof pages = (await import("../../ui/handler.js")).pages;\n` +
+    `  return [start(handlers), ui];\n}\n`,
+  // The dashboard (issue 27): src/ui/ is loaded by `mediagen ui` and `mediagen serve` only, lazily.
+  "src/ui/handler.ts": `import { readHistory } from "../cli/journal.js";\nexport const pages = () => readHistory;\n`,
+  "src/cli/journal.ts": `export const readHistory = () => [];\n`,
+  "src/cli/commands/ui.ts": `export const run = () => import("../../ui/handler.js");\n`,
   "src/server/server.ts": `import { core } from "../local/core.js";\nexport function start(h: unknown) {\n  return [core, h];\n}\n`,
   // The MCP server: the SDK and CLI helpers, loaded lazily by `mediagen mcp` only.
   "src/mcp/server.ts": `import { Server } from "@modelcontextprotocol/sdk/server/index.js";\nimport { readEnv } from "../config/env.js";\nexport const s = { Server, readEnv };\n`,
@@ -147,6 +154,16 @@ const PLANTED: Planted[] = [
       "src/engine/d.ts": `import { c } from "./c.js";\nexport const d = () => c;\n`,
     },
     reported: "src/engine/c.ts → ",
+  },
+  {
+    rule: "ui-only-from-its-commands",
+    files: { "src/cli/commands/history.ts": `export const p = () => import("../../ui/handler.js");\n` },
+    reported: "src/cli/commands/history.ts → src/ui/handler.ts",
+  },
+  {
+    rule: "ui-lazy",
+    files: { "src/cli/commands/ui.ts": `import { pages } from "../../ui/handler.js";\nexport const run = () => pages;\n` },
+    reported: "src/cli/commands/ui.ts → src/ui/handler.ts",
   },
   {
     rule: "not-to-unresolvable",
