@@ -59,7 +59,6 @@ export function pidAlive(pid: number): boolean {
   return s === "running" || s === "stopped";
 }
 
-/** The process can do work now: it exists, has not exited and is not stopped. */
 /**
  * Whether `pid` still runs the detached worker of the row `id`. Once a worker has died its row may
  * outlive it (until its lease ends), and the system may have given its pid to another process,
@@ -80,6 +79,7 @@ export function runsWorker(pid: number, id: string): boolean {
   return i < 0 || args[i + 1] === id;
 }
 
+/** The process can do work now: it exists, has not exited and is not stopped. */
 export function pidWorking(pid: number): boolean {
   return processState(pid) === "running";
 }

@@ -14,6 +14,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import os from "node:os";
+import { readEnv } from "../config/env.js";
 import { RenderError } from "./errors.js";
 import { abortedError, killWatched, lastLines, spawnWatched, type Lifeline } from "./run.js";
 
@@ -29,6 +30,8 @@ export interface SpeakRequest {
 
 interface Pending extends SpeakRequest {
   id: number;
+  /** When it was asked (MEDIAGEN_MEDIA_TRACE reports each answer's time, as run.ts does a tool's). */
+  asked: number;
   /** What runs it: node, the child script, the espeak-ng module. */
   runner: { node: string; script: string; moduleUrl: string };
   /** The child speaking it, once sent. */
@@ -131,6 +134,7 @@ function ended(c: Child, e: RenderError): void {
 
 function settle(p: Pending, e: Error | undefined): void {
   if (p.onAbort) p.signal?.removeEventListener("abort", p.onAbort);
+  if (readEnv("MEDIAGEN_MEDIA_TRACE")) process.stderr.write(`[media] espeak-ng (WASM child) ${e ? "failed" : "ok"} in ${Date.now() - p.asked} ms\n`);
   if (e) p.reject(e);
   else p.resolve();
 }
@@ -166,7 +170,7 @@ function stop(c: Child): void {
 export function speakWithChild(node: string, script: string, moduleUrl: string, req: SpeakRequest, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortedError("espeak-ng"));
   return new Promise<void>((resolve, reject) => {
-    const p: Pending = { ...req, id: nextId++, runner: { node, script, moduleUrl }, signal, resolve, reject };
+    const p: Pending = { ...req, id: nextId++, asked: Date.now(), runner: { node, script, moduleUrl }, signal, resolve, reject };
     p.onAbort = () => {
       const i = queue.indexOf(p);
       if (i >= 0) queue.splice(i, 1);
