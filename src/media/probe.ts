@@ -1,4 +1,6 @@
 /** probe: the facts renderers and callers check (duration, size, codecs) from one ffprobe run. */
+import fs from "node:fs";
+import path from "node:path";
 import { RenderError } from "./errors.js";
 import { DECODE_LIMIT_ARGS } from "./image-header.js";
 import { checkFile } from "./inputs.js";
@@ -36,11 +38,41 @@ function num(v: string | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/**
+ * What ffprobe said of a file, by the file's identity and state (device, inode, size, modification
+ * and change times): a worker renders the same inputs again and again (a preview then the export,
+ * every sequence on one clip), and each ffprobe start costs more than the probe. Any write changes
+ * the change time, so a changed file is probed again. Only answers are kept, at most MEMO_MAX.
+ */
+const memo = new Map<string, ProbeResult>();
+const MEMO_MAX = 256;
+
+function memoKey(file: string, tools: Tools): string | undefined {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return [tools.ffprobe, path.resolve(file), st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join("\0");
+  } catch {
+    return undefined;
+  }
+}
+
 export async function probe(file: string, o: { signal?: AbortSignal; tools?: Tools } = {}): Promise<ProbeResult> {
   checkFile(file, "path");
   const tools = o.tools ?? (await getTools());
+  const key = memoKey(file, tools);
+  const known = key === undefined ? undefined : memo.get(key);
+  if (known) return { ...known };
+  const result = await probeNow(file, tools, o.signal);
+  if (key !== undefined) {
+    if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+    memo.set(key, result);
+  }
+  return { ...result };
+}
+
+async function probeNow(file: string, tools: Tools, signal: AbortSignal | undefined): Promise<ProbeResult> {
   const r = await runTool(tools.ffprobe, ["-v", "error", ...DECODE_LIMIT_ARGS, "-print_format", "json", "-show_format", "-show_streams", `file:${file}`], {
-    signal: o.signal,
+    signal,
   });
   let j: FfprobeJson;
   try {
