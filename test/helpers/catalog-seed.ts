@@ -32,16 +32,23 @@ export function copyMediaDir(from: string, rel: string, home: string): void {
   linkTree(path.join(from, rel), path.join(mediaDir, rel));
 }
 
-function linkTree(src: string, dest: string): void {
+/**
+ * Gives `dest` every file of `src` it does not have yet, as a hard link (a copy across file
+ * systems); names starting with a dot (temp files) are skipped. A file `dest` has already is kept,
+ * whether it is another file or the same one (a link made earlier).
+ */
+export function linkTree(src: string, dest: string): void {
   fs.mkdirSync(dest, { recursive: true });
   for (const e of fs.readdirSync(src, { withFileTypes: true })) {
+    if (e.name.startsWith(".")) continue;
     const a = path.join(src, e.name);
     const b = path.join(dest, e.name);
     if (e.isDirectory()) linkTree(a, b);
     else if (!fs.existsSync(b)) {
       try {
         fs.linkSync(a, b);
-      } catch {
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
         fs.copyFileSync(a, b, fs.constants.COPYFILE_EXCL);
       }
     }

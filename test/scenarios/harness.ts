@@ -28,7 +28,7 @@ import type { Clock } from "../../src/local/types.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { operations } from "../../src/features/operations.js";
 import { responseProblems } from "../../src/hosted/response-check.js";
-import { copyMediaDir, seedCatalogPictures } from "../helpers/catalog-seed.js";
+import { copyMediaDir, linkTree, seedCatalogPictures } from "../helpers/catalog-seed.js";
 
 /**
  * Catalog media (look pictures, voice previews: `<media>/catalog/…`) is drawn on first need and is the
@@ -36,7 +36,7 @@ import { copyMediaDir, seedCatalogPictures } from "../helpers/catalog-seed.js";
  * test/helpers/catalog-seed.ts) and with what earlier harnesses of this process drew (voice
  * previews): each harness gives its instance's catalog to this process's copy at teardown, so the
  * next target (and the next file, when files share the process) does not draw it again. Only whole
- * files are copied (temp names start with a dot).
+ * files are linked (temp names start with a dot).
  */
 let catalogSeed: string | undefined;
 
@@ -53,7 +53,8 @@ function keepCatalog(mediaDir: string): void {
     const dir = catalogSeed;
     process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
   }
-  fs.cpSync(drawn, path.join(catalogSeed, "catalog"), { recursive: true, force: false, errorOnExist: false, filter: (src) => !path.basename(src).startsWith(".") });
+  // Links: the home's catalog files may be links to these very files (seedCatalog gave them).
+  linkTree(drawn, path.join(catalogSeed, "catalog"));
 }
 
 export type TargetName = "local" | "hosted";
