@@ -84,6 +84,14 @@ export async function drawCard(
   return { textDrawn: part.textDrawn };
 }
 
+/** The drawn PNG is readable and exactly width×height, or the render failed. */
+function checkDrawn(png: string, width: number, height: number): void {
+  const size = pngSize(png);
+  if (!size || size.width !== width || size.height !== height) {
+    throw new RenderError(`image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${width}x${height}`, { tool: "ffmpeg" });
+  }
+}
+
 export function imageLabel(label: string | undefined, width: number, height: number): string {
   return `${label ?? "mediagen local"} · ${width}×${height}`;
 }
@@ -104,10 +112,7 @@ export async function renderImage(o: RenderImageOptions): Promise<RenderImageRes
         tmp,
         o.signal,
       ));
-      const size = pngSize(tmp);
-      if (!size || size.width !== o.width || size.height !== o.height) {
-        throw new RenderError(`image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${o.width}x${o.height}`, { tool: "ffmpeg" });
-      }
+      checkDrawn(tmp, o.width, o.height);
     });
     return { width: o.width, height: o.height, textDrawn };
   });
@@ -146,12 +151,7 @@ export async function renderImages(
       fs.writeFileSync(path.join(workDir, "cards.graph"), graph.join(";\n"));
       const outputs = tmps.flatMap((tmp, k) => ["-map", `[out${k}]`, "-frames:v", "1", ...BITEXACT, "-c:v", "png", "-f", "image2", "-update", "1", tmp]);
       await runTool(tools.ffmpeg, [...QUIET, "-filter_complex_script", "cards.graph", ...outputs], { signal: o.signal, cwd: workDir });
-      items.forEach((it, k) => {
-        const size = pngSize(tmps[k]!);
-        if (!size || size.width !== it.width || size.height !== it.height) {
-          throw new RenderError(`image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${it.width}x${it.height}`, { tool: "ffmpeg" });
-        }
-      });
+      for (const [k, it] of items.entries()) checkDrawn(tmps[k]!, it.width, it.height);
       for (const [k, it] of items.entries()) fs.renameSync(tmps[k]!, path.resolve(it.out));
     } finally {
       tmps.forEach(removeQuietly);

@@ -14,6 +14,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import os from "node:os";
+import readline from "node:readline";
 import { readEnv } from "../config/env.js";
 import { RenderError } from "./errors.js";
 import { abortedError, killWatched, lastLines, spawnWatched, type Lifeline } from "./run.js";
@@ -75,15 +76,7 @@ function start(node: string, script: string, moduleUrl: string): Child {
   proc.stderr!.on("data", (chunk: string) => {
     c.stderr = (c.stderr + chunk).slice(-STDERR_KEEP);
   });
-  let partial = "";
-  proc.stdout!.setEncoding("utf8");
-  proc.stdout!.on("data", (chunk: string) => {
-    partial += chunk;
-    for (let i = partial.indexOf("\n"); i >= 0; i = partial.indexOf("\n")) {
-      answered(c, partial.slice(0, i));
-      partial = partial.slice(i + 1);
-    }
-  });
+  readline.createInterface({ input: proc.stdout!, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => answered(c, line));
   proc.on("error", (e: NodeJS.ErrnoException) => ended(c, new RenderError(`could not start the espeak-ng WASM child: ${e.code ?? e.message}`, { tool: "espeak-ng" })));
   proc.on("exit", (code, sig) => {
     const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
