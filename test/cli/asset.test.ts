@@ -6,9 +6,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { probe } from "../../src/media/index.js";
 import { pngSize } from "../../src/media/inputs.js";
 import { localKey, newHome, run } from "./helpers.js";
+import { probeOutput } from "../helpers/fixture-ffmpeg.js";
 
 interface Started {
   asset_ids: string[];
@@ -97,8 +97,8 @@ describe("mediagen asset start --watch --download on a fresh instance", () => {
     expect(off.exitCode, off.stderr).toBe(0);
     const [a, b] = [on.stdout.trim(), off.stdout.trim()];
     expect(a).toMatch(/\.mp4$/);
-    const pa = await probe(a);
-    const pb = await probe(b);
+    const pa = await probeOutput(a);
+    const pb = await probeOutput(b);
     expect(Math.abs(pa.durationSeconds - 6)).toBeLessThanOrEqual(0.1);
     expect(Math.abs(pb.durationSeconds - 4)).toBeLessThanOrEqual(0.1);
     expect([pa.width, pa.height, pa.audioCodec]).toEqual([1280, 720, "aac"]);

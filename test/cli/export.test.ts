@@ -13,6 +13,7 @@ import type { VideoTimeline } from "../../src/features/video/timeline.js";
 import { getTools, probe } from "../../src/media/index.js";
 import { readWavInfo } from "../../src/media/wav.js";
 import { newHome, run, runBin } from "./helpers.js";
+import { fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
 interface ExportStatus {
   job_id: string;
@@ -33,7 +34,8 @@ beforeAll(async () => {
   home = newHome();
   work = path.join(home, "work");
   fs.mkdirSync(work);
-  ffmpeg = (await getTools()).ffmpeg;
+  // Frames are read with the instruments' ffmpeg (the export itself is rendered with the tools under test).
+  ffmpeg = fixtureTools(await getTools()).ffmpeg;
 });
 
 const show = async (videoId: string) => (await run(["local", "videos", "show", videoId, "--json"], { home })).json<{ timeline: VideoTimeline }>();

@@ -17,6 +17,7 @@ import { MODELS } from "../../src/features/asset/catalog/models.js";
 import { modelDetail } from "../../src/features/asset/catalog/model-schema.js";
 import { newHome, run } from "./helpers.js";
 import { getTools } from "../../src/media/tools.js";
+import { ff, fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
 /** The ffmpeg and ffprobe the product uses: the system's, or the npm copies on a fresh machine. */
 const TOOLS = await getTools();
@@ -43,21 +44,7 @@ function hex(c: number[]): string {
 
 /** A 540x960 PNG of one colour with a lighter band: a real picture, not a stub. */
 function thumbnail(file: string, color: number[]): void {
-  execFileSync(TOOLS.ffmpeg, [
-    "-hide_banner",
-    "-loglevel",
-    "error",
-    "-y",
-    "-f",
-    "lavfi",
-    "-i",
-    `color=c=${hex(color)}:s=540x960:d=1`,
-    "-vf",
-    "drawbox=x=0:y=860:w=540:h=100:color=white@0.5:t=fill",
-    "-frames:v",
-    "1",
-    file,
-  ]);
+  ff(TOOLS, ["-f", "lavfi", "-i", `color=c=${hex(color)}:s=540x960:d=1`, "-vf", "drawbox=x=0:y=860:w=540:h=100:color=white@0.5:t=fill", "-frames:v", "1", file]);
 }
 
 function lookRecord(l: (typeof LOOKS)[number]): Json {
@@ -180,7 +167,7 @@ const hosted = () => ({ MEDIAGEN_TARGET: "hosted", MEDIAGEN_BASE_URL: baseUrl, M
 /** The RGB of one pixel of the frame at `t` seconds. */
 function pixel(file: string, t: number, x: number, y: number, w: number): number[] {
   const raw = execFileSync(
-    TOOLS.ffmpeg,
+    fixtureTools(TOOLS).ffmpeg,
     ["-hide_banner", "-loglevel", "error", "-ss", String(t), "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
     {
       maxBuffer: 64 << 20,
@@ -264,7 +251,7 @@ describe("a hosted plan previewed offline", () => {
       if (shown[i]!.silent) expect(d).toBe(shown[i]!.duration_ms);
       else expect(Math.abs(d - shown[i]!.duration_ms) / shown[i]!.duration_ms).toBeLessThan(0.35);
     });
-    const probed = Number(execFileSync(TOOLS.ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out]).toString());
+    const probed = Number(execFileSync(fixtureTools(TOOLS).ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out]).toString());
     expect(Math.abs(probed * 1000 - res.duration_ms)).toBeLessThanOrEqual(34);
 
     // Each look's picture is in its sequences' frames (above the subtitles, away from transitions).

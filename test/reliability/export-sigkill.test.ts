@@ -9,9 +9,9 @@ import path from "node:path";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { processesUnder } from "../../src/features/export/reap.js";
 import { exportDir, readExport } from "../../src/features/export/record.js";
-import { probe } from "../../src/media/probe.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 import { requireBuilt, startFixture } from "./fixtures/processes.js";
+import { probeOutput } from "../helpers/fixture-ffmpeg.js";
 
 const LEASE_MS = "800";
 // About 4 s of speech at 1922×1080: a render of a second or more (at full size, so it stays that long
@@ -123,7 +123,7 @@ describe("an export worker SIGKILLed mid-render", () => {
       expect(r.hooks.map((h) => (h.payload as { status: string }).status)).toEqual(["completed"]);
       // Only the published files remain: no attempt folder, no temp file.
       expect(fs.readdirSync(r.dir).sort()).toEqual(["thumbnail.jpg", "video.mp4"]);
-      const p = await probe(path.join(r.dir, "video.mp4"));
+      const p = await probeOutput(path.join(r.dir, "video.mp4"));
       expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([1922, 1080, "h264", "aac"]);
     },
     RENDERS_TIMEOUT_MS,

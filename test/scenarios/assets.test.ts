@@ -13,9 +13,10 @@ import { toMilli } from "../../src/contract/credits.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { MODELS, type ModelDef } from "../../src/features/asset/catalog/models.js";
 import { pngSize } from "../../src/media/inputs.js";
-import { getTools, probe, renderImage, renderVideo } from "../../src/media/index.js";
+import { getTools, renderImage, renderVideo } from "../../src/media/index.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
 import { startFixtureServer, type FixtureServer } from "../helpers/fixture-server.js";
+import { probeOutput } from "../helpers/fixture-ffmpeg.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -234,7 +235,7 @@ forBothTargets(
         expect(a).toMatchObject({ status: "completed", type: "video", width: 1280, height: 720, duration_seconds: 4 });
         expect(a.thumbnail_url).toEqual(expect.any(String));
         expect(a.generation_params).toEqual({ model: "vidA-3-fast", prompt: "waves at night", aspect_ratio: "16:9", resolution: "720p", duration: 4 });
-        const info = await probe(fileOf(t, a.asset_id));
+        const info = await probeOutput(fileOf(t, a.asset_id));
         expect(Math.abs(info.durationSeconds - 4)).toBeLessThanOrEqual(0.1);
         expect([info.width, info.height, info.videoCodec]).toEqual([1280, 720, "h264"]);
         expect(info.audioCodec).toBe(audio ? "aac" : undefined);
@@ -301,7 +302,7 @@ forBothTargets(
       const extend = await lib.engine.assetStart({ type: "video", model: "vidA-3-extend", prompt: "keep going", source_video: { asset_id: lib.video } });
       // The source was measured at start: the parameters it gives are there while generating already.
       const atStart = await lib.engine.assetStatus({ assetId: motion.asset_ids[0]! });
-      const clip = await probe(file("clip.mp4"));
+      const clip = await probeOutput(file("clip.mp4"));
       const m = await finished(lib.engine, motion.asset_ids[0]!);
       expect(m).toMatchObject({ status: "completed", width: 320, height: 180 });
       expect(Math.abs(m.duration_seconds! - clip.durationSeconds)).toBeLessThanOrEqual(0.1);
@@ -319,7 +320,7 @@ forBothTargets(
       expect(e).toMatchObject({ status: "completed", width: 854, height: 480 });
       expect(Math.abs(e.duration_seconds! - 4)).toBeLessThanOrEqual(0.1);
       expect(e.generation_params).toMatchObject({ aspect_ratio: "16:9", resolution: "480p", duration: 4 });
-      expect((await probe(fileOf(t, e.asset_id))).audioCodec).toBeUndefined();
+      expect((await probeOutput(fileOf(t, e.asset_id))).audioCodec).toBeUndefined();
       const x = await finished(lib.engine, extend.asset_ids[0]!);
       expect(x).toMatchObject({ status: "completed", duration_seconds: 7, width: 1280, height: 720 });
       expect(x.generation_params).toMatchObject({ aspect_ratio: "16:9", resolution: "720p", duration: 7 });
@@ -362,7 +363,7 @@ forBothTargets(
     }, 30_000);
 
     it("upscale needs no prompt, is priced by the source's length and doubles its size", async () => {
-      const clip = await probe(file("clip.mp4"));
+      const clip = await probeOutput(file("clip.mp4"));
       const quote = await lib.engine.assetPricing({ model: "vidC-upscale", duration: clip.durationSeconds });
       const r = await lib.engine.assetStart({ type: "video", model: "vidC-upscale", source_video: { url: `${origin}/media/clip.mp4` } });
       expect(r.cost_per_generation).toBe(quote.cost_per_generation);
@@ -510,7 +511,7 @@ forBothTargets(
     });
 
     it("debits exactly the dry-run price for the same parameters, for every model", async () => {
-      const clip = await probe(file("clip.mp4"));
+      const clip = await probeOutput(file("clip.mp4"));
       for (const m of MODELS) {
         const req = requestFor(m, lib, src);
         const price: Record<string, unknown> = { model: m.name, generation_count: 2 };

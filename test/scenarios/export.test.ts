@@ -21,10 +21,11 @@ import { avatarOnScreenMs } from "../../src/features/export/request.js";
 import { GenerationStartResponse, GenerationStatusResponse } from "../../src/features/generation/contract.js";
 import { readVideo, timelineOf } from "../../src/features/video/record.js";
 import type { VideoTimeline } from "../../src/features/video/timeline.js";
-import { probe, renderImage, renderVideo } from "../../src/media/index.js";
+import { renderImage, renderVideo } from "../../src/media/index.js";
 import { goodPlan } from "../unit/generation-fixtures.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
 import { startFixtureServer, type FixtureServer } from "../helpers/fixture-server.js";
+import { probeOutput } from "../helpers/fixture-ffmpeg.js";
 
 // ---- fixtures: media files and an HTTP server (media URLs + webhooks) ------------------------------
 
@@ -114,7 +115,7 @@ async function probeResult(t: TargetHarness, url: string, name: string) {
   const bytes = await fetchMedia(t, url);
   const out = file(`${t.target}-${name}.mp4`);
   fs.writeFileSync(out, bytes);
-  return probe(out);
+  return probeOutput(out);
 }
 
 function exportRows(t: TargetHarness, spaceId: string): number {

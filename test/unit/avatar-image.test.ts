@@ -5,13 +5,14 @@ import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readImageSize } from "../../src/features/avatar/image.js";
 import { getTools } from "../../src/media/tools.js";
+import { fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
 let dir: string;
 let ffmpeg: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
-  ffmpeg = (await getTools()).ffmpeg;
+  ffmpeg = fixtureTools(await getTools()).ffmpeg;
 });
 
 function make(name: string, size: string, extra: string[] = []): Buffer {

@@ -12,7 +12,7 @@ import { getTools, type Tools } from "../../src/media/index.js";
 import { renderExport } from "../../src/media/export/render.js";
 import type { RenderSpec } from "../../src/media/export/index.js";
 import { buildSpec, frameRgb, solidImage, toneWav } from "./export-render-fixtures.js";
-import { execFileSync } from "node:child_process";
+import { ff } from "../helpers/fixture-ffmpeg.js";
 
 const W = 180;
 const H = 320;
@@ -30,40 +30,10 @@ beforeAll(async () => {
   look = solidImage(tools, path.join(dir, "look.png"), "0x3050a0", "180x320");
   // A dark picture with one white square left of centre: where it is shows the motion.
   marked = path.join(dir, "marked.png");
-  execFileSync(tools.ffmpeg, [
-    "-hide_banner",
-    "-loglevel",
-    "error",
-    "-y",
-    "-f",
-    "lavfi",
-    "-i",
-    "color=c=0x101010:s=320x180:d=1",
-    "-vf",
-    "drawbox=x=122:y=70:w=30:h=40:color=white:t=fill",
-    "-frames:v",
-    "1",
-    marked,
-  ]);
+  ff(tools, ["-f", "lavfi", "-i", "color=c=0x101010:s=320x180:d=1", "-vf", "drawbox=x=122:y=70:w=30:h=40:color=white:t=fill", "-frames:v", "1", marked]);
   // A moving pattern: every frame of the avatar differs from the one before.
   avatarClip = path.join(dir, "avatar.mp4");
-  execFileSync(tools.ffmpeg, [
-    "-hide_banner",
-    "-loglevel",
-    "error",
-    "-y",
-    "-f",
-    "lavfi",
-    "-i",
-    "testsrc2=s=180x320:r=30:d=2",
-    "-c:v",
-    "libx264",
-    "-preset",
-    "ultrafast",
-    "-pix_fmt",
-    "yuv420p",
-    avatarClip,
-  ]);
+  ff(tools, ["-f", "lavfi", "-i", "testsrc2=s=180x320:r=30:d=2", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", avatarClip]);
 }, 60_000);
 
 async function render(spec: RenderSpec, name: string): Promise<string> {

@@ -14,8 +14,9 @@ import { exportDir, readExport } from "../../src/features/export/record.js";
 import { renderSpecOf } from "../../src/features/export/render-spec.js";
 import { readVideo, timelineOf } from "../../src/features/video/record.js";
 import type { VideoTimeline } from "../../src/features/video/timeline.js";
-import { probe, renderImage, renderVideo } from "../../src/media/index.js";
+import { renderImage, renderVideo } from "../../src/media/index.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
+import { probeOutput } from "../helpers/fixture-ffmpeg.js";
 
 let shared: TestInstance | undefined;
 afterEach(async () => {
@@ -322,7 +323,7 @@ describe("a supplied avatar video", () => {
     const s = await t.api.exportStart({ video_id: video, format: "custom", width: 180, height: 320 });
     const done = await runExport(t, s.job_id);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
-    const p = await probe(path.join(t.mediaDir, readExport(t, s.job_id)!.video_path!));
+    const p = await probeOutput(path.join(t.mediaDir, readExport(t, s.job_id)!.video_path!));
     expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([180, 320, "h264", "aac"]);
     expect(toMilli(done.result!.cost)).toBe(0);
   });

@@ -13,6 +13,7 @@ import { getTools, synthesize, type Tools } from "../../src/media/index.js";
 import { integratedLoudness, normalizeFilters, TARGET_LUFS } from "../../src/media/export/audio.js";
 import { renderExport } from "../../src/media/export/index.js";
 import { buildSpec, expectValid, musicFile, solidImage } from "./export-render-fixtures.js";
+import { ff, fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
 let tools: Tools;
 let dir: string;
@@ -22,7 +23,7 @@ let speech: string[];
 
 /** Integrated loudness (LUFS) and true peak (dBTP) of a file's audio, from ebur128 with peak=true. */
 function loudnessOf(file: string): { lufs: number; truePeak: number } {
-  const r = spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-nostats", "-i", file, "-vn", "-af", "ebur128=peak=true", "-f", "null", "-"], {
+  const r = spawnSync(fixtureTools(tools).ffmpeg, ["-hide_banner", "-nostdin", "-nostats", "-i", file, "-vn", "-af", "ebur128=peak=true", "-f", "null", "-"], {
     encoding: "utf8",
   });
   const summary = r.stderr.slice(r.stderr.lastIndexOf("Summary:"));
@@ -35,7 +36,7 @@ function loudnessOf(file: string): { lufs: number; truePeak: number } {
 /** A copy of a WAV with its level changed by `db`. */
 function gained(file: string, db: number): string {
   const out = file.replace(/\.wav$/, `-${db < 0 ? "m" : "p"}${Math.abs(db)}.wav`);
-  spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", file, "-af", `volume=${db}dB`, "-c:a", "pcm_s16le", out]);
+  ff(tools, ["-i", file, "-af", `volume=${db}dB`, "-c:a", "pcm_s16le", out]);
   return out;
 }
 
@@ -60,7 +61,7 @@ afterAll(() => {
 
 async function renderWith(wavs: string[], withMusic: boolean): Promise<string> {
   const seconds = wavs.map((w) => {
-    const r = spawnSync(tools.ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", w], { encoding: "utf8" });
+    const r = spawnSync(fixtureTools(tools).ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", w], { encoding: "utf8" });
     return Math.ceil(Number(r.stdout.trim()) * 10) / 10 + 0.2;
   });
   const spec = buildSpec(

@@ -1,7 +1,8 @@
 /**
  * Fixtures for the export renderer's tests: small real inputs made with the real ffmpeg (solid colours,
  * so layouts can be checked by sampling pixels), a RenderSpec builder on the 30 fps grid, and readers
- * of what ffmpeg actually wrote (frames as RGB, audio levels, the ffmpeg processes of a job).
+ * of what ffmpeg actually wrote (frames as RGB, audio levels, the ffmpeg processes of a job). Inputs
+ * are made and outputs read with the instruments' ffmpeg (test/helpers/fixture-ffmpeg.ts).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -96,7 +97,7 @@ export function buildSpec(seqs: SeqDef[], o: { width: number; height: number; su
 /** Frame `n` of a video as RGB24 (w×h), scaled to w×h. */
 export function frameRgb(tools: Tools, file: string, n: number, w: number, h: number): Buffer {
   return execFileSync(
-    tools.ffmpeg,
+    fixtureTools(tools).ffmpeg,
     [
       "-hide_banner",
       "-nostdin",
@@ -125,8 +126,9 @@ export function frameRgb(tools: Tools, file: string, n: number, w: number, h: nu
 export function framesRgb(tools: Tools, file: string, ns: readonly number[], w: number, h: number): Buffer[] {
   const wanted = [...new Set(ns)].sort((a, b) => a - b);
   const select = wanted.map((n) => `eq(n\\,${n})`).join("+");
+  const reader = fixtureTools(tools);
   const raw = execFileSync(
-    tools.ffmpeg,
+    reader.ffmpeg,
     [
       "-hide_banner",
       "-nostdin",
@@ -137,7 +139,7 @@ export function framesRgb(tools: Tools, file: string, ns: readonly number[], w: 
       "-vf",
       `select=${select},scale=${w}:${h}:flags=neighbor`,
       // One output frame per selected frame: no frame duplicated to fill the gaps between them.
-      vfrOption(tools),
+      vfrOption(reader),
       "passthrough",
       "-frames:v",
       String(wanted.length),
@@ -182,9 +184,13 @@ export function pixel(buf: Buffer, w: number, h: number, fx: number, fy: number)
 
 /** Mean volume (dB) of the audio between a and a+d seconds, from ffmpeg's volumedetect. */
 export function meanVolumeDb(tools: Tools, file: string, a: number, d: number): number {
-  const r = spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-ss", String(a), "-t", String(d), "-i", file, "-af", "volumedetect", "-vn", "-f", "null", "-"], {
-    encoding: "utf8",
-  });
+  const r = spawnSync(
+    fixtureTools(tools).ffmpeg,
+    ["-hide_banner", "-nostdin", "-ss", String(a), "-t", String(d), "-i", file, "-af", "volumedetect", "-vn", "-f", "null", "-"],
+    {
+      encoding: "utf8",
+    },
+  );
   const m = /mean_volume:\s*(-?[\d.]+|-inf) dB/.exec(r.stderr);
   if (!m) throw new Error(`no mean_volume in: ${r.stderr.slice(-500)}`);
   return m[1] === "-inf" ? -Infinity : Number(m[1]);
@@ -201,7 +207,7 @@ export function meanVolumesDb(tools: Tools, file: string, windows: ReadonlyArray
     ...windows.map(([a, d], i) => `[s${i}]atrim=start=${a}:duration=${d},volumedetect[v${i}]`),
   ].join(";");
   const outs = windows.flatMap((_, i) => ["-map", `[v${i}]`, "-f", "null", "-"]);
-  const r = spawnSync(tools.ffmpeg, ["-hide_banner", "-nostdin", "-i", file, "-filter_complex", graph, ...outs], { encoding: "utf8" });
+  const r = spawnSync(fixtureTools(tools).ffmpeg, ["-hide_banner", "-nostdin", "-i", file, "-filter_complex", graph, ...outs], { encoding: "utf8" });
   // Each report names its filter instance (Parsed_volumedetect_<index in the graph>): windows in order.
   const found = new Map<number, number>();
   for (const m of r.stderr.matchAll(/Parsed_volumedetect_(\d+) @ [^\]]+\] mean_volume:\s*(-?[\d.]+|-inf) dB/g)) {
@@ -266,7 +272,7 @@ export function leftovers(dir: string): string[] {
 
 /** The checks every export must pass, on the file itself: streams, exact size and frames, duration. */
 export async function expectValid(tools: Tools, out: string, spec: RenderSpec, r: RenderExportResult): Promise<void> {
-  const p = await probe(out, { tools });
+  const p = await probe(out, { tools: fixtureTools(tools) });
   const frames = Math.round((spec.duration_ms * 30) / 1000);
   expect([p.videoCodec, p.audioCodec, p.audioSampleRate, p.streams]).toEqual(["h264", "aac", 48000, 2]);
   expect([p.width, p.height]).toEqual([spec.width, spec.height]);

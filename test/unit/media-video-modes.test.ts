@@ -2,6 +2,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getTools, probe, renderVideo, type Tools, type VideoMode } from "../../src/media/index.js";
 import { isJpeg, makeImage, makeVideo, sha, tempDir } from "./media-fixtures.js";
+import { fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
 let tools: Tools;
 let dir: string;
@@ -20,7 +21,7 @@ beforeAll(async () => {
 /** Hash of frame `n` as decoded: equal hashes mean the same picture. */
 async function frameAt(file: string, n: number, out: string): Promise<string> {
   const { execFileSync } = await import("node:child_process");
-  execFileSync(tools.ffmpeg, [
+  execFileSync(fixtureTools(tools).ffmpeg, [
     "-hide_banner",
     "-nostdin",
     "-y",
@@ -58,7 +59,7 @@ describe("renderVideo modes", () => {
     const out = path.join(dir, `${mode}.mp4`);
     const thumbnailOut = path.join(dir, `${mode}.jpg`);
     const r = await renderVideo({ out, thumbnailOut, width: 320, height: 180, durationSeconds: seconds, prompt: `mode ${mode}`, audio: true, mode, ...inputs() });
-    const p = await probe(out);
+    const p = await probe(out, { tools: fixtureTools(tools) });
     expect(Math.abs(p.durationSeconds - seconds)).toBeLessThanOrEqual(0.1);
     expect([p.width, p.height, p.videoFrames, p.audioCodec]).toEqual([320, 180, seconds * 24, "aac"]);
     expect(r.durationSeconds).toBeCloseTo(p.durationSeconds, 6);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getTools, MediaInputError, probe, RenderError, renderVideo, type Tools } from "../../src/media/index.js";
 import { isJpeg, isPng, leftoverTemps, makeImage, sha, tempDir } from "./media-fixtures.js";
+import { fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
 let tools: Tools;
 let dir: string;
@@ -26,7 +27,7 @@ describe("renderVideo", () => {
     const out = path.join(dir, `d${seconds}.mp4`);
     const thumbnailOut = path.join(dir, `d${seconds}.jpg`);
     const r = await renderVideo({ ...base, out, thumbnailOut, durationSeconds: seconds, audio });
-    const p = await probe(out);
+    const p = await probe(out, { tools: fixtureTools(tools) });
     expect(Math.abs(p.durationSeconds - seconds)).toBeLessThanOrEqual(0.1);
     expect(Math.abs(r.durationSeconds - seconds)).toBeLessThanOrEqual(0.1);
     expect([p.width, p.height, p.videoCodec]).toEqual([320, 180, "h264"]);
@@ -50,7 +51,7 @@ describe("renderVideo", () => {
   it("puts silence in the AAC stream when there is nothing to say", async () => {
     const out = path.join(dir, "silent.mp4");
     await renderVideo({ ...base, prompt: "", out, thumbnailOut: path.join(dir, "silent.jpg"), durationSeconds: 1, audio: true });
-    const p = await probe(out);
+    const p = await probe(out, { tools: fixtureTools(tools) });
     expect([p.audioCodec, p.audioSampleRate]).toEqual(["aac", 48000]);
     expect(Math.abs(p.durationSeconds - 1)).toBeLessThanOrEqual(0.1);
   });
@@ -67,7 +68,7 @@ describe("renderVideo", () => {
   it("rounds odd sizes up to even for x264", async () => {
     const out = path.join(dir, "odd.mp4");
     const r = await renderVideo({ ...base, width: 321, height: 179, out, thumbnailOut: path.join(dir, "odd.jpg"), durationSeconds: 1, audio: false });
-    const p = await probe(out);
+    const p = await probe(out, { tools: fixtureTools(tools) });
     expect([r.width, r.height, p.width, p.height]).toEqual([322, 180, 322, 180]);
   });
 
