@@ -55,8 +55,21 @@ export function linkTree(src: string, dest: string): void {
   }
 }
 
-/** Copies the run's catalog pictures into `home`'s media dir (nothing when the run has none). */
+/**
+ * Gives `home` the run's catalog pictures (nothing when the run has none), and their thumbnails as a
+ * portrait video's (the default format) keeps them in its cache: the files a home makes the first
+ * time a video opens on each look (test/setup/catalog-seed.ts draws them with makeThumbnail's filter
+ * and encoding; test/unit/video-thumbnail.test.ts checks the bytes are a home's own).
+ */
 export function seedCatalogPictures(home: string): void {
   const seed = process.env[CATALOG_SEED_VAR];
-  if (seed) copyMediaDir(seed, LOOKS_DIR, home);
+  if (!seed) return;
+  copyMediaDir(seed, LOOKS_DIR, home);
+  const thumbnails = seedThumbnailsDir(seed);
+  if (fs.existsSync(thumbnails)) linkTree(thumbnails, path.join(instancePaths(home).localDir, "cache", "thumbnails"));
+}
+
+/** Where the thumbnails of a seed's pictures are kept: where a home keeps its own (beside its media dir). */
+export function seedThumbnailsDir(seedMediaDir: string): string {
+  return path.join(path.dirname(seedMediaDir), "cache", "thumbnails");
 }

@@ -7,10 +7,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, expect, it } from "vitest";
-import { makeThumbnail } from "../../src/features/video/thumbnail.js";
+import { CATALOG_AVATARS, catalogLookRelPath } from "../../src/features/avatar/catalog.js";
+import { cachedThumbnail, makeThumbnail, thumbnailSize } from "../../src/features/video/thumbnail.js";
 import type { VideoTimeline } from "../../src/features/video/timeline.js";
 import { readImageFileSize } from "../../src/media/image-header.js";
 import { renderImage } from "../../src/media/index.js";
+import { instancePaths } from "../../src/local/storage.js";
+import { newHome } from "../helpers/cli.js";
 import { tempDir } from "./media-fixtures.js";
 
 let mediaDir: string;
@@ -88,4 +91,25 @@ it("opens a video without a look or media on a title card of its first words: dr
   expect(fs.readdirSync(path.join(mediaDir, "videos/f"))).toEqual(["thumbnail.jpg"]);
   // A card, not a blank: the JPEG of a uniform frame this size is a few kB.
   expect(fs.statSync(out).size).toBeGreaterThan(8_000);
+});
+
+it("a test home's seeded thumbnail of a catalog look is the file that home would draw, under the key it would look for", async () => {
+  // test/setup/catalog-seed.ts draws every catalog look's portrait thumbnail in one run and
+  // newHome() links them into the home's cache: a video opening on a look then copies, not draws.
+  const home = newHome();
+  const homeMedia = instancePaths(home).mediaDir;
+  const rel = catalogLookRelPath(CATALOG_AVATARS[0]!.looks[0]!.id);
+  const key = cachedThumbnail(homeMedia, rel, thumbnailSize(1080, 1920))!;
+  expect(fs.existsSync(key), key).toBe(true);
+  // Drawn afresh, in a media dir of its own with the same picture, by makeThumbnail.
+  const fresh = path.join(tempDir(), "local", "media");
+  fs.mkdirSync(path.dirname(path.join(fresh, rel)), { recursive: true });
+  fs.copyFileSync(path.join(homeMedia, rel), path.join(fresh, rel));
+  const t = { ...timeline(1080, 1920) };
+  t.blocks = [{ ...t.blocks[0]!, sequences: [{ ...t.blocks[0]!.sequences[0]!, look_image_path: rel } as never] }];
+  await makeThumbnail(fresh, t, "videos/g/thumbnail.jpg");
+  expect(fs.readFileSync(path.join(fresh, "videos/g/thumbnail.jpg")).equals(fs.readFileSync(key))).toBe(true);
+  // And a video in the seeded home is given the seeded file.
+  await makeThumbnail(homeMedia, t, "videos/h/thumbnail.jpg");
+  expect(fs.readFileSync(path.join(homeMedia, "videos/h/thumbnail.jpg")).equals(fs.readFileSync(key))).toBe(true);
 });

@@ -37,12 +37,20 @@ export function thumbnailSource(t: Pick<VideoTimeline, "blocks">): { file: strin
   return { text: seqs.find((s) => s.text)?.text ?? "" };
 }
 
+/** How a picture or video becomes a thumbnail of w×h: scaled to cover, centre crop. */
+export function coverFilter(w: number, h: number): string {
+  return `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1`;
+}
+
+/** The thumbnail's encoding: one JPEG frame, quality 3. */
+export const THUMBNAIL_JPEG_ARGS = ["-pix_fmt", "yuvj420p", "-q:v", "3", "-f", "image2", "-c:v", "mjpeg"];
+
 /**
  * Where the thumbnail of a picture or video in the media dir, at a size, is kept once drawn: many
  * videos open on the same look, and the same look at the same size makes the same JPEG. Keyed by
  * the file's path, size and time, so a changed file is drawn again. `<home>/local/cache/thumbnails`.
  */
-function cachedThumbnail(mediaDir: string, file: string, size: { width: number; height: number }): string | undefined {
+export function cachedThumbnail(mediaDir: string, file: string, size: { width: number; height: number }): string | undefined {
   let st: fs.Stats;
   try {
     st = fs.statSync(path.join(mediaDir, file));
@@ -116,15 +124,8 @@ export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "bl
         "-frames:v",
         "1",
         "-vf",
-        `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1`,
-        "-pix_fmt",
-        "yuvj420p",
-        "-q:v",
-        "3",
-        "-f",
-        "image2",
-        "-c:v",
-        "mjpeg",
+        coverFilter(w, h),
+        ...THUMBNAIL_JPEG_ARGS,
         `file:${tmp}`,
       ],
       signal ? { signal } : {},
