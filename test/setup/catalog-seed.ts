@@ -50,9 +50,9 @@ function drawLookThumbnails(mediaDir: string, rels: string[], tools: Tools): voi
     [
       ...QUIET,
       ...files.flatMap((f) => [...DECODE_LIMIT_ARGS, "-i", `file:${f.input}`]),
-      "-filter_complex",
-      files.map((_, k) => `[${k}:v]${coverFilter(w, h)}[t${k}]`).join(";"),
-      ...files.flatMap((f, k) => ["-map", `[t${k}]`, "-frames:v", "1", ...THUMBNAIL_JPEG_ARGS, `file:${f.cached}`]),
+      // Each output its own simple graph (-vf), as makeThumbnail's: a complex graph gives other
+      // bytes with ffmpeg 4.1.
+      ...files.flatMap((f, k) => ["-map", `${k}:v:0`, "-frames:v", "1", "-vf", coverFilter(w, h), ...THUMBNAIL_JPEG_ARGS, `file:${f.cached}`]),
     ],
     { stdio: "pipe" },
   );
