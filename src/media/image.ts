@@ -84,14 +84,6 @@ export async function drawCard(
   return { textDrawn: part.textDrawn };
 }
 
-/** The drawn PNG is readable and exactly width×height, or the render failed. */
-function checkDrawn(png: string, width: number, height: number): void {
-  const size = pngSize(png);
-  if (!size || size.width !== width || size.height !== height) {
-    throw new RenderError(`image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${width}x${height}`, { tool: "ffmpeg" });
-  }
-}
-
 export function imageLabel(label: string | undefined, width: number, height: number): string {
   return `${label ?? "mediagen local"} · ${width}×${height}`;
 }
@@ -137,24 +129,50 @@ export async function renderImages(
   await withWorkDir(async (workDir) => {
     const tmps = items.map((it) => tempPathFor(it.out));
     try {
-      const graph = items.map((it, k) => {
-        const layout = cardLayout({
-          width: it.width,
-          height: it.height,
-          prompt: it.prompt,
-          label: imageLabel(it.label, it.width, it.height),
-          tiles: 0,
-          ...(it.seed ? { seed: it.seed } : {}),
-        });
-        return `${cardGraph(tools, layout, [], workDir, 0, `card${k}`).graph};\n[card${k}]format=rgb24[out${k}]`;
-      });
-      fs.writeFileSync(path.join(workDir, "cards.graph"), graph.join(";\n"));
-      const outputs = tmps.flatMap((tmp, k) => ["-map", `[out${k}]`, "-frames:v", "1", ...BITEXACT, "-c:v", "png", "-f", "image2", "-update", "1", tmp]);
-      await runTool(tools.ffmpeg, [...QUIET, "-filter_complex_script", "cards.graph", ...outputs], { signal: o.signal, cwd: workDir });
+      await drawCards(tools, items, tmps, workDir, o.signal);
       for (const [k, it] of items.entries()) checkDrawn(tmps[k]!, it.width, it.height);
       for (const [k, it] of items.entries()) fs.renameSync(tmps[k]!, path.resolve(it.out));
     } finally {
       tmps.forEach(removeQuietly);
     }
   });
+}
+
+/**
+ * Draws the cards of `items` (no references) into `tmps`, one PNG each, in one ffmpeg run; each is
+ * the file renderImage draws for the same options. The caller checks, renames and removes them.
+ */
+export async function drawCards(
+  tools: Tools,
+  items: readonly Pick<RenderImageOptions, "width" | "height" | "prompt" | "label" | "seed">[],
+  tmps: readonly string[],
+  workDir: string,
+  signal?: AbortSignal,
+): Promise<{ textDrawn: boolean }> {
+  let textDrawn = false;
+  const graph = items.map((it, k) => {
+    const layout = cardLayout({
+      width: it.width,
+      height: it.height,
+      prompt: it.prompt ?? "",
+      label: imageLabel(it.label, it.width, it.height),
+      tiles: 0,
+      ...(it.seed ? { seed: it.seed } : {}),
+    });
+    const part = cardGraph(tools, layout, [], workDir, 0, `card${k}`);
+    textDrawn = part.textDrawn;
+    return `${part.graph};\n[card${k}]format=rgb24[out${k}]`;
+  });
+  fs.writeFileSync(path.join(workDir, "cards.graph"), graph.join(";\n"));
+  const outputs = tmps.flatMap((tmp, k) => ["-map", `[out${k}]`, "-frames:v", "1", ...BITEXACT, "-c:v", "png", "-f", "image2", "-update", "1", tmp]);
+  await runTool(tools.ffmpeg, [...QUIET, "-filter_complex_script", "cards.graph", ...outputs], { signal, cwd: workDir });
+  return { textDrawn };
+}
+
+/** The drawn PNG is readable and exactly width×height, or the render failed. */
+export function checkDrawn(png: string, width: number, height: number): void {
+  const size = pngSize(png);
+  if (!size || size.width !== width || size.height !== height) {
+    throw new RenderError(`image came out ${size ? `${size.width}x${size.height}` : "unreadable"}, expected ${width}x${height}`, { tool: "ffmpeg" });
+  }
 }

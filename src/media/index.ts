@@ -1,6 +1,7 @@
 /** The media production layer of the local instance: real files from ffmpeg and a TTS. */
 export { getTools, clearToolsCache, type Tools, type ToolSource } from "./tools.js";
 export { renderImage, type RenderImageOptions, type RenderImageResult } from "./image.js";
+export { renderImageBatched } from "./image-batch.js";
 export {
   renderVideo,
   resolveMode,

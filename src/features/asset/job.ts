@@ -10,7 +10,7 @@ import path from "node:path";
 import type { WebhookPayload } from "../../contract/webhook.js";
 import { MediaFetchError, MediaInputError, MediaToolError, RenderError } from "../../media/errors.js";
 import { checkImageFile, ImageTooLargeError } from "../../media/image-header.js";
-import { probe, renderImage, renderVideo, resolveMedia, type VideoMode } from "../../media/index.js";
+import { probe, renderImageBatched, renderVideo, resolveMedia, type VideoMode } from "../../media/index.js";
 import type { RenderMode } from "./catalog/models.js";
 import type { AssetRow, RenderParams } from "./record.js";
 import type { ResolvedRef } from "./refs.js";
@@ -155,8 +155,9 @@ async function render(instance: LocalInstanceApi, row: AssetRow, signal: AbortSi
 
   if (plan.kind === "image") {
     const { kind: _k, ...opts } = plan;
-    // Each generation its own seed, as a model's: `--count 2` makes two different pictures.
-    await renderImage({ ...opts, out, seed: row.id, signal });
+    // Each generation its own seed, as a model's: `--count 2` makes two different pictures. Pictures
+    // the worker draws at the same time share one ffmpeg run.
+    await renderImageBatched({ ...opts, out, seed: row.id, signal });
     return { width: plan.width, height: plan.height, durationSeconds: null };
   }
   const { kind: _k, mode, ...opts } = plan;
