@@ -67,37 +67,63 @@ it("one picture alone is renderImage's own run", async () => {
   expect(fs.existsSync(path.join(dir, "a.png"))).toBe(true);
 });
 
+/**
+ * An ffmpeg whose drawing runs (image2 outputs) write their pid to `started` and wait `seconds`
+ * before drawing, so a test can act while the run is surely going (npm's static ffmpeg draws a card
+ * in a few milliseconds). Everything else (the runs that learn the tools) goes straight through.
+ */
+async function slowFfmpeg(dir: string, seconds: number): Promise<{ started: string }> {
+  const real = (await getTools()).ffmpeg;
+  const started = path.join(dir, "started");
+  const wrapper = path.join(dir, "ffmpeg-slow");
+  fs.writeFileSync(wrapper, `#!/bin/sh\ncase "$*" in *image2*) echo $$ > "${started}"; sleep ${seconds};; esac\nexec "${real}" "$@"\n`, { mode: 0o755 });
+  process.env.MEDIAGEN_FFMPEG = wrapper;
+  clearToolsCache();
+  return { started };
+}
+
+const alive = (pid: number) => {
+  try {
+    return !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+
 it("a caller that cancels during the run is answered at once and gets no file; the other gets its own", async () => {
+  const { started } = await slowFfmpeg(tempDir(), 1);
   const dir = tempDir();
   const ac = new AbortController();
   const first = renderImageBatched({ ...a, out: path.join(dir, "a.png"), signal: ac.signal });
   const second = renderImageBatched({ ...b, out: path.join(dir, "b.png") });
-  // The run has started (the batch forms in the turn the calls are made).
-  await new Promise((r) => setTimeout(r, 20));
+  await expect.poll(() => fs.existsSync(started)).toBe(true);
   ac.abort();
   await expect(first).rejects.toMatchObject({ aborted: true });
   await expect(second).resolves.toMatchObject({ width: 200, height: 300 });
   expect(fs.readdirSync(dir)).toEqual(["b.png"]);
 });
 
-it("when every caller cancels, the run stops and nothing is written", async () => {
+it("a caller cancelled before the run leaves it; when every caller in the run cancels, the run is killed and nothing is written", async () => {
+  const { started } = await slowFfmpeg(tempDir(), 30);
   const dir = tempDir();
-  const acs = [new AbortController(), new AbortController()];
+  const acs = [new AbortController(), new AbortController(), new AbortController()];
   // Each outcome is taken as it comes (a rejection nobody waits for yet would be reported unhandled).
-  const calls = [
-    renderImageBatched({ ...a, out: path.join(dir, "a.png"), signal: acs[0]!.signal }),
-    renderImageBatched({ ...b, out: path.join(dir, "b.png"), signal: acs[1]!.signal }),
-  ].map((p) =>
-    p.then(
-      () => "drawn",
-      (e: unknown) => e,
-    ),
-  );
-  // One cancels before the batch runs (it leaves it), the other during the run.
+  const calls = [a, b, { ...a, seed: "as_3" }]
+    .map((o, i) => renderImageBatched({ ...o, out: path.join(dir, `${i}.png`), signal: acs[i]!.signal }))
+    .map((p) =>
+      p.then(
+        () => "drawn",
+        (e: unknown) => e,
+      ),
+    );
   acs[0]!.abort();
-  await new Promise((r) => setTimeout(r, 20));
+  await expect.poll(() => fs.existsSync(started)).toBe(true);
+  expect(await calls[0]).toMatchObject({ aborted: true });
+  const pid = Number(fs.readFileSync(started, "utf8"));
   acs[1]!.abort();
-  for (const c of calls) expect(await c).toMatchObject({ aborted: true });
+  acs[2]!.abort();
+  for (const c of calls.slice(1)) expect(await c).toMatchObject({ aborted: true });
+  await expect.poll(() => alive(pid)).toBe(false);
   // The killed run's temp files go when its work dir settles.
   await expect.poll(() => fs.readdirSync(dir)).toEqual([]);
 });
