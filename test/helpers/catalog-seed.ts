@@ -56,10 +56,10 @@ export function linkTree(src: string, dest: string): void {
 }
 
 /**
- * Gives `home` the run's catalog pictures (nothing when the run has none), and their thumbnails as a
- * portrait video's (the default format) keeps them in its cache: the files a home makes the first
- * time a video opens on each look (test/setup/catalog-seed.ts draws them with makeThumbnail's filter
- * and encoding; test/unit/video-thumbnail.test.ts checks the bytes are a home's own).
+ * Gives `home` the run's catalog pictures (nothing when the run has none) and, in its thumbnail
+ * cache, their thumbnails at a portrait video's size (the default format): the files a home makes the
+ * first time a video opens on each look (test/setup/catalog-seed.ts draws them with makeThumbnail's
+ * filter and encoding; test/unit/video-thumbnail.test.ts checks the bytes are the home's own).
  */
 export function seedCatalogPictures(home: string): void {
   const seed = process.env[CATALOG_SEED_VAR];

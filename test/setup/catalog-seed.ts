@@ -1,7 +1,8 @@
 /**
- * Vitest global setup: the avatar catalog's pictures, drawn ONCE per run. A new home draws its 26
- * catalog pictures on first use (seconds of ffmpeg); test homes made by `newHome()` start with a copy
- * of these instead (test/helpers/catalog-seed.ts). Drawn by the product's own code with the tools
+ * Vitest global setup: the avatar catalog's pictures, and their thumbnails at a portrait video's size,
+ * drawn ONCE per run. A new home draws its 26 catalog pictures on first use (seconds of ffmpeg), and
+ * a look's thumbnail when a video first opens on it; test homes made by `newHome()` start with links
+ * to these instead (test/helpers/catalog-seed.ts). Drawn by the product's own code with the tools
  * this run uses, so the copies are the files a home would draw. `emptyHome()` gives a home without
  * them, for the tests of that first drawing.
  */
