@@ -64,12 +64,14 @@ describe("processState", () => {
 });
 
 describe("worker rows", () => {
-  const row = (pid: number | null, leaseMs = 10_000): WorkerRow => ({
+  // Leases are set against the `now` the check is given, not a later clock reading: a row made
+  // a millisecond after `now` with a lease of -1 ms would otherwise still be current.
+  const row = (pid: number | null, leaseMs = 10_000, now = Date.now()): WorkerRow => ({
     id: `w_test_${pid}`,
     pid,
     mode: "detached",
-    lease_expires: Date.now() + leaseMs,
-    started_at: Date.now(),
+    lease_expires: now + leaseMs,
+    started_at: now,
   });
 
   it.skipIf(!linux)("a current lease is not enough: stopped and zombie workers are not live", async () => {
@@ -79,11 +81,12 @@ describe("worker rows", () => {
     await waitFor(() => processState(stopped.pid!) === "stopped", 2000);
     const z = await zombie();
     const now = Date.now();
-    expect(isLive(row(running.pid!), now)).toBe(true);
-    expect(isLive(row(stopped.pid!), now)).toBe(false);
-    expect(isLive(row(z), now)).toBe(false);
-    expect(isLive(row(running.pid!, -1), now)).toBe(false); // silent: missed its heartbeats
-    expect(isLive(row(null), now)).toBe(true); // being spawned
+    expect(isLive(row(running.pid!, 10_000, now), now)).toBe(true);
+    expect(isLive(row(stopped.pid!, 10_000, now), now)).toBe(false);
+    expect(isLive(row(z, 10_000, now), now)).toBe(false);
+    expect(isLive(row(running.pid!, -1, now), now)).toBe(false); // silent: missed its heartbeats
+    expect(isLive(row(running.pid!, 0, now), now)).toBe(false); // expires this very millisecond
+    expect(isLive(row(null, 10_000, now), now)).toBe(true); // being spawned
   });
 
   it("the pid behind a lease token: the worker's row, else the pid in a w_<pid>_ id", () => {
