@@ -109,20 +109,34 @@ describe("timeouts and refusals (in process)", () => {
   });
 
   it("answers 503 when every connection a client may hold is busy", async () => {
-    // Four requests whose bodies never finish keep the client's four connections busy.
-    const busy = Array.from({ length: 4 }, () => {
-      const s = net.connect(port(), "127.0.0.1");
-      s.on("error", () => undefined);
-      s.write("POST /api/public/v1/folder/create HTTP/1.1\r\nhost: x\r\ncontent-length: 50\r\n\r\n{");
-      return s;
-    });
-    await new Promise((r) => setTimeout(r, 100));
-    const s = net.connect(port(), "127.0.0.1");
-    let answer = "";
-    s.on("data", (d) => (answer += d.toString()));
-    await new Promise<void>((r) => s.on("close", () => r()));
-    for (const b of busy) b.destroy();
-    expect(answer).toMatch(/^HTTP\/1\.1 503/);
-    expect(answer).toContain("too_many_connections");
+    // A server of its own whose bodies may take long: the four busy requests must still be in
+    // flight when the fifth connection arrives, however slow the machine is.
+    const patient = await startServer({ instance, port: 0, bodyTimeoutMs: 30_000, connections: { max: 8, perClient: 4 } });
+    try {
+      const patientPort = Number(new URL(patient.origin).port);
+      let started = 0;
+      const allBusy = new Promise<void>((resolve) => {
+        patient.server.on("request", () => {
+          if (++started === 4) resolve();
+        });
+      });
+      // Four requests whose bodies never finish keep the client's four connections busy.
+      const busy = Array.from({ length: 4 }, () => {
+        const s = net.connect(patientPort, "127.0.0.1");
+        s.on("error", () => undefined);
+        s.write("POST /api/public/v1/folder/create HTTP/1.1\r\nhost: x\r\ncontent-length: 50\r\n\r\n{");
+        return s;
+      });
+      await allBusy;
+      const s = net.connect(patientPort, "127.0.0.1");
+      let answer = "";
+      s.on("data", (d) => (answer += d.toString()));
+      await new Promise<void>((r) => s.on("close", () => r()));
+      for (const b of busy) b.destroy();
+      expect(answer).toMatch(/^HTTP\/1\.1 503/);
+      expect(answer).toContain("too_many_connections");
+    } finally {
+      await patient.close(0);
+    }
   });
 });
