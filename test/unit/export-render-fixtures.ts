@@ -182,6 +182,34 @@ export function pixel(buf: Buffer, w: number, h: number, fx: number, fy: number)
   return [buf[i]!, buf[i + 1]!, buf[i + 2]!];
 }
 
+/** Frame `n` of a video as a w×h JPEG beside it, made as a thumbnail decoded back from the file would be. */
+export function jpegOfFrame(tools: Tools, file: string, n: number, w: number, h: number): string {
+  const jpeg = `${file}.frame-${n}.jpg`;
+  execFileSync(fixtureTools(tools).ffmpeg, [
+    ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", file],
+    ...["-vf", `select=eq(n\\,${n}),scale=${w}:${h},setsar=1`, "-frames:v", "1", "-pix_fmt", "yuvj420p", "-q:v", "3", "-f", "image2", "-c:v", "mjpeg", jpeg],
+  ]);
+  return jpeg;
+}
+
+/**
+ * The average R, G and B of each `block`×`block` square of an RGB24 frame (w×h), row by row: a
+ * picture's shape without its grain, to compare two encodings of one frame.
+ */
+export function blockMeans(buf: Buffer, w: number, h: number, block: number): number[] {
+  const out: number[] = [];
+  for (let by = 0; by + block <= h; by += block) {
+    for (let bx = 0; bx + block <= w; bx += block) {
+      const sum = [0, 0, 0];
+      for (let y = by; y < by + block; y++) {
+        for (let x = bx; x < bx + block; x++) for (let c = 0; c < 3; c++) sum[c]! += buf[(y * w + x) * 3 + c]!;
+      }
+      out.push(...sum.map((v) => v / (block * block)));
+    }
+  }
+  return out;
+}
+
 /** Mean volume (dB) of the audio between a and a+d seconds, from ffmpeg's volumedetect. */
 export function meanVolumeDb(tools: Tools, file: string, a: number, d: number): number {
   const r = spawnSync(

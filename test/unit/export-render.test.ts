@@ -12,9 +12,11 @@ import { clearToolsCache, getTools, type Tools } from "../../src/media/index.js"
 import { ExportError, exportSize, planSpec, renderExport, type ExportStep, type RenderExportResult, type RenderSpec } from "../../src/media/export/index.js";
 import { buildAss, planCues } from "../../src/media/export/subtitles.js";
 import { skipUnless } from "../helpers/capability.js";
+import { probeOutput } from "../helpers/fixture-ffmpeg.js";
 import { tempDir } from "./media-fixtures.js";
 import {
   stillRunningIn,
+  blockMeans,
   buildSpec,
   expectValid,
   isBlue,
@@ -22,6 +24,7 @@ import {
   isGreen,
   isRed,
   frameRgb,
+  jpegOfFrame,
   framesRgb,
   leftovers,
   meanVolumesDb,
@@ -215,14 +218,28 @@ describe("renderExport on the system ffmpeg", () => {
     const cacheDir = path.join(dir, "chunked-cache");
     for (const xfade of tools.hasXfade ? [true, false] : [false]) {
       const out = path.join(dir, `chunked-${xfade}.mp4`);
+      // The thumbnail shows frame 80, which a later run than the first renders (at half size here).
+      const thumb = path.join(dir, `chunked-${xfade}.jpg`);
+      const thumbnail = { out: thumb, size: (w: number, h: number) => ({ width: w / 2, height: h / 2 }), at: (seconds: number) => (seconds * 80) / 120 };
       // About one clip per run (the budget is in 1080×1920 units; this output is 36× smaller, capped at 4×).
-      const r = await renderExport(spec, { outPath: out, tools, xfade, chunkBudget: 1.25, cacheDir });
+      const r = await renderExport(spec, { outPath: out, tools, xfade, chunkBudget: 1.25, cacheDir, thumbnail });
       await expectValid(tools, out, spec, r);
       expect(r.runs).toBeGreaterThanOrEqual(3);
       const ns = [20, 29, 30, 37, 50, 67, 80, 110];
       const decoded = framesRgb(tools, out, ns, 180, 320);
       const frames = new Map(ns.map((n, i) => [n, decoded[i]!]));
       const px = (n: number, y = 0.25): number[] => pixel(frames.get(n)!, 180, 320, 0.5, y);
+      // The thumbnail is a JPEG of 90×160 showing frame 80: the picture a JPEG of that frame decoded
+      // back from the file shows (the clip is grainy: compared by the average colour of 10×10 blocks).
+      const t = await probeOutput(thumb);
+      expect([t.videoCodec, t.width, t.height]).toEqual(["mjpeg", 90, 160]);
+      const shown = blockMeans(frameRgb(tools, thumb, 0, 90, 160), 90, 160, 10);
+      const distance = (n: number) => {
+        const d = blockMeans(frameRgb(tools, jpegOfFrame(tools, out, n, 90, 160), 0, 90, 160), 90, 160, 10).map((v, i) => Math.abs(v - shown[i]!));
+        return d.reduce((x, y) => x + y) / d.length;
+      };
+      expect(distance(80)).toBeLessThan(4);
+      expect(distance(60)).toBeGreaterThan(30); // the picture before: another one
       expect(isGreen(px(20))).toBe(true);
       if (xfade) {
         // The window opening sequence 2 blends the first sequence's continuation, recreated by run 2.
@@ -394,10 +411,12 @@ describe("renderExport on the system ffmpeg", () => {
     const ac = new AbortController();
     let pids: number[] = [];
     const out = path.join(jobDir, "out.mp4");
+    const thumbnail = { out: path.join(jobDir, "thumb.jpg"), size: () => ({ width: 64, height: 36 }), at: () => 1 };
     const job = renderExport(spec, {
       outPath: out,
       tools,
       signal: ac.signal,
+      thumbnail,
       onProgress: (step, pct) => {
         if (step === "render" && pct >= 11 && !ac.signal.aborted) {
           pids = processesIn(jobDir);

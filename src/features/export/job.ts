@@ -24,11 +24,10 @@ import { fromMilli } from "../../contract/credits.js";
 import { localDebug } from "../../local/debug.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "../../local/types.js";
 import { removeQuietly } from "../../media/atomic.js";
-import { MediaInputError, MediaToolError, RenderError } from "../../media/errors.js";
-import { ExportError, isStorageError, toExportError } from "../../media/export/errors.js";
-import { renderExport, type ExportStep } from "../../media/export/render.js";
+import { MediaToolError } from "../../media/errors.js";
+import { ExportError } from "../../media/export/errors.js";
+import { renderExport, type ExportStep, type ExportThumbnail } from "../../media/export/render.js";
 import { pruneCache } from "../../media/fetch.js";
-import { runTool } from "../../media/run.js";
 import { getTools, type Tools } from "../../media/tools.js";
 import { simulatedCustomCode, simulatedStep } from "../asset/simulate.js";
 import { readVideo, timelineOf } from "../video/record.js";
@@ -161,45 +160,9 @@ export function progressWriter(instance: LocalInstanceApi, id: string, now: () =
   };
 }
 
-/** A frame of the output (at 1 s, or mid-video when shorter), long side 640, JPEG. */
-async function makeThumbnail(
-  tools: Tools,
-  video: string,
-  out: string,
-  r: { width: number; height: number; durationMs: number },
-  cwd: string,
-  signal: AbortSignal,
-): Promise<void> {
-  const { width: w, height: h } = thumbnailSize(r.width, r.height);
-  const at = Math.min(1, r.durationMs / 2000);
-  await runTool(
-    tools.ffmpeg,
-    [
-      "-hide_banner",
-      "-nostdin",
-      "-y",
-      "-loglevel",
-      "error",
-      "-ss",
-      at.toFixed(3),
-      "-i",
-      `file:${video}`,
-      "-frames:v",
-      "1",
-      "-vf",
-      `scale=${w}:${h},setsar=1`,
-      "-pix_fmt",
-      "yuvj420p",
-      "-q:v",
-      "3",
-      "-f",
-      "image2",
-      "-c:v",
-      "mjpeg",
-      `file:${out}`,
-    ],
-    { cwd, signal },
-  );
+/** The export's thumbnail: a frame of the output (at 1 s, or mid-video when shorter), long side 640, JPEG. */
+function thumbnailOf(out: string): ExportThumbnail {
+  return { out, size: thumbnailSize, at: (seconds) => Math.min(1, seconds / 2) };
 }
 
 /** The tools an attempt runs, recorded so a give-up (which cannot detect tools) knows what to reap. */
@@ -221,11 +184,6 @@ export function clearEarlierAttempts(instance: LocalInstanceApi, row: Pick<Expor
   for (const name of fs.readdirSync(dir)) {
     if (name.startsWith("attempt-")) removeQuietly(path.join(dir, name));
   }
-}
-
-/** A tool's failure (or the disk's) as the export's error; anything else is a crash, left to the queue. */
-function mediaFailure(e: unknown, what: string): unknown {
-  return e instanceof RenderError || e instanceof MediaInputError || isStorageError(e) ? toExportError(e, what) : e;
 }
 
 function toolsLine(tools: Tools): string {
@@ -275,12 +233,8 @@ export const exportKind: JobKind = {
         tools,
         cacheDir: path.join(instance.mediaDir, MIX_CACHE_DIR),
         onProgress: (step: ExportStep, pct: number) => progress.update(step, pct),
+        thumbnail: thumbnailOf(thumb),
       });
-      try {
-        await makeThumbnail(tools, out, thumb, r, attempt, signal);
-      } catch (e) {
-        throw mediaFailure(e, "making the thumbnail");
-      }
       progress.flush();
       progress.stop();
       pruneCache(path.join(instance.mediaDir, MIX_CACHE_DIR), { maxBytes: MIX_CACHE_MAX_BYTES });

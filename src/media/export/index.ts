@@ -1,5 +1,5 @@
 /** The export renderer: a video timeline (as a RenderSpec with absolute paths) → a verified MP4. */
-export { renderExport, type RenderExportOptions, type RenderExportResult, type ExportStep } from "./render.js";
+export { renderExport, type RenderExportOptions, type RenderExportResult, type ExportStep, type ExportThumbnail } from "./render.js";
 export {
   exportSize,
   planSpec,

@@ -9,7 +9,8 @@
  *                 every still picture at its layout box once, as raw frames (inputs.ts, graph.ts).
  *   render        ONE ffmpeg run with the whole graph (graph.ts; long timelines: one run per chunk
  *                 that fits a memory budget), progress from `-progress pipe:1`, a watchdog for runs
- *                 that stop making progress; then a stream-copy mux of picture + soundtrack with
+ *                 that stop making progress; the thumbnail (when asked) is a second output of the
+ *                 run that holds its frame; then a stream-copy mux of picture + soundtrack with
  *                 faststart, an ffprobe check (exact size and frame count, duration within one frame,
  *                 h264 + aac) and a rename.
  *
@@ -66,6 +67,28 @@ export interface RenderExportOptions {
   stallTimeoutMs?: number;
   /** AAC coder of the soundtrack ("twoloop" is ffmpeg's default; "fast" costs a quarter of its CPU). */
   aacCoder?: "twoloop" | "fast";
+  /**
+   * Also a JPEG of one frame of the output, put in place with it: drawn by the render run from the
+   * frame it encodes (no second ffmpeg decoding the file back). `size` and `at` get the output's size
+   * and length; the frame shown is the one at `at` seconds.
+   */
+  thumbnail?: ExportThumbnail;
+}
+
+export interface ExportThumbnail {
+  out: string;
+  size: (width: number, height: number) => { width: number; height: number };
+  at: (seconds: number) => number;
+}
+
+/** The thumbnail as the render run that holds its frame draws it. */
+interface ThumbnailRun {
+  /** The frame's index in the chunk's output. */
+  frame: number;
+  width: number;
+  height: number;
+  /** In the work dir; renamed to ExportThumbnail.out beside the output. */
+  file: string;
 }
 
 export interface RenderExportResult {
@@ -238,11 +261,11 @@ async function prepareVisuals(job: ExportJob, plan: RenderPlan, tools: Tools, wd
 }
 
 /** The encoder's arguments of one render run. */
-function encodeArgs(job: ExportJob, plan: RenderPlan, caps: ExportCaps, chunk: Chunk, videoFile: string): string[] {
+function encodeArgs(job: ExportJob, plan: RenderPlan, caps: ExportCaps, chunk: Chunk, videoFile: string, label: string): string[] {
   const postTiming = caps.timing[0] === "-vsync" ? [] : caps.timing;
   return [
     "-map",
-    "[vout]",
+    `[${label}]`,
     "-an",
     "-c:v",
     "libx264",
@@ -281,10 +304,34 @@ function encodeArgs(job: ExportJob, plan: RenderPlan, caps: ExportCaps, chunk: C
   ];
 }
 
+/**
+ * The thumbnail as a second output of the run: the graph's output split, the one frame selected and
+ * scaled. An MP4 of a single video stream is the same file with or without it (measured on 4.1 and
+ * 5.1; with an audio stream beside it the interleaving varied, which is why renderVideo does not).
+ */
+function thumbnailOutput(graph: string, t: ThumbnailRun): { graph: string; label: string; args: string[] } {
+  return {
+    graph: `${graph};\n[vout]split=2[vmain][vthumbsrc];\n[vthumbsrc]select='eq(n\\,${t.frame})',scale=${t.width}:${t.height},setsar=1[vthumb]`,
+    label: "vmain",
+    args: ["-map", "[vthumb]", "-frames:v", "1", "-pix_fmt", "yuvj420p", "-q:v", "3", "-f", "image2", "-c:v", "mjpeg", `file:${t.file}`],
+  };
+}
+
 /** One ffmpeg run for the picture of one chunk, with progress and a watchdog for a run that stops. */
-async function renderChunk(job: ExportJob, plan: RenderPlan, tools: Tools, caps: ExportCaps, vg: VideoGraph, chunk: Chunk, k: number, wd: string): Promise<string> {
+async function renderChunk(
+  job: ExportJob,
+  plan: RenderPlan,
+  tools: Tools,
+  caps: ExportCaps,
+  vg: VideoGraph,
+  chunk: Chunk,
+  k: number,
+  wd: string,
+  thumb: ThumbnailRun | undefined,
+): Promise<string> {
   const graphFile = `video-${k}.graph`;
-  fs.writeFileSync(path.join(wd, graphFile), vg.graph);
+  const withThumb = thumb ? thumbnailOutput(vg.graph, thumb) : { graph: vg.graph, label: "vout", args: [] };
+  fs.writeFileSync(path.join(wd, graphFile), withThumb.graph);
   const videoFile = path.join(wd, `video-${k}.mp4`);
   const preTiming = caps.timing[0] === "-vsync" ? caps.timing : [];
   const span = RENDER_END - STEP_START.render;
@@ -299,7 +346,8 @@ async function renderChunk(job: ExportJob, plan: RenderPlan, tools: Tools, caps:
     ...vg.inputs,
     "-filter_complex_script",
     graphFile,
-    ...encodeArgs(job, plan, caps, chunk, videoFile),
+    ...encodeArgs(job, plan, caps, chunk, videoFile, withThumb.label),
+    ...withThumb.args,
   ];
   // A kept work dir (MEDIAGEN_MEDIA_KEEP) holds the run's arguments too, to re-run or profile it.
   if (readEnv("MEDIAGEN_MEDIA_KEEP")) fs.writeFileSync(path.join(wd, `video-${k}.args.json`), JSON.stringify(args));
@@ -340,8 +388,26 @@ async function renderChunk(job: ExportJob, plan: RenderPlan, tools: Tools, caps:
   return videoFile;
 }
 
-/** Picture and soundtrack into the output (stream copy, faststart), checked, renamed into place. */
-async function muxAndCheck(job: ExportJob, plan: RenderPlan, tools: Tools, videoFiles: string[], audioFile: string, wd: string): Promise<ProbeResult> {
+/** The frame of the output the thumbnail shows (the whole output's index), its size and its file. */
+function thumbnailFrame(plan: RenderPlan, t: ExportThumbnail | undefined, wd: string): ThumbnailRun | undefined {
+  if (!t) return undefined;
+  const frame = Math.max(0, Math.min(plan.frames - 1, Math.round(t.at(plan.seconds) * plan.fps)));
+  return { frame, ...t.size(plan.W, plan.H), file: path.join(wd, "thumbnail.jpg") };
+}
+
+/**
+ * Picture and soundtrack into the output (stream copy, faststart), checked, renamed into place with
+ * the thumbnail (first, so an output in place always has its thumbnail beside it).
+ */
+async function muxAndCheck(
+  job: ExportJob,
+  plan: RenderPlan,
+  tools: Tools,
+  videoFiles: string[],
+  audioFile: string,
+  wd: string,
+  thumb: { file: string; out: string } | undefined,
+): Promise<ProbeResult> {
   job.step = "writing the output";
   const tm = performance.now();
   const tmpOut = tempPathFor(job.o.outPath);
@@ -361,12 +427,19 @@ async function muxAndCheck(job: ExportJob, plan: RenderPlan, tools: Tools, video
   // The file we just muxed: its moov box says what ffprobe would, without starting a process.
   const p = mp4Info(tmpOut) ?? (await probe(tmpOut, { tools, signal: job.ac.signal }));
   const problems = checkOutput(p, plan);
+  if (thumb && !(fs.statSync(thumb.file, { throwIfNoEntry: false })?.size ?? 0)) problems.push("no thumbnail");
   if (problems.length) throw new ExportError("ENCODING_FAILED", `the rendered file failed its checks: ${problems.join("; ")}`);
   job.timings.check = performance.now() - tc;
   job.cancelled();
+  let placedThumb: string | undefined;
   try {
+    if (thumb) {
+      fs.renameSync(thumb.file, path.resolve(thumb.out));
+      placedThumb = path.resolve(thumb.out);
+    }
     fs.renameSync(tmpOut, path.resolve(job.o.outPath));
   } catch (e) {
+    if (placedThumb) removeQuietly(placedThumb);
     throw new ExportError("STORAGE_FAILED", `cannot move the output into place (${(e as NodeJS.ErrnoException).code ?? e})`, { cause: e });
   }
   job.tmpOut = undefined;
@@ -392,15 +465,17 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     job.progress("render", STEP_START.render);
     const tr = performance.now();
     const videoFiles: string[] = [];
+    const thumb = thumbnailFrame(plan, o.thumbnail, wd);
     for (const [k, chunk] of chunks.entries()) {
       const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles, draft: o.draft === true }, chunk);
-      videoFiles.push(await renderChunk(job, plan, tools, caps, vg, chunk, k, wd));
+      const inChunk = thumb && thumb.frame >= chunk.startFrame && thumb.frame < chunk.startFrame + chunk.frames;
+      videoFiles.push(await renderChunk(job, plan, tools, caps, vg, chunk, k, wd, inChunk ? { ...thumb, frame: thumb.frame - chunk.startFrame } : undefined));
     }
     job.timings.render = performance.now() - tr;
     job.step = "mixing the audio";
     const audio = await audioP;
     job.cancelled();
-    const p = await muxAndCheck(job, plan, tools, videoFiles, audio.file, wd);
+    const p = await muxAndCheck(job, plan, tools, videoFiles, audio.file, wd, thumb && o.thumbnail ? { file: thumb.file, out: o.thumbnail.out } : undefined);
     job.timings.total = performance.now() - job.t0;
     job.progress("render", 100);
     return {
