@@ -84,6 +84,9 @@ export async function drawCard(
   return { textDrawn: part.textDrawn };
 }
 
+/** A thumbnail's encoding (a look's, a video's, an export's): one JPEG frame, quality 3. */
+export const THUMBNAIL_JPEG_ARGS = ["-pix_fmt", "yuvj420p", "-q:v", "3", "-f", "image2", "-c:v", "mjpeg"];
+
 export function imageLabel(label: string | undefined, width: number, height: number): string {
   return `${label ?? "mediagen local"} · ${width}×${height}`;
 }

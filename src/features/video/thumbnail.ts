@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { drawCard, imageLabel } from "../../media/image.js";
+import { drawCard, imageLabel, THUMBNAIL_JPEG_ARGS } from "../../media/image.js";
 import { removeQuietly, tempPathFor } from "../../media/atomic.js";
 import { pruneCache } from "../../media/fetch.js";
 import { DECODE_LIMIT_ARGS } from "../../media/image-header.js";
@@ -41,9 +41,6 @@ export function thumbnailSource(t: Pick<VideoTimeline, "blocks">): { file: strin
 export function coverFilter(w: number, h: number): string {
   return `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1`;
 }
-
-/** The thumbnail's encoding: one JPEG frame, quality 3. */
-export const THUMBNAIL_JPEG_ARGS = ["-pix_fmt", "yuvj420p", "-q:v", "3", "-f", "image2", "-c:v", "mjpeg"];
 
 /**
  * Where the thumbnail of a picture or video in the media dir, at a size, is kept once drawn: many

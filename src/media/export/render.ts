@@ -24,6 +24,7 @@ import { performance } from "node:perf_hooks";
 import { readEnv } from "../../config/env.js";
 import { removeQuietly, tempPathFor } from "../atomic.js";
 import { num } from "../filtergraph.js";
+import { THUMBNAIL_JPEG_ARGS } from "../image.js";
 import { mp4Info } from "../mp4-info.js";
 import { probe, type ProbeResult } from "../probe.js";
 import { runTool } from "../run.js";
@@ -313,7 +314,7 @@ function thumbnailOutput(graph: string, t: ThumbnailRun): { graph: string; label
   return {
     graph: `${graph};\n[vout]split=2[vmain][vthumbsrc];\n[vthumbsrc]select='eq(n\\,${t.frame})',scale=${t.width}:${t.height},setsar=1[vthumb]`,
     label: "vmain",
-    args: ["-map", "[vthumb]", "-frames:v", "1", "-pix_fmt", "yuvj420p", "-q:v", "3", "-f", "image2", "-c:v", "mjpeg", `file:${t.file}`],
+    args: ["-map", "[vthumb]", "-frames:v", "1", ...THUMBNAIL_JPEG_ARGS, `file:${t.file}`],
   };
 }
 
