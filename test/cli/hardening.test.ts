@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newHome, run, startInProcess, type RunResult } from "./helpers.js";
 import { fakeServer, type FakeServer, type Script } from "../unit/hosted-fakes.js";
 import { openTestInstance } from "../helpers/local.js";
@@ -16,8 +16,10 @@ const HEX = "0123456789abcdef".repeat(4);
 const SK_KEY = `sk_live_${HEX}`;
 const MG_KEY = `mg_live_${"5c".repeat(32)}`;
 
+// Closed when the file ends, not after each test: the waiting tests below run at once (each on its
+// own servers), and one test's end must not close another's server.
 const servers: FakeServer[] = [];
-afterEach(async () => {
+afterAll(async () => {
   while (servers.length) await servers.pop()!.close();
 });
 
@@ -201,7 +203,8 @@ describe("the hosted target takes public URLs only, and never --simulate", () =>
   });
 });
 
-describe("rate limited: said on stderr, on both targets", () => {
+// Each test waits out its own window on its own server or instance: they wait at the same time.
+describe.concurrent("rate limited: said on stderr, on both targets", () => {
   const limited = (resetInS: number) => ({
     status: 429,
     body: { error: "Rate limit exceeded. Maximum 100 requests per minute.", details: [{ code: "rate_limit_exceeded", message: "slow down" }] },
@@ -244,7 +247,8 @@ describe("rate limited: said on stderr, on both targets", () => {
   });
 });
 
-describe("one deadline per request: --request-timeout / MEDIAGEN_REQUEST_TIMEOUT", () => {
+// Each test waits for its own deadline on its own hanging server: they wait at the same time.
+describe.concurrent("one deadline per request: --request-timeout / MEDIAGEN_REQUEST_TIMEOUT", () => {
   // A deadline of 1 s (2 s before: the same code, half the wait), bounded at 2.5 times it as before.
   it.each([
     ["--request-timeout 1", ["--request-timeout", "1"], {}],

@@ -40,7 +40,8 @@ beforeAll(() => {
   fs.mkdirSync(dir);
 });
 
-describe("plan new keeps a draft", () => {
+// Each wizard works on its own file (kept, dropped, edited): the three terminals run at the same time.
+describe.concurrent("plan new keeps a draft", () => {
   it("Ctrl-C mid-block asks first; a second Ctrl-C quits keeping the draft; the next plan new resumes it and saving removes it", { timeout: 90_000 }, async () => {
     const steps: Step[] = [
       ...pickDefaults("kitchen", "Maya in the kitchen"),

@@ -28,7 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => stub?.close());
 
-describe("--timeout holds while a poll is in flight", () => {
+// Each waits out its own 1 s timeout on its own ids: they wait at the same time.
+describe.concurrent("--timeout holds while a poll is in flight", () => {
   it.each([
     ["a service that never answers", "hang-1"],
     ["a 429 whose window resets 30 s later", "rate-1"],
@@ -85,7 +86,8 @@ describe("signals to the process", () => {
   });
 });
 
-describe("several generations: one deadline, every id reported", () => {
+// Each on its own ids, most waiting out a 500 ms deadline: they wait at the same time.
+describe.concurrent("several generations: one deadline, every id reported", () => {
   // Deadlines of 500 ms where the jobs stay pending (no poll hangs): the timeout is what ends each wait.
   it("start --count 2 --watch --json: one JSON array with both, even on timeout; resume names the unfinished one", async () => {
     const t0 = Date.now();
@@ -211,7 +213,8 @@ describe("--download", () => {
   });
 });
 
-describe("other commands against the stub", () => {
+// Each on its own ids or home (the 5xx answers are retried with backoff): they wait at the same time.
+describe.concurrent("other commands against the stub", () => {
   it("auth status against a 5xx reports error instead of throwing", async () => {
     const r = await run([...hosted(), "auth", "status", "--json"], opts());
     expect(r.exitCode, r.stderr).toBe(1);

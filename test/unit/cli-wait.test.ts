@@ -604,7 +604,8 @@ describe("createReporter / spinnerReporter", async () => {
   });
 });
 
-describe("CliContext.wait bounds a hanging poll with real timers", async () => {
+// Both wait about a second of real time, each on its own context: at the same time.
+describe.concurrent("CliContext.wait bounds a hanging poll with real timers", async () => {
   const { PassThrough } = await import("node:stream");
   const { CliContext } = await import("../../src/cli/context.js");
   const { createIO } = await import("../../src/cli/io.js");

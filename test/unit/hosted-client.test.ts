@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { HostedEngine, type HostedEngineOptions } from "../../src/hosted/hosted-engine.js";
@@ -10,8 +10,10 @@ import { abortableSleep } from "../../src/engine/sleep.js";
 const KEY = "mg_live_" + "ab12".repeat(16);
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
 
+// Closed when the file ends, not after each test: the tests that wait on real time run at once (each
+// on its own servers), and one test's end must not close another's server.
 const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
+afterAll(async () => {
   while (open.length) await open.pop()!.close();
 });
 
@@ -137,7 +139,8 @@ describe("HostedEngine error mapping", () => {
   }
 });
 
-describe("HostedEngine retries", () => {
+// The tests run at the same time: each on its own fake server, some waiting out real timeouts.
+describe.concurrent("HostedEngine retries", () => {
   it("retries a GET after a dropped connection", async () => {
     const s = await serve((n) => (n === 0 ? "drop" : okFolders));
     const { engine, sleeps, debug } = engineFor(s);
@@ -482,7 +485,8 @@ describe("HostedEngine connection pool", () => {
   });
 });
 
-describe("HostedEngine request deadline (requestTimeoutMs)", () => {
+// The tests run at the same time: each on its own fake server, waiting out real deadlines.
+describe.concurrent("HostedEngine request deadline (requestTimeoutMs)", () => {
   it("defaults to 60 s", async () => {
     const { DEFAULT_REQUEST_TIMEOUT_MS } = await import("../../src/hosted/client.js");
     expect(DEFAULT_REQUEST_TIMEOUT_MS).toBe(60_000);
