@@ -44,7 +44,7 @@ interface EmscriptenFs {
  * Each instance unpacks the build's 445 data files into its own file system, calling createPath for
  * every file's directory: the same few directories again and again, each call walking the path and
  * making (and catching) an error for every part it looks up. The first answer for a directory is
- * kept and given again; nothing removes a directory while the instance runs. About a sixth of each
+ * kept and given again; nothing removes a directory while the instance runs. About a fifth of each
  * request's CPU; the WAV is the same.
  */
 function rememberPaths(fs: EmscriptenFs): void {
