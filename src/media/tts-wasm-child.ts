@@ -51,8 +51,8 @@ function rememberPaths(fs: EmscriptenFs): void {
   const create = fs.createPath.bind(fs);
   const made = new Map<string, unknown>();
   fs.createPath = (parent, dir, canRead, canWrite) => {
-    const key = typeof parent === "string" ? `${parent}\0${dir}\0${canRead}\0${canWrite}` : undefined;
-    if (key === undefined) return create(parent, dir, canRead, canWrite);
+    if (typeof parent !== "string") return create(parent, dir, canRead, canWrite);
+    const key = `${parent}\0${dir}\0${canRead}\0${canWrite}`;
     if (!made.has(key)) made.set(key, create(parent, dir, canRead, canWrite));
     return made.get(key);
   };

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { probe, type Tools } from "../../src/media/index.js";
+import { THUMBNAIL_JPEG_ARGS } from "../../src/media/image.js";
 import type { MediaShow, RenderExportResult, RenderSpec } from "../../src/media/export/index.js";
 import { ff, fixtureTools } from "../helpers/fixture-ffmpeg.js";
 
@@ -187,7 +188,7 @@ export function jpegOfFrame(tools: Tools, file: string, n: number, w: number, h:
   const jpeg = `${file}.frame-${n}.jpg`;
   execFileSync(fixtureTools(tools).ffmpeg, [
     ...["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-i", file],
-    ...["-vf", `select=eq(n\\,${n}),scale=${w}:${h},setsar=1`, "-frames:v", "1", "-pix_fmt", "yuvj420p", "-q:v", "3", "-f", "image2", "-c:v", "mjpeg", jpeg],
+    ...["-vf", `select=eq(n\\,${n}),scale=${w}:${h},setsar=1`, "-frames:v", "1", ...THUMBNAIL_JPEG_ARGS, jpeg],
   ]);
   return jpeg;
 }

@@ -88,8 +88,9 @@ interface ThumbnailRun {
   frame: number;
   width: number;
   height: number;
-  /** In the work dir; renamed to ExportThumbnail.out beside the output. */
+  /** In the work dir; renamed to `out` beside the output. */
   file: string;
+  out: string;
 }
 
 export interface RenderExportResult {
@@ -393,7 +394,7 @@ async function renderChunk(
 function thumbnailFrame(plan: RenderPlan, t: ExportThumbnail | undefined, wd: string): ThumbnailRun | undefined {
   if (!t) return undefined;
   const frame = Math.max(0, Math.min(plan.frames - 1, Math.round(t.at(plan.seconds) * plan.fps)));
-  return { frame, ...t.size(plan.W, plan.H), file: path.join(wd, "thumbnail.jpg") };
+  return { frame, ...t.size(plan.W, plan.H), file: path.join(wd, "thumbnail.jpg"), out: t.out };
 }
 
 /**
@@ -407,7 +408,7 @@ async function muxAndCheck(
   videoFiles: string[],
   audioFile: string,
   wd: string,
-  thumb: { file: string; out: string } | undefined,
+  thumb: ThumbnailRun | undefined,
 ): Promise<ProbeResult> {
   job.step = "writing the output";
   const tm = performance.now();
@@ -476,7 +477,7 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     job.step = "mixing the audio";
     const audio = await audioP;
     job.cancelled();
-    const p = await muxAndCheck(job, plan, tools, videoFiles, audio.file, wd, thumb && o.thumbnail ? { file: thumb.file, out: o.thumbnail.out } : undefined);
+    const p = await muxAndCheck(job, plan, tools, videoFiles, audio.file, wd, thumb);
     job.timings.total = performance.now() - job.t0;
     job.progress("render", 100);
     return {
