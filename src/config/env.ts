@@ -132,6 +132,16 @@ export const ENV_VARS = {
   NO_PROXY: variable("hosted", "hosts reached without a proxy (comma or space separated; * for all); this machine always is", asSet),
   no_proxy: variable("hosted", "as NO_PROXY, and looked at first", asSet),
   MEDIAGEN_DEBUG: variable("local", "any non-empty value: the local instance prints why requests and background jobs failed on stderr", (raw) => !!raw),
+  MEDIAGEN_SQLITE_DRIVER: variable(
+    "local",
+    "node or better: the SQLite driver of the local instance (default: node:sqlite where Node has it, 22.16+ and 24+; else better-sqlite3)",
+    (raw, name) => {
+      const v = text(raw)?.trim().toLowerCase();
+      if (v === undefined) return undefined;
+      if (v !== "node" && v !== "better") throw new InvalidEnvError(name, `must be node or better, got "${raw}"`);
+      return v as "node" | "better";
+    },
+  ),
   MEDIAGEN_LOCAL_LLM_URL: variable(
     "local",
     "an OpenAI-compatible chat endpoint (llama.cpp server, Ollama, vLLM…) the local instance asks to write scripts; unset: the extractive writer",

@@ -8,7 +8,7 @@
 import { abortableSleep } from "../engine/sleep.js";
 import { LocalAdminError } from "./admin-error.js";
 import { checkRule, stageOf, type CheckedRule, type FaultAction, type FaultRuleInput, type FaultStage } from "./fault-rule.js";
-import type { Statement } from "better-sqlite3";
+import type { SqlStatement as Statement } from "./db/driver.js";
 import type { Clock, DB, IdGen, JobRow } from "./types.js";
 
 export type { FaultAction, FaultRuleInput, FaultStage };

@@ -104,7 +104,7 @@ export class Snapshots {
     fs.mkdirSync(tmp, { mode: 0o700 });
     try {
       // One step for every page: the copy is a single read transaction, so it is one point in time.
-      await this.host.db.backup(path.join(tmp, DB_FILE), { progress: () => 0x7fffffff });
+      await this.host.db.backup(path.join(tmp, DB_FILE));
       const [mediaFiles, mediaBytes] = copyTree(this.host.mediaDir, path.join(tmp, MEDIA_DIR));
       if (fs.existsSync(this.host.defaultKeyPath)) fs.copyFileSync(this.host.defaultKeyPath, path.join(tmp, KEY_FILE));
       const view = this.describe(name, tmp, mediaFiles, mediaBytes);

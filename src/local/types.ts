@@ -2,13 +2,14 @@
  * The local instance's internal API: what the core (instance, ledger, jobs, webhooks, service) offers
  * to the per-endpoint rules and job kinds. This file is the agreement between those parts.
  */
-import type Database from "better-sqlite3";
 import type { Plan } from "../contract/plans.js";
 import type { OpName, OpRequest, OpResponse, RouteTable } from "../features/operations.js";
 import type { WebhookPayload } from "../contract/webhook.js";
 import type { Faults } from "./faults.js";
+import type { SqlDatabase } from "./db/driver.js";
 
-export type DB = Database.Database;
+/** A connection to the instance database (db/driver.ts: node:sqlite or better-sqlite3 behind one interface). */
+export type DB = SqlDatabase;
 
 /** Injectable time and ids, so tests of time never sleep and ids can be deterministic. */
 export interface Clock {

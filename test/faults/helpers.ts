@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { SqliteError } from "../../src/local/db/driver.js";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import type { DB } from "../../src/local/types.js";
 import { procStatFields, processState, type WorkerRow } from "../../src/local/worker-registry.js";
@@ -141,7 +141,7 @@ export function fillableDisk(): { wrapDatabase: (db: DB) => DB; full: boolean } 
   const state = { full: false, wrapDatabase: (db: DB) => db };
   const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b/i;
   const failing = (): never => {
-    throw new Database.SqliteError("database or disk is full", "SQLITE_FULL");
+    throw new SqliteError("database or disk is full", "SQLITE_FULL");
   };
   state.wrapDatabase = (db: DB) =>
     new Proxy(db, {

@@ -3,12 +3,12 @@
  * checkpoint could not grow): the file system is asked, and the fault names the cause — no space left
  * on device — with the I/O error and the free bytes kept in the detail for the log.
  */
-import Database from "better-sqlite3";
+import { SqliteError } from "../../src/local/db/driver.js";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { asStoreFault, unavailableResponse } from "../../src/local/store-fault.js";
 
-const ioError = () => new Database.SqliteError("disk I/O error", "SQLITE_IOERR_SHMSIZE");
+const ioError = () => new SqliteError("disk I/O error", "SQLITE_IOERR_SHMSIZE");
 
 describe("an I/O error on a full disk", () => {
   it("is reported as no space left on device, the I/O error in the detail", () => {

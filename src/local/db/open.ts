@@ -1,25 +1,30 @@
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-import Database from "better-sqlite3";
 import type { DB } from "../types.js";
+import { preferredDriver, type SqlDriver } from "./driver.js";
+import { nodeDriver, nodeSqlite } from "./node-sqlite.js";
 
-let addon: string | null | undefined;
 /**
- * Where better-sqlite3's compiled addon is, so it is loaded directly: without it better-sqlite3 asks
- * the `bindings` package, which tries a dozen paths first (start-up time of every local command).
- * Undefined (better-sqlite3 then searches as usual) when the package keeps it elsewhere.
+ * The driver this process opens databases with (db/driver.ts): node:sqlite where Node has it, else
+ * better-sqlite3, whose JavaScript (and addon) is then loaded, and only then. MEDIAGEN_SQLITE_DRIVER
+ * forces one; a value that is not valid makes every open fail with the variable's message.
  */
-function addonPath(): string | undefined {
-  if (addon === undefined) {
-    try {
-      addon = createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node");
-    } catch {
-      addon = null;
-    }
+async function chooseDriver(): Promise<SqlDriver> {
+  let name: string;
+  try {
+    name = preferredDriver(nodeSqlite() !== null);
+  } catch (e) {
+    return {
+      name: "node",
+      connect: () => {
+        throw e;
+      },
+    };
   }
-  return addon ?? undefined;
+  return name === "node" ? nodeDriver : (await import("./better-sqlite3.js")).betterDriver;
 }
+
+export const defaultDriver: SqlDriver = await chooseDriver();
 
 /** Long enough that several CLI processes queueing on the write lock never see "database is locked". */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -62,11 +67,10 @@ function storeError(file: string, e: unknown): LocalStoreError {
   return new LocalStoreError(file, `cannot open the local instance database ${file}: ${msg}`);
 }
 
-/** A connection to `file` through the addon found by addonPath(); failures name the file. */
-function connect(file: string): DB {
+/** A connection to `file` through `driver`; failures name the file. */
+function connect(file: string, driver: SqlDriver): DB {
   try {
-    const nativeBinding = addonPath();
-    return new Database(file, nativeBinding ? { nativeBinding } : {});
+    return driver.connect(file);
   } catch (e) {
     throw storeError(file, e);
   }
@@ -76,7 +80,7 @@ function connect(file: string): DB {
  * Opens (creating if needed) the instance database with the pragmas every connection needs, and
  * brings its schema up to date. Safe when several processes open a fresh file at the same time.
  */
-export function openDatabase(file: string, migrations: readonly string[]): DB {
+export function openDatabase(file: string, migrations: readonly string[], driver: SqlDriver = defaultDriver): DB {
   if (file !== ":memory:") {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     try {
@@ -88,7 +92,7 @@ export function openDatabase(file: string, migrations: readonly string[]): DB {
       throw storeError(file, e);
     }
   }
-  const db = connect(file);
+  const db = connect(file, driver);
   try {
     // busy_timeout first: the journal-mode switch below already needs the lock another process may hold.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -109,7 +113,7 @@ export function openDatabase(file: string, migrations: readonly string[]): DB {
 /**
  * Compiling a statement costs more than running most of ours (a profile of the served instance spent a
  * quarter of its time in `prepare`), so each SQL text is compiled once per connection. A cached
- * statement is shared: its read modes are reset on every fetch so a caller's `.pluck()` cannot leak.
+ * statement is shared: its read mode is reset on every fetch so a caller's `.pluck()` cannot leak.
  */
 export function cacheStatements(db: DB): void {
   const prepare = db.prepare.bind(db);
@@ -120,7 +124,7 @@ export function cacheStatements(db: DB): void {
       stmt = prepare(sql);
       cache.set(sql, stmt);
     } else if (stmt.reader) {
-      stmt.pluck(false).expand(false).raw(false);
+      stmt.pluck(false);
     }
     return stmt;
   }) as DB["prepare"];
@@ -182,8 +186,8 @@ const RATES_SCHEMA = `CREATE TABLE IF NOT EXISTS rate_windows (
  * mid-write loses nothing (WAL), a machine that loses power may forget the current window's count,
  * which is a minute of allowance and no credit.
  */
-export function openRatesDatabase(file: string): DB {
-  const db = connect(file);
+export function openRatesDatabase(file: string, driver: SqlDriver = defaultDriver): DB {
+  const db = connect(file, driver);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     withBusyRetry(() => db.pragma("journal_mode = WAL"));
