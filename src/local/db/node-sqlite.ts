@@ -62,14 +62,23 @@ export function nodeSqlite(): NodeSqliteModule | null {
   } finally {
     process.emitWarning = emit;
   }
-  const complete =
-    !!mod &&
-    typeof mod.backup === "function" &&
-    "isTransaction" in mod.DatabaseSync.prototype &&
-    "columns" in mod.StatementSync.prototype &&
-    "setAllowUnknownNamedParameters" in mod.StatementSync.prototype;
-  loaded = complete ? mod! : null;
+  loaded = mod && complete(mod) ? mod : null;
   return loaded;
+}
+
+/** `isTransaction` is an accessor of each connection, not of the prototype: asked of an in-memory one. */
+function complete(mod: NodeSqliteModule): boolean {
+  if (typeof mod.backup !== "function" || !("columns" in mod.StatementSync.prototype) || !("setAllowUnknownNamedParameters" in mod.StatementSync.prototype)) {
+    return false;
+  }
+  try {
+    const probe = new mod.DatabaseSync(":memory:");
+    const has = typeof probe.isTransaction === "boolean";
+    probe.close();
+    return has;
+  } catch {
+    return false;
+  }
 }
 
 /** Why node:sqlite cannot be used here (for messages and skipped tests); undefined when it can. */
