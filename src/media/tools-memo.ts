@@ -24,8 +24,11 @@ interface Entry {
   out: string;
 }
 
-/** This user's private directory under the temp dir, or undefined when it is not safe to use. */
-function memoDir(): string | undefined {
+/**
+ * This user's private directory under the temp dir (the memo, and executable copies of npm tools:
+ * npm-binary.ts), or undefined when it is not safe to use.
+ */
+export function memoDir(): string | undefined {
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   let dir = "";
   try {

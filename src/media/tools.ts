@@ -10,6 +10,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { readEnv, type Env } from "../config/env.js";
 import { MediaToolError } from "./errors.js";
+import { runnableNpmBinary } from "./npm-binary.js";
 import { findFont } from "./font.js";
 import { runTool } from "./run.js";
 import { rememberedOutput } from "./tools-memo.js";
@@ -76,15 +77,27 @@ export function whichOnPath(name: string, env?: Env): string | undefined {
   return undefined;
 }
 
-function npmBinary(pkg: string): string | undefined {
+/** Why an npm fallback found on disk cannot run (no execute bit, no copy possible): told when no tool works. */
+const npmProblems = new Map<string, string>();
+
+function npmBinary(pkg: string, name: "ffmpeg" | "ffprobe"): string | undefined {
+  let file: string | undefined;
   try {
     const require = createRequire(import.meta.url);
     const mod = require(pkg) as { path?: string };
-    if (mod.path && fs.existsSync(mod.path)) return mod.path;
+    if (mod.path && fs.existsSync(mod.path)) file = mod.path;
   } catch {
     // package missing or platform unsupported (it throws a plain string)
   }
-  return undefined;
+  if (!file) return undefined;
+  // npm 12 runs no install script of a dependency unless allowed: the package's `chmod u+x` may not have run.
+  const runnable = runnableNpmBinary(file, name);
+  if ("problem" in runnable) {
+    npmProblems.set(name, runnable.problem);
+    return undefined;
+  }
+  npmProblems.delete(name);
+  return runnable.path;
 }
 
 interface Candidate {
@@ -100,7 +113,7 @@ function candidates(name: "ffmpeg" | "ffprobe", envVar: "MEDIAGEN_FFMPEG" | "MED
     const p = whichOnPath(name, env);
     if (p) list.push({ path: p, source: "path" });
   }
-  const n = npmBinary(npmPkg);
+  const n = npmBinary(npmPkg, name);
   if (n) list.push({ path: n, source: "npm" });
   return list;
 }
@@ -182,7 +195,9 @@ async function detectTools(env?: Env): Promise<Tools> {
   if (!ff || !fp || !tts) {
     const overrides = (["MEDIAGEN_FFMPEG", "MEDIAGEN_FFPROBE", "MEDIAGEN_ESPEAK"] as const).filter((k) => readEnv(k, env));
     const note = overrides.length ? ` (${overrides.join(", ")} set: check ${overrides.length > 1 ? "they point" : "it points"} at a working binary)` : "";
-    throw new MediaToolError(`media tools missing: ${missing.join(", ")}${note}. ${INSTALL_HINT}`, missing);
+    const npm = missing.flatMap((m) => npmProblems.get(m) ?? []);
+    const why = npm.length ? ` (${npm.join("; ")})` : "";
+    throw new MediaToolError(`media tools missing: ${missing.join(", ")}${note}${why}. ${INSTALL_HINT}`, missing);
   }
   const filters = parseFilters(await toolAnswer(ff.c.path, ["-hide_banner", "-filters"]));
   const source: ToolSource = ff.c.source === "env" || fp.c.source === "env" ? "env" : ff.c.source;
