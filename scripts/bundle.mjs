@@ -14,9 +14,11 @@
  * require.resolve), undici and the rest. Four are bundled instead, because loading them file by file
  * is most of a short command's start-up: commander (every command, 8 CommonJS files), chalk (every
  * command's output), zod (95 files; only in the chunks of the contracts, which the hosted target's
- * response check and a few commands load) and better-sqlite3's JavaScript (12 CommonJS files, every
- * local command; about 10 ms). better-sqlite3's native addon is never copied: src/local/db/open.ts
- * loads it by path from node_modules (`nativeBinding`), where `npm install` built it.
+ * response check and a few commands load) and better-sqlite3's JavaScript (12 CommonJS files; about
+ * 10 ms of every local command on Node 20, the only Node that loads it: newer ones use node:sqlite,
+ * src/local/db/driver.ts). better-sqlite3's native addon is never copied: src/local/db/better-sqlite3.ts
+ * loads it by path from node_modules (`nativeBinding`), where `npm install` built it. better-sqlite3
+ * is an optional dependency: where npm left it out, it stays external (and unused).
  * undici (111 files, hosted target only) stays external: bundled, its streamed downloads stalled.
  * Source maps are written beside each file; bin/mediagen.js turns them on for --debug (and
  * MEDIAGEN_DEBUG), so stack traces then point at src/. dist/bundle/meta.json maps every output to
@@ -36,8 +38,18 @@ import vm from "node:vm";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** Whether `name` is installed (an optional dependency may not be). */
+function installed(name) {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Everything in package.json's dependencies but these is external. */
-const BUNDLED = new Set(["commander", "chalk", "zod", "better-sqlite3"]);
+const BUNDLED = new Set(["commander", "chalk", "zod", ...(installed("better-sqlite3") ? ["better-sqlite3"] : [])]);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = path.join(root, "dist", "bundle");
@@ -64,7 +76,7 @@ const BANNER = 'import { createRequire as __mediagenRequire } from "node:module"
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const EXTERNAL = [
-  ...Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((name) => !BUNDLED.has(name)),
+  ...Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.devDependencies }).filter((name) => !BUNDLED.has(name)),
   // better-sqlite3's addon finder, used only when no `nativeBinding` path is given (ours always is).
   "bindings",
 ].flatMap((name) => [name, `${name}/*`]);

@@ -16,6 +16,7 @@ import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN, ROOT } from "./helpers.js";
 import { runEnv } from "../helpers/cli.js";
+import { nodeSqliteMissing } from "../../src/local/db/node-sqlite.js";
 
 const HOOK = fileURLToPath(new URL("./fixtures/trace-modules.mjs", import.meta.url));
 const META = JSON.parse(fs.readFileSync(path.join(ROOT, "dist", "bundle", "meta.json"), "utf8")) as {
@@ -111,7 +112,11 @@ describe("modules loaded at start-up", () => {
     const home = path.join(tmp, "home-folders");
     const { exitCode, sources } = await loaded(["folder", "list", "--json"], home);
     expect(exitCode).toBe(0);
-    expect(sources).toContain("node_modules/better-sqlite3/lib/database.js");
+    // The SQLite driver of this Node (src/local/db/driver.ts): node:sqlite needs no module of node_modules.
+    if (nodeSqliteMissing() === undefined && !process.env.MEDIAGEN_SQLITE_DRIVER) {
+      expect(sources).toContain("src/local/db/node-sqlite.ts");
+      expect(sources.filter((s) => s.startsWith("node_modules/better-sqlite3/"))).toEqual([]);
+    } else expect(sources).toContain("node_modules/better-sqlite3/lib/database.js");
     expect(sources).toContain("src/features/folder/local.ts");
     expect(heavyIn(sources)).toEqual([]);
     // No other feature's handlers.
