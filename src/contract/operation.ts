@@ -14,6 +14,8 @@ export interface OperationDef {
   aliases?: string[];
   /** One line for docs and `--help`. */
   summary: string;
+  /** A GET whose query has required parameters: judged by the contract even when it is empty. */
+  query?: "required";
 }
 
 /** Declares one operation of a feature's contract (keeps the schemas' precise types). */

@@ -20,6 +20,11 @@ export function avatarCredits(resolution: string | undefined): number {
   return resolution === "4K" ? 4 : 2;
 }
 
+/** Avatar edit: the resolution's price, plus 1.5 credits with `upscale` (hosted-facts.md). */
+export function avatarEditCredits(resolution: string | undefined, upscale: unknown): number {
+  return avatarCredits(resolution) + (upscale === true ? 1.5 : 0);
+}
+
 /** Per-second price of premium avatar models on export (rate not shown by the spec; local choice). */
 export const PREMIUM_AVATAR_MODEL_RATE: Record<string, number> = { premium: 0.1, ultra: 0.2 };
 

@@ -23,6 +23,14 @@ export interface RequestCodes {
   invalidOf?: Record<string, string>;
   /** Where the spec reports a problem found deeper (element images: on `elements[i].images`). */
   fieldOf?: (field: string) => string;
+  /**
+   * The body the endpoint answers a problem in: `code` is `{error, code}` (the spec's INVALID_VALUE of
+   * avatar create, edit and status); absent, the envelope with the field. An issue may ask for another
+   * (`params: { shape }`): `envelope` (a rule of the local instance, with its field), `validation`
+   * (the envelope without a top-level code: create's missing prompt, with `params.error`). A field
+   * the request does not have is always answered in the envelope.
+   */
+  shape?: "code";
 }
 
 export interface RequestProblem {
@@ -30,6 +38,10 @@ export interface RequestProblem {
   /** Path of the field at fault (`references[0].url`); absent for the body as a whole. */
   field?: string;
   message: string;
+  /** The body it is answered in (see RequestCodes.shape); absent: the envelope, with `code` for upper-case codes. */
+  shape?: "code" | "validation";
+  /** The envelope's `error` text, when the endpoint has its own ("Validation failed"). */
+  error?: string;
 }
 
 interface Issue {
@@ -39,7 +51,7 @@ interface Issue {
   input?: unknown;
   keys?: string[];
   expected?: string;
-  params?: { code?: string };
+  params?: { code?: string; shape?: "envelope" | "validation"; error?: string };
 }
 
 /** `["references", 0, "url"]` → `references[0].url`. */
@@ -131,7 +143,10 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
     const text = absent ? "is required" : problemText(issue, value);
     const message = field === "" ? text : text.startsWith(field) ? text : `${field} ${text}`;
     const reported = codes.fieldOf ? codes.fieldOf(field) : field;
-    out.push({ code: codeFor(issue, absent, codes), ...(reported ? { field: reported } : {}), message });
+    const asked = issue.params?.shape ?? codes.shape;
+    const shape = asked === "envelope" ? undefined : asked;
+    const form = { ...(shape ? { shape } : {}), ...(issue.params?.error ? { error: issue.params.error } : {}) };
+    out.push({ code: codeFor(issue, absent, codes), ...(reported ? { field: reported } : {}), message, ...form });
   }
   return out;
 }
@@ -139,9 +154,16 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
 /** The status and body the service answers for a request problem (400 for every validation code). */
 export function problemResponse(p: RequestProblem): { status: number; body: ErrorBody } {
   const known = (ERROR_CODES as Record<string, { status: number }>)[p.code];
-  const { status, body } = errorResponse(p.code, p.message, { ...(p.field ? { field: p.field } : {}), shape: "envelope", status: known?.status ?? 400 });
+  const shape = p.shape === "code" ? "code" : "envelope";
+  const { status, body } = errorResponse(p.code, p.message, {
+    ...(p.field ? { field: p.field } : {}),
+    ...(p.error ? { error: p.error } : {}),
+    shape,
+    status: known?.status ?? 400,
+  });
   // Upper-case codes are read from `code` by clients of those endpoints; the envelope carries the field.
-  return { status, body: p.code === p.code.toUpperCase() ? ({ ...body, code: p.code } as ErrorBody) : body };
+  const withCode = shape === "envelope" && p.shape !== "validation" && p.code === p.code.toUpperCase();
+  return { status, body: withCode ? ({ ...body, code: p.code } as ErrorBody) : body };
 }
 
 /** The answer to the first problem of `input`, or undefined when the request follows the contract. */

@@ -10,6 +10,7 @@
  * (`LocalParts.load`).
  */
 import { webhookKinds } from "../local/webhook-kind.js";
+import { localDebug } from "../local/debug.js";
 import { openLocalInstance as openCore, type LocalInstance, type OpenOptions } from "../local/instance.js";
 import type { HandlerTable, JobKind, LocalParts } from "../local/types.js";
 import { FEATURES } from "./index.js";
@@ -58,7 +59,10 @@ export function composeParts(parts: readonly LocalPart[], table: { operations: R
     migrations: orderedMigrations(table.migrations ?? MIGRATIONS),
     workerEntry: table.workerEntry,
     // The contract's rules, loaded with the first request that needs them.
-    check: async (op, input) => (carriesInput(op, input) ? (await import("./request-check.js")).refuseRequest(op, input) : undefined),
+    check: async (op, input) =>
+      carriesInput(op, input)
+        ? (await import("./request-check.js")).refuseRequest(op, input, (keys) => localDebug(`${op}: ignored query parameter(s) ${keys.join(", ")} (not named by the spec)`))
+        : undefined,
   };
 }
 

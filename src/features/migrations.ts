@@ -6,7 +6,7 @@
  */
 import { core } from "../local/db/core-schema.js";
 import { assets, modelCatalogTable, CATALOG_MIGRATION_VERSION, catalogAvatarsColumn, CATALOG_AVATARS_MIGRATION_VERSION } from "./asset/schema.js";
-import { avatars } from "./avatar/schema.js";
+import { avatars, lookTagsColumn, LOOK_TAGS_MIGRATION_VERSION } from "./avatar/schema.js";
 import { generations } from "./generation/schema.js";
 import { videos } from "./video/schema.js";
 import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/schema.js";
@@ -25,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: CATALOG_MIGRATION_VERSION, sql: modelCatalogTable },
   { version: EMULATOR_MIGRATION_VERSION, sql: emulatorTables },
   { version: CATALOG_AVATARS_MIGRATION_VERSION, sql: catalogAvatarsColumn },
+  { version: LOOK_TAGS_MIGRATION_VERSION, sql: lookTagsColumn },
 ];

@@ -5,7 +5,8 @@
  * callers import it lazily, and only for requests that carry a body or a query.
  */
 import type { z } from "zod";
-import { requestProblems, problemResponse, type RequestCodes, type RequestProblem } from "../contract/request-check.js";
+import { knownKeys, requestProblems, problemResponse, type RequestCodes, type RequestProblem } from "../contract/request-check.js";
+import { ROUTES } from "./routes.js";
 import type { ErrorBody } from "../contract/errors.js";
 import type { OpName } from "./operations.js";
 
@@ -25,6 +26,7 @@ const CONTRACTS: Record<string, () => Promise<unknown>> = {
   asset: () => import("./asset/contract.js"),
   avatar: () => import("./avatar/contract.js"),
   voice: () => import("./voice/contract.js"),
+  resourceAvatars: () => import("./avatar/contract.js"),
   resource: () => import("./voice/contract.js"),
   script: () => import("./script/contract.js"),
   generation: () => import("./generation/contract.js"),
@@ -41,14 +43,32 @@ export async function requestContract(op: string): Promise<{ schema: z.ZodType; 
   return def ? { schema: def.request, codes: c.requestCodes?.[op] ?? FALLBACK_CODES } : undefined;
 }
 
-/** Every problem of a request to `op`, in the spec's terms (empty when it follows the contract). */
-export async function requestProblemsOf(op: OpName | string, input: unknown): Promise<RequestProblem[]> {
-  const contract = await requestContract(op);
-  return contract ? requestProblems(contract.schema, contract.codes, input ?? {}) : [];
+/**
+ * A read's query parameters that neither the spec nor the service's docs name: a read is not refused
+ * for them (the service's answer to one is not documented, and apps written from its docs send some);
+ * they are left out of the check, and `onIgnored` is told. Parameters the schema names are checked.
+ */
+function withoutUnknownQuery(op: string, schema: z.ZodType, input: unknown, onIgnored?: (keys: string[]) => void): unknown {
+  if ((ROUTES as Record<string, { method: string }>)[op]?.method !== "GET" || !input || typeof input !== "object") return input;
+  const known = new Set(knownKeys(schema, []));
+  if (!known.size) return input;
+  const ignored = Object.keys(input).filter((k) => !known.has(k));
+  if (!ignored.length) return input;
+  onIgnored?.(ignored);
+  return Object.fromEntries(Object.entries(input).filter(([k]) => known.has(k)));
 }
 
-/** What the service answers for the first problem of a request to `op`; undefined when there is none. */
-export async function refuseRequest(op: OpName | string, input: unknown): Promise<{ status: number; body: ErrorBody } | undefined> {
-  const [first] = await requestProblemsOf(op, input);
+/** Every problem of a request to `op`, in the spec's terms (empty when it follows the contract). */
+export async function requestProblemsOf(op: OpName | string, input: unknown, onIgnored?: (keys: string[]) => void): Promise<RequestProblem[]> {
+  const contract = await requestContract(op);
+  return contract ? requestProblems(contract.schema, contract.codes, withoutUnknownQuery(op, contract.schema, input ?? {}, onIgnored)) : [];
+}
+
+/**
+ * What the service answers for the first problem of a request to `op`; undefined when there is none.
+ * `onIgnored` hears the query parameters of a read that were left out (see withoutUnknownQuery).
+ */
+export async function refuseRequest(op: OpName | string, input: unknown, onIgnored?: (keys: string[]) => void): Promise<{ status: number; body: ErrorBody } | undefined> {
+  const [first] = await requestProblemsOf(op, input, onIgnored);
   return first ? problemResponse(first) : undefined;
 }

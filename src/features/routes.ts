@@ -28,10 +28,11 @@ export const ROUTES: RouteTable = {
   // avatar
   avatarCreate: { method: "POST", path: "/avatar/create", status: 201, summary: "Create an avatar with its first look" },
   avatarEdit: { method: "POST", path: "/avatar/edit", status: 201, summary: "New look from an existing one" },
-  avatarStatus: { method: "GET", path: "/avatar/status", status: 200, summary: "Status of a look's generation" },
+  avatarStatus: { method: "GET", path: "/avatar/status", status: 200, summary: "Status of a look's generation", query: "required" },
   avatarList: { method: "GET", path: "/avatar/list", status: 200, summary: "List looks, space first" },
   avatarLook: { method: "GET", path: "/avatar/{avatar_id}/look/{look_id}", status: 200, summary: "One look" },
   avatarGet: { method: "GET", path: "/avatar/{avatar_id}", status: 200, summary: "One avatar with its looks" },
+  resourceAvatars: { method: "GET", path: "/resources/avatars", status: 200, summary: "Looks of the space and the public catalog (legacy listing)" },
   // voice
   voiceList: { method: "GET", path: "/voice/list", status: 200, summary: "List voices, space first" },
   voiceGet: { method: "GET", path: "/voice/{id}", status: 200, summary: "One voice" },
@@ -50,12 +51,13 @@ export const ROUTES: RouteTable = {
 
 /**
  * Whether a request carries anything the contract judges beyond its path: a POST body always; a
- * GET only with a query. A bare read (`folder list`, a status by id) loads no schema.
+ * GET only with a query, or when its query has required parameters (`avatar/status`). A bare read
+ * (`folder list`, a status by id) loads no schema.
  */
 export function carriesInput(op: OpName, input: Record<string, unknown> | undefined): boolean {
   const route = ROUTES[op];
   if (!route) return true;
-  if (route.method === "POST") return true;
+  if (route.method === "POST" || route.query === "required") return true;
   const params = new Set(pathParams(route.path));
   return Object.entries(input ?? {}).some(([k, v]) => v !== undefined && !params.has(k));
 }

@@ -1,36 +1,23 @@
 /**
- * Query filters shared by the avatar and voice listings. Comma lists match any of their items
- * (case-insensitive); a value outside a closed vocabulary (gender, booleans) is a 400
- * `invalid_value` naming the field, rather than a silently empty list.
+ * Query filters shared by the avatar and voice listings, read from a query the contract accepted
+ * (its schemas judge the values: a gender outside male/female, a boolean that is not one, is a 400
+ * `invalid_value` there). Comma lists match any of their items, case-insensitively.
  */
-import { splitList } from "../contract/query.js";
-import { ApiError } from "../engine/errors.js";
+import { parseQueryBool, splitList } from "../contract/query.js";
 
-function invalidValue(field: string, message: string): ApiError {
-  return ApiError.of("invalid_value", message, { field });
+/** male, female, or undefined for no filter (absent or empty). */
+export function genderOf(v: unknown): "male" | "female" | undefined {
+  const s = typeof v === "string" ? v.trim().toLowerCase() : "";
+  return s === "male" || s === "female" ? s : undefined;
 }
 
-export function parseGender(v: unknown, field = "gender"): "male" | "female" | undefined {
-  if (v === undefined || v === null || v === "") return undefined;
-  const s = String(v).trim().toLowerCase();
-  if (s === "male" || s === "female") return s;
-  throw invalidValue(field, `${field} must be male or female`);
-}
-
-export function parseBoolParam(v: unknown, field: string): boolean | undefined {
-  if (v === undefined || v === null || v === "") return undefined;
-  if (typeof v === "boolean") return v;
-  const s = String(v).trim().toLowerCase();
-  if (s === "true" || s === "1") return true;
-  if (s === "false" || s === "0") return false;
-  throw invalidValue(field, `${field} must be true or false`);
+/** A query boolean; undefined when absent or empty. */
+export function boolOf(v: unknown): boolean | undefined {
+  return v === undefined || v === null || v === "" ? undefined : parseQueryBool(v);
 }
 
 /** A comma list as a lower-case set; undefined when the filter is absent or empty. */
-export function parseList(v: unknown, field: string): Set<string> | undefined {
-  if (v !== undefined && v !== null && typeof v !== "string" && !Array.isArray(v)) {
-    throw invalidValue(field, `${field} must be a comma-separated list`);
-  }
+export function listOf(v: unknown): Set<string> | undefined {
   const items = splitList(v).map((x) => x.toLowerCase());
   return items.length ? new Set(items) : undefined;
 }

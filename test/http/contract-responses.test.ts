@@ -70,6 +70,7 @@ const ONE_EACH: [OpName, Record<string, unknown>, number][] = [
   ["avatarList", { gender: "female" }, 200],
   ["avatarLook", { avatar_id: "av_missing", look_id: "lk_missing" }, 404],
   ["avatarGet", { avatar_id: "av_missing" }, 404],
+  ["resourceAvatars", { gender: "female", tags: "business" }, 200],
   ["voiceList", { language: "en" }, 200],
   ["voiceGet", { id: "vc_emma" }, 200],
   ["resourceVoices", { language: "fr" }, 200],

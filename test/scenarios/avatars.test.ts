@@ -114,7 +114,8 @@ forBothTargets("avatars", (t) => {
       400,
       { error: expect.any(String), details: [{ code: "INVALID_VALUE", message: expect.any(String), field: "prompt" }] },
     ]);
-    for (const body of [{ prompt: "x", style: "raw" }, { prompt: "x", webhook_url: "nope" }, { images: ["https://example.com/a.mp4"] }]) {
+    // `raw` is a style the docs give (hosted-facts.md); images are URLs without an extension rule.
+    for (const body of [{ prompt: "x", style: "vintage" }, { prompt: "x", webhook_url: "nope" }, { images: ["ftp://example.com/a.png"] }]) {
       // Deliberately invalid requests: the cast lets them past the strict request type.
       const e = await apiError(s.engine.avatarCreate(body as never));
       expect([e.status, e.body]).toEqual([400, { error: expect.any(String), code: "INVALID_VALUE" }]);

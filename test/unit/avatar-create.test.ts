@@ -297,7 +297,7 @@ describe("image-based create", () => {
 });
 
 describe("create errors", () => {
-  it.each([[{ prompt: "x", webhook_url: "nope" }], [{ prompt: "x", style: "raw" }], [{ images: ["https://example.invalid/a.gif"] }]])(
+  it.each([[{ prompt: "x", webhook_url: "nope" }], [{ prompt: "x", style: "vintage" }], [{ images: ["ftp://example.invalid/a.png"] }]])(
     "%j → 400 {error, code: INVALID_VALUE}",
     async (body) => {
       // Deliberately invalid requests: the cast lets them past the strict request type.

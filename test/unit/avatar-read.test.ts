@@ -26,6 +26,8 @@ const LIST_KEYS = [
   "thumbnail",
   "preview",
   "model_available",
+  // The docs' items may carry tags (hosted-facts.md); every look here has a list, maybe empty.
+  "tags",
 ];
 const CATALOG_LOOKS = CATALOG_AVATARS.flatMap((a) => a.looks.map((l) => l.id));
 

@@ -31,7 +31,6 @@ describe("request contract", () => {
     ["assetModels", { type: "audio" }, "invalid_value", "type"],
     ["generationStart", { prompt: "p", duration: 30, format: "vertical", height: 100 }, "INVALID_FORMAT", "height"],
     ["generationStart", {}, "MISSING_CONTENT", "prompt"],
-    ["avatarEdit", { look_id: "l", prompt: "p" }, "MISSING_AVATAR_ID", "avatar_id"],
     ["avatarCreate", {}, "INVALID_VALUE", "prompt"],
     ["videoDuplicate", { video_id: 3 }, "INVALID_TYPE", "video_id"],
     ["scriptGenerate", { prompt: "p", webSearch: "yes" }, "INVALID_TYPE", "webSearch"],
@@ -43,6 +42,13 @@ describe("request contract", () => {
     const detail = (r!.body as { details: { code: string; field?: string; message: string }[] }).details[0]!;
     expect(detail).toMatchObject({ code, field });
     expect(detail.message.startsWith(field.split("[")[0]!)).toBe(true);
+  });
+
+  it("avatar edit answers in its {error, code} body; the problem still names the field", async () => {
+    const r = await refuseRequest("avatarEdit", { look_id: "l", prompt: "p" });
+    expect(r).toEqual({ status: 400, body: { error: "avatar_id is required", code: "MISSING_AVATAR_ID" } });
+    const [first] = await requestProblemsOf("avatarEdit", { look_id: "l", prompt: "p" });
+    expect(first).toMatchObject({ code: "MISSING_AVATAR_ID", field: "avatar_id" });
   });
 
   it("says which field a misspelt key meant", async () => {

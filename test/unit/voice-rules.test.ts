@@ -86,7 +86,9 @@ describe("voice rules", () => {
     ["PRO", { language: "FR" }, ["vc_camille", "vc_louis", "vc_lea"]],
     ["start", { language: "fr" }, ["vc_camille", "vc_louis"]],
     ["ENTREPRISE", { gender: "male", language: "es" }, ["vc_mateo"]],
-    ["ENTREPRISE", { language: "pt,it", gender: "female" }, ["vc_ana", "vc_giulia"]],
+    ["ENTREPRISE", { language: "it", gender: "female" }, ["vc_giulia"]],
+    ["ENTREPRISE", { language: "pt-BR", gender: "female" }, ["vc_ana"]],
+    ["ENTREPRISE", { language: "pt_br" }, ["vc_ana", "vc_joao"]],
     ["ENTREPRISE", { tags: "ads" }, ["vc_marcus", "vc_sofia", "vc_ana", "vc_luca"]],
     ["ENTREPRISE", { tags: "deep, news", gender: "male" }, ["vc_george", "vc_louis", "vc_lukas"]],
     ["free", { tags: "custom" }, ["SPACE1", "SPACE2"]],
@@ -102,9 +104,10 @@ describe("voice rules", () => {
   it.each([
     [{ gender: "robot" }, "gender"],
     [{ onlyPublic: "nope" }, "onlyPublic"],
-  ])("%j → 400 invalid_value on %s", async (q, field) => {
+    [{ language: "pt,it" }, "language"],
+  ])("%j → 400 invalid_value on %s (the contract judges the query before the handler)", async (q, field) => {
     // Deliberately invalid queries: the cast lets them past the strict request type.
-    expectError(await rejection(() => list(ctxOf.PRO, q as never)), 400, {
+    expectError(await rejection(t.api.voiceList(q as never)), 400, {
       error: expect.any(String),
       details: [{ code: "invalid_value", message: expect.any(String), field }],
     });

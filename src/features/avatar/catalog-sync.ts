@@ -64,6 +64,7 @@ function lookOf(l: Json): CatalogLook | SkippedItem {
     selfie: l.selfie === true,
     format,
     model_available: strings(l.model_available),
+    tags: strings(l.tags),
     description: str(l.name, id),
   };
 }

@@ -23,6 +23,8 @@ export interface LookTraits {
 export interface CatalogLook extends LookTraits {
   id: string;
   model_available: string[];
+  /** What the look suits (`GET /avatar/list?tags=`); a synced look has the hosted one's, if any. */
+  tags?: string[];
   /** What the picture shows; the local renderer draws it. */
   description: string;
   /**
@@ -73,8 +75,38 @@ function look(
   description: string,
   selfie = false,
 ): CatalogLook {
-  return { id, name, place, accessories, action, emotion, selfie, format, model_available, description };
+  return { id, name, place, accessories, action, emotion, selfie, format, model_available, description, tags: LOOK_TAGS[id] ?? [] };
 }
+
+/** The tags of the built-in catalog's looks, in the docs' spirit (`ecommerce`, `business`, …). */
+const LOOK_TAGS: Record<string, string[]> = {
+  lk_maya_kitchen: ["food", "lifestyle", "ecommerce"],
+  lk_maya_office: ["business", "corporate", "education"],
+  lk_maya_beach: ["travel", "lifestyle", "ugc"],
+  lk_james_podcast: ["podcast", "business", "education"],
+  lk_james_car: ["ugc", "lifestyle"],
+  lk_lena_gym: ["fitness", "health", "ugc"],
+  lk_lena_home: ["lifestyle", "ecommerce", "ugc"],
+  lk_lena_studio: ["business", "ecommerce", "ads"],
+  lk_kenji_street: ["ugc", "lifestyle", "travel"],
+  lk_kenji_bedroom: ["gaming", "tech", "ugc"],
+  lk_aisha_office: ["business", "corporate", "finance"],
+  lk_aisha_outdoor: ["lifestyle", "travel"],
+  lk_robert_home: ["education", "lifestyle"],
+  lk_robert_outdoor: ["lifestyle", "outdoor"],
+  lk_robert_kitchen: ["food", "ecommerce"],
+  lk_robert_office: ["business", "finance", "corporate"],
+  lk_priya_bedroom: ["ugc", "beauty", "lifestyle"],
+  lk_priya_home: ["education", "tech"],
+  lk_marco_bathroom: ["beauty", "ugc", "ecommerce"],
+  lk_marco_kitchen: ["food", "lifestyle"],
+  lk_marco_car: ["ugc", "automotive"],
+  lk_zoe_beach: ["travel", "lifestyle", "ads"],
+  lk_zoe_podcast: ["podcast", "business", "education"],
+  lk_diego_gym: ["fitness", "health", "ads"],
+  lk_diego_street: ["ugc", "lifestyle", "fashion"],
+  lk_diego_studio: ["business", "tech", "ecommerce"],
+};
 
 export const CATALOG_AVATARS: readonly CatalogAvatar[] = [
   {

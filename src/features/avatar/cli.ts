@@ -10,7 +10,7 @@ import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-te
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { absoluteIfFile, checkWaitFlags, waits } from "../../cli/parse.js";
 import { BODY_FLAG, defineFlags, SIMULATE_FLAG, type FlagInput } from "../../cli/flags.js";
-import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail } from "./contract.js";
+import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail, ResourceAvatar } from "./contract.js";
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
@@ -22,9 +22,8 @@ import { guardStart, START_GUARD_FLAGS } from "../../cli/cost-guard.js";
 import { avatarLife } from "./life.js";
 import { lifeState } from "../life.js";
 
-// The spec's style lists, repeated here because the contract module loads zod, which --help must not.
-const CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
-const EDIT_STYLES = ["selfie", "podcast", "car", "iphone", "conference", "raw"] as const;
+import { AVATAR_CREATE_STYLES as CREATE_STYLES, AVATAR_EDIT_STYLES as EDIT_STYLES, AVATAR_RESOLUTIONS as RESOLUTIONS, LOOK_FORMATS as FORMATS } from "./vocabulary.js";
+import { splitList } from "../../contract/query.js";
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
 
@@ -32,18 +31,18 @@ const usage = (flag: string, message: string, code = "invalid_value") => new Cli
 const imageRef = (value: string) => absoluteIfFile(value.trim());
 
 const images = { type: "list", item: imageRef, media: "url" } as const;
-const FORMATS = ["vertical", "horizontal"] as const;
-const RESOLUTIONS = ["2K", "4K"] as const;
+/** `--tags a,b` → `["a", "b"]`. */
+const tagList = (value: string) => splitList(value);
 
 export const CREATE_FLAGS = defineFlags({
   prompt: { flag: "--prompt <text>", type: "string", help: "describe the person and the scene (wins over --image)", field: "prompt" },
-  style: { flag: "--style <style>", type: "choice", choices: CREATE_STYLES, help: "style (default iphone)", field: "style" },
+  style: { flag: "--style <style>", type: "choice", choices: CREATE_STYLES, help: "style (default iphone; raw: no styling)", field: "style" },
   format: { flag: "--format <format>", type: "choice", choices: FORMATS, help: "vertical (9:16, default) or horizontal (16:9); prompt only", field: "format" },
   name: { flag: "--name <name>", type: "string", help: "avatar name", field: "name" },
   place: { flag: "--place <place>", type: "string", help: "place or context", field: "place" },
   image: { flag: "--image <url>", ...images, help: "an image used as-is as a look, URL or file (repeatable; only without --prompt)", field: "images" },
   element: { flag: "--element <url>", ...images, help: "reference element image such as a logo or product (repeatable; prompt only)", field: "elementImages" },
-  resolution: { flag: "--resolution <res>", type: "choice", choices: RESOLUTIONS, help: "2K (default) or 4K", field: "resolution" },
+  resolution: { flag: "--resolution <res>", type: "choice", choices: RESOLUTIONS, help: "2K (default, 2 credits) or 4K (4 credits); prompt only", field: "resolution" },
   webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
   body: BODY_FLAG,
   simulate: SIMULATE_FLAG,
@@ -62,7 +61,11 @@ export const EDIT_FLAGS = defineFlags({
   format: { flag: "--format <format>", type: "choice", choices: FORMATS, help: "vertical (default) or horizontal", field: "format" },
   style: { flag: "--style <style>", type: "choice", choices: EDIT_STYLES, help: "style", field: "style" },
   image: { flag: "--image <url>", ...images, help: "extra image, URL or file (repeatable; the source look's image comes first)", field: "imageUrls" },
-  resolution: { flag: "--resolution <res>", type: "choice", choices: RESOLUTIONS, help: "2K (default) or 4K", field: "resolution" },
+  resolution: { flag: "--resolution <res>", type: "choice", choices: RESOLUTIONS, help: "2K (default, 2 credits) or 4K (4 credits)", field: "resolution" },
+  upscale: { flag: "--upscale", type: "boolean", help: "upscale the new look (+1.5 credits)", field: "upscale" },
+  lookName: { flag: "--look-name <name>", type: "string", help: "name of the new look", field: "look_name" },
+  place: { flag: "--place <place>", type: "string", help: "place or context of the new look", field: "place" },
+  tags: { flag: "--tags <list>", type: "string", to: tagList, help: "tags of the new look, comma-separated", field: "tags" },
   webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
   body: BODY_FLAG,
   simulate: SIMULATE_FLAG,
@@ -85,11 +88,28 @@ export const LIST_FLAGS = defineFlags({
   accessories: { flag: "--accessories <list>", type: "string", help: "looks with any of these, e.g. glasses,headphones", field: "accessories" },
   selfie: { flag: "--selfie", type: "boolean", help: "only selfie looks", negate: "only looks that are not selfies", field: "selfie" },
   onlyPublic: { flag: "--only-public", type: "boolean", help: "only the public catalog", field: "onlyPublic" },
+  tags: { flag: "--tags <list>", type: "string", help: "looks with any of these tags, e.g. ecommerce,business", field: "tags" },
+  legacy: { flag: "--legacy", type: "boolean", help: "the legacy listing (GET /resources/avatars): filters --gender and --tags only" },
 });
 export type ListFlags = FlagInput<typeof LIST_FLAGS>;
 
+/** The filters the legacy listing (GET /resources/avatars) takes. */
+const LEGACY_FILTERS = new Set(["gender", "tags"]);
+
 export function listQuery(f: ListFlags): Record<string, unknown> {
   return LIST_FLAGS.request(LIST_FLAGS.values(f));
+}
+
+/** `avatar list --legacy`: another filter than --gender and --tags is a usage error naming it. */
+function legacyQuery(ctx: Context, flags: ReturnType<typeof LIST_FLAGS.values>): Record<string, unknown> {
+  const query = LIST_FLAGS.request(flags);
+  const other = Object.keys(query).find((field) => !LEGACY_FILTERS.has(field));
+  if (other !== undefined) {
+    const flag = LIST_FLAGS.flagFor(other) ?? other;
+    throw usage(flag, `${flag} does not apply to the legacy listing (GET /resources/avatars takes --gender and --tags)`);
+  }
+  ctx.explainWith?.(LIST_FLAGS.givenFlags(flags), query);
+  return query;
 }
 
 /**
@@ -187,6 +207,26 @@ function listTable(ctx: Context, items: AvatarListItem[]): string[] {
   );
 }
 
+function legacyTable(ctx: Context, items: ResourceAvatar[]): string[] {
+  if (!items.length) {
+    ctx.io.info("No looks match.");
+    return [];
+  }
+  return table(
+    items,
+    [
+      { header: "look", get: (i) => i.id, id: true },
+      { header: "avatar", get: (i) => i.avatar_name },
+      { header: "look name", get: (i) => i.look_name, optional: true },
+      { header: "gender", get: (i) => i.gender, optional: true },
+      { header: "place", get: (i) => i.place, optional: true },
+      { header: "format", get: (i) => i.format, optional: true },
+      { header: "tags", get: (i) => i.tags, optional: true },
+    ],
+    widthOf(ctx.io),
+  );
+}
+
 // ---- waiting and saving ---------------------------------------------------------------------------
 
 function thumbnailName(lookId: string, url: string): string {
@@ -203,9 +243,9 @@ function thumbnailName(lookId: string, url: string): string {
 const lookState = (x: AvatarStatusResponse) => lifeState(avatarLife.jobs!.look!, x as unknown as Record<string, unknown>);
 const lookText = (x: AvatarStatusResponse) => lookStateText(x.status);
 
-/** The credits a create or edit costs: prompt-based 2 (2K) or 4 (4K); image-based nothing. */
+/** The credits a create or edit costs: prompt-based 2 (2K) or 4 (4K), +1.5 for an upscaled edit; image-based nothing. */
 export function lookCost(body: Record<string, unknown>, promptBased: boolean): number {
-  return promptBased ? (body.resolution === "4K" ? 4 : 2) : 0;
+  return promptBased ? (body.resolution === "4K" ? 4 : 2) + (body.upscale === true ? 1.5 : 0) : 0;
 }
 
 /**
@@ -297,6 +337,7 @@ function registerCreate(avatar: Command, getContext: ContextGetter): void {
     'mediagen avatar create --prompt "podcast host" --style podcast --format horizontal --resolution 4K --watch --download out/',
     "mediagen avatar create --image me.jpg --image https://example.com/me2.png --name Me",
     'mediagen avatar create --prompt "chef with our apron" --element logo.png --json',
+    'mediagen avatar create --prompt "a potter in her studio" --style raw --resolution 4K',
   ]);
 }
 
@@ -332,6 +373,7 @@ function registerEdit(avatar: Command, getContext: ContextGetter): void {
   examples(edit, [
     'mediagen avatar edit --look lk_maya_kitchen --prompt "in a bakery" --watch',
     'mediagen avatar edit --avatar av_123 --look lk_456 --prompt "holding our product" --image product.png --format horizontal',
+    'mediagen avatar edit --look lk_maya_office --prompt "at a trade fair" --look-name "Maya at the fair" --tags business,events --upscale',
   ]);
 }
 
@@ -408,8 +450,19 @@ function registerList(avatar: Command, getContext: ContextGetter): void {
     avatar.command("list").description("Looks of the space first, then the public catalog (GET /avatar/list); list filters take comma-separated values"),
   ).action(async (opts: ListFlags, cmd: Command) => {
     const ctx = getContext(cmd);
+    const flags = LIST_FLAGS.values(opts);
+    if (flags.legacy) {
+      const query = legacyQuery(ctx, flags);
+      const items = await (await ctx.engine()).resourceAvatars(query);
+      ctx.print(
+        items,
+        (r) => legacyTable(ctx, r),
+        (r) => r.map((i) => i.id),
+      );
+      return;
+    }
     const query = listQuery(opts);
-    ctx.explainWith?.(LIST_FLAGS.givenFlags(LIST_FLAGS.values(opts)), query);
+    ctx.explainWith?.(LIST_FLAGS.givenFlags(flags), query);
     const engine = await ctx.engine();
     const items = await engine.avatarList(query);
     ctx.print(
@@ -422,6 +475,8 @@ function registerList(avatar: Command, getContext: ContextGetter): void {
     "mediagen avatar list",
     "mediagen avatar list --gender female --place kitchen,office --selfie",
     "mediagen avatar list --only-public --accessories headphones --json",
+    "mediagen avatar list --tags ecommerce,business",
+    "mediagen avatar list --legacy --gender female --tags business",
   ]);
 }
 

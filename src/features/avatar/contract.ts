@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import type { RequestCodes } from "../../contract/request-check.js";
-import { GenderFilter, IMAGE_EXTENSIONS, ListFilter, NonEmptyString, QueryBoolInput, WebhookUrl, mediaUrl } from "../../contract/request-fields.js";
+import { GenderFilter, ListFilter, NonEmptyString, QueryBoolInput, WebhookUrl, isHttpUrl } from "../../contract/request-fields.js";
+import { NAME_MAX, PROMPT_MAX } from "../../contract/limits.js";
+import { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "./vocabulary.js";
 
 export const MODEL_AVAILABLE = [
   "standard",
@@ -20,11 +22,9 @@ export const MODEL_AVAILABLE = [
 
 export const LookStatus = z.enum(["ready", "pending", "error"]);
 export type LookStatus = z.infer<typeof LookStatus>;
-export const LookFormat = z.enum(["vertical", "horizontal"]);
+export const LookFormat = z.enum(LOOK_FORMATS);
 export type LookFormat = z.infer<typeof LookFormat>;
-export const AVATAR_CREATE_STYLES = ["iphone", "selfie", "podcast", "car", "conference"] as const;
-export const AVATAR_EDIT_STYLES = ["selfie", "podcast", "car", "iphone", "conference", "raw"] as const;
-export const AVATAR_RESOLUTIONS = ["2K", "4K"] as const;
+export { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "./vocabulary.js";
 
 export const Look = z.looseObject({
   id: z.string(),
@@ -71,47 +71,97 @@ export const Avatar = z.looseObject({
 });
 export type Avatar = z.infer<typeof Avatar>;
 
-const ImageUrl = mediaUrl(IMAGE_EXTENSIONS, "an image");
+/**
+ * An image the service fetches (create's `images`, `elementImages`, `imageUrls`; edit's `imageUrls`):
+ * a URL, with no file-extension rule (hosted-facts.md: that rule is asset start's). On the local
+ * instance a file:// URL or a path too, when local files are allowed (the handler's rule: it depends
+ * on the door). What is fetched must be an image: a failed look or a clear error otherwise.
+ */
+const ImageRef = z
+  .string({ error: "must be a string (an image URL)" })
+  .trim()
+  .min(1, { error: "must not be empty" })
+  .refine(isImageRefShape, { error: "must be an http(s) URL of an image" });
+const ImageRefs = z.array(ImageRef, { error: "must be an array of URLs" });
 const hasText = (v: unknown) => typeof v === "string" && v.trim() !== "";
+const text = (max: number) => z.string({ error: "must be a string" }).max(max, { error: `is longer than ${max} characters` });
+const style = <T extends readonly [string, ...string[]]>(styles: T) => z.enum(styles, { error: `must be one of: ${styles.join(", ")}` });
+const resolution = z.enum(AVATAR_RESOLUTIONS, { error: "must be 2K or 4K" });
+const format = z.enum(LOOK_FORMATS, { error: `must be one of: ${LOOK_FORMATS.join(", ")}` });
+
+/** An http(s) URL, a file:// URL, or (no scheme) a path. */
+function isImageRefShape(v: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(v)?.[1]?.toLowerCase();
+  if (!scheme || scheme.length === 1) return true;
+  if (scheme === "file") return true;
+  return (scheme === "http" || scheme === "https") && isHttpUrl(v);
+}
 
 /**
  * POST /avatar/create: prompt-based (prompt, with format and element images) or image-based (images,
- * used as-is); `format` and element images belong to prompt-based creation only.
+ * used as-is; `imageUrls` is the docs' alias); `format` and element images belong to prompt-based
+ * creation only. Checked in the order the service answers: webhook, the prompt, style, name, place,
+ * format, resolution, then the images.
  */
 export const AvatarCreateRequest = z
   .strictObject({
-    prompt: z.string().optional(),
-    style: z.enum(AVATAR_CREATE_STYLES, { error: `must be one of: ${AVATAR_CREATE_STYLES.join(", ")}` }).optional(),
-    format: LookFormat.optional(),
-    name: z.string().optional(),
-    place: z.string().optional(),
-    images: z.array(ImageUrl).optional(),
-    elementImages: z.array(ImageUrl).optional(),
-    elements: z.array(ImageUrl).optional(),
-    resolution: z.enum(AVATAR_RESOLUTIONS, { error: "must be 2K or 4K" }).optional(),
     webhook_url: WebhookUrl.optional(),
+    prompt: text(PROMPT_MAX).optional(),
+    style: style(AVATAR_CREATE_STYLES).optional(),
+    name: text(NAME_MAX).optional(),
+    place: text(NAME_MAX).optional(),
+    format: format.optional(),
+    resolution: resolution.optional(),
+    elementImages: ImageRefs.optional(),
+    elements: ImageRefs.optional(),
+    images: ImageRefs.optional(),
+    imageUrls: ImageRefs.optional(),
   })
   .superRefine((req, ctx) => {
     if (hasText(req.prompt)) return;
     for (const key of ["format", "elementImages", "elements"] as const) {
-      if (req[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `${key} is only accepted with a prompt (prompt-based creation)` });
+      if (req[key] !== undefined) {
+        ctx.addIssue({ code: "custom", path: [key], message: `${key} is only accepted with a prompt (prompt-based creation)`, params: { shape: "envelope" } });
+      }
     }
-    if (!req.images?.length) ctx.addIssue({ code: "custom", path: ["prompt"], message: "prompt is required when no images are given" });
+    if (!req.images?.length && !req.imageUrls?.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["prompt"],
+        message: "prompt is required when no images are given",
+        params: { shape: "validation", error: "Validation failed" },
+      });
+    }
   });
 export type AvatarCreateRequest = z.input<typeof AvatarCreateRequest>;
 
 export const AvatarLookRef = z.looseObject({ avatar_id: z.string(), look_id: z.string() });
 export type AvatarLookRef = z.infer<typeof AvatarLookRef>;
 
+/** A required id or prompt of edit: absent or blank is the spec's MISSING_* code. */
+const required = (code: string) =>
+  z.string({ error: "is required" }).refine((v) => v.trim() !== "", { error: "is required", params: { code } });
+
+/**
+ * POST /avatar/edit, in the order of the spec's error list. Besides the spec's fields, the service's
+ * docs name `upscale` (+1.5 credits), `look_name`, `place` and `tags` (hosted-facts.md).
+ */
 export const AvatarEditRequest = z.strictObject({
-  avatar_id: NonEmptyString,
-  look_id: NonEmptyString,
-  prompt: NonEmptyString,
-  format: LookFormat.optional(),
-  style: z.enum(AVATAR_EDIT_STYLES, { error: `must be one of: ${AVATAR_EDIT_STYLES.join(", ")}` }).optional(),
-  imageUrls: z.array(ImageUrl).optional(),
-  resolution: z.enum(AVATAR_RESOLUTIONS, { error: "must be 2K or 4K" }).optional(),
+  avatar_id: required("MISSING_AVATAR_ID"),
+  look_id: required("MISSING_LOOK_ID"),
+  prompt: required("MISSING_PROMPT").refine((v) => v.length <= PROMPT_MAX, {
+    error: `is longer than ${PROMPT_MAX} characters`,
+    params: { code: "INVALID_VALUE" },
+  }),
   webhook_url: WebhookUrl.optional(),
+  format: format.optional(),
+  style: style(AVATAR_EDIT_STYLES).optional(),
+  resolution: resolution.optional(),
+  imageUrls: ImageRefs.optional(),
+  upscale: z.boolean({ error: "must be true or false" }).optional(),
+  look_name: text(NAME_MAX).optional(),
+  place: text(NAME_MAX).optional(),
+  tags: z.array(text(NAME_MAX), { error: "must be an array of strings" }).optional(),
 });
 export type AvatarEditRequest = z.input<typeof AvatarEditRequest>;
 
@@ -147,7 +197,9 @@ export const AvatarStatusResponse = z.looseObject({
 export type AvatarStatusResponse = z.infer<typeof AvatarStatusResponse>;
 
 export const AvatarGetRequest = z.strictObject({ avatar_id: NonEmptyString });
+export type AvatarGetRequest = z.input<typeof AvatarGetRequest>;
 export const AvatarLookRequest = z.strictObject({ avatar_id: NonEmptyString, look_id: NonEmptyString });
+export type AvatarLookRequest = z.input<typeof AvatarLookRequest>;
 
 export const AvatarListRequest = z.strictObject({
   gender: GenderFilter.optional(),
@@ -160,6 +212,8 @@ export const AvatarListRequest = z.strictObject({
   accessories: ListFilter.optional(),
   selfie: QueryBoolInput.optional(),
   onlyPublic: QueryBoolInput.optional(),
+  /** The docs' tag filter (hosted-facts.md): a comma list, a look matches when any tag does. */
+  tags: ListFilter.optional(),
 });
 export type AvatarListRequest = z.input<typeof AvatarListRequest>;
 
@@ -182,24 +236,53 @@ export const AvatarListItem = z.looseObject({
   thumbnail: z.string().min(1).optional(),
   preview: z.string().nullable(),
   model_available: z.array(z.string()),
+  tags: z.array(z.string()).optional(),
 });
 export type AvatarListItem = z.infer<typeof AvatarListItem>;
 export const AvatarListResponse = z.array(AvatarListItem);
 
-/** The spec's codes for a bad request: INVALID_VALUE on create and status; MISSING_* on edit. */
-const AVATAR_CODES: RequestCodes = { missing: "INVALID_VALUE", invalid: "INVALID_VALUE" };
+/** GET /resources/avatars, the legacy listing the docs still give: `gender` and `tags`, no `onlyPublic`. */
+export const ResourceAvatarsRequest = z.strictObject({
+  gender: GenderFilter.optional(),
+  tags: ListFilter.optional(),
+});
+export type ResourceAvatarsRequest = z.input<typeof ResourceAvatarsRequest>;
+
+/** One item of GET /resources/avatars (older pages of the docs show `name` instead of the two names). */
+export const ResourceAvatar = z.looseObject({
+  id: z.string(),
+  avatar_name: z.string(),
+  look_name: z.string(),
+  gender: z.string(),
+  place: z.string(),
+  format: z.string(),
+  tags: z.array(z.string()),
+  thumbnail: z.string().min(1).optional(),
+  preview: z.string().nullable(),
+  model_available: z.array(z.string()),
+});
+export type ResourceAvatar = z.infer<typeof ResourceAvatar>;
+export const ResourceAvatarsResponse = z.array(ResourceAvatar);
+
+/**
+ * The spec's codes for a bad request: INVALID_VALUE on create and status; MISSING_* on edit; all in
+ * the `{error, code}` body these endpoints answer in (create's missing prompt: the validation body).
+ */
+const AVATAR_CODES: RequestCodes = { missing: "INVALID_VALUE", invalid: "INVALID_VALUE", shape: "code" };
+const LIST_CODES: RequestCodes = { missing: "invalid_value", invalid: "invalid_value" };
+const ID_CODES: RequestCodes = { missing: "NOT_FOUND", invalid: "NOT_FOUND", shape: "code" };
 export const requestCodes = {
   avatarCreate: AVATAR_CODES,
   avatarEdit: {
-    missing: "INVALID_VALUE",
-    invalid: "INVALID_VALUE",
+    ...AVATAR_CODES,
     missingOf: { avatar_id: "MISSING_AVATAR_ID", look_id: "MISSING_LOOK_ID", prompt: "MISSING_PROMPT" },
-    invalidOf: { webhook_url: "INVALID_WEBHOOK_URL" },
+    invalidOf: { avatar_id: "MISSING_AVATAR_ID", look_id: "MISSING_LOOK_ID", webhook_url: "INVALID_WEBHOOK_URL" },
   },
   avatarStatus: AVATAR_CODES,
-  avatarList: { missing: "invalid_value", invalid: "invalid_value" },
-  avatarLook: { missing: "NOT_FOUND", invalid: "NOT_FOUND" },
-  avatarGet: { missing: "NOT_FOUND", invalid: "NOT_FOUND" },
+  avatarList: LIST_CODES,
+  avatarLook: ID_CODES,
+  avatarGet: ID_CODES,
+  resourceAvatars: LIST_CODES,
 } satisfies Record<keyof typeof operations, RequestCodes>;
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
@@ -220,8 +303,17 @@ export const operations = {
     request: AvatarStatusRequest,
     response: AvatarStatusResponse,
     summary: "Status of a look's generation",
+    query: "required",
   }),
   avatarList: op({ method: "GET", path: "/avatar/list", status: 200, request: AvatarListRequest, response: AvatarListResponse, summary: "List looks, space first" }),
   avatarLook: op({ method: "GET", path: "/avatar/{avatar_id}/look/{look_id}", status: 200, request: AvatarLookRequest, response: LookDetail, summary: "One look" }),
   avatarGet: op({ method: "GET", path: "/avatar/{avatar_id}", status: 200, request: AvatarGetRequest, response: Avatar, summary: "One avatar with its looks" }),
+  resourceAvatars: op({
+    method: "GET",
+    path: "/resources/avatars",
+    status: 200,
+    request: ResourceAvatarsRequest,
+    response: ResourceAvatarsResponse,
+    summary: "Looks of the space and the public catalog (legacy listing)",
+  }),
 } as const;

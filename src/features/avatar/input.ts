@@ -1,15 +1,14 @@
 /**
- * Pure rules of avatar create and edit: which inputs are acceptable, which error each bad one gives,
- * what a look generated from a prompt is described as, and its pixel size. No I/O here.
+ * Pure rules of avatar create and edit: what a request the contract accepted asks for (its shape is
+ * the contract's: ./contract.ts), what a look generated from a prompt is described as, and its pixel
+ * size. No I/O here.
  */
 import path from "node:path";
-import { NAME_MAX, PROMPT_MAX } from "../../contract/limits.js";
-import { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, type LookFormat } from "./contract.js";
+import type { AvatarCreateRequest, AvatarEditRequest, LookFormat } from "./contract.js";
+import type { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS } from "./vocabulary.js";
 import { ApiError } from "../../engine/errors.js";
 import type { Plan } from "../../contract/plans.js";
 import { LOCAL_FILES_REFUSED, isLocalRef } from "../asset/refs.js";
-
-export const IMAGE_EXTENSIONS = [".jpg", ".jpeg", ".png", ".webp"] as const;
 
 /** Custom avatars a space may hold, per plan (the spec leaves the numbers unstated; documented). */
 export const AVATAR_LIMITS: Record<Plan, number> = { free: 1, start: 3, PRO: 25, ENTREPRISE: 100 };
@@ -25,52 +24,6 @@ export function referenceCacheDir(home: string): string {
   return path.join(home, "local", "cache", "references");
 }
 
-export function isHttpUrl(s: string): boolean {
-  try {
-    const u = new URL(s);
-    return (u.protocol === "http:" || u.protocol === "https:") && u.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * An image reference: an http(s) URL or, on the local instance only, a file:// URL or a local path;
- * either way its extension must be one of the spec's image extensions.
- */
-export function isImageRef(s: unknown): s is string {
-  if (typeof s !== "string" || s.trim() === "") return false;
-  let pathname = s;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
-    try {
-      const u = new URL(s);
-      if (u.protocol !== "http:" && u.protocol !== "https:" && u.protocol !== "file:") return false;
-      pathname = decodeURIComponent(u.pathname);
-    } catch {
-      return false;
-    }
-  }
-  return (IMAGE_EXTENSIONS as readonly string[]).includes(path.extname(pathname).toLowerCase());
-}
-
-function invalid(message: string): ApiError {
-  return ApiError.of("INVALID_VALUE", message);
-}
-
-function optString(input: Record<string, unknown>, key: string): string | undefined {
-  const v = input[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") throw invalid(`${key} must be a string`);
-  return v;
-}
-
-/** A text field within `max` characters (INVALID_VALUE naming the field past it). */
-function bounded(input: Record<string, unknown>, key: string, max: number): string | undefined {
-  const s = optString(input, key);
-  if (s !== undefined && s.length > max) throw invalid(`${key} is longer than ${max} characters`);
-  return s;
-}
-
 function nonEmpty(s: string | undefined): string | undefined {
   return s !== undefined && s.trim() !== "" ? s.trim() : undefined;
 }
@@ -80,44 +33,30 @@ export interface InputOptions {
   allowLocalFiles: boolean;
 }
 
-function urlList(input: Record<string, unknown>, key: string, o: InputOptions): string[] | undefined {
-  const v = input[key];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw invalid(`${key} must be an array of URLs`);
-  for (const [i, item] of v.entries()) {
-    // Refused before the image checks, so the answer says nothing about the file.
-    if (!o.allowLocalFiles && typeof item === "string" && item.trim() !== "" && isLocalRef(item)) {
-      throw invalid(`${key}[${i}]: ${LOCAL_FILES_REFUSED}; use an http(s) URL`);
-    }
-    if (!isImageRef(item)) {
-      throw invalid(`${key}[${i}] must be an image URL (${IMAGE_EXTENSIONS.join(" ")})`);
-    }
+/**
+ * A list of image references the contract accepted; over HTTP (no local files) one that names a
+ * local file is refused, whether or not the file exists (the answer says nothing about the file).
+ */
+function imageList(list: readonly string[] | undefined, key: string, o: InputOptions): string[] | undefined {
+  if (list === undefined) return undefined;
+  const refs = list.map((item) => item.trim());
+  if (!o.allowLocalFiles) {
+    const i = refs.findIndex((item) => isLocalRef(item));
+    if (i >= 0) throw ApiError.of("INVALID_VALUE", `${key}[${i}]: ${LOCAL_FILES_REFUSED}; use an http(s) URL`);
   }
-  return v as string[];
+  return refs;
 }
 
-function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], key: string, dflt: T): T {
-  if (value === undefined) return dflt;
-  if (!(allowed as readonly string[]).includes(value)) throw invalid(`${key} must be one of: ${allowed.join(", ")}`);
-  return value as T;
-}
-
-function webhook(input: Record<string, unknown>, code: "INVALID_VALUE" | "INVALID_WEBHOOK_URL"): string | undefined {
-  const v = input.webhook_url;
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string" || !isHttpUrl(v)) {
-    throw ApiError.of(code, "webhook_url must be a valid http(s) URL");
-  }
-  return v;
-}
+type CreateStyle = (typeof AVATAR_CREATE_STYLES)[number];
+type Resolution = (typeof AVATAR_RESOLUTIONS)[number];
 
 export type CreatePlan =
   | {
       kind: "prompt";
       prompt: string;
-      style: (typeof AVATAR_CREATE_STYLES)[number];
+      style: CreateStyle;
       format: LookFormat;
-      resolution: (typeof AVATAR_RESOLUTIONS)[number];
+      resolution: Resolution;
       name: string | undefined;
       place: string | undefined;
       elements: string[];
@@ -126,31 +65,28 @@ export type CreatePlan =
   | {
       kind: "images";
       images: string[];
-      style: (typeof AVATAR_CREATE_STYLES)[number];
+      style: CreateStyle;
       name: string | undefined;
       place: string | undefined;
       webhookUrl: string | undefined;
     };
 
-/** Validates an avatar create body in the service's order: webhook, then the chosen mode's fields. */
-export function parseCreate(input: Record<string, unknown>, o: InputOptions = { allowLocalFiles: true }): CreatePlan {
-  const webhookUrl = webhook(input, "INVALID_VALUE");
-  const prompt = nonEmpty(bounded(input, "prompt", PROMPT_MAX));
-  const style = oneOf(optString(input, "style"), AVATAR_CREATE_STYLES, "style", "iphone");
-  const name = nonEmpty(bounded(input, "name", NAME_MAX));
-  const place = nonEmpty(bounded(input, "place", NAME_MAX));
+/**
+ * What a create the contract accepted asks for (AvatarCreateRequest judged its shape): a prompt wins
+ * over images; `elementImages` over its alias `elements`, `images` over its alias `imageUrls`.
+ */
+export function createPlan(input: AvatarCreateRequest, o: InputOptions = { allowLocalFiles: true }): CreatePlan {
+  const prompt = nonEmpty(input.prompt);
+  const style = input.style ?? "iphone";
+  const name = nonEmpty(input.name);
+  const place = nonEmpty(input.place);
+  const webhookUrl = input.webhook_url;
   if (prompt !== undefined) {
-    const format = oneOf(optString(input, "format"), ["vertical", "horizontal"] as const, "format", "vertical");
-    const resolution = oneOf(optString(input, "resolution"), AVATAR_RESOLUTIONS, "resolution", "2K");
-    const elements = urlList(input, "elementImages", o) ?? urlList(input, "elements", o) ?? [];
-    return { kind: "prompt", prompt, style, format, resolution, name, place, elements, webhookUrl };
+    const elements = imageList(input.elementImages, "elementImages", o) ?? imageList(input.elements, "elements", o) ?? [];
+    return { kind: "prompt", prompt, style, format: input.format ?? "vertical", resolution: input.resolution ?? "2K", name, place, elements, webhookUrl };
   }
-  const images = urlList(input, "images", o);
-  if (images && images.length > 0) return { kind: "images", images, style, name, place, webhookUrl };
-  throw new ApiError(400, {
-    error: "Validation failed",
-    details: [{ code: "INVALID_VALUE", message: "prompt is required when no images are given", field: "prompt" }],
-  });
+  const images = input.images?.length ? imageList(input.images, "images", o)! : imageList(input.imageUrls, "imageUrls", o)!;
+  return { kind: "images", images, style, name, place, webhookUrl };
 }
 
 export interface EditPlan {
@@ -159,27 +95,31 @@ export interface EditPlan {
   prompt: string;
   format: LookFormat;
   style: (typeof AVATAR_EDIT_STYLES)[number] | undefined;
-  resolution: (typeof AVATAR_RESOLUTIONS)[number];
+  resolution: Resolution;
   imageUrls: string[];
   webhookUrl: string | undefined;
+  upscale: boolean;
+  lookName: string | undefined;
+  place: string | undefined;
+  tags: string[] | undefined;
 }
 
-/** Validates an avatar edit body in the order of the spec's error list. */
-export function parseEdit(input: Record<string, unknown>, o: InputOptions = { allowLocalFiles: true }): EditPlan {
-  const avatarId = input.avatar_id;
-  if (typeof avatarId !== "string" || avatarId.trim() === "") throw ApiError.of("MISSING_AVATAR_ID", "avatar_id is required");
-  const lookId = input.look_id;
-  if (typeof lookId !== "string" || lookId.trim() === "") throw ApiError.of("MISSING_LOOK_ID", "look_id is required");
-  const prompt = input.prompt;
-  if (typeof prompt !== "string" || prompt.trim() === "") throw ApiError.of("MISSING_PROMPT", "prompt is required");
-  if (prompt.length > PROMPT_MAX) throw invalid(`prompt is longer than ${PROMPT_MAX} characters`);
-  const webhookUrl = webhook(input, "INVALID_WEBHOOK_URL");
-  const format = oneOf(optString(input, "format"), ["vertical", "horizontal"] as const, "format", "vertical");
-  const styleIn = optString(input, "style");
-  const style = styleIn === undefined ? undefined : oneOf(styleIn, AVATAR_EDIT_STYLES, "style", "raw");
-  const resolution = oneOf(optString(input, "resolution"), AVATAR_RESOLUTIONS, "resolution", "2K");
-  const imageUrls = urlList(input, "imageUrls", o) ?? [];
-  return { avatarId, lookId, prompt: prompt.trim(), format, style, resolution, imageUrls, webhookUrl };
+/** What an edit the contract accepted asks for (AvatarEditRequest judged its shape, in the spec's order). */
+export function editPlan(input: AvatarEditRequest, o: InputOptions = { allowLocalFiles: true }): EditPlan {
+  return {
+    avatarId: input.avatar_id,
+    lookId: input.look_id,
+    prompt: input.prompt.trim(),
+    format: input.format ?? "vertical",
+    style: input.style,
+    resolution: input.resolution ?? "2K",
+    imageUrls: imageList(input.imageUrls, "imageUrls", o) ?? [],
+    webhookUrl: input.webhook_url,
+    upscale: input.upscale === true,
+    lookName: nonEmpty(input.look_name),
+    place: nonEmpty(input.place),
+    tags: input.tags?.map((t) => t.trim()).filter(Boolean),
+  };
 }
 
 const PLACE_WORDS: [string, RegExp][] = [

@@ -4,11 +4,12 @@
  * asset; a create from images only is free and its look is ready at once. A look saves as its picture.
  */
 import { avatarSchedule } from "../../contract/poll.js";
-import { avatarCredits } from "../../contract/pricing.js";
+import { avatarCredits, avatarEditCredits } from "../../contract/pricing.js";
 import { extOf, resultOf, str, type Body, type FeatureLife, type StartRecord } from "../life.js";
 
 const promptBased = (input: Body) => str(input.prompt) !== undefined;
 const resolutionOf = (input: Body) => (input.resolution === "4K" ? "4K" : "2K");
+const upscaled = (input: Body) => (input.upscale === true ? ", upscaled (+1.5)" : "");
 
 function lookStarted(input: Body, res: Body, cost: number, status: string): StartRecord[] {
   const look = str(res.look_id);
@@ -33,15 +34,20 @@ export const avatarLife: FeatureLife = {
     },
     avatarEdit: {
       effect: "paid start",
-      what: (input) => `a new look at ${resolutionOf(input)}`,
-      price: (input) => ({ credits: avatarCredits(str(input.resolution)), exact: true, basis: `a new look at ${resolutionOf(input)}` }),
-      started: (input, res) => lookStarted(input, res, avatarCredits(str(input.resolution)), "pending"),
+      what: (input) => `a new look at ${resolutionOf(input)}${upscaled(input)}`,
+      price: (input) => ({
+        credits: avatarEditCredits(str(input.resolution), input.upscale),
+        exact: true,
+        basis: `a new look at ${resolutionOf(input)}${upscaled(input)}`,
+      }),
+      started: (input, res) => lookStarted(input, res, avatarEditCredits(str(input.resolution), input.upscale), "pending"),
       check: (input) => (str(input.avatar_id) ? `\`mediagen avatar get ${input.avatar_id}\` lists its looks, a new one included if it was made` : undefined),
     },
     avatarStatus: { effect: "read", statusOf: "look" },
     avatarList: { effect: "read" },
     avatarLook: { effect: "read" },
     avatarGet: { effect: "read" },
+    resourceAvatars: { effect: "read" },
   },
   jobs: {
     look: {

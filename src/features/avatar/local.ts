@@ -5,9 +5,18 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { avatarCredits } from "../../contract/pricing.js";
+import { avatarCredits, avatarEditCredits } from "../../contract/pricing.js";
 import { fromMilli, toMilli } from "../../contract/credits.js";
-import type { AvatarStatusResponse } from "./contract.js";
+import type {
+  AvatarCreateRequest,
+  AvatarEditRequest,
+  AvatarGetRequest,
+  AvatarListRequest,
+  AvatarLookRequest,
+  AvatarStatusRequest,
+  AvatarStatusResponse,
+  ResourceAvatarsRequest,
+} from "./contract.js";
 import { ApiError } from "../../engine/errors.js";
 import { ensureCatalogLookImages, type LookTraits } from "./catalog.js";
 import type { HandlerTable, RequestContext, SpaceRow } from "../../local/types.js";
@@ -16,9 +25,9 @@ import {
   AVATAR_LIMITS,
   CUSTOM_LOOK_MODELS,
   lookFromPrompt,
+  createPlan,
+  editPlan,
   lookSize,
-  parseCreate,
-  parseEdit,
   personFromPrompt,
   referenceCacheDir,
   stylePlace,
@@ -37,13 +46,14 @@ import {
   toListItem,
   toLook,
   toLookDetail,
+  toResourceAvatar,
   toStatusResult,
   viewOfLookRow,
   type LookRow,
   type LookView,
 } from "./records.js";
 import { localDebug } from "../../local/debug.js";
-import { matchesAny, matchesOne, parseBoolParam, parseGender, parseList } from "../../local/list-filters.js";
+import { boolOf, genderOf, listOf, matchesAny, matchesOne } from "../../local/list-filters.js";
 
 /** Where space looks' pictures live, relative to the media dir. */
 export function lookImageRel(lookId: string, ext = ".png"): string {
@@ -110,6 +120,7 @@ interface NewLook extends LookTraits {
   height: number | null;
   costMilli: number;
   webhookUrl: string | null;
+  tags?: string[];
 }
 
 function insertLook(ctx: RequestContext, spaceId: string, l: NewLook): LookRow {
@@ -118,8 +129,8 @@ function insertLook(ctx: RequestContext, spaceId: string, l: NewLook): LookRow {
     .prepare(
       `INSERT INTO looks (id, space_id, avatar_id, task, name, place, accessories, action, emotion, selfie, format, style,
          resolution, prompt, source_look_id, model_available, status, image_path, width, height, cost_milli, webhook_url,
-         created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         tags, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       l.id,
@@ -144,6 +155,7 @@ function insertLook(ctx: RequestContext, spaceId: string, l: NewLook): LookRow {
       l.height,
       l.costMilli,
       l.webhookUrl,
+      JSON.stringify(l.tags ?? []),
       now,
       now,
     );
@@ -167,9 +179,9 @@ function enqueueLook(ctx: RequestContext, spaceId: string, lookId: string, paylo
   ctx.instance.jobs.enqueue({ kind: "look", spaceId, ref: lookId, payload: { ...payload, allowPrivateNetwork: ctx.allowPrivateNetwork } });
 }
 
-async function avatarCreate(ctx: RequestContext, input: Record<string, unknown>) {
+async function avatarCreate(ctx: RequestContext, input: AvatarCreateRequest) {
   const simulate = parseSimulate(ctx.simulate);
-  const plan = parseCreate(input, { allowLocalFiles: ctx.allowLocalFiles });
+  const plan = createPlan(input, { allowLocalFiles: ctx.allowLocalFiles });
   await checkWebhookAddress(ctx, plan.webhookUrl, (why) => ApiError.of("INVALID_VALUE", `webhook_url ${why}`));
   if (plan.kind === "images" && simulate) {
     // Image-based looks are ready in the request itself: no generation exists that could fail later.
@@ -338,9 +350,9 @@ function avatarCount(ctx: RequestContext, spaceId: string): number {
   return (ctx.instance.db.prepare(`SELECT COUNT(*) AS n FROM avatars WHERE space_id = ?`).get(spaceId) as { n: number }).n;
 }
 
-async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
+async function avatarEdit(ctx: RequestContext, input: AvatarEditRequest) {
   const simulate = parseSimulate(ctx.simulate);
-  const plan = parseEdit(input, { allowLocalFiles: ctx.allowLocalFiles });
+  const plan = editPlan(input, { allowLocalFiles: ctx.allowLocalFiles });
   await checkWebhookAddress(ctx, plan.webhookUrl, (why) => ApiError.of("INVALID_WEBHOOK_URL", `webhook_url ${why}`));
   const { instance } = ctx;
   const space = requireSpace(ctx);
@@ -353,9 +365,9 @@ async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
   }
   if (source.catalog) await ensureCatalogLookImages(instance.mediaDir, [source.catalog]);
   const lookId = instance.ids.prefixed("lk_");
-  const cost = avatarCredits(plan.resolution);
+  const cost = avatarEditCredits(plan.resolution, plan.upscale);
   const size = lookSize(plan.format, plan.resolution);
-  const title = titleFrom(plan.prompt);
+  const title = plan.lookName ?? titleFrom(plan.prompt);
   const imageRel = lookImageRel(lookId);
   persist(() =>
     instance.tx(() => {
@@ -366,7 +378,7 @@ async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
         avatarId: plan.avatarId,
         task: "avatar_edit",
         name: title,
-        place: stylePlace(plan.style) ?? source.place,
+        place: plan.place ?? stylePlace(plan.style) ?? source.place,
         accessories: source.accessories,
         action: source.action,
         emotion: source.emotion,
@@ -383,6 +395,7 @@ async function avatarEdit(ctx: RequestContext, input: Record<string, unknown>) {
         height: null,
         costMilli: toMilli(cost),
         webhookUrl: plan.webhookUrl ?? null,
+        tags: plan.tags ?? source.tags,
       });
       enqueueLook(ctx, space.id, lookId, {
         task: "avatar_edit",
@@ -420,11 +433,8 @@ export function statusOf(look: Pick<LookView, "status">, jobStatus: string | und
   return jobStatus === "running" ? "processing" : "pending";
 }
 
-async function avatarStatus(ctx: RequestContext, input: Record<string, unknown>): Promise<AvatarStatusResponse> {
-  const avatarId = input.avatar_id;
-  const lookId = input.look_id;
-  if (typeof avatarId !== "string" || avatarId === "") throw ApiError.of("INVALID_VALUE", "avatar_id is required");
-  if (typeof lookId !== "string" || lookId === "") throw ApiError.of("INVALID_VALUE", "look_id is required");
+async function avatarStatus(ctx: RequestContext, input: AvatarStatusRequest): Promise<AvatarStatusResponse> {
+  const { avatar_id: avatarId, look_id: lookId } = input;
   const space = ctx.instance.db.prepare(`SELECT id FROM spaces WHERE id = ?`).get(ctx.space.id);
   if (!space) throw ApiError.of("SPACE_NOT_FOUND", "Space not found", { shape: "bare" });
   const avatar = findAvatar(ctx.instance.db, ctx.space.id, avatarId);
@@ -443,45 +453,38 @@ async function avatarStatus(ctx: RequestContext, input: Record<string, unknown>)
   return out;
 }
 
-function idParam(input: Record<string, unknown>, key: string, what: string): string {
-  const v = input[key];
-  if (typeof v !== "string" || v === "") throw ApiError.of("NOT_FOUND", `${what} not found`);
-  return v;
-}
-
-async function avatarGet(ctx: RequestContext, input: Record<string, unknown>) {
-  const avatar = findAvatar(ctx.instance.db, ctx.space.id, idParam(input, "avatar_id", "Avatar"));
+async function avatarGet(ctx: RequestContext, input: AvatarGetRequest) {
+  const avatar = findAvatar(ctx.instance.db, ctx.space.id, input.avatar_id);
   if (!avatar) throw ApiError.of("NOT_FOUND", "Avatar not found");
   await ensureCatalogLookImages(ctx.instance.mediaDir, catalogItems(avatar.looks));
   return toAvatar(avatar, ctx.urls);
 }
 
-async function avatarLook(ctx: RequestContext, input: Record<string, unknown>) {
-  const avatar = findAvatar(ctx.instance.db, ctx.space.id, idParam(input, "avatar_id", "Avatar"));
+async function avatarLook(ctx: RequestContext, input: AvatarLookRequest) {
+  const avatar = findAvatar(ctx.instance.db, ctx.space.id, input.avatar_id);
   if (!avatar) throw ApiError.of("NOT_FOUND", "Avatar not found");
-  const lookId = idParam(input, "look_id", "Look");
-  const look = avatar.looks.find((l) => l.id === lookId);
+  const look = avatar.looks.find((l) => l.id === input.look_id);
   if (!look) throw ApiError.of("NOT_FOUND", "Look not found");
   await ensureCatalogLookImages(ctx.instance.mediaDir, catalogItems([look]));
   return toLookDetail(look, ctx.urls);
 }
 
-/** The list filters of hosted-facts.md, as one predicate over look views. */
-export function lookFilter(input: Record<string, unknown>): { onlyPublic: boolean; test: (v: LookView) => boolean } {
-  const gender = parseGender(input.gender);
+/** The list filters of hosted-facts.md (the contract judged their values), as one predicate over look views. */
+export function lookFilter(input: AvatarListRequest): { onlyPublic: boolean; test: (v: LookView) => boolean } {
+  const gender = genderOf(input.gender);
   const lists = {
-    age_range: parseList(input.age_range, "age_range"),
-    ethnicity: parseList(input.ethnicity, "ethnicity"),
-    hair_color: parseList(input.hair_color, "hair_color"),
-    place: parseList(input.place, "place"),
-    action: parseList(input.action, "action"),
-    emotion: parseList(input.emotion, "emotion"),
+    age_range: listOf(input.age_range),
+    ethnicity: listOf(input.ethnicity),
+    hair_color: listOf(input.hair_color),
+    place: listOf(input.place),
+    action: listOf(input.action),
+    emotion: listOf(input.emotion),
   };
-  const accessories = parseList(input.accessories, "accessories");
-  const selfie = parseBoolParam(input.selfie, "selfie");
-  const onlyPublic = parseBoolParam(input.onlyPublic, "onlyPublic") ?? false;
+  const accessories = listOf(input.accessories);
+  const tags = listOf(input.tags);
+  const selfie = boolOf(input.selfie);
   return {
-    onlyPublic,
+    onlyPublic: boolOf(input.onlyPublic) ?? false,
     test: (v) =>
       v.status === "ready" &&
       (gender === undefined || v.avatar.gender === gender) &&
@@ -492,22 +495,36 @@ export function lookFilter(input: Record<string, unknown>): { onlyPublic: boolea
       matchesOne(lists.action, v.action) &&
       matchesOne(lists.emotion, v.emotion) &&
       matchesAny(accessories, v.accessories) &&
+      matchesAny(tags, v.tags) &&
       (selfie === undefined || v.selfie === selfie),
   };
 }
 
-async function avatarList(ctx: RequestContext, input: Record<string, unknown>) {
-  const filter = lookFilter(input ?? {});
+async function avatarList(ctx: RequestContext, input: AvatarListRequest) {
+  const filter = lookFilter(input);
   const views = allLookViews(ctx.instance.db, ctx.space.id, filter.onlyPublic).filter(filter.test);
   await ensureCatalogLookImages(ctx.instance.mediaDir, catalogItems(views));
   return views.map((v) => toListItem(v, ctx.urls));
 }
 
+/** The legacy listing: every ready look of the space and the catalog, by `gender` and any of `tags`. */
+async function resourceAvatars(ctx: RequestContext, input: ResourceAvatarsRequest) {
+  const gender = genderOf(input.gender);
+  const tags = listOf(input.tags);
+  const views = allLookViews(ctx.instance.db, ctx.space.id, false).filter(
+    (v) => v.status === "ready" && (gender === undefined || v.avatar.gender === gender) && matchesAny(tags, v.tags),
+  );
+  await ensureCatalogLookImages(ctx.instance.mediaDir, catalogItems(views));
+  return views.map((v) => toResourceAvatar(v, ctx.urls));
+}
+
+/** Each takes the request the contract accepted (dispatch parsed it: src/local/service.ts). */
 export const avatarHandlers: HandlerTable = {
-  avatarCreate: (ctx, input) => avatarCreate(ctx, input as Record<string, unknown>),
-  avatarEdit: (ctx, input) => avatarEdit(ctx, input as Record<string, unknown>),
-  avatarStatus: (ctx, input) => avatarStatus(ctx, input as Record<string, unknown>),
-  avatarGet: (ctx, input) => avatarGet(ctx, input as Record<string, unknown>),
-  avatarLook: (ctx, input) => avatarLook(ctx, input as Record<string, unknown>),
-  avatarList: (ctx, input) => avatarList(ctx, (input ?? {}) as Record<string, unknown>),
+  avatarCreate: (ctx, input) => avatarCreate(ctx, input as AvatarCreateRequest),
+  avatarEdit: (ctx, input) => avatarEdit(ctx, input as AvatarEditRequest),
+  avatarStatus: (ctx, input) => avatarStatus(ctx, input as AvatarStatusRequest),
+  avatarGet: (ctx, input) => avatarGet(ctx, input as AvatarGetRequest),
+  avatarLook: (ctx, input) => avatarLook(ctx, input as AvatarLookRequest),
+  avatarList: (ctx, input) => avatarList(ctx, (input ?? {}) as AvatarListRequest),
+  resourceAvatars: (ctx, input) => resourceAvatars(ctx, (input ?? {}) as ResourceAvatarsRequest),
 };

@@ -2,7 +2,7 @@
  * Reads avatars and looks (space rows and the public catalog) into one view, and shapes that view
  * as the spec's records: Look, the single-look record, Avatar, the list item, the status result.
  */
-import type { Avatar, AvatarListItem, AvatarStatusResponse, Look, LookDetail } from "./contract.js";
+import type { Avatar, AvatarListItem, AvatarStatusResponse, Look, LookDetail, ResourceAvatar } from "./contract.js";
 import type { DB, UrlBuilder } from "../../local/types.js";
 import { publicAvatar, publicAvatars } from "./public-catalog.js";
 import { catalogLookImageRel, type CatalogAvatar, type CatalogLook, type LookTraits } from "./catalog.js";
@@ -46,6 +46,8 @@ export interface LookRow {
   error_message: string | null;
   cost_milli: number;
   webhook_url: string | null;
+  /** JSON list of strings (migration 11). */
+  tags: string;
   created_at: string;
   updated_at: string;
 }
@@ -59,6 +61,7 @@ export interface LookView extends LookTraits {
   avatar: Person;
   id: string;
   model_available: string[];
+  tags: string[];
   status: "ready" | "pending" | "error";
   /** Media-dir-relative path of the picture; null until the look is ready. */
   imageRel: string | null;
@@ -100,6 +103,7 @@ export function viewOfCatalogLook(avatar: CatalogAvatar, look: CatalogLook): Loo
     selfie: look.selfie,
     format: look.format,
     model_available: [...look.model_available],
+    tags: [...(look.tags ?? [])],
     status: "ready",
     imageRel: catalogLookImageRel(look),
     error_code: null,
@@ -120,6 +124,7 @@ export function viewOfLookRow(person: Person, row: LookRow): LookView {
     selfie: row.selfie === 1,
     format: row.format,
     model_available: JSON.parse(row.model_available) as string[],
+    tags: JSON.parse(row.tags ?? "[]") as string[],
     status: row.status,
     imageRel: row.status === "ready" ? row.image_path : null,
     error_code: row.error_code,
@@ -228,6 +233,23 @@ export function toListItem(v: LookView, urls: UrlBuilder): AvatarListItem {
     emotion: v.emotion,
     selfie: v.selfie,
     format: v.format,
+    ...thumbnailField(v, urls),
+    preview: null,
+    model_available: v.model_available,
+    tags: v.tags,
+  };
+}
+
+/** One item of the legacy listing (GET /resources/avatars). */
+export function toResourceAvatar(v: LookView, urls: UrlBuilder): ResourceAvatar {
+  return {
+    id: v.id,
+    avatar_name: v.avatar.name,
+    look_name: v.name,
+    gender: v.avatar.gender,
+    place: v.place,
+    format: v.format,
+    tags: v.tags,
     ...thumbnailField(v, urls),
     preview: null,
     model_available: v.model_available,

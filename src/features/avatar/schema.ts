@@ -66,3 +66,12 @@ CREATE TABLE voices (
 ) STRICT;
 CREATE INDEX voices_space ON voices (space_id, seq);
 `;
+
+/**
+ * Migration 11: a look's tags (JSON list of strings): `GET /avatar/list?tags=` and
+ * `GET /resources/avatars?tags=` filter on them, an edit's `tags` sets them (hosted-facts.md).
+ */
+export const LOOK_TAGS_MIGRATION_VERSION = 11;
+export const lookTagsColumn = `
+ALTER TABLE looks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+`;

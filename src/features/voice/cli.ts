@@ -16,7 +16,7 @@ export const FILTER_FLAGS = defineFlags({
     flag: "--language <code>",
     type: "string",
     to: (value: string, flag: string) => parseLanguages(value, flag),
-    help: "one language code, e.g. en or fr (fr-FR and French read as fr)",
+    help: "one language code, e.g. en or fr (a tag like pt-BR is sent as typed; French reads as fr)",
     field: "language",
   },
   gender: { flag: "--gender <gender>", type: "choice", choices: ["male", "female"], help: "male or female", field: "gender" },

@@ -48,11 +48,12 @@ export type ResourceVoicesRequest = z.input<typeof ResourceVoicesRequest>;
 export const ResourceVoicesResponse = z.array(ResourceVoice);
 
 export const VoiceGetRequest = z.strictObject({ id: NonEmptyString });
+export type VoiceGetRequest = z.input<typeof VoiceGetRequest>;
 
 const VOICE_CODES: RequestCodes = { missing: "invalid_value", invalid: "invalid_value" };
 export const requestCodes = {
   voiceList: VOICE_CODES,
-  voiceGet: { missing: "NOT_FOUND", invalid: "NOT_FOUND" },
+  voiceGet: { missing: "NOT_FOUND", invalid: "NOT_FOUND", shape: "code" },
   resourceVoices: VOICE_CODES,
 } satisfies Record<keyof typeof operations, RequestCodes>;
 

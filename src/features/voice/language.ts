@@ -1,7 +1,7 @@
 /**
- * `--language` as people write it: `fr`, `fr-FR`, `pt_BR`, `French`, `français` all mean `fr`, the
- * ISO 639-1 code the service filters on. Plain data (no zod): the flag is parsed before `--help`
- * could load anything heavy.
+ * `--language` as people write it: a code or tag (`fr`, `fr-FR`, `pt_BR`) is sent as typed; a name
+ * (`French`, `français`) becomes its ISO 639-1 code, the code the service filters on. Plain data (no
+ * zod): the flag is parsed before `--help` could load anything heavy.
  */
 import { CliError, EXIT } from "../../cli/types.js";
 
@@ -65,14 +65,18 @@ export function languageCode(value: string): string | undefined {
   return BY_NAME.get(v.toLowerCase());
 }
 
-/** `--language fr-FR,German` → `fr,de`; anything else is a usage error that lists the codes. */
+/**
+ * `--language pt-BR` → `pt-BR` (a tag is sent as typed: the service, or the local instance, says
+ * what it matches it to), `--language German` → `de` (a name becomes its code); anything else is a
+ * usage error that lists the codes.
+ */
 export function parseLanguages(value: string, flag = "--language"): string {
   const out: string[] = [];
   for (const part of value
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const code = languageCode(part);
+    const code = TAG.test(part) ? part : languageCode(part);
     if (!code) {
       throw new CliError(
         `${flag}: "${part}" is not a language; use a code such as ${Object.keys(LANGUAGES).join(", ")} (a tag like fr-FR or a name like French works too)`,
