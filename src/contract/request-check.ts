@@ -23,10 +23,19 @@ export interface RequestCodes {
   invalidOf?: Record<string, string>;
   /** Where the spec reports a problem found deeper (element images: on `elements[i].images`). */
   fieldOf?: (field: string) => string;
+  /**
+   * The endpoint's check order where it is not the schema's: a rank per problem (lower first; equal
+   * ranks keep the schema's order). `issue` is the schema's issue kind (`invalid_type`, `custom`…).
+   */
+  rank?: (p: { field?: string; code: string; issue: string }) => number;
+  /** The envelope's `error` text, with no top-level `code` (script generate: "Validation failed"). */
+  error?: string;
 }
 
 export interface RequestProblem {
   code: string;
+  /** The envelope's `error` text where the endpoint has a fixed one (RequestCodes.error). */
+  error?: string;
   /** Path of the field at fault (`references[0].url`); absent for the body as a whole. */
   field?: string;
   message: string;
@@ -112,6 +121,7 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
   const r = schema.safeParse(input);
   if (r.success) return [];
   const out: RequestProblem[] = [];
+  const kinds: string[] = [];
   for (const issue of r.error.issues as unknown as Issue[]) {
     if (issue.code === "unrecognized_keys") {
       const known = knownKeys(schema, issue.path);
@@ -122,6 +132,7 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
           field,
           message: `${field} is not a field of this request${didYouMean(key, known)}`,
         });
+        kinds.push("unrecognized_keys");
       }
       continue;
     }
@@ -132,14 +143,31 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
     const message = field === "" ? text : text.startsWith(field) ? text : `${field} ${text}`;
     const reported = codes.fieldOf ? codes.fieldOf(field) : field;
     out.push({ code: codeFor(issue, absent, codes), ...(reported ? { field: reported } : {}), message });
+    kinds.push(issue.code);
   }
-  return out;
+  return ordered(out, kinds, codes);
+}
+
+function ordered(problems: RequestProblem[], kinds: string[], codes: RequestCodes): RequestProblem[] {
+  const withError = codes.error ? problems.map((p) => ({ ...p, error: codes.error })) : problems;
+  if (!codes.rank) return withError;
+  const rank = codes.rank;
+  return withError
+    .map((p, i) => ({ p, i, r: rank({ ...(p.field !== undefined ? { field: p.field } : {}), code: p.code, issue: kinds[i] ?? "unrecognized_keys" }) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.p);
 }
 
 /** The status and body the service answers for a request problem (400 for every validation code). */
 export function problemResponse(p: RequestProblem): { status: number; body: ErrorBody } {
   const known = (ERROR_CODES as Record<string, { status: number }>)[p.code];
-  const { status, body } = errorResponse(p.code, p.message, { ...(p.field ? { field: p.field } : {}), shape: "envelope", status: known?.status ?? 400 });
+  const { status, body } = errorResponse(p.code, p.message, {
+    ...(p.field ? { field: p.field } : {}),
+    ...(p.error ? { error: p.error } : {}),
+    shape: "envelope",
+    status: known?.status ?? 400,
+  });
+  if (p.error) return { status, body };
   // Upper-case codes are read from `code` by clients of those endpoints; the envelope carries the field.
   return { status, body: p.code === p.code.toUpperCase() ? ({ ...body, code: p.code } as ErrorBody) : body };
 }
