@@ -84,10 +84,20 @@ function startRules(req: Record<string, unknown>, ctx: Ctx): void {
   const prompt = !plan && !script && filled(req.prompt);
   const media = !plan && !script && !prompt && (filled(req.voice_url) || filled(req.avatar_url));
   if (!plan && !script && !prompt && !media) {
-    issue(ctx, [], "Nothing to make a video from: give a prompt (with duration), a script (with voice_id or voice_url), a voice_url or avatar_url, or a sequence_plan", "MISSING_CONTENT");
+    issue(
+      ctx,
+      [],
+      "Nothing to make a video from: give a prompt (with duration), a script (with voice_id or voice_url), a voice_url or avatar_url, or a sequence_plan",
+      "MISSING_CONTENT",
+    );
   }
   if (media && !filled(req.voice_url) && typeof req.avatar_url === "string" && kindOfExtension(extensionOf(req.avatar_url)) === "image") {
-    issue(ctx, [], "An avatar_url image alone has nothing to say: add a script (with a voice), a prompt with a duration, a voice_url, or use a video as avatar_url", "MISSING_CONTENT");
+    issue(
+      ctx,
+      [],
+      "An avatar_url image alone has nothing to say: add a script (with a voice), a prompt with a duration, a voice_url, or use a video as avatar_url",
+      "MISSING_CONTENT",
+    );
   }
   if (prompt && !given(req.duration)) issue(ctx, ["duration"], "duration is required with prompt (seconds, 10 to 600)", "MISSING_FIELD");
   if (script && !given(req.voice_id) && !filled(req.voice_url)) {
@@ -100,7 +110,8 @@ function startRules(req: Record<string, unknown>, ctx: Ctx): void {
   }
   if (script) {
     const ms = estimateSpeechMs((req.script as string).trim());
-    if (ms > GENERATION_DURATION_MAX * 1000) issue(ctx, ["script"], `script is about ${Math.round(ms / 1000)} s of speech; a video is at most ${GENERATION_DURATION_MAX} s`);
+    if (ms > GENERATION_DURATION_MAX * 1000)
+      issue(ctx, ["script"], `script is about ${Math.round(ms / 1000)} s of speech; a video is at most ${GENERATION_DURATION_MAX} s`);
   }
   if (plan) for (const p of checkPlan(req.sequence_plan, SHAPE_ONLY).problems) issue(ctx, pathOf(p.field), p.message, "INVALID_PLAN");
 }

@@ -40,10 +40,7 @@ export const ScriptGenerateRequest = z.strictObject({
     .optional()
     .meta({ minimum: SCRIPT_DURATION_MIN, maximum: SCRIPT_DURATION_MAX }),
   urls: z
-    .array(
-      z.string({ error: "must be a string (a URL)" }).refine(isHttpUrl, { error: "must be an http(s) URL" }),
-      { error: "urls must be an array of URLs" },
-    )
+    .array(z.string({ error: "must be a string (a URL)" }).refine(isHttpUrl, { error: "must be an http(s) URL" }), { error: "urls must be an array of URLs" })
     .max(WEB_URLS_MAX, { error: (iss) => `urls has ${Array.isArray(iss.input) ? iss.input.length : "too many"} URLs; the limit is ${WEB_URLS_MAX}` })
     .optional(),
   webSearch: z.boolean({ error: "webSearch must be true or false" }).optional(),
