@@ -103,3 +103,63 @@ export async function readJsonBody(
   }
   return data as Record<string, unknown>;
 }
+
+/**
+ * `--set key=value` (repeatable): one field of the request body, for fields no flag has (a field the
+ * service's docs name later, one the spec leaves open). The value is JSON when it parses as JSON
+ * (`--set animate_image_max=3`, `--set 'enable={"music":true}'`), else the text itself; a dotted key
+ * sets a field of an object (`--set enable.music=true`), keeping its other fields. Applied over
+ * `--body` and the flags. Whether the body may carry the field is the request's check (an open body
+ * passes it, with a notice: `unknownFieldsNotice`).
+ */
+export function applySets(body: Record<string, unknown>, sets: readonly string[] | undefined, flag = "--set"): Record<string, unknown> {
+  for (const item of sets ?? []) {
+    const eq = item.indexOf("=");
+    const key = eq > 0 ? item.slice(0, eq).trim() : "";
+    const path = key.split(".");
+    if (eq <= 0 || path.some((p) => p === "")) {
+      throw new CliError(`${flag}: expected key=value (a dotted key sets a field of an object: enable.music=true), got "${item}"`, EXIT.usage, "usage_error", flag);
+    }
+    const raw = item.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // Not JSON: the text itself.
+    }
+    let at = body;
+    for (const p of path.slice(0, -1)) {
+      const next = at[p];
+      at[p] = next && typeof next === "object" && !Array.isArray(next) ? { ...(next as Record<string, unknown>) } : {};
+      at = at[p] as Record<string, unknown>;
+    }
+    at[path[path.length - 1]!] = value;
+  }
+  return body;
+}
+
+/**
+ * The one stderr line for keys of an open body the contract does not know (`--body`, `--set`): they
+ * are sent as given, and the service decides what they do. Each is named, with the field it may have
+ * been meant for. Returns the line, or undefined when every key is known.
+ */
+export async function unknownFieldsNotice(op: string, body: Record<string, unknown>): Promise<string | undefined> {
+  const { requestContract } = await import("../features/request-check.js");
+  const { knownKeys } = await import("../contract/request-check.js");
+  const { didYouMean } = await import("../contract/did-you-mean.js");
+  const contract = await requestContract(op);
+  if (!contract) return undefined;
+  const top = knownKeys(contract.schema, []);
+  const unknown: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (!top.includes(key)) {
+      unknown.push(`${key}${didYouMean(key, top)}`);
+      continue;
+    }
+    const inner = value && typeof value === "object" && !Array.isArray(value) ? knownKeys(contract.schema, [key]) : [];
+    if (!inner.length) continue;
+    for (const k of Object.keys(value as object)) if (!inner.includes(k)) unknown.push(`${key}.${k}${didYouMean(k, inner)}`);
+  }
+  if (!unknown.length) return undefined;
+  return `Sending ${unknown.join(", ")} as given: not ${unknown.length === 1 ? "a field" : "fields"} mediagen knows for this request; the service decides what ${unknown.length === 1 ? "it does" : "they do"}.`;
+}

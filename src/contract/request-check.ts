@@ -31,17 +31,24 @@ export interface RequestCodes {
    * the request does not have is always answered in the envelope.
    */
   shape?: "code";
+  /**
+   * The endpoint's check order where it is not the schema's: a rank per problem (lower first; equal
+   * ranks keep the schema's order). `issue` is the schema's issue kind (`invalid_type`, `custom`…).
+   */
+  rank?: (p: { field?: string; code: string; issue: string }) => number;
+  /** The envelope's `error` text, with no top-level `code` (script generate: "Validation failed"). */
+  error?: string;
 }
 
 export interface RequestProblem {
   code: string;
+  /** The envelope's `error` text where the endpoint has a fixed one (RequestCodes.error). */
+  error?: string;
   /** Path of the field at fault (`references[0].url`); absent for the body as a whole. */
   field?: string;
   message: string;
   /** The body it is answered in (see RequestCodes.shape); absent: the envelope, with `code` for upper-case codes. */
   shape?: "code" | "validation";
-  /** The envelope's `error` text, when the endpoint has its own ("Validation failed"). */
-  error?: string;
 }
 
 interface Issue {
@@ -124,6 +131,7 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
   const r = schema.safeParse(input);
   if (r.success) return [];
   const out: RequestProblem[] = [];
+  const kinds: string[] = [];
   for (const issue of r.error.issues as unknown as Issue[]) {
     if (issue.code === "unrecognized_keys") {
       const known = knownKeys(schema, issue.path);
@@ -134,6 +142,7 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
           field,
           message: `${field} is not a field of this request${didYouMean(key, known)}`,
         });
+        kinds.push("unrecognized_keys");
       }
       continue;
     }
@@ -147,8 +156,19 @@ export function requestProblems(schema: z.ZodType, codes: RequestCodes, input: u
     const shape = asked === "envelope" ? undefined : asked;
     const form = { ...(shape ? { shape } : {}), ...(issue.params?.error ? { error: issue.params.error } : {}) };
     out.push({ code: codeFor(issue, absent, codes), ...(reported ? { field: reported } : {}), message, ...form });
+    kinds.push(issue.code);
   }
-  return out;
+  return ordered(out, kinds, codes);
+}
+
+function ordered(problems: RequestProblem[], kinds: string[], codes: RequestCodes): RequestProblem[] {
+  const withError = codes.error ? problems.map((p) => ({ ...p, error: codes.error, shape: "validation" as const })) : problems;
+  if (!codes.rank) return withError;
+  const rank = codes.rank;
+  return withError
+    .map((p, i) => ({ p, i, r: rank({ ...(p.field !== undefined ? { field: p.field } : {}), code: p.code, issue: kinds[i] ?? "unrecognized_keys" }) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.p);
 }
 
 /** The status and body the service answers for a request problem (400 for every validation code). */

@@ -58,11 +58,20 @@ describe("generate --voice/--avatar by name", () => {
     expect(calls.map((c) => c.op)).not.toContain("avatarList");
   });
 
-  it("a near miss gets a did-you-mean; an ambiguous name a list; nothing is started (exit 2)", async () => {
+  it("a near miss that could be an id goes to the service, whose refusal gets a did-you-mean; a name with spaces that names nothing is refused here; an ambiguous name a list (exit 2)", async () => {
+    const spent = () => t.db.prepare("SELECT COUNT(*) AS n FROM ledger WHERE kind = 'debit'").get() as { n: number };
+    const before = spent().n;
     const miss = await mg(["generate", "--script", "Hi.", "--voice", "Emmma", "--json"]);
     expect(miss.exitCode).toBe(2);
-    expect(miss.errorLine()).toMatchObject({ code: "unknown_name" });
-    expect(miss.stderr).toContain("did you mean Emma (vc_emma)?");
+    expect(miss.errorLine()).toMatchObject({ code: "INVALID_VOICE_ID", field: "voice_id" });
+    expect(miss.stderr).toContain("Did you mean Emma (vc_emma)?");
+    expect(started()).toMatchObject({ voice_id: "Emmma" });
+    expect(spent().n).toBe(before);
+    const look = await mg(["generate", "--script", "Hi.", "--voice", "Emma", "--avatar", "Maya kitchn", "--json"]);
+    expect(look.exitCode).toBe(2);
+    expect(look.errorLine()).toMatchObject({ code: "unknown_name" });
+    expect(look.stderr).toContain('--avatar: no look named "Maya kitchn"; did you mean');
+    expect(look.stderr).toContain("(lk_maya_kitchen)");
     expect(started()).toBeUndefined();
     const many = await mg(["generate", "--script", "Hi.", "--voice", "Emma", "--avatar", "maya"]);
     expect(many.exitCode).toBe(2);

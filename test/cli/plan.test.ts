@@ -56,7 +56,7 @@ const ROWS = (): Row[] => [
         look_id: "lk_maya_kitchen",
         sequences: [
           { text: "Welcome to the kitchen.", look_id: "lk_maya_office", media: { url: png, show: "full" } },
-          { text: "Here is how we cook.", action: "smiles", media: { url: "https://cdn.example.com/clip.MP4?sig=1", show: "half", trim_start: 1 } },
+          { text: "Here is how we cook.", action: "smiles", media: { url: "https://cdn.example.com/clip.MP4?sig=1", show: "half", start_at: 1 } },
         ],
       },
       { sequences: [{ text: null, duration_ms: 1500, media: { url: "https://cdn.example.com/c.jpg", show: "background" } }] },
@@ -79,7 +79,7 @@ const ROWS = (): Row[] => [
       {
         voice_id: "vc_emma",
         look_id: "lk_maya_kitchen",
-        parent_avatar_id: "av_maya",
+        avatar_id: "av_maya",
         sequences: [{ text: "Hi.", look_id: "lk_maya_office", media: { asset_id: "@asset", show: "full" } }],
       },
     ],
@@ -123,7 +123,7 @@ const ROWS = (): Row[] => [
   // ids and action: types
   { name: "voice_id not a string", plan: [{ voice_id: 5, sequences: [{ text: "a" }] }], field: "sequence_plan[0].voice_id", schema: true },
   { name: "block look_id blank", plan: [{ look_id: "", sequences: [{ text: "a" }] }], field: "sequence_plan[0].look_id", schema: true },
-  { name: "parent_avatar_id not a string", plan: [{ parent_avatar_id: [], sequences: [{ text: "a" }] }], field: "sequence_plan[0].parent_avatar_id", schema: true },
+  { name: "avatar_id not a string", plan: [{ avatar_id: [], sequences: [{ text: "a" }] }], field: "sequence_plan[0].avatar_id", schema: true },
   { name: "sequence look_id not a string", plan: [{ sequences: [{ text: "a", look_id: 1 }] }], field: "sequence_plan[0].sequences[0].look_id", schema: true },
   { name: "action not a string", plan: [{ sequences: [{ text: "a", action: {} }] }], field: "sequence_plan[0].sequences[0].action", schema: true },
   // media
@@ -136,7 +136,7 @@ const ROWS = (): Row[] => [
   { name: "media url over ftp", plan: [spoken({ media: { url: "ftp://x.test/a.png" } })], field: "sequence_plan[0].sequences[0].media.url", schema: true },
   { name: "media url of audio", plan: [spoken({ media: { url: "https://x.test/a.mp3" } })], field: "sequence_plan[0].sequences[0].media.url", schema: true },
   { name: "show not one of the four", plan: [spoken({ media: { url: png, show: "side" } })], field: "sequence_plan[0].sequences[0].media.show", schema: true },
-  { name: "trim_start negative", plan: [spoken({ media: { url: png, trim_start: -1 } })], field: "sequence_plan[0].sequences[0].media.trim_start", schema: true },
+  { name: "start_at negative", plan: [spoken({ media: { url: png, start_at: -1 } })], field: "sequence_plan[0].sequences[0].media.start_at", schema: true },
   {
     name: "block audio not mp3, wav or m4a",
     plan: [{ audio_url: "https://x.test/a.ogg", sequences: [{ text: "a" }] }],
@@ -178,8 +178,8 @@ const ROWS = (): Row[] => [
   {
     name: "unknown avatar",
     ids: true,
-    plan: [{ ...spoken(), parent_avatar_id: "av_nobody" }],
-    field: "sequence_plan[0].parent_avatar_id",
+    plan: [{ ...spoken(), avatar_id: "av_nobody" }],
+    field: "sequence_plan[0].avatar_id",
     code: "PLAN_RESOLUTION_FAILED",
     schema: ID_REASON,
   },

@@ -313,7 +313,7 @@ forBothTargets(
 
       const c = await generate(sp, { script, voice_id: "vc_noah", avatar_id: "lk_zoe_podcast", enable: { broll: false } });
       expect(sequencesOf(timelineOfVideo(t, c.done.result!.video_id)).some((x) => x.sequence.media)).toBe(false);
-      const d = await generate(sp, { script, voice_id: "vc_noah", use_library_media: false });
+      const d = await generate(sp, { script, voice_id: "vc_noah", use_space_media: false });
       // No avatar at all: every sequence is a b-roll slot, but the library is off and nothing else was given.
       expect(sequencesOf(timelineOfVideo(t, d.done.result!.video_id)).some((x) => x.sequence.media)).toBe(false);
     });
@@ -387,10 +387,11 @@ forBothTargets(
         voice_id: "vc_emma",
         avatar_id: "lk_zoe_podcast",
         use_native_avatar: true,
+        // The docs name no field for the model: a guessed name passes the open body and is not acted on.
         native_avatar_model: "premium",
       });
       const tl = timelineOfVideo(t, done.result!.video_id);
-      expect(tl).toMatchObject({ native_avatar: true, native_avatar_model: "premium" });
+      expect(tl).toMatchObject({ native_avatar: true, native_avatar_model: "omni-flash" });
       const voiced = await duplicate(sp.engine, { video_id: done.result!.video_id, voice_id: "vc_noah" });
       expect(voiced.changes_applied.voice_changed).toBe(true);
       const v = timelineOfVideo(t, voiced.video_id);

@@ -102,14 +102,15 @@ describe("mediagen generate: one flag per field", () => {
       "--web-search-script",
       "--web-search-images",
       "--animate-image",
-      "--max-animated-images",
+      "--animate-image-max",
       "2",
+      "--animate-mode",
+      "pro",
       "--native-avatar",
-      "--native-avatar-model",
-      "premium",
-      "--enhance-emotions",
-      "--no-library-media",
-      "--no-save-to-library",
+      "--veo3",
+      "--emotion-enhancement",
+      "--no-space-media",
+      "--no-save-media-to-space",
       "--media-url",
       "https://x.test/1.png",
       "--media-url",
@@ -134,12 +135,13 @@ describe("mediagen generate: one flag per field", () => {
       enable: { subtitles: false, music: true, broll: false, transitions: true },
       web_search: { script: true, images: true },
       animate_image: true,
-      max_animated_images: 2,
+      animate_image_max: 2,
+      animate_mode: "pro",
       use_native_avatar: true,
-      native_avatar_model: "premium",
-      enhance_emotions: true,
-      use_library_media: false,
-      save_to_library: false,
+      use_veo3: true,
+      emotion_enhancement: true,
+      use_space_media: false,
+      save_media_to_space: false,
       media_urls: ["https://x.test/1.png", "https://x.test/2.mp4"],
       web_urls: ["https://x.test/page"],
       webhook_url: "https://hooks.test/h",
@@ -149,9 +151,9 @@ describe("mediagen generate: one flag per field", () => {
   });
 
   it("leaves out what was not given (no default sneaks into the body), and --body is overridden key by key", async () => {
-    const body = write("body.json", JSON.stringify({ prompt: "dogs", duration: 20, enable: { music: true, subtitles: false }, use_library_media: false }));
+    const body = write("body.json", JSON.stringify({ prompt: "dogs", duration: 20, enable: { music: true, subtitles: false }, use_space_media: false }));
     const r = await generate(["--body", body, "--duration", "40", "--subtitles"]);
-    expect(r.calls[0]!.body).toEqual({ prompt: "dogs", duration: 40, enable: { music: true, subtitles: true }, use_library_media: false });
+    expect(r.calls[0]!.body).toEqual({ prompt: "dogs", duration: 40, enable: { music: true, subtitles: true }, use_space_media: false });
   });
 
   it("--script reads a file, stdin (-), or takes the text; --simulate passes through", async () => {

@@ -5,7 +5,7 @@ export interface FixtureMedia {
   asset_id?: string;
   url?: string;
   show?: string;
-  trim_start?: number;
+  start_at?: number;
 }
 export interface FixtureSequence {
   text: string | null;
@@ -18,7 +18,7 @@ export interface FixtureBlock {
   voice_id?: string;
   look_id?: string;
   audio_url?: string;
-  parent_avatar_id?: string;
+  avatar_id?: string;
   sequences: FixtureSequence[];
 }
 
@@ -29,7 +29,7 @@ export const GOOD_PLAN: readonly FixtureBlock[] = [
     look_id: "lk_maya_kitchen",
     sequences: [
       { text: "Welcome to the kitchen.", look_id: "lk_maya_office", media: { url: "https://cdn.example.com/a.png", show: "full" } },
-      { text: "Here is how we cook.", action: "smiles", media: { url: "https://cdn.example.com/b.mp4", show: "half", trim_start: 1 } },
+      { text: "Here is how we cook.", action: "smiles", media: { url: "https://cdn.example.com/b.mp4", show: "half", start_at: 1 } },
     ],
   },
   { sequences: [{ text: null, duration_ms: 1500, media: { url: "https://cdn.example.com/c.jpg", show: "background" } }] },

@@ -22,13 +22,13 @@ describe("a good plan", () => {
     const r = checkPlan(GOOD_PLAN, http);
     expect(r.problems).toEqual([]);
     expect(r.blocks).toHaveLength(3);
-    expect(r.blocks![0]).toMatchObject({ voice_id: "vc_emma", look_id: "lk_maya_kitchen", audio_url: null, parent_avatar_id: null });
+    expect(r.blocks![0]).toMatchObject({ voice_id: "vc_emma", look_id: "lk_maya_kitchen", audio_url: null, avatar_id: null });
     expect(r.blocks![0]!.sequences[1]).toEqual({
       text: "Here is how we cook.",
       duration_ms: null,
       look_id: null,
       action: "smiles",
-      media: { url: "https://cdn.example.com/b.mp4", show: "half", trim_start: 1 },
+      media: { url: "https://cdn.example.com/b.mp4", show: "half", start_at: 1 },
     });
     expect(r.blocks![1]!.sequences[0]).toMatchObject({ text: null, duration_ms: 1500 });
     expect(r.blocks![2]!.sequences[0]!.media).toEqual({ asset_id: "0123456789abcdef01234567", show: "hide" });
@@ -100,12 +100,12 @@ describe("every rule, with the offending field's path", () => {
   it("ids and action are strings", () => {
     expect(firstField([{ voice_id: 5, sequences: [{ text: "a" }] }])).toBe("sequence_plan[0].voice_id");
     expect(firstField([{ look_id: "", sequences: [{ text: "a" }] }])).toBe("sequence_plan[0].look_id");
-    expect(firstField([{ parent_avatar_id: [], sequences: [{ text: "a" }] }])).toBe("sequence_plan[0].parent_avatar_id");
+    expect(firstField([{ avatar_id: [], sequences: [{ text: "a" }] }])).toBe("sequence_plan[0].avatar_id");
     expect(firstField([{ sequences: [{ text: "a", look_id: 1 }] }])).toBe("sequence_plan[0].sequences[0].look_id");
     expect(firstField([{ sequences: [{ text: "a", action: {} }] }])).toBe("sequence_plan[0].sequences[0].action");
   });
 
-  it("media needs an asset_id or a url, a show of the four, a trim_start of 0 or more, and an image or video URL", () => {
+  it("media needs an asset_id or a url, a show of the four, a start_at of 0 or more, and an image or video URL", () => {
     const m = (media: unknown) => firstField([{ sequences: [{ text: "a", media }] }], http);
     expect(problemsOf([{ sequences: [{ text: "a", media: { show: "full" } }] }])).toEqual([
       ["sequence_plan[0].sequences[0].media", "sequence_plan[0].sequences[0].media: needs an asset_id (library media) or a url (public image or video)"],
@@ -117,7 +117,7 @@ describe("every rule, with the offending field's path", () => {
     expect(m({ url: "https://x.test/a.gif" })).toBe("sequence_plan[0].sequences[0].media.url");
     expect(m({ url: "ftp://x.test/a.png" })).toBe("sequence_plan[0].sequences[0].media.url");
     expect(m({ url: "https://x.test/a.png", show: "side" })).toBe("sequence_plan[0].sequences[0].media.show");
-    expect(m({ url: "https://x.test/a.mp4", trim_start: -1 })).toBe("sequence_plan[0].sequences[0].media.trim_start");
+    expect(m({ url: "https://x.test/a.mp4", start_at: -1 })).toBe("sequence_plan[0].sequences[0].media.start_at");
     for (const show of ["full", "half", "background", "hide"]) expect(m({ url: "https://x.test/a.mov", show })).toBeUndefined();
   });
 

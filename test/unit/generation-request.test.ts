@@ -1,11 +1,15 @@
 /**
- * POST /generation/start's rules, pure (request.ts with fake lookups): input methods and their
- * precedence, every code with its field and status, the documented order when several things are
- * wrong, defaults, formats, and the estimate that is debited (pricing included).
+ * POST /generation/start's rules, pure: the check at the door (the contract's schema, codes and
+ * order) then the handler's rules that need the space (request.ts with fake lookups), as dispatch
+ * runs them: input methods and their precedence, every code with its field and status, the
+ * documented order when several things are wrong, defaults, formats, and the estimate that is
+ * debited (pricing included).
  */
 import { describe, expect, it } from "vitest";
 import { generationCredits } from "../../src/contract/pricing.js";
-import type { ApiError } from "../../src/engine/errors.js";
+import { ApiError } from "../../src/engine/errors.js";
+import { checkRequest } from "../../src/contract/request-check.js";
+import { GenerationStartRequest, requestCodes, type GenerationStartInput } from "../../src/features/generation/contract.js";
 import { estimateCredits, validateStart, type StartLookups } from "../../src/features/generation/request.js";
 import { planEstimateMs, checkPlan } from "../../src/features/generation/plan.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
@@ -33,7 +37,12 @@ function lookups(over: Partial<StartLookups> = {}): StartLookups {
   };
 }
 
-const start = (input: Record<string, unknown>, l = lookups()) => validateStart(input, l);
+/** The door's check (one parse), then the handler's rules: what dispatch does with a start. */
+function start(input: Record<string, unknown>, l = lookups()) {
+  const refused = checkRequest(GenerationStartRequest, requestCodes.generationStart, input);
+  if (refused) throw new ApiError(refused.status, refused.body);
+  return validateStart(input as GenerationStartInput, l);
+}
 function fails(input: Record<string, unknown>, l = lookups()): ApiError {
   return apiErrorOf(() => start(input, l));
 }
@@ -51,7 +60,8 @@ describe("input methods", () => {
   });
 
   it("script-based needs voice_id or voice_url; the script wins over a prompt", () => {
-    const s = start({ script: "Hello there. Second sentence!", voice_id: "vc_noah", prompt: "ignored", duration: 5000 });
+    // A prompt beside a script is not a prompt-based request: it needs no duration.
+    const s = start({ script: "Hello there. Second sentence!", voice_id: "vc_noah", prompt: "ignored" });
     expect(s).toMatchObject({ method: "script", voice: { voice_id: "vc_noah" } });
     expect(s.estimated_ms).toBe(estimateSpeechMs("Hello there. Second sentence!"));
     expect(start({ script: "Hi.", voice_url: "https://x.test/v.mp3" })).toMatchObject({ method: "script", voice: null, voice_url: "https://x.test/v.mp3" });
@@ -73,7 +83,7 @@ describe("input methods", () => {
     expect(s.plan![0]!.voice).toEqual({ voice_id: "vc_emma", tts: "en-us+f3" });
     expect(s.plan![1]!.voice).toBeNull();
     expect(s.plan![2]!.sequences[0]!.media).toMatchObject({ asset_id: IMG, kind: "image", show: "hide", asset: { path: `assets/${IMG}/x.png` } });
-    expect(s.plan![0]!.sequences[1]!.media).toMatchObject({ url: "https://cdn.example.com/b.mp4", kind: "video", trim_start: 1 });
+    expect(s.plan![0]!.sequences[1]!.media).toMatchObject({ url: "https://cdn.example.com/b.mp4", kind: "video", start_at: 1 });
   });
 });
 
@@ -82,7 +92,7 @@ describe("every code with its field", () => {
     for (const input of [{}, { prompt: "  ", script: "" }, { voice_id: "vc_emma", duration: 30 }]) {
       expect(verdict(input)).toEqual({ code: "MISSING_CONTENT", field: undefined, status: 400 });
     }
-    expect(fails({}).body).toEqual({ error: expect.stringMatching(/^Nothing to make a video from/), code: "MISSING_CONTENT" });
+    expect(fails({}).body).toMatchObject({ error: expect.stringMatching(/^Nothing to make a video from/), code: "MISSING_CONTENT" });
   });
 
   it("content fields of the wrong type are INVALID_VALUE on that field", () => {
@@ -167,11 +177,13 @@ describe("every code with its field", () => {
       [{ media_urls: ["https://x.test/a.png", "https://x.test/b.txt"] }, "media_urls[1]"],
       [{ web_urls: Array.from({ length: 11 }, (_, i) => `https://x.test/${i}`) }, "web_urls"],
       [{ web_urls: ["notaurl"] }, "web_urls[0]"],
-      [{ max_animated_images: -1 }, "max_animated_images"],
-      [{ enhance_emotions: "no" }, "enhance_emotions"],
-      [{ native_avatar_model: "gpt" }, "native_avatar_model"],
-      [{ use_library_media: null, save_to_library: "no" }, "save_to_library"],
-      [{ music_url: "https://x.test/m.ogg" }, "music_url"],
+      [{ animate_image_max: -1 }, "animate_image_max"],
+      [{ animate_image_max: 1.5 }, "animate_image_max"],
+      [{ animate_mode: "fast" }, "animate_mode"],
+      [{ emotion_enhancement: "no" }, "emotion_enhancement"],
+      [{ use_space_media: true, save_media_to_space: "no" }, "save_media_to_space"],
+      [{ use_space_media: "yes" }, "use_space_media"],
+      [{ use_veo3: 1 }, "use_veo3"],
     ];
     for (const [extra, field] of cases) expect(verdict({ ...p, ...extra }), field).toEqual({ code: "INVALID_VALUE", field, status: 400 });
   });
@@ -201,7 +213,7 @@ describe("every code with its field", () => {
       [(p) => void (p[2]!.voice_id = "vc_george"), "sequence_plan[2].voice_id"],
       [(p) => void (p[0]!.look_id = "lk_nope"), "sequence_plan[0].look_id"],
       [(p) => void (p[0]!.sequences[0]!.look_id = "lk_nope"), "sequence_plan[0].sequences[0].look_id"],
-      [(p) => void (p[0]!.parent_avatar_id = "av_nope"), "sequence_plan[0].parent_avatar_id"],
+      [(p) => void (p[0]!.avatar_id = "av_nope"), "sequence_plan[0].avatar_id"],
       [(p) => void (p[2]!.sequences[0]!.media = { asset_id: "nope", show: "hide" }), "sequence_plan[2].sequences[0].media.asset_id"],
       [(p) => void (p[2]!.sequences[0]!.media = { asset_id: "gen1", show: "hide" }), "sequence_plan[2].sequences[0].media.asset_id"],
       [(p) => void (p[2]!.sequences[0]!.media = { asset_id: "aud1", show: "hide" }), "sequence_plan[2].sequences[0].media.asset_id"],
@@ -212,8 +224,8 @@ describe("every code with its field", () => {
       expect(verdict({ sequence_plan: p }), field).toEqual({ code: "PLAN_RESOLUTION_FAILED", field, status: 400 });
     }
     const p = goodPlan();
-    p[0]!.parent_avatar_id = "av_maya";
-    expect(start({ sequence_plan: p }).plan![0]!.parent_avatar_id).toBe("av_maya");
+    p[0]!.avatar_id = "av_maya";
+    expect(start({ sequence_plan: p }).plan![0]!.avatar_id).toBe("av_maya");
   });
 
   it("a spoken block needs a voice: its own, the request's, or its audio (MISSING_VOICE on its voice_id)", () => {
@@ -239,14 +251,19 @@ describe("the documented order when several things are wrong", () => {
     webhook_url: "nope",
     sequence_plan: [{ sequences: [] }],
   };
-  it("content types, MISSING_CONTENT, MISSING_FIELD, MISSING_VOICE, INVALID_VOICE_ID, INVALID_AVATAR_ID, INVALID_FORMAT, duration, other fields, INVALID_PLAN, PLAN_RESOLUTION_FAILED", () => {
+  // The request's shape is checked once at the door, in the spec's order; ids the space does not
+  // have (INVALID_VOICE_ID, INVALID_AVATAR_ID, PLAN_RESOLUTION_FAILED) need the space, so they come after.
+  it("content types, MISSING_CONTENT, MISSING_FIELD, MISSING_VOICE, voice_id's type, avatar_id's type, INVALID_FORMAT, duration, other fields, INVALID_PLAN; then INVALID_VOICE_ID, INVALID_AVATAR_ID, PLAN_RESOLUTION_FAILED", () => {
     const steps: [Record<string, unknown>, string, string | undefined][] = [
       [everything, "INVALID_VALUE", "prompt"],
       [{ voice_id: "vc_nope", format: "wide" }, "MISSING_CONTENT", undefined],
       [{ prompt: "x", voice_id: "vc_nope", format: "wide" }, "MISSING_FIELD", "duration"],
       [{ script: "Hi.", avatar_id: "lk_nope", format: "wide" }, "MISSING_VOICE", "voice_id"],
-      [{ script: "Hi.", voice_id: "vc_nope", avatar_id: "lk_nope", format: "wide" }, "INVALID_VOICE_ID", "voice_id"],
-      [{ prompt: "x", duration: 3, avatar_id: "lk_nope", format: "wide" }, "INVALID_AVATAR_ID", "avatar_id"],
+      [{ script: "Hi.", voice_id: 7, avatar_id: 8, format: "wide" }, "INVALID_VOICE_ID", "voice_id"],
+      [{ prompt: "x", duration: 3, avatar_id: 8, format: "wide" }, "INVALID_AVATAR_ID", "avatar_id"],
+      [{ script: "Hi.", voice_id: "vc_nope", avatar_id: "lk_nope", format: "wide" }, "INVALID_FORMAT", "format"],
+      [{ script: "Hi.", voice_id: "vc_nope", avatar_id: "lk_nope" }, "INVALID_VOICE_ID", "voice_id"],
+      [{ prompt: "x", duration: 30, avatar_id: "lk_nope" }, "INVALID_AVATAR_ID", "avatar_id"],
       [{ prompt: "x", duration: 3, format: "wide", webhook_url: "nope" }, "INVALID_FORMAT", "format"],
       [{ prompt: "x", duration: 3, webhook_url: "nope" }, "INVALID_VALUE", "duration"],
       [{ sequence_plan: [{ sequences: [] }], webhook_url: "nope" }, "INVALID_VALUE", "webhook_url"],
@@ -264,15 +281,16 @@ describe("options and the estimate", () => {
     expect(s).toMatchObject({
       web_search: { script: false, images: false },
       animate_image: false,
-      max_animated_images: null,
+      animate_image_max: null,
+      animate_mode: "standard",
       use_native_avatar: false,
       native_avatar_model: "omni-flash",
-      enhance_emotions: false,
-      use_library_media: true,
-      save_to_library: true,
+      emotion_enhancement: false,
+      use_space_media: true,
+      save_media_to_space: true,
+      use_veo3: false,
       media_urls: [],
       web_urls: [],
-      music_url: null,
       webhook_url: null,
     });
   });
@@ -288,12 +306,12 @@ describe("options and the estimate", () => {
     expect(estimateCredits(start({ script, voice_id: "vc_emma" }))).toBe(generationCredits(estimateSpeechMs(script) / 1000));
   });
 
-  it("animate_image adds 5 credits per supplied still (plan images; media_urls when b-roll applies), at most max_animated_images", () => {
+  it("animate_image adds 5 credits per supplied still (plan images; media_urls when b-roll applies), at most animate_image_max", () => {
     const base = estimateCredits(start({ sequence_plan: goodPlan() }));
     // a.png, c.jpg and the library image: three stills.
     expect(start({ sequence_plan: goodPlan(), animate_image: true }).animated_images).toBe(3);
     expect(estimateCredits(start({ sequence_plan: goodPlan(), animate_image: true }))).toBe(base + 15);
-    expect(start({ sequence_plan: goodPlan(), animate_image: true, max_animated_images: 1 }).animated_images).toBe(1);
+    expect(start({ sequence_plan: goodPlan(), animate_image: true, animate_image_max: 1 }).animated_images).toBe(1);
     const urls = ["https://x.test/a.png", "https://x.test/b.jpg", "https://x.test/a.png", "https://x.test/c.mp4"];
     expect(start({ prompt: "x", duration: 30, animate_image: true, media_urls: urls }).animated_images).toBe(2);
     expect(start({ prompt: "x", duration: 30, animate_image: true, media_urls: urls, enable: { broll: false } }).animated_images).toBe(0);

@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { characterCount, validateScriptRequest } from "../../src/features/script/validate.js";
+import { characterCount, scriptPlanOf } from "../../src/features/script/validate.js";
+import { ScriptGenerateRequest, requestCodes } from "../../src/features/script/contract.js";
+import { checkRequest } from "../../src/contract/request-check.js";
 import { scriptCredits } from "../../src/contract/pricing.js";
+import { ApiError } from "../../src/engine/errors.js";
 import { apiErrorOf } from "../helpers/errors.js";
+
+/** What dispatch does: the check at the door (one parse), then the handler's plan with the defaults. */
+function validateScriptRequest(body: Record<string, unknown>) {
+  const refused = checkRequest(ScriptGenerateRequest, requestCodes.scriptGenerate, body);
+  if (refused) throw new ApiError(refused.status, refused.body);
+  return scriptPlanOf(body as never);
+}
 
 const check = (body: Record<string, unknown>) => {
   const e = apiErrorOf(() => validateScriptRequest(body));
@@ -11,16 +21,14 @@ const check = (body: Record<string, unknown>) => {
 describe("script request rules", () => {
   it("fills the defaults: duration 60, no URLs, no web search", () => {
     expect(validateScriptRequest({ prompt: "Night trains." })).toEqual({ prompt: "Night trains.", duration: 60, urls: [], webSearch: false });
-    expect(validateScriptRequest({ prompt: "x", duration: null, urls: null, webSearch: null })).toEqual({
-      prompt: "x",
-      duration: 60,
-      urls: [],
-      webSearch: false,
-    });
+    // null is not "not given" for these: the door refuses it as the wrong type.
+    expect(check({ prompt: "x", duration: null })).toEqual([400, "INVALID_TYPE", "duration"]);
+    expect(check({ prompt: "x", urls: null })).toEqual([400, "INVALID_TYPE", "urls"]);
+    expect(check({ prompt: "x", webSearch: null })).toEqual([400, "INVALID_TYPE", "webSearch"]);
   });
 
   it("keeps what was given, URLs normalised", () => {
-    expect(validateScriptRequest({ prompt: " p ", duration: 45.5, urls: [" https://Example.com/a b", "http://x.org"], webSearch: true, extra: 1 })).toEqual({
+    expect(validateScriptRequest({ prompt: " p ", duration: 45.5, urls: [" https://Example.com/a b", "http://x.org"], webSearch: true })).toEqual({
       prompt: " p ",
       duration: 45.5,
       urls: ["https://example.com/a%20b", "http://x.org/"],
@@ -30,6 +38,8 @@ describe("script request rules", () => {
 
   it.each([
     [{}, "MISSING_FIELD", "prompt"],
+    [{ prompt: null }, "MISSING_FIELD", "prompt"],
+    [{ prompt: "x", extra: 1 }, "INVALID_VALUE", "extra"],
     [{ prompt: "" }, "MISSING_FIELD", "prompt"],
     [{ prompt: "\n\t " }, "MISSING_FIELD", "prompt"],
     [{ prompt: ["x"] }, "INVALID_TYPE", "prompt"],

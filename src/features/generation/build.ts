@@ -193,7 +193,7 @@ function uploadTasks(b: BuildContext, out: Supplied, net: Net, brollApplies: boo
   }
   if (spec.options.music) {
     tasks.push(async () => {
-      out.music = spec.music_url ? await adopt(mediaDir, spec.music_url, net) : await defaultMusic(mediaDir, signal);
+      out.music = await defaultMusic(mediaDir, signal);
     });
   }
   return tasks;
@@ -257,7 +257,7 @@ function draftBlocks(spec: GenerationSpec, supplied: Supplied, script: string | 
         tts_voice: audio ? null : (block.voice?.tts ?? null),
         look_id: block.look_id,
         ...(audio ? { audio_path: audio.audio_path, audio_ms: audio.ms } : {}),
-        ...(block.parent_avatar_id ? { parent_avatar_id: block.parent_avatar_id } : {}),
+        ...(block.avatar_id ? { parent_avatar_id: block.avatar_id } : {}),
         sequences: block.sequences.map((s, j): DraftSequence => {
           const media = supplied.planMedia.get(`${i}.${j}`);
           return {
@@ -289,7 +289,7 @@ function draftBlocks(spec: GenerationSpec, supplied: Supplied, script: string | 
 async function placeBroll(b: BuildContext, step: Step, supplied: Supplied, sequences: TimelineSequence[]): Promise<void> {
   const candidates = await step("SEARCH_MEDIA", () => {
     const found: TimelineMedia[] = supplied.mediaUrls.filter(Boolean);
-    if (b.spec.use_library_media) {
+    if (b.spec.use_space_media) {
       for (const a of libraryMedia(b.db, b.spaceId)) {
         if (!a.width || !a.height || !fs.existsSync(path.join(b.mediaDir, a.file_path))) continue;
         found.push({
@@ -317,10 +317,10 @@ async function placeBroll(b: BuildContext, step: Step, supplied: Supplied, seque
   });
 }
 
-/** ANIMATE_IMAGES: supplied stills (plan media, media_urls), at most max_animated_images of them. */
+/** ANIMATE_IMAGES: supplied stills (plan media, media_urls), at most animate_image_max of them. */
 function markAnimated(spec: GenerationSpec, sequences: TimelineSequence[]): void {
   const chosen = new Set<string>();
-  const cap = spec.max_animated_images ?? Infinity;
+  const cap = spec.animate_image_max ?? Infinity;
   for (const s of sequences) {
     const m = s.media;
     if (m?.kind !== "image" || "broll_asset_id" in m.source) continue;
@@ -355,8 +355,10 @@ async function assemble(b: BuildContext, supplied: Supplied, laid: ReturnType<ty
     ...(supplied.music ? { music_path: supplied.music } : {}),
     native_avatar: spec.use_native_avatar,
     ...(spec.use_native_avatar ? { native_avatar_model: spec.native_avatar_model } : {}),
-    enhance_emotions: spec.enhance_emotions,
-    save_to_library: spec.save_to_library,
+    enhance_emotions: spec.emotion_enhancement,
+    save_to_library: spec.save_media_to_space,
+    ...(spec.use_veo3 ? { use_veo3: true } : {}),
+    ...(spec.animate_image ? { animate_mode: spec.animate_mode } : {}),
     voice_path: voicePath,
     thumbnail_path: thumbnailPath,
     blocks: laid.blocks,
@@ -398,7 +400,7 @@ export async function buildTimeline(b: BuildContext): Promise<VideoTimeline> {
 
 async function planMediaOf(mediaDir: string, m: ResolvedMedia, field: string, net: Net): Promise<TimelineMedia> {
   const { signal } = net;
-  const base = { show: m.show, ...(m.trim_start !== undefined && m.kind === "video" ? { trim_start: m.trim_start } : {}) };
+  const base = { show: m.show, ...(m.start_at !== undefined && m.kind === "video" ? { trim_start: m.start_at } : {}) };
   if (m.asset) {
     if (!fs.existsSync(path.join(mediaDir, m.asset.path))) throw new MediaFetchError(`${field}.asset_id: asset ${m.asset.asset_id} has no file any more`, "not_found");
     const { width, height, duration_ms } = m.asset;

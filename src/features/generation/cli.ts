@@ -28,6 +28,7 @@ import { lifeState } from "../life.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
 const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"];
+const ANIMATE_MODES = ["standard", "pro"];
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
 
@@ -63,9 +64,15 @@ export interface GenerateFlags {
   webSearchScript?: boolean;
   webSearchImages?: boolean;
   animateImage?: boolean;
-  maxAnimatedImages?: string;
+  animateImageMax?: string;
+  animateMode?: string;
   nativeAvatar?: boolean;
-  nativeAvatarModel?: string;
+  veo3?: boolean;
+  emotionEnhancement?: boolean;
+  spaceMedia?: boolean;
+  saveMediaToSpace?: boolean;
+  /** Hidden aliases of the flags above, from before the service's names were known. */
+  maxAnimatedImages?: string;
   enhanceEmotions?: boolean;
   libraryMedia?: boolean;
   saveToLibrary?: boolean;
@@ -105,11 +112,17 @@ const FIELDS: readonly FlagField<GenerateFlags>[] = [
   ["transitions", "enable", into("enable", "transitions")],
   ["mediaUrl", "media_urls", media],
   ["webUrl", "web_urls", (v: string[]) => v.map((u) => u.trim())],
-  ["maxAnimatedImages", "max_animated_images", whole("--max-animated-images", 0)],
-  ["enhanceEmotions", "enhance_emotions"],
-  ["nativeAvatarModel", "native_avatar_model"],
-  ["libraryMedia", "use_library_media"],
-  ["saveToLibrary", "save_to_library"],
+  // Names the spec does not show, as the service's docs give them (hosted-facts); older flag names alias them.
+  ["maxAnimatedImages", "animate_image_max", whole("--max-animated-images", 0)],
+  ["animateImageMax", "animate_image_max", whole("--animate-image-max", 0)],
+  ["animateMode", "animate_mode"],
+  ["enhanceEmotions", "emotion_enhancement"],
+  ["emotionEnhancement", "emotion_enhancement"],
+  ["libraryMedia", "use_space_media"],
+  ["spaceMedia", "use_space_media"],
+  ["saveToLibrary", "save_media_to_space"],
+  ["saveMediaToSpace", "save_media_to_space"],
+  ["veo3", "use_veo3"],
 ];
 
 export function generateBody(flags: GenerateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
@@ -339,6 +352,8 @@ export type GenerateOptions = GenerateFlags &
     watch?: boolean;
     plan?: string;
     body?: string;
+    set?: string[];
+    nativeAvatarModel?: string;
     simulate?: string;
     dryRun?: boolean;
     maxCredits?: string;
@@ -390,68 +405,110 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
 }
 
 /**
- * What `generate --dry-run` checks on the target without spending, as the start would: the voice
- * and the look (avatar_id is a look id) are read from the free lists, and one that is not there is
- * refused with the start's code (exit 2), an avatar id given for a look naming its looks.
+ * What `generate --dry-run` looks up on the target without spending: the voice and the look
+ * (avatar_id is a look id) in the free lists. Ids are opaque and a list need not show every one the
+ * service takes, so one that is not there is said on stderr (with the nearest names, or an avatar's
+ * looks), not refused: only the start can say it does not exist.
  */
-async function checkOnTarget(engine: Engine, body: Record<string, unknown>): Promise<void> {
+async function checkOnTarget(ctx: Context, engine: Engine, body: Record<string, unknown>): Promise<void> {
+  const { nearNames, voiceNamed, lookNamed } = await import("../../cli/names.js");
   const voice = typeof body.voice_id === "string" ? body.voice_id.trim() : undefined;
   const look = typeof body.avatar_id === "string" ? body.avatar_id.trim() : undefined;
   if (voice) {
-    const voices = await engine.voiceList({});
+    const voices = (await engine.voiceList({})) as import("../../cli/names.js").VoiceItem[];
     if (!voices.some((v) => v.id === voice)) {
-      throw new CliError(`--voice: voice not found: ${voice} (mediagen voice list lists the voices of this space's plan)`, EXIT.usage, "invalid_voice_id", "--voice");
+      const near = nearNames(voice, voices.map(voiceNamed));
+      ctx.io.warn(
+        `--voice: ${voice} is not in \`mediagen voice list\`${near.length ? ` (did you mean ${near.join(" or ")}?)` : ""}; the start says whether the service knows it.`,
+      );
     }
   }
   if (look) {
-    const looks = await engine.avatarList({});
+    const looks = (await engine.avatarList({})) as (import("../../cli/names.js").LookItem & { avatar_id?: string })[];
     if (!looks.some((l) => l.id === look)) {
       const of = looks.filter((l) => l.avatar_id === look).map((l) => l.id);
-      const hint = of.length ? `; ${look} is an avatar: give one of its looks (${of.slice(0, 5).join(", ")})` : " (mediagen avatar list lists the looks)";
-      throw new CliError(`--avatar: look not found: ${look}${hint}`, EXIT.usage, "invalid_avatar_id", "--avatar");
+      const near = nearNames(look, looks.map(lookNamed));
+      const hint = of.length
+        ? ` (${look} is an avatar: give one of its looks, ${of.slice(0, 5).join(", ")})`
+        : near.length
+          ? ` (did you mean ${near.join(" or ")}?)`
+          : "";
+      ctx.io.warn(`--avatar: ${look} is not in \`mediagen avatar list\`${hint}; the start says whether the service knows it.`);
     }
   }
 }
 
+type NamesModule = typeof import("../../cli/names.js");
+
+/** Each list read once, when first needed. */
+function lazyLists(ctx: Context, names: NamesModule) {
+  let voices: Promise<import("../../cli/names.js").VoiceItem[]> | undefined;
+  let looks: Promise<import("../../cli/names.js").LookItem[]> | undefined;
+  return {
+    voices: () => (voices ??= ctx.engine().then((e) => e.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>)),
+    looks: () => (looks ??= ctx.engine().then((e) => e.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>)),
+    voiceItems: async () => (await (voices ??= ctx.engine().then((e) => e.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>))).map(names.voiceNamed),
+    lookItems: async () => (await (looks ??= ctx.engine().then((e) => e.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>))).map(names.lookNamed),
+  };
+}
+
+/** The ids a start sends (request and plan), for a did-you-mean when the service does not know one. */
+export function sentIds(body: Record<string, unknown>, lists: ReturnType<typeof lazyLists>): import("../../cli/names.js").SentId[] {
+  const voice = { what: "voice", listCommand: "mediagen voice list", items: lists.voiceItems };
+  const look = { what: "look", listCommand: "mediagen avatar list", items: lists.lookItems };
+  const out: import("../../cli/names.js").SentId[] = [];
+  if (typeof body.voice_id === "string") out.push({ field: "voice_id", value: body.voice_id, ...voice });
+  if (typeof body.avatar_id === "string") out.push({ field: "avatar_id", value: body.avatar_id, ...look });
+  const plan = Array.isArray(body.sequence_plan) ? (body.sequence_plan as unknown[]) : [];
+  plan.forEach((b, i) => {
+    const block = (b && typeof b === "object" ? b : {}) as Record<string, unknown>;
+    if (typeof block.voice_id === "string") out.push({ field: `sequence_plan[${i}].voice_id`, value: block.voice_id, ...voice });
+    if (typeof block.look_id === "string") out.push({ field: `sequence_plan[${i}].look_id`, value: block.look_id, ...look });
+    const seqs = Array.isArray(block.sequences) ? (block.sequences as unknown[]) : [];
+    seqs.forEach((q, j) => {
+      const lookId = q && typeof q === "object" ? (q as Record<string, unknown>).look_id : undefined;
+      if (typeof lookId === "string") out.push({ field: `sequence_plan[${i}].sequences[${j}].look_id`, value: lookId, ...look });
+    });
+  });
+  return out;
+}
+
 /**
  * `--voice` and `--avatar` given by name (`--voice Emma`, `--avatar "Maya kitchen"`) become ids; a
- * prompt-based video with a look and no voice gets a voice of the look's gender and the prompt's
- * language, said on stderr. Ids are used as they are, without asking the target.
+ * value that names nothing and could be an id is sent as it is (ids are opaque: the service says
+ * whether it knows it). Ids shaped `prefix_…` are used without asking the target. A prompt-based
+ * video without a voice: on the hosted target the service chooses; on the local instance a look's
+ * video gets a voice of the look's gender and the prompt's language, else the instance's default
+ * voice, and which one is said on stderr.
  */
-async function resolveNames(ctx: Context, opts: GenerateOptions, body: Record<string, unknown>): Promise<void> {
-  const { resolveName, voiceNamed, lookNamed } = await import("../../cli/names.js");
-  const idShaped = (v: unknown) => typeof v === "string" && /^[A-Za-z]+_[\w-]+$/.test(v);
+async function resolveNames(ctx: Context, opts: GenerateOptions, body: Record<string, unknown>, lists: ReturnType<typeof lazyLists>): Promise<void> {
+  const { resolveName, idShaped } = await import("../../cli/names.js");
   const say = (line: string) => {
     if (!ctx.opts.json) ctx.io.info(line);
   };
-  const pickVoice = typeof body.avatar_id === "string" && body.voice_id === undefined && body.voice_url === undefined && typeof body.prompt === "string";
-  const needVoices = (opts.voice !== undefined && !idShaped(body.voice_id)) || pickVoice;
-  const needLooks = (opts.avatar !== undefined && !idShaped(body.avatar_id)) || pickVoice;
-  if (!needVoices && !needLooks) return;
-  const engine = await ctx.engine();
-  const [voices, looks] = await Promise.all([
-    needVoices ? (engine.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>) : Promise.resolve([]),
-    needLooks ? (engine.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>) : Promise.resolve([]),
-  ]);
   if (opts.voice !== undefined && typeof body.voice_id === "string" && !idShaped(body.voice_id)) {
-    const r = resolveName(body.voice_id, voices.map(voiceNamed), "--voice", "voice", "mediagen voice list");
+    const r = resolveName(body.voice_id, await lists.voiceItems(), "--voice", "voice", "mediagen voice list");
     body.voice_id = r.id;
     if (r.byName) say(`Voice: ${r.byName.label}`);
   }
   if (opts.avatar !== undefined && typeof body.avatar_id === "string" && !idShaped(body.avatar_id)) {
-    const r = resolveName(body.avatar_id, looks.map(lookNamed), "--avatar", "look", "mediagen avatar list");
+    const r = resolveName(body.avatar_id, await lists.lookItems(), "--avatar", "look", "mediagen avatar list");
     body.avatar_id = r.id;
     if (r.byName) say(`Look: ${r.byName.label}`);
   }
-  if (pickVoice) {
-    const look = looks.find((l) => l.id === body.avatar_id);
+  const voiceless = body.voice_id === undefined && body.voice_url === undefined && body.sequence_plan === undefined && body.script === undefined;
+  if (!voiceless || typeof body.prompt !== "string" || (await ctx.target()) === "hosted") return;
+  if (typeof body.avatar_id === "string") {
+    const look = (await lists.looks()).find((l) => l.id === body.avatar_id);
     const { voiceForLook } = await import("../../cli/voice-for-look.js");
-    const pick = look ? voiceForLook(look, String(body.prompt), voices) : undefined;
+    const pick = look ? voiceForLook(look, String(body.prompt), await lists.voices()) : undefined;
     if (pick) {
       body.voice_id = pick.voice.id;
       say(`Voice: ${pick.voice.name} (${pick.voice.id}), ${pick.why}; --voice picks another.`);
+      return;
     }
   }
+  say("Voice: the local instance's default, Emma (vc_emma), whatever the prompt's language; --voice picks another.");
 }
 
 /** What `generate` does with its options (the wizard runs a saved plan through it too). */
@@ -462,17 +519,32 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     ["--body", opts.body],
   ].filter(([, v]) => v === "-");
   if (fromStdin.length > 1) throw usage(fromStdin[1]![0]!, `only one of --script, --plan and --body can read stdin`, "usage_error");
+  if (opts.nativeAvatarModel !== undefined) {
+    throw usage(
+      "--native-avatar-model",
+      "the service's docs name no field for the native-avatar model, so no flag sends one (a guessed name would do nothing on a paid generation); the default is omni-flash. If you know the field's name: --set <name>=<model>",
+      "usage_error",
+    );
+  }
   const base = opts.body ? await ctx.readBody(opts.body) : {};
   const flags: GenerateFlags = { ...opts };
   if (opts.script !== undefined) flags.script = await scriptText(ctx, opts.script);
-  const body = generateBody(flags, base);
+  const { applySets, unknownFieldsNotice } = await import("../../cli/body.js");
+  const body = applySets(generateBody(flags, base), opts.set);
   if (opts.plan !== undefined) body.sequence_plan = await readPlan(ctx, opts.plan);
   const content = ["sequence_plan", "script", "prompt", "voice_url", "avatar_url"].some((k) => body[k] !== undefined && body[k] !== "");
   if (!content) {
     throw usage("--prompt", "nothing to make a video from: give --prompt with --duration, --script with --voice, --plan, --voice-url or --avatar-url", "missing_field");
   }
-  if (opts.plan === undefined) await resolveNames(ctx, opts, body);
   const simulate = parseSimulate(opts.simulate);
+  const given = givenFieldFlags(flags, FIELDS);
+  ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
+  // The request is judged before any name is looked up: a bad duration is said before a list is read.
+  await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("generationStart", body);
+  const notice = await unknownFieldsNotice("generationStart", body);
+  if (notice) ctx.io.warn(notice);
+  const lists = lazyLists(ctx, await import("../../cli/names.js"));
+  if (opts.plan === undefined) await resolveNames(ctx, opts, body, lists);
   const exporting = opts.export === true || opts.download !== undefined;
   if (!exporting && opts.avatarModel !== undefined) throw usage("--avatar-model", "needs --export (it is the export's avatar_model)", "usage_error");
   if (!exporting && opts.force) throw usage("--force", "needs --download", "usage_error");
@@ -483,8 +555,6 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     const local = hostedMediaProblem(opts, body);
     if (local) throw local;
   }
-  const given = givenFieldFlags(flags, FIELDS);
-  ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
   let maxCredits: number | undefined;
   if (opts.maxCredits !== undefined) {
     maxCredits = Number(opts.maxCredits);
@@ -494,13 +564,11 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
   const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
   const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
   if (opts.dryRun || needsPrice(cli, guard)) {
-    // An estimate of what the service would refuse means nothing: judged as the start would be.
-    await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("generationStart", body);
     const { estimateGenerate } = await import("./estimate.js");
     const target = await cli.target();
     const est = estimateGenerate(body, target);
     if (opts.dryRun) {
-      await checkOnTarget(await ctx.engine(), body);
+      await checkOnTarget(ctx, await ctx.engine(), body);
       ctx.print(
         { estimated_credits: est.credits, seconds: est.seconds, exact: est.exact, basis: est.basis },
         (e) => [
@@ -519,7 +587,8 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     await guardCost(cli, { ...guard, price: est.credits, what: "this video generation", unknownBecause: est.basis });
   }
   const engine = await ctx.engine();
-  const res = await engine.generationStart(body, simulate ? { simulate } : {});
+  const { hintUnknownIds } = await import("../../cli/names.js");
+  const res = await hintUnknownIds(() => engine.generationStart(body, simulate ? { simulate } : {}), sentIds(body, lists));
   // The price is talk (stderr); stdout carries the job id, or with --watch what the wait ends with.
   if (!ctx.opts.json) ctx.io.info(`Started generation ${res.job_id}: ${credits(res.estimated_credits)} (estimated, debited now)`);
   if (exporting) {
@@ -564,20 +633,39 @@ export const generateCommand: CommandModule = {
       .option("--web-search-script", "web_search.script: research the script on the web")
       .option("--web-search-images", "web_search.images: search the web for images")
       .option("--animate-image", "animate_image: animate still images (5 credits each)")
-      .option("--max-animated-images <n>", "max_animated_images: at most this many animated images")
-      .option("--native-avatar", "use_native_avatar: audio and video made together (sound comes at export)")
-      .option("--native-avatar-model <model>", "native_avatar_model (default omni-flash)")
-      .option("--enhance-emotions", "enhance_emotions")
-      .option("--library-media", "use_library_media: b-roll may come from the library (default on)")
-      .option("--no-library-media", "no b-roll from the library")
-      .option("--save-to-library", "save_to_library (default on)")
-      .option("--no-save-to-library", "do not save the video to the library")
+      .option("--animate-image-max <n>", "animate_image_max: at most this many animated images")
+      .addOption(new Option("--animate-mode <mode>", "animate_mode: how images are animated").choices(ANIMATE_MODES))
+      .option(
+        "--native-avatar",
+        "use_native_avatar: audio and video made together (sound comes at export); the model is the service's default (omni-flash): the docs name no field to choose it, so no flag sends one (a raw --body or --set can)",
+      )
+      .option("--veo3", "use_veo3: render the avatar with Veo 3 (such a video exports only with --avatar-model veo-3 or veo-3-fast)")
+      .option("--emotion-enhancement", "emotion_enhancement (default off)")
+      .option("--space-media", "use_space_media: b-roll may come from the space's media (default on)")
+      .option("--no-space-media", "no b-roll from the space's media")
+      .option("--save-media-to-space", "save_media_to_space (default on)")
+      .option("--no-save-media-to-space", "do not save the video's media to the space")
+      .addOption(new Option("--max-animated-images <n>").hideHelp())
+      .addOption(new Option("--enhance-emotions").hideHelp())
+      .addOption(new Option("--library-media").hideHelp())
+      .addOption(new Option("--no-library-media").hideHelp())
+      .addOption(new Option("--save-to-library").hideHelp())
+      .addOption(new Option("--no-save-to-library").hideHelp())
+      .addOption(new Option("--native-avatar-model <model>").hideHelp())
       .option("--media-url <url>", `media_urls: an image or video for b-roll, URL or file (repeatable, in order; ${HOSTED_MEDIA_HELP})`, collect)
       .option("--web-url <url>", "web_urls: a page to research (repeatable, at most 10)", collect)
       .option("--webhook <url>", "webhook_url: notified when the video is done or failed")
       .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
       .option("--plan <file|->", `sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script (its media: ${HOSTED_MEDIA_HELP})`)
-      .option("--body <file|->", "request body as JSON from a file or - (stdin); flags override its fields")
+      .option(
+        "--body <file|->",
+        "request body as JSON from a file or - (stdin); flags override its fields; keys mediagen does not know are sent as given (said on stderr)",
+      )
+      .option(
+        "--set <key=value>",
+        "one body field no flag has (JSON value, else text; a dotted key sets inside an object: enable.music=true); repeatable, applied last",
+        collect,
+      )
       .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)")
       .option("--dry-run", "print the estimated price and exit; nothing is started (supplied speech cannot be priced before)")
       .option("--max-credits <n>", "refuse to start (exit 2) if the estimate is above n credits, or cannot be known before starting")

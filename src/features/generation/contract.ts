@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import type { RequestCodes } from "../../contract/request-check.js";
-import { AUDIO_EXTENSIONS, MEDIA_EXTENSIONS, WebUrl, WebhookUrl, mediaUrl } from "../../contract/request-fields.js";
-import { MODEL_AVAILABLE } from "../avatar/contract.js";
+import { WebUrl, WebhookUrl } from "../../contract/request-fields.js";
+import { checkPlan, extensionOf, kindOfExtension, refProblem, type MediaKind } from "./plan.js";
+import { estimateSpeechMs } from "./text.js";
 
 export const VIDEO_FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
 export const VideoFormat = z.enum(VIDEO_FORMATS, { error: `must be one of ${VIDEO_FORMATS.join(", ")}` });
@@ -13,8 +14,8 @@ export const SequenceMedia = z.looseObject({
   asset_id: z.string().optional(),
   url: z.string().optional(),
   show: z.enum(MEDIA_SHOW, { error: `must be one of ${MEDIA_SHOW.join(", ")}` }).optional(),
-  /** Media trim start in seconds, videos (name not shown in the spec; local choice). */
-  trim_start: z.number().optional(),
+  /** Media trim start in seconds, videos (the service's docs name it `start_at`). */
+  start_at: z.number().optional(),
 });
 export type SequenceMedia = z.infer<typeof SequenceMedia>;
 
@@ -31,10 +32,10 @@ export const SpeechBlock = z.looseObject({
   sequences: z.array(Sequence),
   voice_id: z.string().optional(),
   look_id: z.string().optional(),
-  /** Block audio URL: skips voice generation (name not shown; local choice). */
+  /** Block audio URL: skips voice generation (the service's docs name it `audio_url`). */
   audio_url: z.string().optional(),
-  /** Block parent avatar id (name not shown; local choice). */
-  parent_avatar_id: z.string().optional(),
+  /** Block parent avatar id (the service's docs name it `avatar_id`). */
+  avatar_id: z.string().optional(),
 });
 export type SpeechBlock = z.infer<typeof SpeechBlock>;
 
@@ -53,73 +54,135 @@ export const customSize = z
 export const GENERATION_DURATION_MIN = 10;
 export const GENERATION_DURATION_MAX = 600;
 export const WEB_URLS_MAX = 10;
+export const ANIMATE_MODES = ["standard", "pro"] as const;
 
 const bool = z.boolean({ error: "must be true or false" });
-const filled = (v: unknown) => v !== undefined && v !== null && !(typeof v === "string" && v.trim() === "");
+const filled = (v: unknown) => typeof v === "string" && v.trim() !== "";
+const given = (v: unknown) => v !== undefined && v !== null;
+/** Well-formed media references: a URL or a path (whether paths are accepted is the instance's call). */
+const SHAPE_ONLY = { allowLocalFiles: true } as const;
+const mediaRef = (kinds: readonly MediaKind[]) =>
+  z.string({ error: "must be a string (a URL)" }).superRefine((v, ctx) => {
+    const why = refProblem(v, kinds, SHAPE_ONLY);
+    if (why) ctx.addIssue({ code: "custom", message: why });
+  });
+
+type Ctx = z.RefinementCtx;
+/** `sequence_plan[1].sequences[0].text` → `["sequence_plan", 1, "sequences", 0, "text"]`. */
+const pathOf = (field: string): (string | number)[] => [...field.matchAll(/\[(\d+)\]|[^.[\]]+/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
+const issue = (ctx: Ctx, path: (string | number)[], message: string, code?: string) =>
+  ctx.addIssue({ code: "custom", path, message, ...(code ? { params: { code } } : {}) });
 
 /**
- * POST /generation/start. Whether ids exist (voices, looks, plan ids) and the credits are judged by
- * the service; the rest is here: types, enums, URL extensions, bounds, and which fields go together.
+ * The rules across fields, in the documented order (request ranks below): which input method the
+ * request uses and what it then needs, sizes only with `custom`, a script's length, the plan's rules.
+ * Runs whatever the fields' own checks found, so it reads every value defensively.
+ */
+function startRules(req: Record<string, unknown>, ctx: Ctx): void {
+  const plan = given(req.sequence_plan);
+  const script = !plan && filled(req.script);
+  const prompt = !plan && !script && filled(req.prompt);
+  const media = !plan && !script && !prompt && (filled(req.voice_url) || filled(req.avatar_url));
+  if (!plan && !script && !prompt && !media) {
+    issue(
+      ctx,
+      [],
+      "Nothing to make a video from: give a prompt (with duration), a script (with voice_id or voice_url), a voice_url or avatar_url, or a sequence_plan",
+      "MISSING_CONTENT",
+    );
+  }
+  if (media && !filled(req.voice_url) && typeof req.avatar_url === "string" && kindOfExtension(extensionOf(req.avatar_url)) === "image") {
+    issue(
+      ctx,
+      [],
+      "An avatar_url image alone has nothing to say: add a script (with a voice), a prompt with a duration, a voice_url, or use a video as avatar_url",
+      "MISSING_CONTENT",
+    );
+  }
+  if (prompt && !given(req.duration)) issue(ctx, ["duration"], "duration is required with prompt (seconds, 10 to 600)", "MISSING_FIELD");
+  if (script && !given(req.voice_id) && !filled(req.voice_url)) {
+    issue(ctx, ["voice_id"], "voice_id or voice_url is required with a script (GET /voice/list lists the voices)", "MISSING_VOICE");
+  }
+  if (req.format !== "custom") {
+    for (const k of ["width", "height"] as const) {
+      if (given(req[k])) issue(ctx, [k], `${k} is only accepted with format custom (give "format": "custom")`);
+    }
+  }
+  if (script) {
+    const ms = estimateSpeechMs((req.script as string).trim());
+    if (ms > GENERATION_DURATION_MAX * 1000)
+      issue(ctx, ["script"], `script is about ${Math.round(ms / 1000)} s of speech; a video is at most ${GENERATION_DURATION_MAX} s`);
+  }
+  if (plan) for (const p of checkPlan(req.sequence_plan, SHAPE_ONLY).problems) issue(ctx, pathOf(p.field), p.message, "INVALID_PLAN");
+}
+
+/**
+ * POST /generation/start. Whether ids exist (voices, looks, plan ids), whether local files are
+ * accepted, and the credits are judged by the service; the rest is here: types, enums, URL
+ * extensions, bounds, and which fields go together. The body is open (the spec leaves some of its
+ * names unshown): keys it does not know pass, and are not acted on by the local instance. Fields the
+ * spec leaves unnamed carry the names of the service's docs (hosted-facts); one the docs do not name
+ * (the native-avatar model) has no field here: only a raw body can send it.
  */
 export const GenerationStartRequest = z
-  .strictObject({
+  .looseObject({
     prompt: z.string().optional(),
     duration: z
       .number({ error: "must be a number of seconds" })
-      .min(GENERATION_DURATION_MIN, { error: `must be from ${GENERATION_DURATION_MIN} to ${GENERATION_DURATION_MAX} seconds` })
-      .max(GENERATION_DURATION_MAX, { error: `must be from ${GENERATION_DURATION_MIN} to ${GENERATION_DURATION_MAX} seconds` })
+      .min(GENERATION_DURATION_MIN, { error: `must be a number of seconds from ${GENERATION_DURATION_MIN} to ${GENERATION_DURATION_MAX}` })
+      .max(GENERATION_DURATION_MAX, { error: `must be a number of seconds from ${GENERATION_DURATION_MIN} to ${GENERATION_DURATION_MAX}` })
       .optional(),
     script: z.string().optional(),
-    voice_id: z.string().optional(),
-    voice_url: mediaUrl(AUDIO_EXTENSIONS, "an audio file").optional(),
-    avatar_id: z.string().optional(),
-    avatar_url: mediaUrl(MEDIA_EXTENSIONS, "an image or a video").optional(),
+    voice_id: z.string({ error: "voice_id must be a string" }).optional(),
+    voice_url: mediaRef(["audio"]).optional(),
+    avatar_id: z.string({ error: "avatar_id must be a string (a look id)" }).optional(),
+    avatar_url: mediaRef(["image", "video"]).optional(),
     format: VideoFormat.optional(),
     width: customSize.optional(),
     height: customSize.optional(),
-    web_search: z.looseObject({ script: bool.optional(), images: bool.optional() }).optional(),
+    web_search: z.looseObject({ script: bool.optional(), images: bool.optional() }, { error: "must be an object with boolean script, images" }).optional(),
     animate_image: bool.optional(),
     use_native_avatar: bool.optional(),
     webhook_url: WebhookUrl.optional(),
-    enable: z.looseObject({ subtitles: bool.optional(), broll: bool.optional(), music: bool.optional(), transitions: bool.optional() }).optional(),
+    enable: z
+      .looseObject(
+        { subtitles: bool.optional(), broll: bool.optional(), music: bool.optional(), transitions: bool.optional() },
+        { error: "must be an object with boolean subtitles, broll, music, transitions" },
+      )
+      .optional(),
     sequence_plan: z.array(SpeechBlock).optional(),
-    // Fields whose names the spec does not show; the local instance's names (docs/local-differences.md).
-    media_urls: z.array(mediaUrl(MEDIA_EXTENSIONS, "an image or a video")).optional(),
+    // Names the spec does not show, as the service's docs give them (hosted-facts).
+    media_urls: z.array(mediaRef(["image", "video"]), { error: "must be an array of URLs" }).optional(),
     web_urls: z
-      .array(WebUrl)
+      .array(WebUrl, { error: "must be an array of URLs" })
       .max(WEB_URLS_MAX, { error: `has more than ${WEB_URLS_MAX} URLs (the limit is ${WEB_URLS_MAX})` })
       .optional(),
-    max_animated_images: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
-    enhance_emotions: bool.optional(),
-    native_avatar_model: z.enum(MODEL_AVAILABLE, { error: `must be one of ${MODEL_AVAILABLE.join(", ")}` }).optional(),
-    use_library_media: bool.optional(),
-    save_to_library: bool.optional(),
+    animate_image_max: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
+    animate_mode: z.enum(ANIMATE_MODES, { error: `must be one of ${ANIMATE_MODES.join(", ")}` }).optional(),
+    emotion_enhancement: bool.optional(),
+    use_space_media: bool.optional(),
+    save_media_to_space: bool.optional(),
+    use_veo3: bool.optional(),
   })
-  .superRefine((req, ctx) => {
-    const plan = req.sequence_plan !== undefined;
-    const script = !plan && filled(req.script);
-    const prompt = !plan && !script && filled(req.prompt);
-    if (!plan && !script && !prompt && !filled(req.voice_url) && !filled(req.avatar_url)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["prompt"],
-        message: "prompt, script, sequence_plan, voice_url or avatar_url is required",
-        params: { code: "MISSING_CONTENT" },
-      });
-    }
-    if (prompt && req.duration === undefined) {
-      ctx.addIssue({ code: "custom", path: ["duration"], message: "duration is required with a prompt (10 to 600 seconds)", params: { code: "MISSING_FIELD" } });
-    }
-    if (script && !filled(req.voice_id) && !filled(req.voice_url)) {
-      ctx.addIssue({ code: "custom", path: ["voice_id"], message: "voice_id or voice_url is required with a script", params: { code: "MISSING_VOICE" } });
-    }
-    if (req.format !== "custom") {
-      for (const k of ["width", "height"] as const) {
-        if (req[k] !== undefined) ctx.addIssue({ code: "custom", path: [k], message: `${k} is only accepted with format custom (give "format": "custom")` });
-      }
-    }
-  });
+  .superRefine((req, ctx) => startRules(req as Record<string, unknown>, ctx), { when: () => true });
 export type GenerationStartRequest = z.input<typeof GenerationStartRequest>;
+/** A start request as the check at the door has let it through. */
+export type GenerationStartInput = z.output<typeof GenerationStartRequest>;
+
+/**
+ * The documented order of a start's problems (docs/local-differences.md, "Generation"): content
+ * fields of the wrong type, MISSING_CONTENT, MISSING_FIELD, MISSING_VOICE, voice_id, voice_url,
+ * avatar_id, avatar_url, INVALID_FORMAT, duration, the other fields (in the table's order), the
+ * script's length, INVALID_PLAN. Ids that do not exist are the handler's, after all of these.
+ */
+function startRank(p: { field?: string; code: string; issue: string }): number {
+  const top = (p.field ?? "").split(/[.[]/)[0]!;
+  if (["prompt", "script", "voice_url", "avatar_url"].includes(top) && p.issue === "invalid_type") return 0;
+  const byCode: Record<string, number> = { MISSING_CONTENT: 1, MISSING_FIELD: 2, MISSING_VOICE: 3, INVALID_FORMAT: 8, INVALID_PLAN: 12 };
+  if (byCode[p.code] !== undefined) return byCode[p.code]!;
+  const byField: Record<string, number> = { voice_id: 4, voice_url: 5, avatar_id: 6, avatar_url: 7, duration: 9, script: 11, sequence_plan: 12 };
+  return byField[top] ?? 10;
+}
 
 /** Generation job record as returned by start. */
 export const GenerationStartResponse = z.looseObject({
@@ -174,7 +237,15 @@ export const requestCodes = {
   generationStart: {
     missing: "INVALID_VALUE",
     invalid: "INVALID_VALUE",
-    invalidOf: { format: "INVALID_FORMAT", width: "INVALID_FORMAT", height: "INVALID_FORMAT", sequence_plan: "INVALID_PLAN" },
+    invalidOf: {
+      format: "INVALID_FORMAT",
+      width: "INVALID_FORMAT",
+      height: "INVALID_FORMAT",
+      voice_id: "INVALID_VOICE_ID",
+      avatar_id: "INVALID_AVATAR_ID",
+      sequence_plan: "INVALID_PLAN",
+    },
+    rank: startRank,
   },
   generationStatus: { missing: "JOB_NOT_FOUND", invalid: "JOB_NOT_FOUND" },
 } satisfies Record<keyof typeof operations, RequestCodes>;

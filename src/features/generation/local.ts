@@ -1,6 +1,6 @@
 /**
- * Generation endpoints of the local instance. Start validates everything first (request.ts; nothing
- * is written by a rejected request), measures supplied speech for media-based requests, then in one
+ * Generation endpoints of the local instance. Start takes the request the check at the door let
+ * through, judges what needs the space first (request.ts; nothing is written by a rejected request), measures supplied speech for media-based requests, then in one
  * IMMEDIATE transaction debits the estimate, creates the job, its video (`generating`) and queues
  * the work. Status reads the row the job keeps current.
  */
@@ -13,7 +13,7 @@ import { findVoice } from "../voice/lookup.js";
 import { readAsset } from "../asset/record.js";
 import { parseSimulate } from "../asset/simulate.js";
 import { insertVideo, readVideo, videoDir } from "../video/record.js";
-import type { GenerationStatusResponse } from "./contract.js";
+import type { GenerationStartInput, GenerationStatusResponse } from "./contract.js";
 import { codeError, creditsError } from "./errors.js";
 import { GENERATION_JOB_ATTEMPTS, readGeneration } from "./job.js";
 import { lookLookups } from "./looks.js";
@@ -84,7 +84,8 @@ async function measureSuppliedSpeech(ctx: RequestContext, spec: GenerationSpec):
   spec.estimated_ms = ms;
 }
 
-async function generationStart(ctx: RequestContext, input: Record<string, unknown>) {
+/** `input` passed the check at the door (contract.ts): only the rules that need the space are left. */
+async function generationStart(ctx: RequestContext, input: GenerationStartInput) {
   const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
   const spec = validateStart(input, startLookups(ctx));
@@ -162,6 +163,6 @@ function generationStatus(ctx: RequestContext, input: Record<string, unknown>): 
 }
 
 export const generationHandlers: HandlerTable = {
-  generationStart: (ctx, input) => generationStart(ctx, input as Record<string, unknown>),
+  generationStart: (ctx, input) => generationStart(ctx, input as GenerationStartInput),
   generationStatus: (ctx, input) => generationStatus(ctx, input as Record<string, unknown>),
 };

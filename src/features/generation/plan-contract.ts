@@ -43,7 +43,7 @@ export const PlanMedia = z
       .optional()
       .describe(`Public image or video URL (${[...IMAGE_EXTENSIONS, ...VIDEO_EXTENSIONS].join(" ")}); a local file on the local target.`),
     show: z.enum(MEDIA_SHOW).nullable().optional().describe("How the media is shown: full screen, half, background, or hidden (default hide)."),
-    trim_start: z.number().min(0).nullable().optional().describe("Videos: start this many seconds into the clip."),
+    start_at: z.number().min(0).nullable().optional().describe("Videos: start this many seconds into the clip."),
   })
   .describe("What is on screen during the sequence. Omit it to let automatic b-roll fill the slot (only when no sequence of the plan has media).")
   .meta({
@@ -85,7 +85,7 @@ export const PlanBlock = z
       .nullable()
       .optional()
       .describe(`Speech supplied as audio (${AUDIO_EXTENSIONS.join(" ")}): skips voice generation.`),
-    parent_avatar_id: nonBlankId("Avatar the block's looks belong to."),
+    avatar_id: nonBlankId("Avatar the block's looks belong to."),
   })
   .describe("A speech block: sequences in playback order, said by one voice.")
   .meta({

@@ -182,8 +182,7 @@ export async function resolveIds(engine: Engine, blocks: readonly PlanBlock[]): 
     const bp = `${PLAN_FIELD}[${i}]`;
     if (b.voice_id !== null && !(await voiceOk(b.voice_id))) bad(`${bp}.voice_id`, `voice ${b.voice_id} is not a voice of this space (see mediagen voice list)`);
     if (b.look_id !== null && !(await lookOk(b.look_id))) bad(`${bp}.look_id`, `look ${b.look_id} is not a look of this space or the catalog (see mediagen avatar list)`);
-    if (b.parent_avatar_id !== null && !(await avatarOk(b.parent_avatar_id)))
-      bad(`${bp}.parent_avatar_id`, `avatar ${b.parent_avatar_id} is not an avatar of this space or the catalog`);
+    if (b.avatar_id !== null && !(await avatarOk(b.avatar_id))) bad(`${bp}.avatar_id`, `avatar ${b.avatar_id} is not an avatar of this space or the catalog`);
     for (const [j, s] of b.sequences.entries()) {
       const sp = `${bp}.sequences[${j}]`;
       if (s.look_id !== null && !(await lookOk(s.look_id)))

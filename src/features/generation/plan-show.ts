@@ -87,7 +87,7 @@ export function blocksAsPlan(blocks: readonly PlanBlock[]): Record<string, unkno
     if (b.voice_id !== null) o.voice_id = b.voice_id;
     if (b.look_id !== null) o.look_id = b.look_id;
     if (b.audio_url !== null) o.audio_url = b.audio_url;
-    if (b.parent_avatar_id !== null) o.parent_avatar_id = b.parent_avatar_id;
+    if (b.avatar_id !== null) o.avatar_id = b.avatar_id;
     o.sequences = b.sequences.map((s) => {
       const q: Record<string, unknown> = { text: s.text };
       if (s.text === null && s.duration_ms !== null) q.duration_ms = s.duration_ms;
@@ -116,7 +116,7 @@ function quote(text: string, max: number): string {
 
 export function mediaText(m: PlanMedia): string {
   const what = m.asset_id !== undefined ? `asset ${m.asset_id}` : (m.url ?? "?");
-  return `${m.show} ${what}${m.trim_start ? ` from ${m.trim_start} s` : ""}`;
+  return `${m.show} ${what}${m.start_at ? ` from ${m.start_at} s` : ""}`;
 }
 
 export interface ShowNames {

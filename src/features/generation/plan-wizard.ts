@@ -48,7 +48,7 @@ interface WMedia {
   asset_id?: string;
   url?: string;
   show: MediaShowValue;
-  trim_start?: number;
+  start_at?: number;
 }
 interface WSeq {
   text: string | null;
@@ -62,7 +62,7 @@ interface WBlock {
   voice_id: string | null;
   /** null: the plan's default look. */
   look_id: string | null;
-  /** Fields the wizard does not edit but keeps (audio_url, parent_avatar_id, unknown ones). */
+  /** Fields the wizard does not edit but keeps (audio_url, avatar_id, unknown ones). */
   extra: Record<string, unknown>;
   sequences: WSeq[];
 }
@@ -152,7 +152,7 @@ function fromPlan(raw: unknown): State {
                 ...(str(m.asset_id) ? { asset_id: str(m.asset_id)! } : {}),
                 ...(str(m.url) ? { url: str(m.url)! } : {}),
                 show: (MEDIA_SHOW as readonly string[]).includes(m.show as string) ? (m.show as MediaShowValue) : "hide",
-                ...(typeof m.trim_start === "number" ? { trim_start: m.trim_start } : {}),
+                ...(typeof m.start_at === "number" ? { start_at: m.start_at } : {}),
               }
             : null,
         };
@@ -389,7 +389,7 @@ class Wizard {
       this.io,
     );
     const isVideo = /\.(mp4|mov|webm|m4v)$/i.test((m.url ?? "").replace(/[?#].*$/, ""));
-    if (isVideo && existing?.trim_start !== undefined) m.trim_start = existing.trim_start;
+    if (isVideo && existing?.start_at !== undefined) m.start_at = existing.start_at;
     return m;
   }
 

@@ -36,7 +36,7 @@ export interface PlanMedia {
   asset_id?: string;
   url?: string;
   show: MediaShowValue;
-  trim_start?: number;
+  start_at?: number;
 }
 
 export interface PlanSequence {
@@ -51,7 +51,7 @@ export interface PlanBlock {
   voice_id: string | null;
   look_id: string | null;
   audio_url: string | null;
-  parent_avatar_id: string | null;
+  avatar_id: string | null;
   sequences: PlanSequence[];
 }
 
@@ -152,8 +152,8 @@ export function checkPlan(plan: unknown, o: CheckPlanOptions): { problems: PlanP
       bad(bp, "a speech block must be an object with `sequences`");
       return;
     }
-    const block: PlanBlock = { voice_id: null, look_id: null, audio_url: null, parent_avatar_id: null, sequences: [] };
-    for (const key of ["voice_id", "look_id", "parent_avatar_id"] as const) {
+    const block: PlanBlock = { voice_id: null, look_id: null, audio_url: null, avatar_id: null, sequences: [] };
+    for (const key of ["voice_id", "look_id", "avatar_id"] as const) {
       const v = rawBlock[key];
       if (absent(v)) continue;
       if (typeof v !== "string" || v.trim() === "") bad(`${bp}.${key}`, "must be a non-empty string");
@@ -256,10 +256,10 @@ function checkMedia(raw: unknown, mp: string, bad: (field: string, message: stri
       note(`${mp}.show`, `must be one of ${MEDIA_SHOW.join(", ")}`);
     } else media.show = raw.show as MediaShowValue;
   }
-  if (!absent(raw.trim_start)) {
-    if (typeof raw.trim_start !== "number" || !Number.isFinite(raw.trim_start) || raw.trim_start < 0) {
-      note(`${mp}.trim_start`, "must be a number of seconds, 0 or more");
-    } else media.trim_start = raw.trim_start;
+  if (!absent(raw.start_at)) {
+    if (typeof raw.start_at !== "number" || !Number.isFinite(raw.start_at) || raw.start_at < 0) {
+      note(`${mp}.start_at`, "must be a number of seconds, 0 or more");
+    } else media.start_at = raw.start_at;
   }
   return before.n ? null : media;
 }

@@ -67,9 +67,9 @@ export function standInIds(body: Json, lookups: StartLookups, standIns: StandIns
     const bp = `sequence_plan[${i}]`;
     voice(b, "voice_id", `${bp}.voice_id`);
     look(b, "look_id", `${bp}.look_id`);
-    if (typeof b.parent_avatar_id === "string" && !lookups.avatar(b.parent_avatar_id)) {
-      out.push({ field: `${bp}.parent_avatar_id`, id: b.parent_avatar_id, stood_in: null, note: "left out" });
-      delete b.parent_avatar_id;
+    if (typeof b.avatar_id === "string" && !lookups.avatar(b.avatar_id)) {
+      out.push({ field: `${bp}.avatar_id`, id: b.avatar_id, stood_in: null, note: "left out" });
+      delete b.avatar_id;
     }
     (Array.isArray(b.sequences) ? b.sequences : []).forEach((s, j) => {
       if (!isObj(s)) return;

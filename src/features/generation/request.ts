@@ -1,25 +1,22 @@
 /**
- * POST /generation/start, the rules: which input method a request uses, every field's check in the
- * documented order (docs/local-differences.md, "Generation"), and the normalised request the job
- * works from, with its estimate. Pure: the space's voices, looks, avatars and assets come in through
- * `StartLookups`, so the rules are table-tested without an instance.
- *
- * Order: content-field types → MISSING_CONTENT → MISSING_FIELD → MISSING_VOICE → INVALID_VOICE_ID
- * (then voice_url) → INVALID_AVATAR_ID (then avatar_url) → INVALID_FORMAT (format, width, height) →
- * duration → the other fields → script length → INVALID_PLAN → PLAN_RESOLUTION_FAILED (then a
- * spoken block without a voice: MISSING_VOICE). The handler then measures supplied media (media-based
- * requests) and checks credits (402) last.
+ * POST /generation/start, the rules that need the space or this instance, and the normalised
+ * request the job works from, with its estimate. The request's shape (types, bounds, which fields go
+ * together, the plan's rules) was checked once at the door (contract.ts); what is left here: the
+ * voice and look exist (INVALID_VOICE_ID, INVALID_AVATAR_ID), local files are accepted by this
+ * instance (INVALID_VALUE / INVALID_PLAN), the plan's ids resolve (PLAN_RESOLUTION_FAILED, then a
+ * spoken block without a voice: MISSING_VOICE). The handler then measures supplied media
+ * (media-based requests) and checks credits (402) last. Pure: the space's voices, looks, avatars and
+ * assets come in through `StartLookups`, so the rules are table-tested without an instance.
  */
 import { generationCredits } from "../../contract/pricing.js";
 import type { TimelineOptions } from "../video/timeline.js";
-import type { VideoFormat } from "./contract.js";
+import type { GenerationStartInput, VideoFormat } from "./contract.js";
 import { codeError } from "./errors.js";
 import {
-  MAX_DURATION_SECONDS,
-  MIN_DURATION_SECONDS,
   PLAN_FIELD,
   checkPlan,
   extensionOf,
+  isLocalRef,
   kindOfExtension,
   planEstimateMs,
   planHasMedia,
@@ -38,25 +35,9 @@ export const FORMAT_SIZES: Record<Exclude<VideoFormat, "custom">, { width: numbe
   ads: { width: 1080, height: 1350 },
   horizontal: { width: 1920, height: 1080 },
 };
-export const MAX_CUSTOM_SIDE = 5000;
 export const DEFAULT_CUSTOM = { width: 1080, height: 1920 };
-export const MAX_WEB_URLS = 10;
+/** The spec's default native-avatar model; the docs name no field to choose another. */
 export const DEFAULT_NATIVE_AVATAR_MODEL = "omni-flash";
-/** `model_available` values of the spec: the names a native-avatar model can have. */
-export const AVATAR_MODELS = [
-  "standard",
-  "premium",
-  "ultra",
-  "omni-flash",
-  "ora-lite",
-  "ora-standard",
-  "ora-pro",
-  "vidA-3-fast",
-  "vidA-3-lite",
-  "vidB-2-fast",
-  "vidB-2-5",
-  "vidB-2-5-1080p",
-] as const;
 /** `enable` defaults (not shown by the spec; local choice). */
 export const DEFAULT_OPTIONS: TimelineOptions = { subtitles: true, broll: true, music: false, transitions: true };
 /** The voice of a prompt-based video when none is named (free tier, so every plan has it). */
@@ -85,7 +66,7 @@ export interface StartLookups {
   voice(id: string): VoiceRef | undefined;
   /** A ready look of the space or the public catalog. */
   look(id: string): boolean;
-  /** An avatar of the space or the catalog, with its ready looks (hints, parent_avatar_id). */
+  /** An avatar of the space or the catalog, with its ready looks (hints, avatar_id). */
   avatar(id: string): { looks: string[] } | undefined;
   /** An asset of the space: undefined when it does not exist, else what it is. */
   asset(id: string): { status: string; type: string; ref: AssetRef | null } | undefined;
@@ -108,7 +89,7 @@ export interface ResolvedBlock {
   voice: VoiceRef | null;
   look_id: string | null;
   audio_url: string | null;
-  parent_avatar_id: string | null;
+  avatar_id: string | null;
   sequences: ResolvedSequence[];
 }
 
@@ -134,15 +115,20 @@ export interface GenerationSpec {
   options: TimelineOptions;
   web_search: { script: boolean; images: boolean };
   animate_image: boolean;
-  max_animated_images: number | null;
+  /** `animate_image_max`: at most this many images are animated (null: no cap). */
+  animate_image_max: number | null;
+  /** `animate_mode` (default standard); recorded, the local animation is the same for both. */
+  animate_mode: "standard" | "pro";
   use_native_avatar: boolean;
+  /** The native-avatar model: the spec's default (omni-flash); the docs name no field to choose another. */
   native_avatar_model: string;
-  enhance_emotions: boolean;
-  use_library_media: boolean;
-  save_to_library: boolean;
+  emotion_enhancement: boolean;
+  use_space_media: boolean;
+  save_media_to_space: boolean;
+  /** `use_veo3`: recorded on the video (its export then takes only veo-3 or veo-3-fast on the service). */
+  use_veo3: boolean;
   media_urls: string[];
   web_urls: string[];
-  music_url: string | null;
   webhook_url: string | null;
   plan: ResolvedBlock[] | null;
   /** Expected duration: what the estimate is priced from (media-based: measured by the handler). */
@@ -151,56 +137,7 @@ export interface GenerationSpec {
   animated_images: number;
 }
 
-const absent = (v: unknown) => v === undefined || v === null;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const invalid = (field: string, message: string) => codeError("INVALID_VALUE", `${field}: ${message}`, field);
-
-/** A trimmed non-empty string, undefined when absent or blank; INVALID_VALUE when not a string. */
-function text(input: Record<string, unknown>, field: string): string | undefined {
-  const v = input[field];
-  if (absent(v)) return undefined;
-  if (typeof v !== "string") throw invalid(field, "must be a string");
-  return v.trim() === "" ? undefined : v.trim();
-}
-
-function bool(input: Record<string, unknown>, field: string, dflt: boolean, path = field): boolean {
-  const v = input[field];
-  if (absent(v)) return dflt;
-  if (typeof v !== "boolean") throw invalid(path, "must be true or false");
-  return v;
-}
-
-function boolObject<K extends string>(input: Record<string, unknown>, field: string, keys: readonly K[], dflt: Record<K, boolean>): Record<K, boolean> {
-  const v = input[field];
-  if (absent(v)) return { ...dflt };
-  if (!isObject(v)) throw invalid(field, `must be an object with boolean ${keys.join(", ")}`);
-  const out = { ...dflt };
-  for (const k of keys) out[k] = bool(v, k, dflt[k], `${field}.${k}`);
-  return out;
-}
-
-function urlList(input: Record<string, unknown>, field: string, check: (s: string) => string | undefined, max?: number): string[] {
-  const v = input[field];
-  if (absent(v)) return [];
-  if (!Array.isArray(v)) throw invalid(field, "must be an array of URLs");
-  if (max !== undefined && v.length > max) throw invalid(field, `at most ${max} URLs`);
-  return v.map((item, i) => {
-    if (typeof item !== "string") throw invalid(`${field}[${i}]`, "must be a string");
-    const why = check(item);
-    if (why) throw invalid(`${field}[${i}]`, why);
-    return item.trim();
-  });
-}
-
-function httpUrl(s: string): string | undefined {
-  if (!/^https?:\/\//i.test(s.trim())) return "must be an http(s) URL";
-  try {
-    new URL(s.trim());
-    return undefined;
-  } catch {
-    return "is not a valid URL";
-  }
-}
+const trimmed = (v: string | undefined): string | undefined => (v === undefined || v.trim() === "" ? undefined : v.trim());
 
 function lookHint(lookups: StartLookups, id: string): string {
   const av = lookups.avatar(id);
@@ -208,179 +145,85 @@ function lookHint(lookups: StartLookups, id: string): string {
   return " (see GET /avatar/list for look ids)";
 }
 
-/** The size of a format; custom takes `width`/`height` (1..5000, defaults 1080×1920), which other formats refuse. */
-function sizeOf(input: Record<string, unknown>): { format: VideoFormat; width: number; height: number } {
-  const f = input.format;
-  let format: VideoFormat = "vertical";
-  if (!absent(f)) {
-    if (typeof f !== "string" || !(FORMATS as readonly string[]).includes(f)) {
-      throw codeError("INVALID_FORMAT", `format must be one of ${FORMATS.join(", ")}`, "format");
-    }
-    format = f as VideoFormat;
-  }
-  if (format !== "custom") {
-    for (const k of ["width", "height"] as const) {
-      if (!absent(input[k])) throw codeError("INVALID_FORMAT", `${k} is only accepted with format custom`, k);
-    }
-    return { format, ...FORMAT_SIZES[format] };
-  }
-  const side = (k: "width" | "height"): number => {
-    const v = input[k];
-    if (absent(v)) return DEFAULT_CUSTOM[k];
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_CUSTOM_SIDE) {
-      throw codeError("INVALID_FORMAT", `${k} must be a whole number of pixels from 1 to ${MAX_CUSTOM_SIDE}`, k);
-    }
-    return v;
-  };
-  return { format, width: side("width"), height: side("height") };
+/** The size of a format; custom takes `width`/`height` (defaults 1080×1920). */
+function sizeOf(input: GenerationStartInput): { format: VideoFormat; width: number; height: number } {
+  const format: VideoFormat = input.format ?? "vertical";
+  if (format !== "custom") return { format, ...FORMAT_SIZES[format] };
+  return { format, width: input.width ?? DEFAULT_CUSTOM.width, height: input.height ?? DEFAULT_CUSTOM.height };
 }
 
-/** The content fields, each what it claims to be, and the input method they make (MISSING_CONTENT, MISSING_FIELD, MISSING_VOICE). */
-function contentOf(input: Record<string, unknown>) {
-  const prompt = text(input, "prompt");
-  const script = text(input, "script");
-  const voiceUrlRaw = text(input, "voice_url");
-  const avatarUrlRaw = text(input, "avatar_url");
-  const hasPlan = !absent(input.sequence_plan);
-
-  const avatarUrlKind = avatarUrlRaw ? kindOfExtension(extensionOf(avatarUrlRaw)) : undefined;
-  const method: InputMethod | undefined = hasPlan ? "plan" : script ? "script" : prompt ? "prompt" : voiceUrlRaw || avatarUrlRaw ? "media" : undefined;
-  if (!method) {
-    throw codeError(
-      "MISSING_CONTENT",
-      "Nothing to make a video from: give a prompt (with duration), a script (with voice_id or voice_url), a voice_url or avatar_url, or a sequence_plan",
-    );
-  }
-  if (method === "media" && !voiceUrlRaw && avatarUrlKind === "image") {
-    throw codeError(
-      "MISSING_CONTENT",
-      "An avatar_url image alone has nothing to say: add a script (with a voice), a prompt with a duration, a voice_url, or use a video as avatar_url",
-    );
-  }
-  if (method === "prompt" && absent(input.duration)) {
-    throw codeError("MISSING_FIELD", "duration is required with prompt (seconds, 10 to 600)", "duration");
-  }
-  if (method === "script" && absent(input.voice_id) && !voiceUrlRaw) {
-    throw codeError("MISSING_VOICE", "A script needs a voice: give voice_id (GET /voice/list) or voice_url", "voice_id");
-  }
-  return { prompt, script, voiceUrlRaw, avatarUrlRaw, avatarUrlKind, method };
+/** The input method the content fields make (the check at the door made sure there is one). */
+function methodOf(input: GenerationStartInput): InputMethod {
+  if (input.sequence_plan !== undefined) return "plan";
+  if (trimmed(input.script)) return "script";
+  if (trimmed(input.prompt)) return "prompt";
+  return "media";
 }
 
 /** The voice named by voice_id (INVALID_VOICE_ID), or null. */
-function voiceIdOf(input: Record<string, unknown>, lookups: StartLookups): VoiceRef | null {
-  if (absent(input.voice_id)) return null;
-  const id = input.voice_id;
-  const found = typeof id === "string" ? lookups.voice(id.trim()) : undefined;
-  if (!found) {
-    throw codeError(
-      "INVALID_VOICE_ID",
-      typeof id === "string" ? `Voice not found: ${id} (GET /voice/list lists the voices of this space's plan)` : "voice_id must be a string",
-      "voice_id",
-    );
-  }
+function voiceIdOf(input: GenerationStartInput, lookups: StartLookups): VoiceRef | null {
+  if (input.voice_id === undefined) return null;
+  const found = lookups.voice(input.voice_id.trim());
+  if (!found) throw codeError("INVALID_VOICE_ID", `Voice not found: ${input.voice_id} (GET /voice/list lists the voices of this space's plan)`, "voice_id");
   return found;
 }
 
 /** The look named by avatar_id (INVALID_AVATAR_ID), or null. */
-function avatarIdOf(input: Record<string, unknown>, lookups: StartLookups): string | null {
-  if (absent(input.avatar_id)) return null;
-  const id = input.avatar_id;
-  if (typeof id !== "string" || !lookups.look(id.trim())) {
-    throw codeError(
-      "INVALID_AVATAR_ID",
-      typeof id === "string" ? `Look not found: ${id}${lookHint(lookups, id.trim())}` : "avatar_id must be a string (a look id)",
-      "avatar_id",
-    );
-  }
-  return id.trim();
+function avatarIdOf(input: GenerationStartInput, lookups: StartLookups): string | null {
+  if (input.avatar_id === undefined) return null;
+  const id = input.avatar_id.trim();
+  if (!lookups.look(id)) throw codeError("INVALID_AVATAR_ID", `Look not found: ${input.avatar_id}${lookHint(lookups, id)}`, "avatar_id");
+  return id;
 }
 
-/** A supplied media reference of the allowed kinds, or INVALID_VALUE on its field. */
-function checkRef(raw: string | undefined, field: string, kinds: Parameters<typeof refProblem>[1], o: CheckPlanOptions): void {
-  if (!raw) return;
+/**
+ * A local file (a path or file:// URL) where this instance does not take them (over HTTP), or a
+ * local picture too large: INVALID_VALUE on its field. Which references are well formed was settled
+ * at the door; this is the instance's own rule.
+ */
+function checkLocalRef(raw: string | undefined, field: string, kinds: Parameters<typeof refProblem>[1], o: CheckPlanOptions): void {
+  if (!raw || !isLocalRef(raw)) return;
   const why = refProblem(raw, kinds, o);
-  if (why) throw invalid(field, why);
+  if (why) throw codeError("INVALID_VALUE", `${field}: ${why}`, field);
 }
 
-/** duration belongs to prompt-based requests; with a script, media or a plan it is not used, nor judged. */
-function durationOf(input: Record<string, unknown>, method: InputMethod): number | null {
-  if (method !== "prompt") return null;
-  const d = input.duration;
-  if (typeof d !== "number" || !Number.isFinite(d) || d < MIN_DURATION_SECONDS || d > MAX_DURATION_SECONDS) {
-    throw invalid("duration", `must be a number of seconds from ${MIN_DURATION_SECONDS} to ${MAX_DURATION_SECONDS}`);
-  }
-  return d;
-}
-
-/** The other fields, in the spec's table order, then the unnamed ones. */
-function otherFieldsOf(input: Record<string, unknown>, o: CheckPlanOptions) {
-  const webSearch = boolObject(input, "web_search", ["script", "images"] as const, { script: false, images: false });
-  const animateImage = bool(input, "animate_image", false);
-  const nativeAvatar = bool(input, "use_native_avatar", false);
-  let webhookUrl: string | null = null;
-  if (!absent(input.webhook_url)) {
-    const w = input.webhook_url;
-    const why = typeof w === "string" ? httpUrl(w) : "must be a string";
-    if (why) throw invalid("webhook_url", why);
-    webhookUrl = (w as string).trim();
-  }
-  const options = boolObject(input, "enable", ["subtitles", "broll", "music", "transitions"] as const, DEFAULT_OPTIONS);
-  const mediaUrls = urlList(input, "media_urls", (s) => refProblem(s, ["image", "video"], o));
-  const webUrls = urlList(input, "web_urls", httpUrl, MAX_WEB_URLS);
-  let maxAnimated: number | null = null;
-  if (!absent(input.max_animated_images)) {
-    const m = input.max_animated_images;
-    if (typeof m !== "number" || !Number.isInteger(m) || m < 0) throw invalid("max_animated_images", "must be a whole number, 0 or more");
-    maxAnimated = m;
-  }
-  const enhanceEmotions = bool(input, "enhance_emotions", false);
-  let nativeModel = DEFAULT_NATIVE_AVATAR_MODEL;
-  if (!absent(input.native_avatar_model)) {
-    const m = input.native_avatar_model;
-    if (typeof m !== "string" || !(AVATAR_MODELS as readonly string[]).includes(m)) {
-      throw invalid("native_avatar_model", `must be one of ${AVATAR_MODELS.join(", ")}`);
-    }
-    nativeModel = m;
-  }
-  const useLibrary = bool(input, "use_library_media", true);
-  const saveToLibrary = bool(input, "save_to_library", true);
-  const musicUrlRaw = text(input, "music_url");
-  checkRef(musicUrlRaw, "music_url", ["audio"], o);
+/** The other fields with their defaults (`enable`: docs/local-differences.md). */
+function otherFieldsOf(input: GenerationStartInput, o: CheckPlanOptions) {
+  const mediaUrls = (input.media_urls ?? []).map((u) => u.trim());
+  mediaUrls.forEach((u, i) => checkLocalRef(u, `media_urls[${i}]`, ["image", "video"], o));
   return {
-    webSearch,
-    animateImage,
-    nativeAvatar,
-    webhookUrl,
-    options,
+    webSearch: { script: input.web_search?.script ?? false, images: input.web_search?.images ?? false },
+    animateImage: input.animate_image ?? false,
+    animateMode: input.animate_mode ?? "standard",
+    nativeAvatar: input.use_native_avatar ?? false,
+    webhookUrl: input.webhook_url?.trim() ?? null,
+    options: {
+      subtitles: input.enable?.subtitles ?? DEFAULT_OPTIONS.subtitles,
+      broll: input.enable?.broll ?? DEFAULT_OPTIONS.broll,
+      music: input.enable?.music ?? DEFAULT_OPTIONS.music,
+      transitions: input.enable?.transitions ?? DEFAULT_OPTIONS.transitions,
+    },
     mediaUrls,
-    webUrls,
-    maxAnimated,
-    enhanceEmotions,
-    nativeModel,
-    useLibrary,
-    saveToLibrary,
-    musicUrlRaw,
+    webUrls: (input.web_urls ?? []).map((u) => u.trim()),
+    maxAnimated: input.animate_image_max ?? null,
+    emotionEnhancement: input.emotion_enhancement ?? false,
+    useSpaceMedia: input.use_space_media ?? true,
+    saveMediaToSpace: input.save_media_to_space ?? true,
+    useVeo3: input.use_veo3 ?? false,
   };
 }
 
-/** The estimated length of a prompt (its duration) or a script (its speech, at most the longest video), else null. */
+/** The estimated length of a prompt (its duration) or a script (its speech), else null. */
 function speechEstimateMs(method: InputMethod, duration: number | null, script: string | undefined): number | null {
   if (method === "prompt") return duration! * 1000;
-  if (method !== "script") return null;
-  const estimatedMs = estimateSpeechMs(script!);
-  if (estimatedMs > MAX_DURATION_SECONDS * 1000) {
-    throw invalid("script", `is about ${Math.round(estimatedMs / 1000)} s of speech; a video is at most ${MAX_DURATION_SECONDS} s`);
-  }
-  return estimatedMs;
+  return method === "script" ? estimateSpeechMs(script!) : null;
 }
 
-/** The sequence_plan checked (INVALID_PLAN) and resolved against the space, with its estimated length. */
-function planOf(input: Record<string, unknown>, voice: VoiceRef | null, lookups: StartLookups, o: CheckPlanOptions): { plan: ResolvedBlock[]; estimatedMs: number } {
+/** The sequence_plan with this instance's rule on local files (INVALID_PLAN), resolved against the space, with its estimated length. */
+function planOf(input: GenerationStartInput, voice: VoiceRef | null, lookups: StartLookups, o: CheckPlanOptions): { plan: ResolvedBlock[]; estimatedMs: number } {
   const checked = checkPlan(input.sequence_plan, o);
   const first = checked.problems[0];
-  if (first) {
-    throw codeError("INVALID_PLAN", first.message, first.field);
-  }
+  if (first) throw codeError("INVALID_PLAN", first.message, first.field);
   return { plan: resolvePlan(checked.blocks!, voice, lookups), estimatedMs: planEstimateMs(checked.blocks!) };
 }
 
@@ -391,7 +234,7 @@ function defaultVoice(lookups: StartLookups): VoiceRef {
   return voice;
 }
 
-/** How many images are animated: the plan's images, plus media_urls images when b-roll applies, capped by max_animated_images. */
+/** How many images are animated: the plan's images, plus media_urls images when b-roll applies, capped by animate_image_max. */
 function animatedCount(plan: ResolvedBlock[] | null, f: ReturnType<typeof otherFieldsOf>): number {
   const brollApplies = f.options.broll && !(plan && planHasMedia(plan));
   const explicitImages = new Set<string>();
@@ -404,27 +247,30 @@ function animatedCount(plan: ResolvedBlock[] | null, f: ReturnType<typeof otherF
   return f.animateImage ? Math.min(explicitImages.size, f.maxAnimated ?? Infinity) : 0;
 }
 
-export function validateStart(input: Record<string, unknown>, lookups: StartLookups): GenerationSpec {
+/**
+ * A start request the check at the door let through (contract.ts), judged on what needs the space
+ * and this instance: the voice and the look exist (INVALID_VOICE_ID, INVALID_AVATAR_ID), local files
+ * are accepted here, the plan's ids resolve (PLAN_RESOLUTION_FAILED); then normalised, with defaults.
+ */
+export function validateStart(input: GenerationStartInput, lookups: StartLookups): GenerationSpec {
   const o: CheckPlanOptions = {
     allowLocalFiles: lookups.allowLocalFiles,
     ...(lookups.localImageProblem ? { localImageProblem: lookups.localImageProblem } : {}),
   };
-
-  // Content fields must be what they claim before anything is judged by them.
-  const { prompt, script, voiceUrlRaw, avatarUrlRaw, avatarUrlKind, method } = contentOf(input);
+  const method = methodOf(input);
+  const prompt = trimmed(input.prompt);
+  const script = trimmed(input.script);
+  const voiceUrl = trimmed(input.voice_url);
+  const avatarUrlRaw = trimmed(input.avatar_url);
 
   let voice = voiceIdOf(input, lookups);
-  checkRef(voiceUrlRaw, "voice_url", ["audio"], o);
-
+  checkLocalRef(voiceUrl, "voice_url", ["audio"], o);
   const avatarId = avatarIdOf(input, lookups);
-  let avatarUrl: GenerationSpec["avatar_url"] = null;
-  if (avatarUrlRaw) {
-    checkRef(avatarUrlRaw, "avatar_url", ["image", "video"], o);
-    avatarUrl = { url: avatarUrlRaw, kind: avatarUrlKind as "image" | "video" };
-  }
+  checkLocalRef(avatarUrlRaw, "avatar_url", ["image", "video"], o);
+  const avatarUrl = avatarUrlRaw ? { url: avatarUrlRaw, kind: kindOfExtension(extensionOf(avatarUrlRaw)) as "image" | "video" } : null;
 
   const size = sizeOf(input);
-  const duration = durationOf(input, method);
+  const duration = method === "prompt" ? input.duration! : null;
   const f = otherFieldsOf(input, o);
 
   let estimatedMs = speechEstimateMs(method, duration, script);
@@ -439,7 +285,7 @@ export function validateStart(input: Record<string, unknown>, lookups: StartLook
     duration,
     script: script ?? null,
     voice,
-    voice_url: voiceUrlRaw ?? null,
+    voice_url: voiceUrl ?? null,
     avatar_id: avatarId,
     avatar_url: avatarUrl,
     format: size.format,
@@ -448,15 +294,16 @@ export function validateStart(input: Record<string, unknown>, lookups: StartLook
     options: f.options,
     web_search: f.webSearch,
     animate_image: f.animateImage,
-    max_animated_images: f.maxAnimated,
+    animate_image_max: f.maxAnimated,
+    animate_mode: f.animateMode,
     use_native_avatar: f.nativeAvatar,
-    native_avatar_model: f.nativeModel,
-    enhance_emotions: f.enhanceEmotions,
-    use_library_media: f.useLibrary,
-    save_to_library: f.saveToLibrary,
+    native_avatar_model: DEFAULT_NATIVE_AVATAR_MODEL,
+    emotion_enhancement: f.emotionEnhancement,
+    use_space_media: f.useSpaceMedia,
+    save_media_to_space: f.saveMediaToSpace,
+    use_veo3: f.useVeo3,
     media_urls: f.mediaUrls,
     web_urls: f.webUrls,
-    music_url: f.musicUrlRaw ?? null,
     webhook_url: f.webhookUrl,
     plan,
     estimated_ms: estimatedMs,
@@ -480,8 +327,8 @@ function resolvePlan(blocks: readonly PlanBlock[], requestVoice: VoiceRef | null
     }
     if (b.look_id !== null && !lookups.look(b.look_id))
       throw unresolved(`${bp}.look_id`, `look ${b.look_id} is not a look of this space or the catalog${lookHint(lookups, b.look_id)}`);
-    if (b.parent_avatar_id !== null && !lookups.avatar(b.parent_avatar_id)) {
-      throw unresolved(`${bp}.parent_avatar_id`, `avatar ${b.parent_avatar_id} is not an avatar of this space or the catalog`);
+    if (b.avatar_id !== null && !lookups.avatar(b.avatar_id)) {
+      throw unresolved(`${bp}.avatar_id`, `avatar ${b.avatar_id} is not an avatar of this space or the catalog`);
     }
     const sequences = b.sequences.map((s, j): ResolvedSequence => {
       const sp = `${bp}.sequences[${j}]`;
@@ -508,7 +355,7 @@ function resolvePlan(blocks: readonly PlanBlock[], requestVoice: VoiceRef | null
       }
       return { text: s.text, duration_ms: s.duration_ms, look_id: s.look_id, action: s.action, media };
     });
-    return { voice, look_id: b.look_id, audio_url: b.audio_url, parent_avatar_id: b.parent_avatar_id, sequences };
+    return { voice, look_id: b.look_id, audio_url: b.audio_url, avatar_id: b.avatar_id, sequences };
   });
   out.forEach((b, i) => {
     const spoken = b.sequences.some((s) => s.text !== null);

@@ -1,6 +1,6 @@
 /**
- * POST /script/generate on the local instance. The request is checked (simulate header, then the
- * spec's rules), the price is debited in the transaction that records the request, the script is
+ * POST /script/generate on the local instance. The request's shape was checked at the door
+ * (contract.ts); the simulate header is read, the price is debited in the transaction that records the request, the script is
  * written outside any transaction, and the row is ended `done`, or `failed` with the debit refunded
  * exactly once (SCRIPT_GENERATION_FAILED, or the code of `X-Local-Simulate: fail:<CODE>`).
  */
@@ -10,7 +10,7 @@ import { ApiError } from "../../engine/errors.js";
 import type { HandlerTable, LocalInstanceApi, RequestContext } from "../../local/types.js";
 import { parseSimulate, simulatedCustomCode } from "../asset/simulate.js";
 import type { ScriptGenerateRequest, ScriptGenerateResponse } from "./contract.js";
-import { validateScriptRequest } from "./validate.js";
+import { scriptPlanOf } from "./validate.js";
 import { PAGE_TIMEOUT_MS } from "./page.js";
 import { LLM_TIMEOUT_MS, llmConfigFrom } from "./llm.js";
 import { localDebug } from "../../local/debug.js";
@@ -60,7 +60,7 @@ export function sweepDeadScripts(instance: LocalInstanceApi): number {
 
 async function scriptGenerate(ctx: RequestContext, input: ScriptGenerateRequest): Promise<ScriptGenerateResponse> {
   const simulate = parseSimulate(ctx.simulate);
-  const plan = validateScriptRequest(input);
+  const plan = scriptPlanOf(input);
   const cost = scriptCredits(plan.duration, plan.webSearch, plan.urls.length);
   const costMilli = toMilli(cost);
   const { instance, space } = ctx;

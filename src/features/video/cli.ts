@@ -15,6 +15,8 @@ import type { VideoDuplicateResponse } from "./contract.js";
 interface DuplicateFlags {
   voice?: string;
   look?: string;
+  /** Same as --look, as on `generate`. */
+  avatar?: string;
   body?: string;
 }
 
@@ -38,8 +40,42 @@ export function duplicateBody(videoId: string | undefined, flags: DuplicateFlags
   const out: Record<string, unknown> = { ...body };
   if (videoId !== undefined) out.video_id = videoId;
   if (flags.voice !== undefined) out.voice_id = flags.voice;
-  if (flags.look !== undefined) out.avatar_look_id = flags.look;
+  const look = flags.look ?? flags.avatar;
+  if (look !== undefined) out.avatar_look_id = look;
   return out;
+}
+
+/**
+ * `--voice George`, `--look "Maya kitchen"`: names become ids with the resolver `generate` uses (a
+ * value that names nothing and could be an id is sent as it is); each is said on stderr. Returns the
+ * ids sent, for a did-you-mean when the service does not know one.
+ */
+async function resolveDuplicateNames(ctx: Context, opts: DuplicateFlags, body: Record<string, unknown>): Promise<import("../../cli/names.js").SentId[]> {
+  const names = await import("../../cli/names.js");
+  const say = (line: string) => {
+    if (!ctx.opts.json) ctx.io.info(line);
+  };
+  let voices: Promise<import("../../cli/names.js").Named[]> | undefined;
+  let looks: Promise<import("../../cli/names.js").Named[]> | undefined;
+  const voiceItems = () => (voices ??= ctx.engine().then(async (e) => ((await e.voiceList({})) as import("../../cli/names.js").VoiceItem[]).map(names.voiceNamed)));
+  const lookItems = () => (looks ??= ctx.engine().then(async (e) => ((await e.avatarList({})) as import("../../cli/names.js").LookItem[]).map(names.lookNamed)));
+  const lookFlag = opts.look !== undefined ? "--look" : "--avatar";
+  if (opts.voice !== undefined && typeof body.voice_id === "string" && !names.idShaped(body.voice_id)) {
+    const r = names.resolveName(body.voice_id, await voiceItems(), "--voice", "voice", "mediagen voice list");
+    body.voice_id = r.id;
+    if (r.byName) say(`Voice: ${r.byName.label}`);
+  }
+  if ((opts.look ?? opts.avatar) !== undefined && typeof body.avatar_look_id === "string" && !names.idShaped(body.avatar_look_id)) {
+    const r = names.resolveName(body.avatar_look_id, await lookItems(), lookFlag, "look", "mediagen avatar list");
+    body.avatar_look_id = r.id;
+    if (r.byName) say(`Look: ${r.byName.label}`);
+  }
+  const sent: import("../../cli/names.js").SentId[] = [];
+  if (typeof body.voice_id === "string") sent.push({ field: "voice_id", value: body.voice_id, what: "voice", listCommand: "mediagen voice list", items: voiceItems });
+  if (typeof body.avatar_look_id === "string") {
+    sent.push({ field: "avatar_look_id", value: body.avatar_look_id, what: "look", listCommand: "mediagen avatar list", items: lookItems });
+  }
+  return sent;
 }
 
 function lines(r: VideoDuplicateResponse): string[] {
@@ -82,9 +118,12 @@ async function runDuplicate(ctx: Context, videoId: string | undefined, opts: Cha
   const { checkExportWaitFlags, runExport } = await import("../export/cli.js");
   // A bad --download or --timeout is a usage error before anything is made.
   if (exporting && !opts.dryRun) await checkExportWaitFlags(follow);
-  const given: Record<string, unknown> = { video_id: videoId, voice_id: opts.voice, avatar_look_id: opts.look };
-  const names: Record<string, string> = { video_id: "<video_id>", voice_id: "--voice", avatar_look_id: "--look" };
-  ctx.explainWith?.((field) => (given[field] !== undefined ? names[field] : undefined), body);
+  const given: Record<string, unknown> = { video_id: videoId, voice_id: opts.voice, avatar_look_id: opts.look ?? opts.avatar };
+  const flagNames: Record<string, string> = { video_id: "<video_id>", voice_id: "--voice", avatar_look_id: opts.look !== undefined ? "--look" : "--avatar" };
+  ctx.explainWith?.((field) => (given[field] !== undefined ? flagNames[field] : undefined), body);
+  // The request is judged before any name is looked up (a number for --body's voice_id is said first).
+  await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("videoDuplicate", body);
+  const sent = await resolveDuplicateNames(ctx, opts, body);
   const engine = await ctx.engine();
   const cli = ctx as CliContext;
   const { guardStart, startGuardFrom } = await import("../../cli/cost-guard.js");
@@ -94,7 +133,8 @@ async function runDuplicate(ctx: Context, videoId: string | undefined, opts: Cha
     ? await guardStart(cli, engine, "exportStart", exportBody(String(body.video_id), opts), guard)
     : await guardStart(cli, engine, "videoDuplicate", body, guard);
   if (priced === "dry-run") return;
-  const res = await engine.videoDuplicate(body);
+  const { hintUnknownIds } = await import("../../cli/names.js");
+  const res = await hintUnknownIds(() => engine.videoDuplicate(body), sent);
   if (!exporting) {
     ctx.print(res, lines, (r) => [r.video_id]);
     const { printNext } = await import("../../cli/next-step.js");
@@ -109,8 +149,9 @@ export const command: CommandModule = {
   register(duplicate: Command, getContext) {
     addStartGuardOptions(duplicate)
       .argument("[video_id]", "the done video to copy")
-      .option("--voice <voice_id>", "voice_id: speak the copy with this voice (speech and timing are made again)")
-      .option("--look <look_id>", "avatar_look_id: show this look instead of the video's looks")
+      .option("--voice <voice>", "voice_id, or a voice's name (`--voice George`): speak the copy with this voice (speech and timing are made again)")
+      .option("--look <look>", "avatar_look_id, or a look's name (`--look \"Maya kitchen\"`): show this look instead of the video's looks")
+      .option("--avatar <look>", "same as --look")
       .option("--body <file|->", "request body as JSON from a file or - (stdin); the argument and flags override its fields")
       .option("--export", "then export the copy to an MP4 (POST /export/start), in its own format unless --format")
       .addOption(new Option("--format <format>", "with --export: vertical, square, ads or horizontal (default: the video's own)").choices(FORMATS))

@@ -14,6 +14,8 @@ export const VideoDuplicateRequest = z.strictObject({
   avatar_look_id: z.string(mustBeString).optional(),
 });
 export type VideoDuplicateRequest = z.input<typeof VideoDuplicateRequest>;
+/** A duplicate request as the check at the door has let it through. */
+export type VideoDuplicateInput = z.output<typeof VideoDuplicateRequest>;
 
 export const VideoDuplicateResponse = z.looseObject({
   video_id: z.string(),

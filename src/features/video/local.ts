@@ -5,8 +5,8 @@
  * sequence's look is replaced. A video's own files (voice track, thumbnail) are copied or remade
  * under the new video's folder; shared files (speech cache, looks, media) are named as they are.
  *
- * Order of checks (the spec's list): MISSING_VIDEO_ID, INVALID_TYPE, INVALID_VOICE_ID,
- * INVALID_AVATAR_ID, VIDEO_NOT_FOUND, UNAUTHORIZED_VIDEO, VIDEO_NOT_READY; INTERNAL_ERROR when the
+ * Order of checks (the spec's list): MISSING_VIDEO_ID, INVALID_TYPE (both at the door, before the
+ * handler runs), INVALID_VOICE_ID, INVALID_AVATAR_ID, VIDEO_NOT_FOUND, UNAUTHORIZED_VIDEO, VIDEO_NOT_READY; INTERNAL_ERROR when the
  * new speech cannot be made.
  */
 import fs from "node:fs";
@@ -16,13 +16,11 @@ import type { HandlerTable, RequestContext } from "../../local/types.js";
 import { codeError } from "../generation/errors.js";
 import { lookImages, lookLookups } from "../generation/looks.js";
 import { findVoice } from "../voice/lookup.js";
-import type { VideoDuplicateResponse } from "./contract.js";
+import type { VideoDuplicateInput, VideoDuplicateResponse } from "./contract.js";
 import { insertVideo, readVideo, timelineOf, videoDir } from "./record.js";
 import { layoutBlocks, speakDraft, writeVoiceTrack, type DraftBlock } from "./speech.js";
 import { makeThumbnail } from "./thumbnail.js";
 import type { VideoTimeline } from "./timeline.js";
-
-const FIELDS = ["video_id", "voice_id", "avatar_look_id"] as const;
 
 /** A timeline taken back to a draft: timings become lengths; blocks in `respeak` lose their speech. */
 export function draftOf(t: VideoTimeline, voice?: { voice_id: string; tts: string }): { drafts: DraftBlock[]; respoken: number } {
@@ -58,18 +56,12 @@ function copyFile(mediaDir: string, from: string, to: string): void {
   fs.copyFileSync(path.join(mediaDir, from), dest);
 }
 
-async function videoDuplicate(ctx: RequestContext, input: Record<string, unknown>): Promise<VideoDuplicateResponse> {
+/** `input` passed the check at the door (MISSING_VIDEO_ID, INVALID_TYPE, unknown fields: contract.ts). */
+async function videoDuplicate(ctx: RequestContext, input: VideoDuplicateInput): Promise<VideoDuplicateResponse> {
   const { instance, space } = ctx;
-  if (input.video_id === undefined || input.video_id === null || input.video_id === "") {
-    throw codeError("MISSING_VIDEO_ID", "video_id is required", "video_id");
-  }
-  for (const f of FIELDS) {
-    const v = input[f];
-    if (v !== undefined && v !== null && typeof v !== "string") throw codeError("INVALID_TYPE", `${f} must be a string`, f);
-  }
-  const videoId = input.video_id as string;
-  const voiceId = typeof input.voice_id === "string" ? input.voice_id : undefined;
-  const lookId = typeof input.avatar_look_id === "string" ? input.avatar_look_id : undefined;
+  const videoId = input.video_id;
+  const voiceId = input.voice_id;
+  const lookId = input.avatar_look_id;
 
   let voice: { voice_id: string; tts: string } | undefined;
   if (voiceId !== undefined) {
@@ -160,5 +152,5 @@ async function videoDuplicate(ctx: RequestContext, input: Record<string, unknown
 }
 
 export const videoHandlers: HandlerTable = {
-  videoDuplicate: (ctx, input) => videoDuplicate(ctx, input as Record<string, unknown>),
+  videoDuplicate: (ctx, input) => videoDuplicate(ctx, input as VideoDuplicateInput),
 };

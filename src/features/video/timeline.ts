@@ -107,13 +107,18 @@ export interface VideoTimeline {
   duration_ms: number;
   /** `enable` of the generation request, resolved (defaults applied). */
   options: TimelineOptions;
-  /** Music file for `enable.music` (`music_url`, or a local default track when none was given). */
+  /** Music file for `enable.music` (a local default track: the spec names no field for one). */
   music_path?: string;
   native_avatar: boolean;
   /** `native_avatar_model` (default `omni-flash`) when `native_avatar`. */
   native_avatar_model?: string;
+  /** `emotion_enhancement` of the request. */
   enhance_emotions: boolean;
-  /** `save_to_library` of the request (default true): for the export to honour. */
+  /** `use_veo3` of the request: rendered with Veo 3 on the service (the local render is the same). */
+  use_veo3?: boolean;
+  /** `animate_mode` of the request, when images are animated (the local animation is the same for both). */
+  animate_mode?: "standard" | "pro";
+  /** `save_media_to_space` of the request (default true): for the export to honour. */
   save_to_library: boolean;
   /** The whole voice track (all blocks, silences included), `duration_ms` long: mono 16-bit PCM WAV. */
   voice_path: string;
