@@ -4,7 +4,6 @@ import { hasApiAccess } from "../contract/plans.js";
 import type { RateLimitInfo } from "../engine/engine.js";
 import { ApiError } from "../engine/errors.js";
 import { illFormedPath } from "./well-formed.js";
-import { handlerRefusal } from "./dry-handler.js";
 import { localDebug } from "./debug.js";
 import { authenticate } from "./keys.js";
 import { unavailableResponse } from "./store-fault.js";
@@ -172,10 +171,7 @@ export class LocalService {
       };
       // The contract's rules (src/features/request-check.ts); the handler's own words where it refuses first.
       const refused = await parts.check?.(op, input ?? {});
-      if (refused) {
-        const own = await handlerRefusal(handler as Handler<never>, ctx, input ?? {});
-        return own ? { status: own.status, body: own.body, rateLimit } : { status: refused.status, body: refused.body, rateLimit };
-      }
+      if (refused) return { status: refused.status, body: refused.body, rateLimit };
       const queued = this.instance.jobs.enqueued;
       const run = () => handler(ctx, (input ?? {}) as never);
       let body: unknown = await (faults.stallMs !== undefined ? withJobFaults({ stallMs: faults.stallMs }, run) : run());
