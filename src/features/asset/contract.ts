@@ -149,18 +149,17 @@ export type AssetStatusRequest = z.infer<typeof AssetStatusRequest>;
  * names (features/asset/pricing-local.ts). `aspect_ratio` is a start field the spec leaves out of
  * pricing: refused.
  */
-export const AssetPricingRequest = z.looseObject({
-  model: present(z.string(), "missing_field"),
-  duration: z.number().int({ error: "must be a whole number of seconds" }).min(0, { error: "must not be negative" }).optional(),
-  resolution: z.string().optional(),
-  image_count: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
-  generation_count: wholeBetween(MIN_GENERATIONS, MAX_GENERATIONS).optional(),
-  aspect_ratio: z
-    .unknown()
-    .refine(() => false, { error: "is not a field of pricing (the spec prices without it)" })
-    .optional()
-    .describe("not accepted: pricing takes no aspect ratio"),
-});
+export const AssetPricingRequest = z
+  .looseObject({
+    model: present(z.string(), "missing_field"),
+    duration: z.number().int({ error: "must be a whole number of seconds" }).min(0, { error: "must not be negative" }).optional(),
+    resolution: z.string().optional(),
+    image_count: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
+    generation_count: wholeBetween(MIN_GENERATIONS, MAX_GENERATIONS).optional(),
+  })
+  .superRefine((req, ctx) => {
+    if (req.aspect_ratio !== undefined) ctx.addIssue({ code: "custom", path: ["aspect_ratio"], message: "aspect_ratio is not a field of pricing (the spec prices without it)" });
+  });
 export type AssetPricingRequest = z.input<typeof AssetPricingRequest>;
 export type AssetPricingInput = z.output<typeof AssetPricingRequest>;
 

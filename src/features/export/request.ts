@@ -73,13 +73,14 @@ function outputSize(format: VideoFormat, custom: { width?: number; height?: numb
  * (the spec's names and every look's `model_available`, synced ones included) is INVALID_AVATAR_MODEL.
  */
 export function validateExportStart(input: ExportStartInput, spaceId: string, lookups: ExportLookups): ExportPlan {
+  // An optional field sent as null is read as not given.
   const videoId = input.video_id.trim();
-  const format = input.format as VideoFormat | undefined;
+  const format = (input.format ?? undefined) as VideoFormat | undefined;
   const custom: { width?: number; height?: number } = {};
-  if (input.width !== undefined) custom.width = input.width;
-  if (input.height !== undefined) custom.height = input.height;
+  if (input.width != null) custom.width = input.width;
+  if (input.height != null) custom.height = input.height;
 
-  const modelGiven = input.avatar_model !== undefined;
+  const modelGiven = input.avatar_model != null;
   const avatarModel = input.avatar_model?.trim() ?? DEFAULT_AVATAR_MODEL;
   if (modelGiven && !(MODEL_AVAILABLE as readonly string[]).includes(avatarModel) && !lookups.knownModels().has(avatarModel)) {
     throw codeError("INVALID_AVATAR_MODEL", `avatar_model ${avatarModel} is offered by no look of this instance (see the looks' model_available)`, "avatar_model");
