@@ -132,7 +132,7 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
     expect(one.stdout).toMatch(/setting quality: select \[low\|medium\|high\], default medium, affects cost/);
     const price = await run(["asset", "price", "--model", "vidA-3", "--duration", "5"], { home });
     expect(price.stdout).toBe("vidA-3: 24 credits per generation × 1 = 24 credits\n  duration adjusted to 6\n");
-    const json = await run(["asset", "price", "--model", "imgB-edit", "--reference-count", "3", "--count", "2", "--json"], { home });
+    const json = await run(["asset", "price", "--model", "imgB-edit", "--image-count", "3", "--count", "2", "--json"], { home });
     expect(json.json()).toEqual({ model: "imgB-edit", cost_per_generation: 0.6, total_cost: 1.2, currency: "credits", generation_count: 2 });
     const missing = await run(["asset", "model", "vidZ-0", "--json"], { home });
     expect(missing.exitCode).toBe(4);

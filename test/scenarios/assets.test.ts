@@ -174,7 +174,7 @@ forBothTargets(
         generation_count: 1,
         normalized: { duration: 8 },
       });
-      expect(await s.engine.assetPricing({ model: "imgB-edit", reference_count: 2, generation_count: 2 })).toEqual({
+      expect(await s.engine.assetPricing({ model: "imgB-edit", image_count: 2, generation_count: 2 })).toEqual({
         model: "imgB-edit",
         cost_per_generation: 0.5,
         total_cost: 1,

@@ -1,3 +1,4 @@
+import { throughDoor } from "../helpers/door.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -278,7 +279,7 @@ describe("local model catalog", () => {
   it("prices the classes whose notes say how: upscale by source length, imgB-edit by reference count", async () => {
     const { quote } = await import("../../src/features/asset/catalog/pricing.js");
     expect([4, 10, 30].map((d) => quote({ model: "vidC-upscale", duration: d }).cost_per_generation)).toEqual([2, 5, 15]);
-    expect([0, 3, 6].map((n) => quote({ model: "imgB-edit", reference_count: n }).cost_per_generation)).toEqual([0.3, 0.6, 0.9]);
+    expect([0, 3, 6].map((n) => quote({ model: "imgB-edit", image_count: n }).cost_per_generation)).toEqual([0.3, 0.6, 0.9]);
   });
 
   it("the models outside the class table: a fast text/image-to-video and a top-plan-only multi-reference model", () => {
@@ -391,7 +392,8 @@ function minimalRequest(m: ModelDef): { body: Json; schema: { required: string[]
 
 function rejection(body: Json): ApiError {
   try {
-    validateStart(body, "ENTREPRISE", lookups);
+    // Judged as the local dispatch judges it: the contract at the door, then the model's rules.
+    throughDoor("assetStart", body, (input) => validateStart(input, "ENTREPRISE", lookups));
   } catch (e) {
     if (e instanceof ApiError) return e;
     throw e;

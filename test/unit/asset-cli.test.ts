@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatDurations, parseElement, parseRef, parseSettings, priceBody, startBody } from "../../src/features/asset/cli.js";
+import { PRICE_FLAGS, formatDurations, parseElement, parseRef, parseSettings, priceBody, startBody } from "../../src/features/asset/cli.js";
 import { CliError } from "../../src/cli/types.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
@@ -142,13 +142,21 @@ describe("startBody", () => {
 });
 
 describe("priceBody", () => {
-  it("takes whole-second durations (the spec's pricing duration is an integer) and counts references", () => {
-    expect(priceBody({ model: "vidC-upscale", duration: "12", referenceCount: "3", count: "2", setting: ["generateAudio=false"] })).toEqual({
+  it("takes whole-second durations (the spec's pricing duration is an integer) and sends the reference count as image_count", () => {
+    expect(priceBody({ model: "vidC-upscale", duration: "12", imageCount: "3", count: "2" })).toEqual({
       model: "vidC-upscale",
       duration: 12,
-      reference_count: 3,
+      image_count: 3,
       generation_count: 2,
-      model_settings: { generateAudio: false },
+    });
+  });
+
+  it("has no flag for the settings object (pricing's name for it is not documented): --set sends it under the name given", () => {
+    expect(Object.values(PRICE_FLAGS.decl).map((o) => o.flag)).not.toContain("--setting <key=value>");
+    expect(priceBody({ model: "vidA-3", set: ["settings.generateAudio=false", "image_count=2"] })).toEqual({
+      model: "vidA-3",
+      settings: { generateAudio: false },
+      image_count: 2,
     });
   });
 

@@ -37,13 +37,13 @@ const CASES: Case[] = [
     { model: "imgA-4", model_settings: { quality: "ultra" } },
     { cost_per_generation: 1, normalized: { model_settings: { quality: "medium" } } },
   ],
-  ["priced per reference image (reference_count)", { model: "imgB-edit", reference_count: 4 }, { cost_per_generation: 0.7 }],
+  ["priced per reference image (image_count)", { model: "imgB-edit", image_count: 4 }, { cost_per_generation: 0.7 }],
   [
     "priced per reference image (references length)",
     { model: "imgB-edit", references: [{ url: "https://x/a.png" }, { url: "https://x/b.png" }] },
     { cost_per_generation: 0.5, normalized: undefined },
   ],
-  ["reference_count clamped to the model's max, reported", { model: "imgB-edit", reference_count: 20 }, { cost_per_generation: 0.9, normalized: { reference_count: 6 } }],
+  ["image_count clamped to the model's max, reported", { model: "imgB-edit", image_count: 20 }, { cost_per_generation: 0.9, normalized: { image_count: 6 } }],
   ["upscale priced by the source duration", { model: "vidC-upscale", duration: 12 }, { cost_per_generation: 6 }],
   ["upscale rounds a fractional source up, reported", { model: "vidC-upscale", duration: 4.2 }, { cost_per_generation: 2.5, normalized: { duration: 5 } }],
   ["upscale default source length (8 s)", { model: "vidC-upscale" }, { cost_per_generation: 4 }],
@@ -66,9 +66,9 @@ const CASES: Case[] = [
     { total_cost: 0.1, generation_count: 1, normalized: { generation_count: 1 } },
   ],
   [
-    "a non-numeric reference_count → the model's minimum, reported",
-    { model: "imgB-edit", reference_count: [1] },
-    { cost_per_generation: 0.3, normalized: { reference_count: 0 } },
+    "a non-numeric image_count → the model's minimum, reported",
+    { model: "imgB-edit", image_count: [1] },
+    { cost_per_generation: 0.3, normalized: { image_count: 0 } },
   ],
   // Inputs the model does not take are ignored, and said so with null.
   ["resolution on a model without resolutions → null", { model: "vidB-2-5", resolution: "1080p" }, { cost_per_generation: 2.6, normalized: { resolution: null } }],

@@ -11,6 +11,10 @@ import type { LibraryAsset, StartLookups } from "../../src/features/asset/refs.j
 import { locateUrl } from "../../src/features/asset/refs.js";
 import { priceParamsOf, validateStart } from "../../src/features/asset/validate.js";
 import { apiErrorOf } from "../helpers/errors.js";
+import { throughDoor } from "../helpers/door.js";
+
+/** Judged as the local dispatch judges it: the contract at the door, then the model's and the space's rules. */
+const judged = (body: Record<string, unknown>, plan: "PRO" | "ENTREPRISE", l: StartLookups) => throughDoor("assetStart", body, (input) => validateStart(input, plan, l));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
 const png = path.join(dir, "a.png");
@@ -122,14 +126,14 @@ describe("validateStart", () => {
       prompt,
       elements: [{ name: "hero", images: [{ url: png }, { avatar_id: "av_1" }] }],
     });
-    expect(validateStart(el("@hero, then rest"), "PRO", lookups).elements[0]!.name).toBe("hero");
-    expect(apiErrorOf(() => validateStart(el("@heroes"), "PRO", lookups)).field).toBe("elements[0].name");
-    expect(apiErrorOf(() => validateStart(el("hero"), "PRO", lookups)).field).toBe("elements[0].name");
+    expect(judged(el("@hero, then rest"), "PRO", lookups).elements[0]!.name).toBe("hero");
+    expect(apiErrorOf(() => judged(el("@heroes"), "PRO", lookups)).field).toBe("elements[0].name");
+    expect(apiErrorOf(() => judged(el("hero"), "PRO", lookups)).field).toBe("elements[0].name");
   });
 
   it("reports a non-object element on its name (the spec has only .name and .images)", () => {
     for (const el of ["hero", 42, null, [{ url: png }]]) {
-      const e = apiErrorOf(() => validateStart({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [el] }, "PRO", lookups));
+      const e = apiErrorOf(() => judged({ type: "video", model: "vidD-omni", prompt: "@hero", elements: [el] }, "PRO", lookups));
       expect([e.code, e.field]).toEqual(["invalid_value", "elements[0].name"]);
     }
   });
@@ -155,7 +159,7 @@ describe("validateStart", () => {
   it("rejects a duplicate element name", () => {
     const images = [{ url: png }, { url: png }];
     const e = apiErrorOf(() =>
-      validateStart(
+      judged(
         {
           type: "video",
           model: "vidD-omni",

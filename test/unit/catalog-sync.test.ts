@@ -26,7 +26,7 @@ describe("convertModel", () => {
         if (s.type === "boolean") grid.push({ model_settings: { [s.key]: !s.default_value } });
         else for (const o of s.options) grid.push({ model_settings: { [s.key]: o } });
       }
-      if (m.references) for (let n = 0; n <= m.references.max; n++) grid.push({ reference_count: n });
+      if (m.references) for (let n = 0; n <= m.references.max; n++) grid.push({ image_count: n });
       if (m.render === "upscale") grid.push({ duration: 3 }, { duration: 30 });
       for (const g of grid) expect(quote({ model: m.name, ...g }, find).total_cost, JSON.stringify(g)).toBe(quote({ model: m.name, ...g }).total_cost);
     });

@@ -190,11 +190,11 @@ describe("the converted commands", () => {
     expect(START_FLAGS.request(START_FLAGS.values({ count: "2", duration: "6" }))).toEqual({ generation_count: 2, duration: 6 });
   });
 
-  it("asset price: --duration and --reference-count take whole numbers (the spec's pricing duration is an integer)", () => {
+  it("asset price: --duration and --image-count take whole numbers (the spec's pricing duration is an integer)", () => {
     expect(PRICE_FLAGS.request(PRICE_FLAGS.values({ duration: "12" }))).toEqual({ duration: 12 });
     expect(usageError(() => PRICE_FLAGS.values({ duration: "4.2" })).field).toBe("--duration");
     expect(usageError(() => PRICE_FLAGS.values({ duration: "4,2" })).field).toBe("--duration");
-    expect(usageError(() => PRICE_FLAGS.values({ referenceCount: "1.5" })).field).toBe("--reference-count");
+    expect(usageError(() => PRICE_FLAGS.values({ imageCount: "1.5" })).field).toBe("--image-count");
   });
 
   it("asset start: slots and references become reference items; --body and --simulate are not fields", () => {

@@ -153,8 +153,14 @@ describe("MCP tools' input JSON Schemas come from the request schemas", () => {
     expect(start.required).toEqual(expect.arrayContaining(["type", "model"]));
     expect(start.properties.generation_count).toMatchObject({ minimum: 1, maximum: 4 });
     const exp = inputSchema(operations.exportStart) as unknown as { properties: Record<string, Record<string, unknown>> };
-    expect((exp.properties.avatar_model as { enum: string[] }).enum).toContain("omni-flash");
-    const pricing = inputSchema(operations.assetPricing) as unknown as { properties: Record<string, unknown> };
+    // Any name: the looks' model_available is the authority, and the service's list grows (issue 34).
+    expect(exp.properties.avatar_model).toMatchObject({ type: "string" });
+    expect(exp.properties.avatar_model!.enum).toBeUndefined();
+    const pricing = inputSchema(operations.assetPricing) as unknown as { additionalProperties?: unknown; properties: Record<string, unknown> };
     expect(pricing.properties.aspect_ratio).toBeUndefined();
+    // The service's name for the reference count; the settings object's name is not documented, so the body is open.
+    expect(pricing.properties.image_count).toMatchObject({ type: "integer", minimum: 0 });
+    expect(pricing.properties.reference_count).toBeUndefined();
+    expect(pricing.additionalProperties).not.toBe(false);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
+import { throughDoor } from "../helpers/door.js";
 import { avatarOnScreenMs, exportPrice, looksOf, validateExportStart, type ExportLookups } from "../../src/features/export/request.js";
 import type { VideoRow } from "../../src/features/video/record.js";
 import type { TimelineSequence, VideoTimeline } from "../../src/features/video/timeline.js";
@@ -59,7 +60,7 @@ const MODELS: Record<string, string[]> = {
 };
 
 function lookups(videos: VideoRow[]): ExportLookups {
-  return { video: (id) => videos.find((v) => v.id === id), lookModels: (id) => MODELS[id] };
+  return { video: (id) => videos.find((v) => v.id === id), lookModels: (id) => MODELS[id], knownModels: () => new Set(Object.values(MODELS).flat()) };
 }
 
 const V = "a".repeat(24);
@@ -73,7 +74,8 @@ const std = lookups([
 
 function refusal(input: Record<string, unknown>, l: ExportLookups = std): [number, string, string | undefined] {
   try {
-    validateExportStart(input, SPACE, l);
+    // Judged as the local dispatch judges it: the contract at the door, then the instance's rules.
+    throughDoor("exportStart", input, (checked) => validateExportStart(checked, SPACE, l));
   } catch (e) {
     if (e instanceof ApiError) return [e.status, e.code, e.field];
     throw e;

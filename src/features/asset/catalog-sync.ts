@@ -378,8 +378,8 @@ async function pricingOf(def: ModelDef, baseCost: number, probe?: PriceProbe): P
     return { kind: "by_setting", setting: priced.key, milli: prices, ...(Object.keys(resolutionFactor).length ? { resolutionFactor } : {}) };
   }
   if (probe && def.references && def.references.max > 0) {
-    const zero = await probe({ model: def.name, reference_count: 0 });
-    const one = await probe({ model: def.name, reference_count: 1 });
+    const zero = await probe({ model: def.name, image_count: 0 });
+    const one = await probe({ model: def.name, image_count: 1 });
     if (one !== zero) return { kind: "per_reference", baseMilli: milli(zero), perReferenceMilli: milli(one) - milli(zero) };
   }
   if (def.render === "upscale" && probe) {

@@ -71,6 +71,12 @@ function mergeSettings(values: string[], out: Record<string, unknown>): Record<s
 const refItem = (value: string, flag: string) => parseRef(value, flag);
 const slot = (name: string, help: string) => ({ flag: `--${name.replace(/_/g, "-")} <ref>`, type: "string", to: refItem, help, field: name, media: "ref" }) as const;
 
+const SET_FLAG = {
+  flag: "--set <key=value>",
+  type: "list",
+  help: "one more body field (repeatable); a dotted key reaches into an object (model_settings.camera_fixed=true); JSON values are read as JSON",
+} as const;
+
 export const START_FLAGS = defineFlags({
   type: { flag: "--type <type>", type: "choice", choices: ["image", "video"], help: "image or video (required; must match the model)", field: "type" },
   model: { flag: "--model <name>", type: "string", help: "model (required); see `mediagen asset models`", field: "model" },
@@ -114,6 +120,7 @@ export const START_FLAGS = defineFlags({
   fileName: { flag: "--file-name <name>", type: "string", help: "base file name (slugified; extension appended)", field: "file_name" },
   webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when each generation ends", field: "webhook_url" },
   body: BODY_FLAG,
+  set: SET_FLAG,
   simulate: SIMULATE_FLAG,
   dryRun: { flag: "--dry-run", type: "boolean", help: "print the price (POST /asset/pricing) and exit; nothing is started" },
   maxCredits: { flag: "--max-credits <n>", type: "number", help: "refuse to start (exit 2) if it would cost more than n credits" },
@@ -122,8 +129,10 @@ export const START_FLAGS = defineFlags({
 export type StartFlags = FlagInput<typeof START_FLAGS>;
 
 /** The pricing request for a start request: the fields that change a price, nothing else. */
-import { assetLife, pricingOf } from "./life.js";
+import { assetLife, pricingOf, unpricedSettings, UNPRICED_SETTINGS } from "./life.js";
 import { lifeState } from "../life.js";
+import { applySets, unnamedKeys } from "./sets.js";
+import { PRICING_FIELDS } from "./rules.js";
 export { pricingOf };
 
 /**
@@ -168,7 +177,8 @@ function settingValue(v: unknown): string {
 
 /** Flags over a `--body`: a flag replaces the body's field (settings are merged key by key). */
 export function startBody(flags: StartFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return START_FLAGS.request(START_FLAGS.values(flags), body);
+  const values = START_FLAGS.values(flags);
+  return applySets(START_FLAGS.request(values, body), values.set);
 }
 
 export const PRICE_FLAGS = defineFlags({
@@ -176,16 +186,30 @@ export const PRICE_FLAGS = defineFlags({
   // The spec's pricing duration is an integer (for an upscale model the source's length, rounded).
   duration: { flag: "--duration <seconds>", type: "integer", help: "whole seconds; for an upscale model, the source video's length", field: "duration" },
   resolution: { flag: "--resolution <res>", type: "string", help: "resolution, e.g. 720p or 2K", field: "resolution" },
-  setting: { flag: "--setting <key=value>", type: "list", help: "model setting (repeatable), e.g. generateAudio=false", field: "model_settings", fill: mergeSettings },
-  referenceCount: { flag: "--reference-count <n>", type: "integer", help: "number of reference images (models priced per reference)", field: "reference_count" },
-  ref: { flag: "--ref <ref>", type: "list", item: refItem, help: "a reference, counted like --reference-count (repeatable)", field: "references" },
+  imageCount: { flag: "--image-count <n>", type: "integer", help: "image_count: the number of reference images (models priced per reference)", field: "image_count" },
   count: { flag: "--count <n>", type: "integer", help: "generation_count (1 to 4)", field: "generation_count" },
   body: BODY_FLAG,
+  set: {
+    ...SET_FLAG,
+    help:
+      "one more body field (repeatable). Model settings: the service documents no pricing field for them, so no flag sends them; " +
+      "give them in --body or --set under the name you know (the local instance reads model_settings, as asset start does)",
+  },
 });
 export type PriceFlags = FlagInput<typeof PRICE_FLAGS>;
 
 export function priceBody(flags: PriceFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return PRICE_FLAGS.request(PRICE_FLAGS.values(flags), body);
+  const values = PRICE_FLAGS.values(flags);
+  return applySets(PRICE_FLAGS.request(values, body), values.set);
+}
+
+/**
+ * The one stderr line for fields of an open body the contract does not name (pricing's settings
+ * object has no documented name): they are sent as given, and the service decides.
+ */
+function sayUnnamed(ctx: Context, body: Record<string, unknown>, known: readonly string[]): void {
+  const extra = unnamedKeys(body, known);
+  if (extra.length) ctx.io.warn(`Sent as given (the contract does not name ${extra.length === 1 ? "it" : "them"}; the service decides): ${extra.join(", ")}`);
 }
 
 export const MODELS_FLAGS = defineFlags({
@@ -398,9 +422,11 @@ function registerPrice(asset: Command, getContext: ContextGetter): void {
     async (opts: PriceFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const flags = PRICE_FLAGS.values(opts);
-      const body = PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+      const body = applySets(PRICE_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {}), flags.set);
       if (body.model === undefined) throw new CliError("missing required flag --model", EXIT.usage, "missing_field", "model");
       ctx.explainWith?.(PRICE_FLAGS.givenFlags(flags), body);
+      // aspect_ratio is named (and refused) by the contract: the service's answer, not this line, says so.
+      sayUnnamed(ctx, body, [...PRICING_FIELDS, "aspect_ratio"]);
       const engine = await ctx.engine();
       const res = await engine.assetPricing(body);
       ctx.print(res, priceLines, (p) => [String(p.total_cost)]);
@@ -408,7 +434,7 @@ function registerPrice(asset: Command, getContext: ContextGetter): void {
   );
   examples(price, [
     "mediagen asset price --model vidA-3 --duration 5",
-    "mediagen asset price --model vidA-3 --setting generateAudio=false --count 2",
+    "mediagen asset price --model imgB-edit --image-count 3 --count 2",
     "mediagen asset price --model vidC-upscale --duration 12 --json",
   ]);
 }
@@ -418,7 +444,7 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
   watchOptions(start, ASSET_WATCH).action(async (opts: StartFlags & WatchOptionFlags, cmd: Command) => {
     const ctx = getContext(cmd);
     const flags = START_FLAGS.values(opts);
-    const body = START_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
+    const body = applySets(START_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {}), flags.set);
     for (const [field, flag] of [
       ["type", "--type"],
       ["model", "--model"],
@@ -446,6 +472,7 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
       if (flags.dryRun) {
         checkElements(body);
         ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
+        if (!ctx.opts.json && unpricedSettings(body)) ctx.io.info(UNPRICED_SETTINGS);
         if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
         return;
       }

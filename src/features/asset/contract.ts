@@ -3,6 +3,8 @@ import { op } from "../../contract/operation.js";
 import { Timestamp } from "../../contract/common.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { IMAGE_EXTENSIONS, ImageReferenceInput, NonEmptyString, ReferenceInput, VIDEO_EXTENSIONS, WebhookUrl, wholeBetween } from "../../contract/request-fields.js";
+import { present } from "../../contract/present.js";
+import { ELEMENT_NAME_PATTERN, MAX_GENERATIONS, MIN_ELEMENT_IMAGES, MIN_GENERATIONS, SLOT_NEEDS, mentions } from "./rules.js";
 
 export const AssetType = z.enum(["image", "video", "audio"]);
 export type AssetType = z.infer<typeof AssetType>;
@@ -17,71 +19,83 @@ export const ReferenceItem = z.looseObject({
 });
 export type ReferenceItem = z.infer<typeof ReferenceItem>;
 
-/** Named input slots, in their fixed order. */
-export const SLOT_NAMES = ["start_image", "end_image", "motion_video", "source_video", "first_frame", "last_frame"] as const;
-export type SlotName = (typeof SLOT_NAMES)[number];
+export { SLOT_NAMES, type SlotName } from "./rules.js";
+export { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, MIN_ELEMENT_IMAGES, present };
 
-export { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS };
+const ELEMENT_NAME_RULE = "must be letters, digits, _ or - (it is written @name in the prompt)";
 
-/** The least number of images of an element (spec: at least 2 of the same subject, frontal view first). */
-export const MIN_ELEMENT_IMAGES = 2;
-
+/** An element: a name written `@name` in the prompt, and at least 2 images of the same subject. */
 export const Element = z.strictObject({
-  name: NonEmptyString,
+  // The spec reports every element problem as invalid_value on `.name` or `.images`, a missing name too.
+  name: present(z.string().regex(new RegExp(ELEMENT_NAME_PATTERN), { error: ELEMENT_NAME_RULE }), "invalid_value", {
+    absentToo: true,
+    message: `is required: it ${ELEMENT_NAME_RULE}`,
+  }),
   images: z.array(ImageReferenceInput).min(MIN_ELEMENT_IMAGES, { error: `needs at least ${MIN_ELEMENT_IMAGES} images of the same subject, frontal view first` }),
 });
 export type Element = z.infer<typeof Element>;
 
-/** Slots that need an earlier one filled (spec: `end_image` requires `start_image`). */
-export const SLOT_NEEDS: readonly (readonly [SlotName, SlotName])[] = [
-  ["end_image", "start_image"],
-  ["motion_video", "start_image"],
-  ["last_frame", "first_frame"],
-];
-
-/** Model settings: booleans and select values (the spec names `generateAudio`, `camera_fixed`, `quality`). */
+/**
+ * Model settings: the spec names some (`generateAudio`, `camera_fixed`, `quality`) and leaves the set
+ * to each model (its `settings`): any key passes here, the model judges it.
+ */
 const ModelSettingsInput = z.record(z.string(), z.union([z.boolean(), z.string(), z.number()]), {
   error: "must be an object of settings (true/false or a choice)",
 });
 
-/**
- * POST /asset/start as the spec gives it for every model. What depends on the model (its slots,
- * ratios, resolutions, durations, prompt cap, settings) is judged after the model is read.
- */
-export const AssetStartRequest = z
-  .strictObject({
-    type: z.enum(["image", "video"], { error: "must be image or video" }),
-    model: NonEmptyString,
-    prompt: z.string().optional(),
-    references: z.array(ReferenceInput).optional(),
-    elements: z.array(Element).optional(),
-    generation_count: wholeBetween(1, 4).optional(),
-    aspect_ratio: z.string().optional(),
-    resolution: z.string().optional(),
-    duration: z.number().int({ error: "must be a whole number of seconds" }).optional(),
-    model_settings: ModelSettingsInput.optional(),
-    parent_media_id: NonEmptyString.optional(),
-    folder_id: NonEmptyString.optional(),
-    avatar_description: z.string().optional(),
-    webhook_url: WebhookUrl.optional(),
-    file_name: z.string().optional(),
-    start_image: ReferenceInput.optional(),
-    end_image: ReferenceInput.optional(),
-    motion_video: ReferenceInput.optional(),
-    source_video: ReferenceInput.optional(),
-    first_frame: ReferenceInput.optional(),
-    last_frame: ReferenceInput.optional(),
-  })
-  .superRefine((req, ctx) => {
-    // `references` fill the empty slots in order (the model says which): then the handler judges.
-    if (req.references?.length) return;
-    for (const [later, earlier] of SLOT_NEEDS) {
-      if (req[later] !== undefined && req[earlier] === undefined) {
-        ctx.addIssue({ code: "custom", path: [later], message: `${later} requires ${earlier}` });
-      }
+/** The spec's slot order, element names (each once, each named `@name` in the prompt): judged once every field is well formed. */
+function startRules(req: z.output<typeof AssetStartShape>, ctx: z.RefinementCtx): void {
+  // `references` fill the empty slots in order (the model says which): then the model judges.
+  if (!req.references?.length) {
+    for (const { later, earlier, required } of SLOT_NEEDS) {
+      if (req[later] === undefined || req[earlier] !== undefined) continue;
+      if (required) ctx.addIssue({ code: "custom", path: [earlier], message: `${earlier} is required with ${later} (the slot group takes both)`, params: { code: "missing_field" } });
+      else ctx.addIssue({ code: "custom", path: [later], message: `${later} requires ${earlier}` });
     }
+  }
+  const seen = new Set<string>();
+  const prompt = req.prompt?.trim() ?? "";
+  req.elements?.forEach((el, i) => {
+    const name = el.name;
+    if (seen.has(name.toLowerCase())) ctx.addIssue({ code: "custom", path: ["elements", i, "name"], message: `elements[${i}].name "${name}" is used twice` });
+    else if (!mentions(prompt, name)) ctx.addIssue({ code: "custom", path: ["elements", i, "name"], message: `the prompt must reference elements[${i}] as @${name}` });
+    seen.add(name.toLowerCase());
   });
+}
+
+/**
+ * POST /asset/start as the spec gives it for every model, in the order the service judges it (type and
+ * model, prompt, references and slots, elements, choices, delivery, placement). What depends on the
+ * model (its type, plan, slots, ratios, resolutions, durations, prompt cap, settings) is judged with
+ * the model at hand, after this (features/asset/validate.ts).
+ */
+const AssetStartShape = z.strictObject({
+  type: present(z.enum(["image", "video"], { error: "must be image or video" }), "missing_field"),
+  model: present(z.string(), "missing_field"),
+  prompt: z.string().optional(),
+  avatar_description: z.string().optional(),
+  references: z.array(ReferenceInput).optional(),
+  start_image: ReferenceInput.optional(),
+  end_image: ReferenceInput.optional(),
+  motion_video: ReferenceInput.optional(),
+  source_video: ReferenceInput.optional(),
+  first_frame: ReferenceInput.optional(),
+  last_frame: ReferenceInput.optional(),
+  elements: z.array(Element).optional(),
+  generation_count: wholeBetween(MIN_GENERATIONS, MAX_GENERATIONS).optional(),
+  aspect_ratio: z.string().optional(),
+  resolution: z.string().optional(),
+  duration: z.number().int({ error: "must be a whole number of seconds" }).optional(),
+  model_settings: ModelSettingsInput.optional(),
+  webhook_url: WebhookUrl.optional(),
+  file_name: z.string().optional(),
+  parent_media_id: NonEmptyString.optional(),
+  folder_id: NonEmptyString.optional(),
+});
+export const AssetStartRequest = AssetStartShape.superRefine(startRules);
 export type AssetStartRequest = z.input<typeof AssetStartRequest>;
+/** A start request as the door passed it (the local handler's input). */
+export type AssetStartInput = z.output<typeof AssetStartRequest>;
 
 export const AssetStartResponse = z.looseObject({
   asset_ids: z.array(z.string()),
@@ -127,20 +141,27 @@ export type Asset = z.infer<typeof Asset>;
 export const AssetStatusRequest = z.strictObject({ assetId: NonEmptyString });
 export type AssetStatusRequest = z.infer<typeof AssetStatusRequest>;
 
-/** POST /asset/pricing: the spec's fields (no `aspect_ratio`: it names none for pricing). */
-export const AssetPricingRequest = z.strictObject({
-  model: NonEmptyString,
-  duration: z.number().int({ error: "must be a whole number of seconds" }).min(0, { error: "must not be negative" }).optional(),
-  resolution: z.string().optional(),
-  /** Settings object (the hosted field name is not shown; the local instance uses the start name). */
-  model_settings: ModelSettingsInput.optional(),
-  /** Number of reference images (name not shown in the spec; local choice). */
-  reference_count: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
-  /** Accepted too, so the same body prices and starts: its length counts as `reference_count`. */
-  references: z.array(ReferenceInput).optional(),
-  generation_count: wholeBetween(1, 4).optional(),
-});
+/**
+ * POST /asset/pricing: the spec's fields, with the reference count under the service's name
+ * (`image_count`, hosted-facts). The spec also takes "an object of model settings" whose name it
+ * does not show: the body is open, so a key this contract does not name passes at the client's doors
+ * (the service may know it; the CLI names it on stderr), and the local instance answers for its own
+ * names (features/asset/pricing-local.ts). `aspect_ratio` is a start field the spec leaves out of
+ * pricing: refused.
+ */
+export const AssetPricingRequest = z
+  .looseObject({
+    model: present(z.string(), "missing_field"),
+    duration: z.number().int({ error: "must be a whole number of seconds" }).min(0, { error: "must not be negative" }).optional(),
+    resolution: z.string().optional(),
+    image_count: z.number().int({ error: "must be a whole number" }).min(0, { error: "must not be negative" }).optional(),
+    generation_count: wholeBetween(MIN_GENERATIONS, MAX_GENERATIONS).optional(),
+  })
+  .superRefine((req, ctx) => {
+    if (req.aspect_ratio !== undefined) ctx.addIssue({ code: "custom", path: ["aspect_ratio"], message: "aspect_ratio is not a field of pricing (the spec prices without it)" });
+  });
 export type AssetPricingRequest = z.input<typeof AssetPricingRequest>;
+export type AssetPricingInput = z.output<typeof AssetPricingRequest>;
 
 export const AssetPricingResponse = z.looseObject({
   model: z.string(),
@@ -237,8 +258,8 @@ export type ModelGetRequest = z.infer<typeof ModelGetRequest>;
 const ASSET_CODES: RequestCodes = {
   missing: "missing_field",
   invalid: "invalid_value",
-  // The spec reports any element image problem on `elements[i].images`.
-  fieldOf: (field) => field.replace(/^(elements\[\d+\]\.images)\[.*$/, "$1"),
+  // The spec reports any element problem on `elements[i].images` or `elements[i].name` (a non-object on its name).
+  fieldOf: (field) => field.replace(/^(elements\[\d+\]\.images)\[.*$/, "$1").replace(/^(elements\[\d+\])$/, "$1.name"),
 };
 export const requestCodes = {
   assetModels: ASSET_CODES,

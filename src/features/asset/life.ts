@@ -6,15 +6,29 @@
 import { assetSchedule } from "../../contract/poll.js";
 import { COMPLETED_OR_FAILED, extOf, num, str, type FeatureLife } from "../life.js";
 
-/** The request of POST /asset/pricing for a start request: the fields that change its price, as they are. */
+/**
+ * The request of POST /asset/pricing for a start request: the fields that change its price, under
+ * the names pricing has (the references counted as `image_count`, the service's name). The settings
+ * object is left out: pricing's name for it is not documented, and a name is never guessed.
+ */
 export function pricingOf(start: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // The spec's pricing fields: the aspect ratio does not change a price and pricing takes none.
-  for (const k of ["model", "duration", "resolution", "model_settings", "generation_count", "references"]) {
+  // The aspect ratio does not change a price and pricing takes none.
+  for (const k of ["model", "duration", "resolution", "generation_count"]) {
     if (start[k] !== undefined) out[k] = start[k];
   }
+  if (Array.isArray(start.references)) out.image_count = start.references.length;
   return out;
 }
+
+/** Whether a start names model settings, which pricing cannot be given (see `pricingOf`). */
+export function unpricedSettings(start: Record<string, unknown>): boolean {
+  const s = start.model_settings;
+  return !!s && typeof s === "object" && Object.keys(s).length > 0;
+}
+
+export const UNPRICED_SETTINGS =
+  "Priced at the model's default settings: the service documents no pricing field for model_settings (price them with `mediagen asset price --body`).";
 
 const count = (input: Record<string, unknown>) => num(input.generation_count) ?? 1;
 
@@ -29,7 +43,10 @@ export const assetLife: FeatureLife = {
       what: (input) => `${count(input)} generation${count(input) === 1 ? "" : "s"} of ${str(input.model) ?? "a model"}`,
       price: async (input, tools) => {
         const p = await tools.assetPricing(pricingOf(input));
-        return { credits: p.total_cost, exact: true, basis: `the service's dry-run pricing of ${p.generation_count} generation(s) of ${p.model}` };
+        const basis = `the service's dry-run pricing of ${p.generation_count} generation(s) of ${p.model}`;
+        // Settings may change the price, and pricing cannot be told them.
+        if (unpricedSettings(input)) return { credits: p.total_cost, exact: false, basis: `${basis} at its default settings (model_settings are not priced)` };
+        return { credits: p.total_cost, exact: true, basis };
       },
       debited: (res) => num(res.total_cost),
       started: (input, res) =>

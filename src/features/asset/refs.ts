@@ -7,6 +7,7 @@ import type { ModelDef } from "./catalog/models.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, type ReferenceItem } from "./contract.js";
+import type { ReferenceInput } from "../../contract/request-fields.js";
 import { ApiError } from "../../engine/errors.js";
 import type { MediaKind } from "./catalog/models.js";
 
@@ -113,20 +114,13 @@ export interface RefRules {
   assetOnly?: boolean;
 }
 
-export function resolveRef(raw: unknown, field: string, rules: RefRules, lookups: StartLookups): ResolvedRef {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
-    throw invalid(field, `${field} must be an object with exactly one of url, asset_id, avatar_id`);
-  }
-  const obj = raw as Record<string, unknown>;
-  const present = KEYS.filter((k) => obj[k] !== undefined && obj[k] !== null);
-  if (present.length !== 1) {
-    throw invalid(field, `${field} must have exactly one of url, asset_id, avatar_id`);
-  }
-  const key = present[0]!;
-  const value = obj[key];
-  if (typeof value !== "string" || value.trim() === "") {
-    throw invalid(`${field}.${key}`, `${field}.${key} must be a non-empty string`);
-  }
+/**
+ * One reference item the contract accepted (exactly one of `url`, `asset_id`, `avatar_id`, a media
+ * extension): what it points at, judged against the slot or model (`rules`) and the space.
+ */
+export function resolveRef(raw: ReferenceInput, field: string, rules: RefRules, lookups: StartLookups): ResolvedRef {
+  const key = KEYS.find((k) => raw[k] !== undefined)!;
+  const value = raw[key]!;
   if (rules.assetOnly && key !== "asset_id") {
     throw invalid(field, `${field} must be an asset_id of this space`);
   }
@@ -140,8 +134,7 @@ export function resolveRef(raw: unknown, field: string, rules: RefRules, lookups
       throw invalid(`${field}.url`, `${field}.url must be an http(s) URL${lookups.allowLocalFiles ? " or a local file" : " or an asset id"}`);
     }
     const kind = kindOfExtension(extensionOf(location));
-    if (!kind) throw invalid(`${field}.url`, `${field}.url has an unsupported extension (${EXT_HINT})`);
-    if (!rules.kinds.includes(kind)) throw invalid(`${field}.url`, `${field}.url must be ${kindsText(rules.kinds)} (${EXT_HINT})`);
+    if (!kind || !rules.kinds.includes(kind)) throw invalid(`${field}.url`, `${field}.url must be ${kindsText(rules.kinds)} (${EXT_HINT})`);
     if ("local" in location && !lookups.fileExists(location.local)) {
       throw invalid(`${field}.url`, `${field}.url: file not found`);
     }

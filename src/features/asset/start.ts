@@ -23,6 +23,7 @@ import { localImageProblem } from "../../media/image-header.js";
 import { checkWebhookAddress } from "../../local/webhook-address.js";
 import { requestFingerprint } from "../../local/request-fingerprint.js";
 import { priceParamsOf, validateStart } from "./validate.js";
+import type { AssetStartInput } from "./contract.js";
 
 /** Signed media URLs in webhooks stay valid as long as export downloads (7 days). */
 const WEBHOOK_URL_TTL_SECONDS = 7 * 24 * 3600;
@@ -62,7 +63,7 @@ export function startLookups(ctx: RequestContext): StartLookups {
   };
 }
 
-export async function startAssets(ctx: RequestContext, input: Record<string, unknown>) {
+export async function startAssets(ctx: RequestContext, input: AssetStartInput) {
   const simulate = parseSimulate(ctx.simulate);
   const v = validateStart(input, ctx.space.plan, startLookups(ctx));
   await checkWebhookAddress(ctx, v.webhookUrl, (why) => ApiError.of("invalid_value", `webhook_url ${why}`, { field: "webhook_url" }));

@@ -1,18 +1,25 @@
 /**
- * Every rule of POST /asset/start, in the service's order: required fields → type/model → plan →
- * prompt → references/slots/elements → enums → folder/parent. (Credits come last, in the
- * transaction that debits.) Pure apart from the lookups it is given, so it is tested by tables.
+ * The rules of POST /asset/start that need the model or the space, in the service's order: model and
+ * type → plan → prompt → references/slots/elements → the model's choices and settings → folder/parent.
+ * Every rule of the request's shape (types, the slot order, element names, counts, URLs) is the
+ * contract's (./contract.ts), judged once at the door: this takes a request that passed it. (Credits
+ * come last, in the transaction that debits.) Pure apart from the lookups it is given, so it is
+ * tested by tables.
  */
-import { SLOT_NAMES, type SlotName } from "./contract.js";
+import type { AssetStartInput, SlotName } from "./contract.js";
+import { SLOT_NAMES } from "./rules.js";
 import { PROMPT_MAX } from "../../contract/limits.js";
 import { meetsRequiredPlans, type Plan } from "../../contract/plans.js";
 import { ApiError } from "../../engine/errors.js";
-import { MAX_GENERATIONS, MIN_GENERATIONS, type PriceParams } from "./catalog/pricing.js";
-import { ELEMENT_NAME_PATTERN, MIN_ELEMENT_IMAGES } from "./catalog/model-schema.js";
+import type { PriceParams } from "./catalog/pricing.js";
 import { audioOn, findModel, type ModelDef, type SlotDef } from "./catalog/models.js";
 import { assetBaseName } from "./names.js";
 import { resolveRef, type ResolvedRef, type StartLookups } from "./refs.js";
 import { withArticle } from "../../engine/words.js";
+
+/** A start request the contract accepted (the door judged its shape). */
+export type StartInput = AssetStartInput;
+type RefInput = NonNullable<StartInput["references"]>[number];
 
 export interface ResolvedElement {
   name: string;
@@ -46,45 +53,24 @@ export interface ValidStart {
 const missing = (field: string, message = `${field} is required`) => ApiError.of("missing_field", message, { field });
 const invalid = (field: string, message: string) => ApiError.of("invalid_value", message, { field });
 
-const given = (v: unknown) => v !== undefined && v !== null;
-
-function optionalString(v: unknown, field: string): string | undefined {
-  if (!given(v)) return undefined;
-  if (typeof v !== "string") throw invalid(field, `${field} must be a string`);
-  return v;
-}
-
-function choose(v: unknown, field: string, options: readonly string[], dflt: string | null): string | null {
-  if (!given(v)) return options.length > 0 ? dflt : null;
+function choose(v: string | undefined, field: string, options: readonly string[], dflt: string | null): string | null {
+  if (v === undefined) return options.length > 0 ? dflt : null;
   if (options.length === 0) throw invalid(field, `this model takes no ${field}`);
-  if (typeof v !== "string" || !options.includes(v)) {
-    throw invalid(field, `${field} must be one of ${options.join(", ")}`);
-  }
+  if (!options.includes(v)) throw invalid(field, `${field} must be one of ${options.join(", ")}`);
   return v;
-}
-
-function isHttpUrl(v: string): boolean {
-  try {
-    const u = new URL(v);
-    return u.protocol === "http:" || u.protocol === "https:";
-  } catch {
-    return false;
-  }
 }
 
 /**
- * POST /asset/start's rules, one step after the other in the service's order; each step is a
- * function named for it. The stateless rules are the contract's too (asset/contract.ts); here they
- * are judged again with the model, the plan and the space's library at hand.
+ * POST /asset/start's rules that need the model, the plan or the space's library, one step after the
+ * other in the service's order; each step is a function named for it.
  */
-export function validateStart(input: Record<string, unknown>, plan: Plan, lookups: StartLookups): ValidStart {
+export function validateStart(input: StartInput, plan: Plan, lookups: StartLookups): ValidStart {
   const model = requireTypeAndModel(input, lookups);
   checkPlanAllowsModel(model, plan);
   const { prompt, avatarDescription } = checkPrompt(model, input);
   const { references, slots } = model.slots ? resolveSlots(model, model.slots, input, lookups) : { references: resolveReferences(model, input, lookups), slots: {} };
-  const elements = resolveElements(model, input.elements, prompt, lookups);
+  const elements = resolveElements(model, input.elements, lookups);
   const choices = resolveChoices(model, input);
-  const delivery = resolveDelivery(input);
   const placement = resolvePlacement(input, lookups);
   const source = slots.source_video;
   return {
@@ -98,18 +84,14 @@ export function validateStart(input: Record<string, unknown>, plan: Plan, lookup
     audio: audioOn(model, choices.settings),
     avatarDescription: avatarDescription ?? null,
     ...placement,
-    webhookUrl: delivery.webhookUrl,
-    fileName: assetBaseName(delivery.fileName, prompt, model.name),
+    webhookUrl: input.webhook_url?.trim() ?? null,
+    fileName: assetBaseName(input.file_name, prompt, model.name),
     sourceSeconds: model.pricing.kind === "per_source_second" ? (source?.durationSeconds ?? null) : null,
   };
 }
 
-/** 1–2. `type` and `model` are required; the model exists and is of that type. */
-function requireTypeAndModel(input: Record<string, unknown>, lookups: StartLookups): ModelDef {
-  if (!given(input.type) || input.type === "") throw missing("type");
-  if (!given(input.model) || input.model === "") throw missing("model");
-  if (input.type !== "image" && input.type !== "video") throw invalid("type", "type must be image or video");
-  if (typeof input.model !== "string") throw invalid("model", "model must be a string");
+/** 1–2. The model exists and is of the type asked for. */
+function requireTypeAndModel(input: StartInput, lookups: StartLookups): ModelDef {
   const model = (lookups.model ?? findModel)(input.model);
   if (!model) throw invalid("model", `Unknown model: ${input.model}`);
   if (model.type !== input.type) {
@@ -129,14 +111,14 @@ function checkPlanAllowsModel(model: ModelDef, plan: Plan): void {
 }
 
 /** 4. The prompt (required unless promptless, within the model's cap) and the UGC description. */
-function checkPrompt(model: ModelDef, input: Record<string, unknown>): { prompt: string; avatarDescription: string | undefined } {
-  const prompt = optionalString(input.prompt, "prompt")?.trim() ?? "";
+function checkPrompt(model: ModelDef, input: StartInput): { prompt: string; avatarDescription: string | undefined } {
+  const prompt = input.prompt?.trim() ?? "";
   if (!prompt && !model.promptless) throw missing("prompt");
   const promptCap = model.max_prompt_length ?? PROMPT_MAX;
   if (prompt.length > promptCap) {
     throw invalid("prompt", `prompt is longer than ${promptCap} characters for ${model.name}`);
   }
-  const avatarDescription = optionalString(input.avatar_description, "avatar_description");
+  const avatarDescription = input.avatar_description;
   if (avatarDescription !== undefined && !model.avatarDescription) {
     throw invalid("avatar_description", `${model.name} does not take avatar_description (UGC models only)`);
   }
@@ -145,22 +127,15 @@ function checkPrompt(model: ModelDef, input: Record<string, unknown>): { prompt:
 
 type Choices = Pick<ValidStart, "generationCount" | "aspectRatio" | "resolution" | "duration" | "settings">;
 
-/** 6. Count, the model's ratios, resolutions and durations, and its settings. */
-function resolveChoices(model: ModelDef, input: Record<string, unknown>): Choices {
-  let generationCount = 1;
-  if (given(input.generation_count)) {
-    const n = input.generation_count;
-    if (typeof n !== "number" || !Number.isInteger(n) || n < MIN_GENERATIONS || n > MAX_GENERATIONS) {
-      throw invalid("generation_count", `generation_count must be an integer from ${MIN_GENERATIONS} to ${MAX_GENERATIONS}`);
-    }
-    generationCount = n;
-  }
+/** 6. The model's ratios, resolutions and durations, and its settings. */
+function resolveChoices(model: ModelDef, input: StartInput): Choices {
+  const generationCount = input.generation_count ?? 1;
   const aspectRatio = choose(input.aspect_ratio, "aspect_ratio", model.aspect_ratios, model.default_aspect_ratio);
   const resolution = choose(input.resolution, "resolution", model.resolutions, model.default_resolution);
   let duration = model.default_duration;
-  if (given(input.duration)) {
+  if (input.duration !== undefined) {
     if (model.durations.length === 0) throw invalid("duration", `${model.name} takes no duration`);
-    if (typeof input.duration !== "number" || !model.durations.includes(input.duration)) {
+    if (!model.durations.includes(input.duration)) {
       throw invalid("duration", `duration must be one of ${model.durations.join(", ")} seconds`);
     }
     duration = input.duration;
@@ -168,22 +143,15 @@ function resolveChoices(model: ModelDef, input: Record<string, unknown>): Choice
   return { generationCount, aspectRatio, resolution, duration, settings: resolveSettings(model, input.model_settings) };
 }
 
-/** 7a. Where the result is announced and what its file is called. */
-function resolveDelivery(input: Record<string, unknown>): { webhookUrl: string | null; fileName: string | undefined } {
-  const webhookUrl = optionalString(input.webhook_url, "webhook_url");
-  if (webhookUrl !== undefined && !isHttpUrl(webhookUrl)) throw invalid("webhook_url", "webhook_url must be an http(s) URL");
-  return { webhookUrl: webhookUrl ?? null, fileName: optionalString(input.file_name, "file_name") };
-}
-
-/** 7b. Lineage and folder: a derived asset lives with its parent, and `folder_id` is then ignored. */
-function resolvePlacement(input: Record<string, unknown>, lookups: StartLookups): { parentMediaId: string | null; folderId: string | null } {
-  const parentMediaId = optionalString(input.parent_media_id, "parent_media_id");
+/** 7. Lineage and folder: a derived asset lives with its parent, and `folder_id` is then ignored. */
+function resolvePlacement(input: StartInput, lookups: StartLookups): { parentMediaId: string | null; folderId: string | null } {
+  const parentMediaId = input.parent_media_id;
   if (parentMediaId !== undefined) {
     const parent = lookups.asset(parentMediaId);
     if (!parent) throw invalid("parent_media_id", "parent_media_id: asset not found in this space");
     return { parentMediaId, folderId: parent.folder_id };
   }
-  const f = optionalString(input.folder_id, "folder_id");
+  const f = input.folder_id;
   if (f === undefined) return { parentMediaId: null, folderId: null };
   const folder = lookups.folder(f);
   if (!folder) throw invalid("folder_id", "folder_id: folder not found");
@@ -191,17 +159,16 @@ function resolvePlacement(input: Record<string, unknown>, lookups: StartLookups)
   return { parentMediaId: null, folderId: f };
 }
 
-function resolveReferences(model: ModelDef, input: Record<string, unknown>, lookups: StartLookups): ResolvedRef[] {
+function resolveReferences(model: ModelDef, input: StartInput, lookups: StartLookups): ResolvedRef[] {
   const rules = model.references!;
   for (const slot of SLOT_NAMES) {
-    if (given(input[slot])) throw invalid(slot, `${model.name} takes no ${slot}; use references`);
+    if (input[slot] !== undefined) throw invalid(slot, `${model.name} takes no ${slot}; use references`);
   }
   const raw = input.references;
-  if (!given(raw) || (Array.isArray(raw) && raw.length === 0)) {
+  if (!raw?.length) {
     if (rules.min > 0) throw missing("references", `references is required: ${model.name} takes ${rangeText(rules.min, rules.max)} reference(s)`);
     return [];
   }
-  if (!Array.isArray(raw)) throw invalid("references", "references must be an array");
   if (raw.length > rules.max || raw.length < rules.min) {
     throw invalid("references", `${model.name} takes ${rangeText(rules.min, rules.max)} reference(s), got ${raw.length}`);
   }
@@ -219,23 +186,23 @@ function rangeText(min: number, max: number): string {
 function resolveSlots(
   model: ModelDef,
   slotDefs: SlotDef[],
-  input: Record<string, unknown>,
+  input: StartInput,
   lookups: StartLookups,
 ): { references: ResolvedRef[]; slots: Partial<Record<SlotName, ResolvedRef>> } {
   const names = new Set(slotDefs.map((s) => s.name));
   for (const slot of SLOT_NAMES) {
-    if (given(input[slot]) && !names.has(slot)) {
+    if (input[slot] !== undefined && !names.has(slot)) {
       throw invalid(slot, `${model.name} takes no ${slot}; its slots are ${slotDefs.map((s) => s.name).join(", ")}`);
     }
   }
   const slots: Partial<Record<SlotName, ResolvedRef>> = {};
   for (const def of slotDefs) {
-    if (given(input[def.name])) slots[def.name] = resolveRef(input[def.name], def.name, { kinds: [def.kind], assetOnly: def.assetOnly }, lookups);
+    const given = input[def.name];
+    if (given !== undefined) slots[def.name] = resolveRef(given, def.name, { kinds: [def.kind], assetOnly: def.assetOnly }, lookups);
   }
 
-  const raw = input.references;
-  if (given(raw)) {
-    if (!Array.isArray(raw)) throw invalid("references", "references must be an array");
+  const raw: RefInput[] | undefined = input.references;
+  if (raw !== undefined) {
     const empty = slotDefs.filter((d) => !slots[d.name]);
     if (raw.length > empty.length) {
       throw invalid("references", `${model.name} has ${empty.length} free slot(s) for references, got ${raw.length}`);
@@ -263,27 +230,13 @@ function resolveSlots(
   };
 }
 
-const NAME_RE = new RegExp(ELEMENT_NAME_PATTERN);
-
-function resolveElements(model: ModelDef, raw: unknown, prompt: string, lookups: StartLookups): ResolvedElement[] {
-  if (!given(raw)) return [];
+/** Elements need the model's capability; their images are resolved like references (the contract judged names and counts). */
+function resolveElements(model: ModelDef, raw: StartInput["elements"], lookups: StartLookups): ResolvedElement[] {
+  if (raw === undefined) return [];
   if (!model.elements) throw invalid("elements", `${model.name} has no element capability`);
-  if (!Array.isArray(raw)) throw invalid("elements", "elements must be an array");
-  const seen = new Set<string>();
   return raw.map((el, i) => {
     const f = `elements[${i}]`;
-    // The spec reports element problems on `.name` or `.images` only; a non-element has no name.
-    if (!el || typeof el !== "object" || Array.isArray(el)) throw invalid(`${f}.name`, `${f} must be an object with name and images`);
-    const { name, images } = el as Record<string, unknown>;
-    if (typeof name !== "string" || !NAME_RE.test(name)) {
-      throw invalid(`${f}.name`, `${f}.name must be letters, digits, _ or - (it is written @name in the prompt)`);
-    }
-    if (seen.has(name.toLowerCase())) throw invalid(`${f}.name`, `${f}.name "${name}" is used twice`);
-    seen.add(name.toLowerCase());
-    if (!Array.isArray(images) || images.length < MIN_ELEMENT_IMAGES) {
-      throw invalid(`${f}.images`, `${f}.images needs at least ${MIN_ELEMENT_IMAGES} images of the same subject, frontal view first`);
-    }
-    const resolved = images.map((img, j) => {
+    const images = el.images.map((img, j) => {
       try {
         return resolveRef(img, `${f}.images[${j}]`, { kinds: ["image"] }, lookups);
       } catch (e) {
@@ -292,19 +245,16 @@ function resolveElements(model: ModelDef, raw: unknown, prompt: string, lookups:
         throw e;
       }
     });
-    // Names are told apart without regard to case (see the duplicate check), so mentions are too.
-    const mention = new RegExp(`@${name.replace(/[-]/g, "\\-")}(?![A-Za-z0-9_-])`, "i");
-    if (!mention.test(prompt)) throw invalid(`${f}.name`, `the prompt must reference ${f} as @${name}`);
-    return { name, images: resolved };
+    return { name: el.name, images };
   });
 }
 
-function resolveSettings(model: ModelDef, raw: unknown): Record<string, boolean | string> {
+/** The model's settings: each key one of its own, each value of the setting's kind. */
+function resolveSettings(model: ModelDef, raw: StartInput["model_settings"]): Record<string, boolean | string> {
   const out: Record<string, boolean | string> = {};
   for (const s of model.settings) out[s.key] = s.default_value;
-  if (!given(raw)) return out;
-  if (typeof raw !== "object" || Array.isArray(raw)) throw invalid("model_settings", "model_settings must be an object");
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+  if (raw === undefined) return out;
+  for (const [key, value] of Object.entries(raw)) {
     const field = `model_settings.${key}`;
     const def = model.settings.find((s) => s.key === key);
     if (!def) {

@@ -22,8 +22,7 @@ import type { ExportJob, ExportStartResponse } from "./contract.js";
 import { exportLife } from "./life.js";
 import { lifeState } from "../life.js";
 
-// The spec's lists, repeated here because contract.ts loads zod, which --help must not.
-const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
+import { EXPORT_FORMATS as FORMATS } from "./formats.js";
 
 export const EXPORT_FLAGS = defineFlags({
   format: {
@@ -38,7 +37,7 @@ export const EXPORT_FLAGS = defineFlags({
   avatarModel: {
     flag: "--avatar-model <model>",
     type: "string",
-    help: "avatar_model: one of the looks' model_available (see `mediagen avatar look`); default standard",
+    help: "avatar_model: one of the video's looks' model_available (see `mediagen avatar look`), sent as given; the service picks a default when omitted",
     field: "avatar_model",
   },
   webhook: { flag: "--webhook <url>", type: "string", help: "webhook_url: notified when the export completes or fails", field: "webhook_url" },

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import { JobStatus, customSize } from "../generation/contract.js";
-import { MODEL_AVAILABLE } from "../avatar/contract.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { NonEmptyString, WebhookUrl } from "../../contract/request-fields.js";
+import { present } from "../../contract/present.js";
+import { EXPORT_FORMATS, EXPORT_SIZES } from "./formats.js";
+
+export { EXPORT_FORMATS, EXPORT_SIZES };
 
 export const EXPORT_STEPS = ["render-audio", "avatar", "render"] as const;
 export const ExportStep = z.enum(EXPORT_STEPS);
@@ -26,20 +29,25 @@ export const ExportJob = z.looseObject({
 });
 export type ExportJob = z.infer<typeof ExportJob>;
 
-export const EXPORT_FORMATS = ["vertical", "ads", "square", "horizontal", "custom"] as const;
-
-/** POST /export/start (hosted facts): width and height only with format custom, 1..5000. */
+/**
+ * POST /export/start (hosted facts), in the order the service judges it: video_id (absent, null or
+ * blank is MISSING_VIDEO_ID), format, width and height (only with format custom, 1..5000),
+ * avatar_model, webhook_url. `avatar_model` is any name: the looks' `model_available` is the
+ * authority (the service's list grows), so the service judges it against the video's looks.
+ */
 export const ExportStartRequest = z
   .strictObject({
-    video_id: NonEmptyString,
+    video_id: present(z.string(), "MISSING_VIDEO_ID"),
     format: z.enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(", ")}` }).optional(),
     width: customSize.optional(),
     height: customSize.optional(),
-    avatar_model: z.enum(MODEL_AVAILABLE, { error: `must be one of ${MODEL_AVAILABLE.join(", ")}` }).optional(),
+    avatar_model: NonEmptyString.optional(),
     webhook_url: WebhookUrl.optional(),
   })
   .superRefine(onlyWithCustomFormat);
 export type ExportStartRequest = z.input<typeof ExportStartRequest>;
+/** An export request as the door passed it (the local handler's input). */
+export type ExportStartInput = z.output<typeof ExportStartRequest>;
 
 /** `width`/`height` are accepted with `format: custom` only. */
 export function onlyWithCustomFormat(req: { format?: string; width?: number; height?: number }, ctx: z.RefinementCtx): void {
@@ -58,13 +66,6 @@ export type ExportStartResponse = z.infer<typeof ExportStartResponse>;
 
 export const ExportStatusRequest = z.strictObject({ job_id: NonEmptyString });
 
-/** Export sizes per format (hosted facts). */
-export const EXPORT_SIZES: Record<string, { width: number; height: number }> = {
-  vertical: { width: 1080, height: 1920 },
-  ads: { width: 1080, height: 1350 },
-  square: { width: 1080, height: 1080 },
-  horizontal: { width: 1920, height: 1080 },
-};
 
 export const requestCodes = {
   exportStart: {

@@ -12,19 +12,18 @@ import { allLookViews } from "../avatar/records.js";
 import { codeError } from "../generation/errors.js";
 import { checkWebhookAddress } from "../../local/webhook-address.js";
 import { readVideo } from "../video/record.js";
-import type { ExportJob, ExportStartResponse } from "./contract.js";
+import type { ExportJob, ExportStartInput, ExportStartResponse } from "./contract.js";
 import { EXPORT_JOB_ATTEMPTS } from "./job.js";
 import { EXPORT_URL_TTL_SECONDS, hasCountingExport, publishedPaths, readExport } from "./record.js";
 import { exportPrice, validateExportStart, type ExportLookups } from "./request.js";
 
 function lookups(ctx: RequestContext): ExportLookups {
   let models: Map<string, string[]> | undefined;
+  const looks = () => (models ??= new Map(allLookViews(ctx.instance.db, ctx.space.id, false).map((v) => [v.id, v.model_available])));
   return {
     video: (id) => readVideo(ctx.instance.db, id),
-    lookModels: (id) => {
-      models ??= new Map(allLookViews(ctx.instance.db, ctx.space.id, false).map((v) => [v.id, v.model_available]));
-      return models.get(id);
-    },
+    lookModels: (id) => looks().get(id),
+    knownModels: () => new Set([...looks().values()].flat()),
   };
 }
 
@@ -37,7 +36,7 @@ function shortage(required: number, available: number): ApiError {
   return new ApiError(402, { error: message, details: [{ code: "insufficient_credits", message }], required, available });
 }
 
-async function exportStart(ctx: RequestContext, input: Record<string, unknown>): Promise<ExportStartResponse> {
+async function exportStart(ctx: RequestContext, input: ExportStartInput): Promise<ExportStartResponse> {
   const { instance, space } = ctx;
   const simulate = parseSimulate(ctx.simulate);
   const plan = validateExportStart(input, space.id, lookups(ctx));
@@ -112,6 +111,7 @@ function exportStatus(ctx: RequestContext, input: Record<string, unknown>): Expo
 }
 
 export const exportHandlers: HandlerTable = {
-  exportStart: (ctx, input) => exportStart(ctx, input as Record<string, unknown>),
+  // The door (the operation's schema) passed the request: the handler takes its type.
+  exportStart: (ctx, input) => exportStart(ctx, input as ExportStartInput),
   exportStatus: (ctx, input) => exportStatus(ctx, input as Record<string, unknown>),
 };

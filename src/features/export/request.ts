@@ -1,31 +1,34 @@
 /**
- * POST /export/start, the rules: every field's check in the documented order, the output size, the
- * avatar model, and what the price depends on. Pure: the video and the looks come in through
- * `ExportLookups`, so the rules are table-tested without an instance.
+ * POST /export/start, the rules that need the instance: the avatar model this instance knows, the
+ * video, the output size, the looks' models, and what the price depends on. Pure: the video and the
+ * looks come in through `ExportLookups`, so the rules are table-tested without an instance.
  *
- * Order (docs/local-differences.md, "Exports"): MISSING_VIDEO_ID (absent, null, "") and a video_id
- * that is not a string (INVALID_VALUE) → INVALID_FORMAT (format, then width, height) →
- * INVALID_AVATAR_MODEL → webhook_url (INVALID_VALUE) → VIDEO_NOT_FOUND (404) → UNAUTHORIZED_VIDEO
- * (403) → VIDEO_NOT_READY → INCOMPATIBLE_AVATAR_MODEL. The handler checks credits (402) last.
+ * Order (docs/local-differences.md, "Exports"): the contract first, at the door (contract.ts):
+ * MISSING_VIDEO_ID (absent, null, "") and a video_id that is not a string (INVALID_VALUE) →
+ * INVALID_FORMAT (format, then width, height) → avatar_model not a name (INVALID_AVATAR_MODEL) →
+ * webhook_url (INVALID_VALUE); then here: an avatar model no look of this instance offers
+ * (INVALID_AVATAR_MODEL) → VIDEO_NOT_FOUND (404) → UNAUTHORIZED_VIDEO (403) → VIDEO_NOT_READY →
+ * INCOMPATIBLE_AVATAR_MODEL. The handler checks credits (402) last.
  */
 import { exportCredits } from "../../contract/pricing.js";
 import { exportSize, type ExportFormat } from "../../media/export/spec.js";
 import { MODEL_AVAILABLE } from "../avatar/contract.js";
+import type { ExportStartInput } from "./contract.js";
+import { DEFAULT_AVATAR_MODEL } from "./formats.js";
 import { codeError } from "../generation/errors.js";
 import type { VideoFormat } from "../generation/contract.js";
 import { timelineOf, type VideoRow } from "../video/record.js";
 import { sequencesOf, type VideoTimeline } from "../video/timeline.js";
 
-export const EXPORT_FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
-export const MAX_EXPORT_SIDE = 5000;
-/** The avatar model used when the request names none (the hosted service "picks a default"). */
-export const DEFAULT_AVATAR_MODEL = "standard";
+export { DEFAULT_AVATAR_MODEL };
 
 export interface ExportLookups {
   /** Any space's video by id (the rules tell a missing one from another space's). */
   video(id: string): VideoRow | undefined;
   /** `model_available` of a look (space or catalog, any status); undefined when it does not exist. */
   lookModels(id: string): readonly string[] | undefined;
+  /** Every avatar model a look of this instance offers (the space's looks and the catalog's). */
+  knownModels(): ReadonlySet<string>;
 }
 
 /** A checked request: what the job renders and what the price depends on. */
@@ -44,18 +47,6 @@ export interface ExportPlan {
   /** Seconds the avatar is on screen (sequences showing a look or avatar video, unless media covers it). */
   avatar_seconds: number;
   webhook_url: string | null;
-}
-
-const absent = (v: unknown) => v === undefined || v === null;
-
-function httpUrlProblem(s: string): string | undefined {
-  if (!/^https?:\/\//i.test(s.trim())) return "must be an http(s) URL";
-  try {
-    new URL(s.trim());
-    return undefined;
-  } catch {
-    return "is not a valid URL";
-  }
 }
 
 /** Milliseconds the avatar is visible: a look or avatar video, and no `full` media over it. */
@@ -77,54 +68,24 @@ function outputSize(format: VideoFormat, custom: { width?: number; height?: numb
   return { width: s.width, height: s.height, warnings: s.warnings };
 }
 
-export function validateExportStart(input: Record<string, unknown>, spaceId: string, lookups: ExportLookups): ExportPlan {
-  // video_id: required, a string.
-  const vid = input.video_id;
-  if (absent(vid) || vid === "") throw codeError("MISSING_VIDEO_ID", "video_id is required", "video_id");
-  if (typeof vid !== "string") throw codeError("INVALID_VALUE", "video_id must be a string", "video_id");
-  const videoId = vid.trim();
-  if (videoId === "") throw codeError("MISSING_VIDEO_ID", "video_id is required", "video_id");
-
-  // format, width, height: what can be judged without the video.
-  let format: VideoFormat | undefined;
-  if (!absent(input.format)) {
-    const f = input.format;
-    if (typeof f !== "string" || !(EXPORT_FORMATS as readonly string[]).includes(f)) {
-      throw codeError("INVALID_FORMAT", `format must be one of ${EXPORT_FORMATS.join(", ")}`, "format");
-    }
-    format = f as VideoFormat;
-  }
+/**
+ * An export request the contract accepted, judged against this instance: a model no look here offers
+ * (the spec's names and every look's `model_available`, synced ones included) is INVALID_AVATAR_MODEL.
+ */
+export function validateExportStart(input: ExportStartInput, spaceId: string, lookups: ExportLookups): ExportPlan {
+  // An optional field sent as null is read as not given.
+  const videoId = input.video_id.trim();
+  const format = (input.format ?? undefined) as VideoFormat | undefined;
   const custom: { width?: number; height?: number } = {};
-  for (const k of ["width", "height"] as const) {
-    const v = input[k];
-    if (absent(v)) continue;
-    if (format !== "custom") {
-      throw codeError("INVALID_FORMAT", `${k} is only accepted with format custom (give "format": "custom")`, k);
-    }
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_EXPORT_SIDE) {
-      throw codeError("INVALID_FORMAT", `${k} must be a whole number of pixels from 1 to ${MAX_EXPORT_SIDE}`, k);
-    }
-    custom[k] = v;
-  }
+  if (input.width != null) custom.width = input.width;
+  if (input.height != null) custom.height = input.height;
 
-  // avatar_model: one of the spec's model_available values.
-  let avatarModel: string = DEFAULT_AVATAR_MODEL;
-  const modelGiven = !absent(input.avatar_model);
-  if (modelGiven) {
-    const m = input.avatar_model;
-    if (typeof m !== "string" || !(MODEL_AVAILABLE as readonly string[]).includes(m)) {
-      throw codeError("INVALID_AVATAR_MODEL", `avatar_model must be one of ${MODEL_AVAILABLE.join(", ")}`, "avatar_model");
-    }
-    avatarModel = m;
+  const modelGiven = input.avatar_model != null;
+  const avatarModel = input.avatar_model?.trim() ?? DEFAULT_AVATAR_MODEL;
+  if (modelGiven && !(MODEL_AVAILABLE as readonly string[]).includes(avatarModel) && !lookups.knownModels().has(avatarModel)) {
+    throw codeError("INVALID_AVATAR_MODEL", `avatar_model ${avatarModel} is offered by no look of this instance (see the looks' model_available)`, "avatar_model");
   }
-
-  let webhookUrl: string | null = null;
-  if (!absent(input.webhook_url)) {
-    const w = input.webhook_url;
-    const why = typeof w === "string" ? httpUrlProblem(w) : "must be a string";
-    if (why) throw codeError("INVALID_VALUE", `webhook_url ${why}`, "webhook_url");
-    webhookUrl = (w as string).trim();
-  }
+  const webhookUrl = input.webhook_url?.trim() ?? null;
 
   // The video.
   const video = lookups.video(videoId);

@@ -2,8 +2,11 @@ import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import { Timestamp } from "../../contract/common.js";
 import type { RequestCodes } from "../../contract/request-check.js";
+import { NAME_MAX } from "../../contract/limits.js";
+import { present } from "../../contract/present.js";
+import { FOLDER_TYPES } from "./types.js";
 
-export const FolderType = z.enum(["assets", "videos"]);
+export const FolderType = z.enum(FOLDER_TYPES);
 export type FolderType = z.infer<typeof FolderType>;
 
 export const Folder = z.looseObject({
@@ -15,17 +18,21 @@ export const Folder = z.looseObject({
 });
 export type Folder = z.infer<typeof Folder>;
 
-const FolderTypeInput = z.enum(["assets", "videos"], { error: "must be one of assets, videos" });
+const FolderTypeInput = z.enum(FOLDER_TYPES, { error: `must be one of ${FOLDER_TYPES.join(", ")}` });
 
+/** POST /folder/create: a name (absent, null or blank is missing_field), a type, a parent (null: a root folder). */
 export const FolderCreateRequest = z.strictObject({
-  name: z.string(),
+  name: present(z.string().max(NAME_MAX, { error: `is longer than ${NAME_MAX} characters` }), "missing_field"),
   type: FolderTypeInput.optional(),
   parent_folder_id: z.string().nullable().optional(),
 });
 export type FolderCreateRequest = z.input<typeof FolderCreateRequest>;
+/** A create request as the door passed it (the local handler's input). */
+export type FolderCreateInput = z.output<typeof FolderCreateRequest>;
 
 export const FolderListRequest = z.strictObject({ type: z.union([FolderTypeInput, z.literal("")]).optional() });
 export type FolderListRequest = z.input<typeof FolderListRequest>;
+export type FolderListInput = z.output<typeof FolderListRequest>;
 
 export const FolderListResponse = z.looseObject({ folders: z.array(Folder) });
 export type FolderListResponse = z.infer<typeof FolderListResponse>;

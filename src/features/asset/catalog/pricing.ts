@@ -8,8 +8,8 @@ import { ApiError } from "../../../engine/errors.js";
 import { DEFAULT_RESOLUTION, MAX_FOLLOW_SECONDS } from "./frames.js";
 import { audioOn, defaultSettings, findModel, imageBounds, type ModelDef } from "./models.js";
 
-export const MIN_GENERATIONS = 1;
-export const MAX_GENERATIONS = 4;
+import { MAX_GENERATIONS, MIN_GENERATIONS } from "../rules.js";
+export { MAX_GENERATIONS, MIN_GENERATIONS };
 
 /** Everything a price can depend on, already resolved to supported values. */
 export interface PriceParams {
@@ -79,8 +79,11 @@ export interface PricingRequest {
   duration?: unknown;
   resolution?: unknown;
   aspect_ratio?: unknown;
+  /** The settings object: the spec shows no name for it; the local instance reads the start's. */
   model_settings?: unknown;
-  reference_count?: unknown;
+  /** The number of reference images (the service's name, hosted-facts). */
+  image_count?: unknown;
+  /** A start's references, counted as `image_count` (the local instance prices a start body as it is). */
   references?: unknown;
   generation_count?: unknown;
 }
@@ -184,15 +187,15 @@ export function quote(input: PricingRequest, find: (name: string) => ModelDef | 
   }
 
   const { min, max } = imageBounds(model);
-  const refCount = readNumber(input.reference_count);
+  const refCount = readNumber(input.image_count);
   if (refCount !== undefined) {
     const n = refCount === "invalid" ? min : Math.min(max, Math.max(min, Math.round(refCount)));
     p.referenceCount = n;
-    use("reference_count", n, input.reference_count);
+    use("image_count", n, input.image_count);
   } else if (Array.isArray(input.references)) {
     const n = Math.min(max, Math.max(min, input.references.length));
     p.referenceCount = n;
-    use("reference_count", n, input.references.length);
+    use("image_count", n, input.references.length);
   } else if (sent(input.references)) {
     normalized.references = null;
   }
