@@ -4,6 +4,7 @@
  */
 import type { Writable } from "node:stream";
 import { redact } from "../engine/redact.js";
+import { escapeControls } from "./terminal-text.js";
 
 export type Trace = (line: string) => void;
 
@@ -12,6 +13,6 @@ export function createTracer(stderr: Writable, enabled: boolean, now: () => numb
   const start = now();
   return (line) => {
     const t = ((now() - start) / 1000).toFixed(3);
-    stderr.write(redact(`[debug +${t}s] ${line}`) + "\n");
+    stderr.write(escapeControls(redact(`[debug +${t}s] ${line}`)) + "\n");
   };
 }

@@ -5,6 +5,7 @@
 import { redact } from "../engine/redact.js";
 import { CliError, EXIT } from "./types.js";
 import { errStyle } from "./output.js";
+import { escapeControls, terminalLine } from "./terminal-text.js";
 import type { FrameIO } from "./io.js";
 
 export interface ErrorInfo {
@@ -205,12 +206,12 @@ const HINTS: Record<number, string> = {
 export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">, opts: { json: boolean; debug: boolean }, explain: Explain = {}): ErrorInfo {
   const info = describeError(err, explain);
   if (info.exitCode === EXIT.ok) return info;
-  const write = (line: string) => io.stderr.write(redact(line) + "\n");
+  const write = (line: string) => io.stderr.write(terminalLine(redact(line)) + "\n");
   if (!info.alreadyShown) {
     // The service's code (and its field, unless a flag names it) help people search the docs.
     // (An unexpected response names its field in its message already.)
     const extra = info.status !== null && info.code !== "unexpected_response" ? ` (code ${info.code}${info.field && !info.flag ? `, field ${info.field}` : ""})` : "";
-    write(`${errStyle.red("Error:")} ${info.message}${extra}`);
+    write(`${errStyle.red("Error:")} ${escapeControls(info.message)}${extra}`);
     // Said even with -q: it is about not paying twice, not a tip.
     if (info.hint) write(info.hint);
     const hints = [...(explain.hints ?? [])];

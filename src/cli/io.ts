@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { readEnv, type Env } from "../config/env.js";
 import { redact } from "../engine/redact.js";
+import { terminalLine } from "./terminal-text.js";
 import type { GlobalOptions, IO } from "./types.js";
 
 export type { Env };
@@ -74,15 +75,16 @@ export function createIO(streams: Streams, env: Env, opts: Pick<GlobalOptions, "
     quiet: opts.quiet,
     width,
     animate: isStderrTTY && hasWidth(streams.stderr.columns) && readEnv("TERM", env) !== "dumb" && !isCI(env),
+    // Text quoted from the service, the store or a webhook never runs as a terminal command (terminal-text.ts).
     out(line) {
-      streams.stdout.write(line + "\n");
+      streams.stdout.write(terminalLine(line) + "\n");
     },
     // Talk may quote the service (an error, a job's failure), which may quote the key.
     info(line) {
-      if (!opts.quiet) streams.stderr.write(redact(line) + "\n");
+      if (!opts.quiet) streams.stderr.write(terminalLine(redact(line)) + "\n");
     },
     warn(line) {
-      streams.stderr.write(redact(line) + "\n");
+      streams.stderr.write(terminalLine(redact(line)) + "\n");
     },
   };
 }

@@ -3,6 +3,8 @@
  * Kept free of heavy imports; chalk is loaded once by the frame before an action runs, and only
  * when colour is on.
  */
+import { escapeControls } from "./terminal-text.js";
+
 export type Paint = (s: string) => string;
 export interface Styles {
   bold: Paint;
@@ -58,7 +60,7 @@ export function cell(v: unknown): string {
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (Array.isArray(v)) return v.length ? v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(", ") : "-";
   if (typeof v === "object") return JSON.stringify(v);
-  return String(v).replace(/\s*\n\s*/g, " ");
+  return escapeControls(String(v).replace(/\s*\n\s*/g, " "));
 }
 
 export interface Column<T> {

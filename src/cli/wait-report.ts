@@ -4,6 +4,7 @@ import type { JobSummary, WaitEnding, WaitReporter, WaitState } from "./wait.js"
 import { formatDuration } from "./parse.js";
 import { errStyle, fitLine, wrapCell } from "./output.js";
 import { redact } from "../engine/redact.js";
+import { escapeControls, terminalLine } from "./terminal-text.js";
 
 const silent: WaitReporter = { update() {}, missed() {}, stop() {} };
 
@@ -95,13 +96,13 @@ export async function spinnerReporter(io: Pick<FrameIO, "stderr" | "stderrColor"
   };
   return {
     update(label, _state, t, elapsedMs) {
-      states.set(label, t);
+      states.set(label, escapeControls(t));
       retrying = "";
       at(elapsedMs);
       spinner.text = text();
     },
     missed(_label, reason, elapsedMs) {
-      retrying = ` (retrying: ${reason})`;
+      retrying = ` (retrying: ${escapeControls(reason)})`;
       at(elapsedMs);
       spinner.text = text();
     },
@@ -113,7 +114,7 @@ export async function spinnerReporter(io: Pick<FrameIO, "stderr" | "stderrColor"
       // These lines stay: wrapped at words to the terminal (an id is never cut), not cut like the spinner.
       const width = hasWidth(columns()) ? columns()! : Infinity;
       for (const j of jobs) {
-        for (const l of wrapCell(redact(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"} ${took}`), width)) io.stderr.write(l + "\n");
+        for (const l of wrapCell(redact(`${finalMark(j.state, ending)} ${j.label}: ${j.text || "waiting"} ${took}`), width)) io.stderr.write(terminalLine(l) + "\n");
       }
     },
   };

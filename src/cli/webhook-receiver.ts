@@ -10,6 +10,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { escapeControls } from "./terminal-text.js";
 import { verifyStandardWebhook, type SignatureState } from "./webhook-verify.js";
 
 export const MAX_WEBHOOK_BYTES = 5 * 1024 * 1024;
@@ -74,11 +75,15 @@ function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-/** Headers that may carry credentials: forwarded as they came, never printed. */
-const PRIVATE_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key"]);
-function printable(headers: Record<string, string>): Record<string, string> {
+/**
+ * Headers that may carry credentials: forwarded as they came, never printed. Besides the usual ones,
+ * any whose name says so (`X-Secret`, `X-Auth-Token`, `X-Api-Key`, `Webhook-Signature`, …).
+ */
+const PRIVATE_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]);
+const PRIVATE_NAME = /secret|token|key|signature|authori[sz]ation|password|passwd|credential|session/i;
+export function printable(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[k] = PRIVATE_HEADERS.has(k) ? "[redacted]" : v;
+  for (const [k, v] of Object.entries(headers)) out[k] = PRIVATE_HEADERS.has(k) || PRIVATE_NAME.test(k) ? "[redacted]" : v;
   return out;
 }
 
@@ -193,5 +198,6 @@ export function describeEvent(e: WebhookEvent): string {
         ? "signature valid"
         : `signature ${e.signature.toUpperCase()}: ${e.signature_error ?? ""}`.trim();
   const fwd = e.forwarded ? `; forwarded to ${e.forwarded.url}: ${e.forwarded.status ?? e.forwarded.error}` : e.not_forwarded ? "; not forwarded" : "";
-  return `${e.received_at.slice(11, 19)} ${e.method} ${e.path} ${what}${err}${id ? ` · ${id}` : ""} · ${sig}${fwd}`;
+  // Every part may come from whoever sent the request (the URL is public behind a tunnel): shown, never run.
+  return escapeControls(`${e.received_at.slice(11, 19)} ${e.method} ${e.path} ${what}${err}${id ? ` · ${id}` : ""} · ${sig}${fwd}`);
 }

@@ -28,7 +28,8 @@ import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilde
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 import { Faults } from "./faults.js";
 import { resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
-import { checkSnapshotName, installSnapshot, Snapshots, type SnapshotView } from "./snapshots.js";
+import { discardStaged, type RestoreHook, swapIn } from "./snapshot-restore.js";
+import { checkSnapshotName, Snapshots, type SnapshotView, stageSnapshotCopy } from "./snapshots.js";
 
 import { LocalAdminError } from "./admin-error.js";
 export { LocalAdminError };
@@ -394,14 +395,20 @@ export class LocalInstance implements LocalInstanceApi {
    * Replaces the instance with snapshot `name` (of this home, or the folder `fromDir` of another's).
    * Refused while another process serves the instance (see Lifecycle.restore).
    */
-  async restoreSnapshot(name: string, opts: ResetOptions & { fromDir?: string } = {}): Promise<SnapshotView> {
+  async restoreSnapshot(name: string, opts: ResetOptions & { fromDir?: string; onStep?: RestoreHook } = {}): Promise<SnapshotView> {
     checkSnapshotName(name);
     const dir = opts.fromDir ?? this.snapshots.existing(name);
     if (!fs.existsSync(path.join(dir, "snapshot.json")) || !fs.existsSync(path.join(dir, "instance.db"))) {
       throw new LocalAdminError("not_found", `No snapshot named "${name}" in ${path.dirname(dir)}`);
     }
     const view = JSON.parse(fs.readFileSync(path.join(dir, "snapshot.json"), "utf8")) as SnapshotView;
-    await this.lifecycle.restore((paths) => installSnapshot(dir, paths), opts);
+    // Checked (and migrated) on a copy first: a snapshot that cannot be used leaves the instance alone.
+    const staged = stageSnapshotCopy(name, dir, this.localDir, this.parts.migrations, opts.onStep);
+    try {
+      await this.lifecycle.restore((paths) => swapIn(staged, paths, opts.onStep), opts);
+    } finally {
+      discardStaged(staged);
+    }
     return view;
   }
 

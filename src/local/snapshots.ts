@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { LocalAdminError } from "./admin-error.js";
+import { type RestoreHook, stageSnapshot, type StagedSnapshot } from "./snapshot-restore.js";
 import type { DB } from "./types.js";
 
 export interface SnapshotView {
@@ -160,17 +161,9 @@ export class Snapshots {
 }
 
 /**
- * Puts a snapshot's files in place of the instance's (the caller has closed the database and
- * stopped everything that writes): the database (its WAL and shared-memory files removed), the media
- * and the default key.
+ * Copies snapshot `name` (its folder `snapshotDir`) beside the instance and checks it: see
+ * snapshot-restore.ts. The instance is not touched; a snapshot that cannot be used is refused.
  */
-export function installSnapshot(snapshotDir: string, paths: { dbPath: string; mediaDir: string; defaultKeyPath: string }): void {
-  for (const f of [paths.dbPath, `${paths.dbPath}-wal`, `${paths.dbPath}-shm`]) fs.rmSync(f, { force: true });
-  fs.copyFileSync(path.join(snapshotDir, DB_FILE), paths.dbPath);
-  fs.rmSync(paths.mediaDir, { recursive: true, force: true });
-  copyTree(path.join(snapshotDir, MEDIA_DIR), paths.mediaDir);
-  fs.mkdirSync(paths.mediaDir, { recursive: true });
-  const key = path.join(snapshotDir, KEY_FILE);
-  if (fs.existsSync(key)) fs.copyFileSync(key, paths.defaultKeyPath);
-  else fs.rmSync(paths.defaultKeyPath, { force: true });
+export function stageSnapshotCopy(name: string, snapshotDir: string, localDir: string, migrations: readonly string[], hook?: RestoreHook): StagedSnapshot {
+  return stageSnapshot(name, snapshotDir, localDir, migrations, copyTree, hook);
 }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensureHome } from "../config/home.js";
 import { openDatabase, openRatesDatabase } from "./db/open.js";
+import { recoverRestore } from "./snapshot-restore.js";
 import { StoreUnavailableError } from "./store-fault.js";
 import type { DB } from "./types.js";
 
@@ -59,6 +60,8 @@ export class InstanceStorage {
     this.paths = instancePaths(home);
     ensureHome(home);
     fs.mkdirSync(this.paths.localDir, { recursive: true, mode: 0o700 });
+    // A restore or save killed before its end: finished or cleared before anything is opened.
+    recoverRestore(this.paths, path.join(this.paths.localDir, "snapshots"));
     fs.mkdirSync(this.paths.mediaDir, { recursive: true });
     this._db = this.open();
   }
@@ -164,8 +167,12 @@ export class InstanceStorage {
   replaceWith(install: (paths: InstancePaths) => void): void {
     this.closeConnection();
     this.unwatchFile();
-    install(this.paths);
-    this._db = this.open();
+    try {
+      install(this.paths);
+    } finally {
+      // The instance's own files, restored or (the install failed) as they were.
+      this._db = this.open();
+    }
     this._db
       .transaction(() => {
         this._db.prepare("UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL, attempts = MAX(0, attempts - 1) WHERE status = 'running'").run();

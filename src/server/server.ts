@@ -5,7 +5,7 @@ import { API_PREFIX } from "../features/routes.js";
 import type { LocalInstance } from "../local/instance.js";
 import type { UrlBuilder } from "../local/types.js";
 import { loadMediaSecret, MediaSigner } from "./media.js";
-import { ConnectionLimiter, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connections.js";
+import { ConnectionLimiter, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type SlowBodyLimits } from "./connections.js";
 import { localPrecheck } from "./precheck.js";
 import { createRequestHandler } from "./routes.js";
 import { createAdminHandler } from "./admin.js";
@@ -32,6 +32,8 @@ export interface ServerOptions {
   bodyTimeoutMs?: number;
   /** Connections held at once, overall and per client address (default DEFAULT_CONNECTION_LIMITS). */
   connections?: ConnectionLimits;
+  /** The slowest request body accepted, and after how long (default DEFAULT_SLOW_BODY; connections.ts). */
+  slowBody?: SlowBodyLimits;
   /** Lets requests use files on this machine as media inputs (`serve --allow-local-files`); default false. */
   allowLocalFiles?: boolean;
   /** Lets media URLs reach loopback, private and link-local addresses (`serve --allow-private-urls`); default false. */
@@ -146,6 +148,7 @@ function connectionLimiterFor(o: ServerOptions): ConnectionLimiter {
       error: "Service unavailable",
       details: [{ code: "too_many_connections", message: "Too many connections from this client are busy; retry shortly" }],
     }).replace("connection: close\r\n", "connection: close\r\nretry-after: 1\r\n"),
+    o.slowBody,
   );
 }
 
@@ -162,7 +165,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const track = (req: http.IncomingMessage, res: http.ServerResponse, checkContinue: boolean) => {
     inFlight++;
     const socket = req.socket;
-    limiter.begin(socket);
+    limiter.begin(socket, req, () => bodyTooSlow(req, res));
     const bodyTimer = setTimeout(() => bodyTooSlow(req, res), bodyTimeout);
     req.once("end", () => clearTimeout(bodyTimer));
     res.once("close", () => {
@@ -215,6 +218,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   let closing: Promise<void> | undefined;
   const close = (graceMs = 5_000) => {
     closing ??= new Promise<void>((resolve) => {
+      limiter.stop();
       server.close(() => resolve());
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), graceMs);

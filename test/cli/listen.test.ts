@@ -127,7 +127,8 @@ describe("mediagen listen on the local instance", () => {
       const a = await l.next((e) => e.body.asset_id === assetId);
       expect(a).toMatchObject({ method: "POST", signature: "valid", body: { task: "asset_generation", status: "completed" } });
       expect(a.webhook_id).toMatch(/^whd_/);
-      expect(a.headers["webhook-signature"]).toMatch(/^v1,/);
+      // A header whose name says signature is shown redacted (the verdict above says what it held).
+      expect(a.headers["webhook-signature"]).toBe("[redacted]");
 
       // A small custom frame: the webhook, not the picture, is under test.
       const small = ["--format", "custom", "--width", "180", "--height", "320"];

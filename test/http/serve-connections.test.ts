@@ -111,7 +111,14 @@ describe("timeouts and refusals (in process)", () => {
   it("answers 503 when every connection a client may hold is busy", async () => {
     // A server of its own whose bodies may take long: the four busy requests must still be in
     // flight when the fifth connection arrives, however slow the machine is.
-    const patient = await startServer({ instance, port: 0, bodyTimeoutMs: 30_000, connections: { max: 8, perClient: 4 } });
+    const patient = await startServer({
+      instance,
+      port: 0,
+      bodyTimeoutMs: 30_000,
+      connections: { max: 8, perClient: 4 },
+      // Bodies that are not (yet) below the minimum rate: busy, not slow.
+      slowBody: { minBytesPerSecond: 0.001, graceMs: 60_000, evictAfterMs: 60_000 },
+    });
     try {
       const patientPort = Number(new URL(patient.origin).port);
       let started = 0;
@@ -138,5 +145,90 @@ describe("timeouts and refusals (in process)", () => {
     } finally {
       await patient.close(0);
     }
+  });
+});
+
+describe("slow request bodies (in process)", () => {
+  let instance: LocalInstance;
+  let server: RunningServer;
+  let key: string;
+  // Reduced figures of the review's case: a 30 s body timeout never reached, a minimum rate of
+  // 1,000 B/s after 300 ms, a per-client cap of 16 held by 24 slow senders renewed as they are cut.
+  const SLOW = { minBytesPerSecond: 1_000, graceMs: 300, evictAfterMs: 100 };
+  beforeAll(async () => {
+    instance = openLocalInstance({ home: tempHome(), worker: "none", rateLimit: { limit: 100_000, windowMs: 60_000 } });
+    key = instance.createSpace({ plan: "PRO", credits: 10 }).api_key;
+    server = await startServer({ instance, port: 0, bodyTimeoutMs: 30_000, connections: { max: 64, perClient: 16 }, slowBody: SLOW });
+  });
+  afterAll(async () => {
+    await server.close(0);
+    await instance.close();
+  });
+  const port = () => Number(new URL(server.origin).port);
+  const HEAD = (len: number) =>
+    `POST /api/public/v1/folder/create HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${"KEY"}\r\ncontent-type: application/json\r\ncontent-length: ${len}\r\n\r\n`;
+
+  it("cuts a body slower than the minimum rate once past the grace period (408), long before the body timeout", async () => {
+    const s = net.connect(port(), "127.0.0.1");
+    let answer = "";
+    s.on("data", (d) => (answer += d.toString()));
+    const t0 = performance.now();
+    s.write(HEAD(1000).replace("KEY", key) + '{"na');
+    // One byte every 50 ms: 20 B/s, far below 1,000 B/s.
+    const drip = setInterval(() => s.writable && s.write(" "), 50);
+    await new Promise<void>((r) => s.on("close", () => r()));
+    clearInterval(drip);
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
+  it("lets a body sent at a fair pace through", async () => {
+    const body = `{"name": "paced"${" ".repeat(900)}}`;
+    const s = net.connect(port(), "127.0.0.1");
+    let answer = "";
+    s.on("data", (d) => (answer += d.toString()));
+    s.write(HEAD(Buffer.byteLength(body)).replace("KEY", key));
+    // 150 bytes every 60 ms (2,500 B/s) for about 400 ms: past the grace period, above the rate.
+    for (let i = 0; i < body.length; i += 150) {
+      await new Promise((r) => setTimeout(r, 60));
+      s.write(body.slice(i, i + 150));
+    }
+    await new Promise<void>((r) => {
+      s.on("data", () => answer.includes("\r\n\r\n") && r());
+      s.on("close", () => r());
+    });
+    s.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 201/);
+  });
+
+  it("slow senders renewed as they are cut cannot take the last slots: every legitimate request is answered", async () => {
+    let stop = false;
+    const open = new Set<net.Socket>();
+    const slowSender = () => {
+      if (stop) return;
+      const s = net.connect(port(), "127.0.0.1");
+      open.add(s);
+      s.on("error", () => undefined);
+      s.on("close", () => {
+        open.delete(s);
+        slowSender();
+      });
+      s.write(HEAD(5000).replace("KEY", key) + "{");
+    };
+    for (let i = 0; i < 24; i++) slowSender();
+    await new Promise((r) => setTimeout(r, 200));
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await fetch(`${server.baseUrl}/folder/create`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", connection: "close" },
+        body: JSON.stringify({ name: `legit ${i}` }),
+      }).catch(() => undefined);
+      statuses.push(r?.status ?? 0);
+      await r?.arrayBuffer();
+    }
+    stop = true;
+    for (const s of open) s.destroy();
+    expect(statuses).toEqual(new Array(20).fill(201));
   });
 });
