@@ -27,7 +27,7 @@ import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 import { Faults } from "./faults.js";
-import { resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
+import { redeliverWebhook, resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
 import { checkSnapshotName, installSnapshot, Snapshots, type SnapshotView } from "./snapshots.js";
 
 import { LocalAdminError } from "./admin-error.js";
@@ -327,6 +327,11 @@ export class LocalInstance implements LocalInstanceApi {
   }
 
   /** Queues a sample delivery of a webhook task; returns the delivery's id (webhook-replay.ts). */
+  /** A recorded delivery's body sent as a new delivery (a new webhook-id); returns its id. */
+  redeliverWebhook(deliveryId: string, to?: string): string {
+    return redeliverWebhook(this, deliveryId, to);
+  }
+
   triggerWebhook(task: string, opts: TriggerOptions): string {
     return triggerWebhook(this, task, opts);
   }

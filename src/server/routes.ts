@@ -13,6 +13,8 @@ export interface DispatchResult {
   status: number;
   body: unknown;
   rateLimit?: RateLimitInfo | undefined;
+  /** Headers beyond the window's (a fault rule's `Retry-After`). */
+  headers?: Record<string, string> | undefined;
   /** A fault rule drops the connection: `reset` (RST) or `empty` (closed without a byte). */
   transport?: "reset" | "empty" | undefined;
 }
@@ -298,7 +300,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         allowPrivateNetwork,
       });
       if (result.transport) return dropConnection(res, result.transport);
-      send(result.status, result.body, rateLimitHeaders(result.rateLimit));
+      send(result.status, result.body, { ...rateLimitHeaders(result.rateLimit), ...result.headers });
     } catch (err) {
       o.onError?.(err);
       fail(500, "internal_error", "The server failed to handle this request", "Internal error");

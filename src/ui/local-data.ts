@@ -54,7 +54,7 @@ export function signatureOf(secret: string | undefined, d: WebhookDeliveryView, 
   if (!secret) return "unchecked";
   const body = JSON.stringify(d.payload);
   const ts = Math.floor(nowMs / 1000);
-  const headers = { "webhook-id": d.id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook(secret, d.id, ts, body) };
+  const headers = { "webhook-id": d.webhook_id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook(secret, d.webhook_id, ts, body) };
   return verifyStandardWebhook(secret, headers, body, nowMs).signature;
 }
 
@@ -88,11 +88,12 @@ export function localData(instance: LocalInstance): LocalData {
   };
 }
 
-/** Sends a delivery again: a new delivery of the same payload to the same URL (signed as deliveries are now). */
-export function resendDelivery(instance: LocalInstance, id: string): string | undefined {
-  const d = instance.webhookDeliveries().find((x) => x.id === id);
-  if (!d) return undefined;
-  const fresh = instance.webhooks.enqueue(d.space_id, d.url, d.payload as Parameters<LocalInstance["webhooks"]["enqueue"]>[2]);
-  instance.kick();
-  return fresh;
+/**
+ * Sends a delivery again: "resend" the same delivery (the same webhook-id, as `local webhooks resend`:
+ * a receiver sees a repeat), "new" its payload as a new delivery (a new webhook-id, as `local webhooks
+ * redeliver`). Returns the id of the delivery sent, or undefined when there is no such delivery.
+ */
+export function resendDelivery(instance: LocalInstance, id: string, how: "resend" | "new" = "resend"): string | undefined {
+  if (!instance.webhookDelivery(id)) return undefined;
+  return how === "new" ? instance.redeliverWebhook(id) : instance.resendWebhook(id);
 }

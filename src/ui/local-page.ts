@@ -58,11 +58,12 @@ function jobs(lines: readonly JobLine[]): Html {
 function delivery(line: DeliveryLine, token: string): Html {
   const d = line.delivery;
   return html`<tr data-delivery="${d.id}">
-<td><span class="id">${d.id}</span></td><td>${d.task ?? ""}</td><td class="id">${d.url}</td><td>${status(d.status)}</td>
+<td><span class="id">${d.id}</span>${d.webhook_id !== d.id ? html`<br><span class="muted">repeats ${d.webhook_id}</span>` : ""}</td><td>${d.task ?? ""}</td><td class="id">${d.url}</td><td>${status(d.status)}</td>
 <td>${d.attempts}${d.last_status !== null ? html` (HTTP ${d.last_status})` : ""}${d.last_error ? html`<br><span class="status-failed">${d.last_error}</span>` : ""}</td>
 <td>${status(line.signature === "unchecked" ? "unsigned" : line.signature)}</td>
 <td>${when(d.created_at)}</td>
-<td><form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/resend"><input type="hidden" name="token" value="${token}"><button type="submit">Resend</button></form></td>
+<td><form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/resend"><input type="hidden" name="token" value="${token}"><button type="submit" title="the same delivery again, webhook-id ${d.webhook_id} (a repeat)">Resend</button></form>
+<form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/redeliver"><input type="hidden" name="token" value="${token}"><button type="submit" title="its payload as a new delivery, with a new webhook-id">Send as new</button></form></td>
 </tr>
 <tr><td colspan="8"><details><summary>payload and attempts</summary><pre>${prettyJson(d.payload)}</pre>
 ${tableOf(
