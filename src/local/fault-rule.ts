@@ -238,7 +238,9 @@ function checkFields(kind: FaultKind, r: FaultRuleInput): void {
   if (!unknown.length) return;
   const everyField = new Set<string>([...COMMON_FIELDS, ...Object.values(ACTION_FIELDS).flat()]);
   const names = unknown.map((k) => (everyField.has(k) ? `${k} (not read by ${kind} rules)` : k));
-  throw invalid(`unknown field${unknown.length > 1 ? "s" : ""} ${names.join(", ")}; a ${kind} rule takes ${[...COMMON_FIELDS, ...own].join(", ")}`);
+  throw invalid(
+    `unknown field${unknown.length > 1 ? "s" : ""} ${names.join(", ")}; ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} rule takes ${[...COMMON_FIELDS, ...own].join(", ")}`,
+  );
 }
 
 /** Checks a rule as given; throws LocalAdminError("invalid") naming the part at fault. */

@@ -69,6 +69,15 @@ export interface ApiHandlerOptions {
   pages?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** The local instance's admin path (`/_mediagen/…`, outside the API prefix; src/server/admin.ts). */
   admin?: AdminHandler;
+  /** Told what a request is once known (its operation, its body, a dropped connection): the request journal's notes. */
+  note?: (req: IncomingMessage, note: RequestNote) => void;
+}
+
+/** What the handler learns of a request, for the request journal (src/local/request-journal.ts). */
+export interface RequestNote {
+  op?: string;
+  body?: unknown;
+  dropped?: "reset" | "empty";
 }
 
 export const ADMIN_PREFIX = "/_mediagen/";
@@ -245,6 +254,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
       if (o.admin && pathname.startsWith(ADMIN_PREFIX)) return await o.admin(req, res, url, send);
       if (o.media && pathname.startsWith(MEDIA_PREFIX)) {
+        o.note?.(req, { op: "media" });
         return await serveMedia(req, res, url, o.media.dir, o.media.signer, (status, code, message, extra) => fail(status, code, message, message, extra), base);
       }
       if (pathname !== API_PREFIX && !pathname.startsWith(API_PREFIX + "/")) {
@@ -276,6 +286,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         return await early(400, "invalid_value", "The request path has a malformed %-escape", "Bad request");
       }
       if (!route) return await early(404, "not_found", `No such endpoint: ${method} ${pathname}`, "Not found");
+      if ("op" in route) o.note?.(req, { op: route.op });
       if ("allowed" in route) {
         const allow = route.allowed.join(", ");
         return await early(405, "method_not_allowed", `Method ${method} is not allowed for ${pathname}; use ${allow}`, "Method not allowed", {
@@ -287,6 +298,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
       if (method === "POST") {
         const posted = await postedBody(req, res, { checkContinue, limit, early });
         if (!posted) return;
+        o.note?.(req, { body: posted });
         input = { ...posted, ...route.params };
       } else {
         input = { ...queryObject(url.searchParams), ...route.params };
@@ -299,7 +311,10 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         allowLocalFiles,
         allowPrivateNetwork,
       });
-      if (result.transport) return dropConnection(res, result.transport);
+      if (result.transport) {
+        o.note?.(req, { dropped: result.transport });
+        return dropConnection(res, result.transport);
+      }
       send(result.status, result.body, { ...rateLimitHeaders(result.rateLimit), ...result.headers });
     } catch (err) {
       o.onError?.(err);
