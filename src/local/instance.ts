@@ -27,6 +27,7 @@ import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 import { Faults } from "./faults.js";
+import { RequestJournal } from "./request-journal.js";
 import { redeliverWebhook, resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
 import { checkSnapshotName, installSnapshot, Snapshots, type SnapshotView } from "./snapshots.js";
 
@@ -100,6 +101,8 @@ export class LocalInstance implements LocalInstanceApi {
   readonly faults: Faults;
   /** Snapshots of the instance (snapshots.ts) under `<home>/local/snapshots`. */
   readonly snapshots: Snapshots;
+  /** The request journal of `serve` (request-journal.ts), kept in the rates store. */
+  readonly requests: RequestJournal;
   private readonly storage: InstanceStorage;
   private readonly lifecycle: Lifecycle;
   private readonly log: (line: string) => void;
@@ -168,6 +171,7 @@ export class LocalInstance implements LocalInstanceApi {
       workerEntry: this.parts.workerEntry,
     });
     this.snapshots = new Snapshots(this);
+    this.requests = new RequestJournal(this);
     this.lifecycle = new Lifecycle(this.storage, this.background, this.clock, forgetAuth);
 
     if (this.workerMode === "inline") this.background.launch();

@@ -12,7 +12,7 @@ import { LocalAdminError } from "../local/admin-error.js";
 import type { LocalInstance } from "../local/instance.js";
 import { ADMIN_PREFIX, type AdminHandler } from "./routes.js";
 import { moreAdminRoutes } from "./admin-routes.js";
-import { RequestJournal } from "../local/request-journal.js";
+import type { RequestJournal } from "../local/request-journal.js";
 
 export interface AdminOptions {
   instance: LocalInstance;
@@ -128,7 +128,7 @@ function routesOf(o: AdminOptions): Record<string, Route> {
       return { status: 200, body: { deleted: rest[0] } };
     },
     // Keys, spaces, credits, webhooks, reset, the request journal, the OpenAPI document (admin-routes.ts).
-    ...moreAdminRoutes(inst, o.journal ?? new RequestJournal(inst)),
+    ...moreAdminRoutes(inst, o.journal ?? inst.requests),
   };
 }
 

@@ -9,7 +9,7 @@ import { ConnectionLimiter, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } f
 import { localPrecheck } from "./precheck.js";
 import { createRequestHandler } from "./routes.js";
 import { createAdminHandler } from "./admin.js";
-import { RequestJournal } from "../local/request-journal.js";
+import type { RequestJournal } from "../local/request-journal.js";
 import type { RequestNote } from "./routes.js";
 
 /** How long a client may take to send a request's headers, then its body (`serve --headers-timeout`, `--body-timeout`). */
@@ -139,9 +139,7 @@ function requestHandlerFor(o: ServerOptions, urls: UrlBuilder, signer: MediaSign
     allowPrivateNetwork: o.allowPrivateNetwork ?? false,
     now: () => inst.clock.now(),
     ...(o.pages ? { pages: o.pages(urls) } : {}),
-    ...(o.admin === false
-      ? {}
-      : { admin: createAdminHandler({ instance: inst, ...(o.adminToken ? { token: o.adminToken } : {}), journal: journal?.journal ?? new RequestJournal(inst) }) }),
+    ...(o.admin === false ? {} : { admin: createAdminHandler({ instance: inst, ...(o.adminToken ? { token: o.adminToken } : {}) }) }),
   });
 }
 
@@ -156,7 +154,7 @@ interface Journaling {
 function journalingFor(o: ServerOptions): Journaling | undefined {
   if (o.journal === false) return undefined;
   const inst = o.instance;
-  const journal = new RequestJournal(inst);
+  const journal = inst.requests;
   const notes = new WeakMap<http.IncomingMessage, RequestNote>();
   return {
     journal,

@@ -9,6 +9,7 @@ import type { KeyView, LedgerEntryView, SpaceView } from "../local/dashboard.js"
 import type { ClockState } from "../local/clock.js";
 import type { FaultRuleView } from "../local/faults.js";
 import type { SnapshotView } from "../local/snapshots.js";
+import type { JournalEntry } from "../local/request-journal.js";
 import type { JobRow } from "../local/types.js";
 import { signWebhook, type WebhookDeliveryView } from "../local/webhooks.js";
 import { jobState, type JobState } from "./jobs-state.js";
@@ -36,7 +37,12 @@ export interface LocalData {
   faults: readonly FaultRuleView[];
   snapshots: readonly SnapshotView[];
   clock: ClockState;
+  /** The newest requests `serve` recorded (local requests), newest first. */
+  requests: readonly JournalEntry[];
 }
+
+/** Requests shown on the page (the journal keeps 10,000: `local requests`, `GET /_mediagen/requests`). */
+const REQUESTS_SHOWN = 100;
 
 const JOBS_SHOWN = 200;
 const DELIVERIES_SHOWN = 100;
@@ -85,6 +91,7 @@ export function localData(instance: LocalInstance): LocalData {
     faults: instance.faults.list(),
     snapshots: instance.listSnapshots(),
     clock: instance.clockState(),
+    requests: instance.requests.list({ limit: REQUESTS_SHOWN }).reverse(),
   };
 }
 

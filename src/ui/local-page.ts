@@ -107,6 +107,23 @@ function faults(data: LocalData): Html {
   );
 }
 
+/** The request journal (local requests): what `serve` received, newest first, bodies on demand. */
+function requests(data: LocalData): Html {
+  return tableOf(
+    data.requests,
+    [
+      ["at", (r) => when(r.at)],
+      ["request", (r) => html`${r.method} <span class="id">${r.path}${r.query ? `?${r.query}` : ""}</span>`],
+      ["operation", (r) => r.op ?? ""],
+      ["status", (r) => (r.status !== null ? r.status : status(r.error ?? "none"))],
+      ["ms", (r) => r.duration_ms],
+      ["request id", (r) => html`<span class="id">${r.request_id ?? ""}</span>`],
+      ["body", (r) => (r.body === null ? "" : html`<details><summary>body</summary><pre>${prettyJson(r.body)}</pre></details>`)],
+    ],
+    "No requests recorded (serve records every request to the API and media links).",
+  );
+}
+
 /** The snapshots (local snapshot save), and the clock when it is not the machine's (local clock). */
 function snapshotsAndClock(data: LocalData): Html {
   const c = data.clock;
@@ -167,6 +184,7 @@ export function localPage(data: LocalData, videos: readonly VideoRow[], token: s
       "No videos.",
     )}</section>
 <section id="faults"><h2>Faults</h2>${faults(data)}</section>
+<section id="requests"><h2>Requests</h2>${requests(data)}</section>
 <section id="snapshots"><h2>Snapshots and clock</h2>${snapshotsAndClock(data)}</section>`,
   );
 }
