@@ -75,6 +75,7 @@ export interface ApiHandlerOptions {
 
 /** What the handler learns of a request, for the request journal (src/local/request-journal.ts). */
 export interface RequestNote {
+  requestId?: string;
   op?: string;
   body?: unknown;
   dropped?: "reset" | "empty";
@@ -226,6 +227,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse, checkContinue = false): Promise<void> {
     const requestId = `${idPrefix}-${(++seq).toString(36)}`;
+    o.note?.(req, { requestId });
     const base = { "x-request-id": requestId, date: new Date(now()).toUTCString() };
 
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {

@@ -166,7 +166,6 @@ function journalingFor(o: ServerOptions): Journaling | undefined {
       if (!path.startsWith(API_PREFIX) && !path.startsWith(MEDIA_PREFIX)) return;
       const n = notes.get(req) ?? {};
       const answered = res.headersSent && !n.dropped;
-      const requestId = res.getHeader("x-request-id");
       try {
         journal.record({
           startedAt,
@@ -178,7 +177,7 @@ function journalingFor(o: ServerOptions): Journaling | undefined {
           status: answered ? res.statusCode : null,
           error: answered ? null : (n.dropped ?? "client_closed"),
           durationMs: ms,
-          requestId: typeof requestId === "string" ? requestId : null,
+          requestId: n.requestId ?? null,
           body: n.body ?? null,
         });
       } catch (e) {

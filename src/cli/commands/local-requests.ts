@@ -65,11 +65,13 @@ async function follow(ctx: CliContext, list: (after: number) => Entry[], after: 
   void ctx.runtime.signals.nextStop().then(() => stop.abort());
   try {
     let last = after;
-    while (!stop.signal.aborted) {
+    // One last look after Ctrl-C, so a request that arrived during the wait is printed too.
+    for (;;) {
       for (const e of list(last)) {
         ctx.io.out(ctx.opts.json ? JSON.stringify(e) : line(e));
         last = e.seq;
       }
+      if (stop.signal.aborted) break;
       await ctx.runtime.clock.sleep(FOLLOW_POLL_MS, stop.signal).catch(() => {});
     }
   } finally {
