@@ -202,3 +202,43 @@ for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith
   if (text.startsWith(BANNER) && !/\brequire\b/.test(text.slice(BANNER.length))) fs.writeFileSync(abs, text.slice(BANNER.length));
 }
 fs.writeFileSync(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));
+
+// `mediagen/testing` (package.json "exports"; src/testing/index.ts, Node built-ins only): tsc wrote
+// its ES module to dist/testing/index.js; here its CommonJS twin (for runners that require() it: jest
+// by default) and its type declarations, for both (the project emits no declarations otherwise).
+const testingDir = path.join(root, "dist", "testing");
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ["src/testing/index.ts"],
+  outfile: path.join(testingDir, "index.cjs"),
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+  define: { "import.meta.url": "__mediagenTestingUrl" },
+  banner: { js: 'const __mediagenTestingUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+{
+  const { default: ts } = await import("typescript");
+  const program = ts.createProgram([path.join(root, "src", "testing", "index.ts")], {
+    declaration: true,
+    emitDeclarationOnly: true,
+    outDir: testingDir,
+    rootDir: path.join(root, "src", "testing"),
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ["node"],
+    strict: true,
+    skipLibCheck: true,
+  });
+  const emitted = program.emit();
+  const problems = ts.getPreEmitDiagnostics(program).concat(emitted.diagnostics);
+  if (problems.length)
+    throw new Error(
+      `dist/testing/index.d.ts: ${ts.formatDiagnostics(problems, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" })}`,
+    );
+  // The CommonJS entry's declarations (`require` condition): the same text, as .d.cts.
+  fs.copyFileSync(path.join(testingDir, "index.d.ts"), path.join(testingDir, "index.d.cts"));
+}

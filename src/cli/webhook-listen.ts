@@ -110,7 +110,8 @@ export function addWebhookListen(cmd: Command, getContext: ContextGetter, o: Web
     const receiver = await startReceiver({
       ...(secret ? { secret } : {}),
       onEvent: (e) => {
-        events.push(e);
+        // A repeat (a webhook-id received before: a retry or a duplicate) is reported, not counted as another delivery.
+        if (e.signature !== "duplicate") events.push(e);
         report(e);
         arrived();
       },

@@ -12,6 +12,7 @@ import { videos } from "./video/schema.js";
 import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/schema.js";
 import { exportsTable } from "./export/schema.js";
 import { emulatorTables, EMULATOR_MIGRATION_VERSION } from "../local/db/emulator-schema.js";
+import { webhookIdColumn, WEBHOOK_ID_MIGRATION_VERSION } from "../local/db/webhook-id-schema.js";
 import type { Migration } from "./types.js";
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: EMULATOR_MIGRATION_VERSION, sql: emulatorTables },
   { version: CATALOG_AVATARS_MIGRATION_VERSION, sql: catalogAvatarsColumn },
   { version: LOOK_TAGS_MIGRATION_VERSION, sql: lookTagsColumn },
+  { version: WEBHOOK_ID_MIGRATION_VERSION, sql: webhookIdColumn },
 ];

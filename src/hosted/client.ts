@@ -9,7 +9,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
 import { rateLimitedPastTimeout } from "../engine/rate-wait.js";
 import { createDispatcher } from "./proxy.js";
 import { UnexpectedResponseError } from "./response-check.js";
-import { backoffMs, errorCode, neverSent, rateLimitWaitMs, serverNowMs, shouldRetry } from "./retry.js";
+import { backoffMs, errorCode, MAX_RATE_WAIT_MS, neverSent, rateLimitWaitMs, retryAfterMs, serverNowMs, shouldRetry } from "./retry.js";
 
 export interface HttpClientOptions {
   /** Ends with the API prefix, e.g. `https://api.example.com/api/public/v1`. */
@@ -265,6 +265,7 @@ export class HttpClient {
       if (res.status === 429 && rateLimited < this.rateLimitRetries) {
         const wait = rateLimitWaitMs({
           resetHeader: res.headers["x-ratelimit-reset"],
+          retryAfterHeader: res.headers["retry-after"],
           lastReset: this.rate?.reset,
           nowMs: serverNowMs(res.headers.date, this.now()),
           attempt: rateLimited++,
@@ -293,7 +294,10 @@ export class HttpClient {
       }
       const verdict = shouldRetry({ method: req.method, attempt: failures, maxRetries: this.retries, status: res.status });
       if (verdict.retry) {
-        await this.pause(backoffMs(failures++, this.random), verdict.reason, req, signal);
+        // A 5xx that says when to come back (Retry-After) is retried then, within a rate wait's bound.
+        const after = retryAfterMs(res.headers["retry-after"], serverNowMs(res.headers.date, this.now()));
+        const backoff = backoffMs(failures++, this.random);
+        await this.pause(after === undefined ? backoff : Math.min(MAX_RATE_WAIT_MS, Math.max(after, backoff)), verdict.reason, req, signal);
         continue;
       }
       throw new ApiError(res.status, res.body, errorHeaders(res.headers));

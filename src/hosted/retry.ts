@@ -74,6 +74,8 @@ export const RATE_FALLBACK_STEP_MS = 15_000;
 export interface RateLimitWait {
   /** `X-RateLimit-Reset` of the 429 (unix seconds), as sent. */
   resetHeader: string | undefined;
+  /** `Retry-After` of the 429 (seconds or an HTTP date), as sent; it wins over the reset. */
+  retryAfterHeader?: string | undefined;
   /** Reset (unix seconds) of the last window any earlier response reported. */
   lastReset: number | undefined;
   /** The server's time (see `serverNowMs`), against which resets are measured. */
@@ -90,6 +92,8 @@ export interface RateLimitWait {
  */
 export function rateLimitWaitMs(o: RateLimitWait): number {
   const jitter = Math.round(o.random() * 250);
+  const retryAfter = retryAfterMs(o.retryAfterHeader, o.nowMs);
+  if (retryAfter !== undefined) return Math.min(MAX_RATE_WAIT_MS, retryAfter) + jitter;
   const raw = o.resetHeader?.trim();
   const reset = raw ? Number(raw) : NaN;
   if (Number.isFinite(reset)) {
@@ -102,6 +106,18 @@ export function rateLimitWaitMs(o: RateLimitWait): number {
     if (until > 0) return Math.min(MAX_RATE_WAIT_MS, until) + jitter;
   }
   return Math.min(MAX_RATE_WAIT_MS, RATE_FALLBACK_STEP_MS * (o.attempt + 1)) + jitter;
+}
+
+/**
+ * A `Retry-After` header as milliseconds from `nowMs` (the server's time): delay-seconds or an HTTP
+ * date; undefined when absent or not one of the two.
+ */
+export function retryAfterMs(header: string | undefined, nowMs: number): number | undefined {
+  const raw = header?.trim();
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw)) return Number(raw) * 1000;
+  const at = Date.parse(raw);
+  return Number.isFinite(at) && /[a-z]/i.test(raw) ? Math.max(0, at - nowMs) : undefined;
 }
 
 /**

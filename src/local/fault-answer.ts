@@ -10,9 +10,13 @@ export interface FaultAnswer {
   status: number;
   body: unknown;
   rateLimit?: RateLimitInfo;
+  /** `Retry-After` (seconds), when the rule sets `retry_after`. */
+  headers?: Record<string, string>;
 }
 
 export interface FaultAnswerContext {
+  /** The instance's clock (unix ms), for the reset a rule's `retry_after` sets. */
+  nowMs: number;
   /** The space's balance in credits, for the amounts of a 402. */
   credits: number;
   /** The request's window (already counted). */
@@ -43,7 +47,22 @@ function messageOf(a: Extract<FaultAction, { kind: "error" }>): string {
   );
 }
 
+/**
+ * The answer of an error rule. A rule's `retry_after` adds `Retry-After: <seconds>`; on a 429 the
+ * window's `X-RateLimit-Reset` says the same time (remaining 0), so a client waiting for either
+ * comes back after the rule's seconds, not after the real window.
+ */
 export function faultAnswer(a: Extract<FaultAction, { kind: "error" }>, c: FaultAnswerContext): FaultAnswer {
+  const answer = baseAnswer(a, c);
+  if (a.retry_after === undefined) return answer;
+  const headers = { "retry-after": String(a.retry_after) };
+  if (answer.status !== 429) return { ...answer, headers };
+  const reset = Math.ceil((c.nowMs + a.retry_after * 1000) / 1000);
+  const limit = c.rateLimit?.limit ?? 100;
+  return { ...answer, headers, rateLimit: { limit, remaining: 0, reset } };
+}
+
+function baseAnswer(a: Extract<FaultAction, { kind: "error" }>, c: FaultAnswerContext): FaultAnswer {
   const message = messageOf(a);
   const required = Math.round((c.credits + 1) * 1000) / 1000;
   switch (a.code) {

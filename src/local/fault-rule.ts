@@ -8,7 +8,7 @@ import { parseDurationMs } from "./duration.js";
 import { ANY_OPERATION_CODES, defaultCodeFor, JOB_FAULTS, OPERATION_ERROR_CODES, PROGRESS_OPERATIONS, WEBHOOK_TASKS } from "./fault-codes.js";
 
 export type FaultAction =
-  | { kind: "error"; status: number; code: string; message?: string }
+  | { kind: "error"; status: number; code: string; message?: string; retry_after?: number }
   | { kind: "latency"; min_ms: number; max_ms: number }
   | { kind: "reset" }
   | { kind: "empty" }
@@ -64,7 +64,32 @@ export interface FaultRuleInput {
   /** How long the rule lives (`"10m"`); or `expires_at` (ISO 8601). */
   expires_in?: unknown;
   expires_at?: unknown;
+  /** Error rules: seconds the answer tells the client to wait (`Retry-After`; a 429's `X-RateLimit-Reset` too). */
+  retry_after?: unknown;
 }
+
+/** Fields every rule may carry, whatever its action. */
+const COMMON_FIELDS = ["op", "action", "space", "key", "probability", "times", "expires_in", "expires_at"] as const;
+
+/** The fields each action reads beyond COMMON_FIELDS: any other field is refused, named. */
+const ACTION_FIELDS: Record<FaultKind, readonly string[]> = {
+  error: ["status", "code", "message", "retry_after"],
+  latency: ["ms"],
+  reset: [],
+  empty: [],
+  job_fail: ["code", "step"],
+  job_stall: ["ms"],
+  progress_backwards: ["by"],
+  webhook_drop: [],
+  webhook_duplicate: [],
+  webhook_delay: ["ms"],
+  webhook_reorder: ["ms"],
+};
+
+/** Largest `times`: past it a rule is as good as unlimited (leave `times` out for that). */
+export const MAX_TIMES = 1_000_000;
+/** Longest wait a rule may ask for (latency, stall, webhook delay and hold), and longest `retry_after`. */
+export const MAX_RULE_MS = 3_600_000;
 
 export interface CheckedRule {
   op: string;
@@ -84,15 +109,22 @@ function optionalText(v: unknown, what: string): string | null {
   return v;
 }
 
+/** A duration of at most MAX_RULE_MS (an hour). */
+function ruleMs(v: unknown, what: string): number {
+  const ms = parseDurationMs(v, what);
+  if (ms > MAX_RULE_MS) throw invalid(`${what} must be at most 1h, got ${JSON.stringify(v)}`);
+  return ms;
+}
+
 function msRange(v: unknown): { min_ms: number; max_ms: number } {
   if (typeof v === "string" && v.includes("-")) {
     const [a, b] = v.split("-", 2);
-    const min = parseDurationMs(a, "ms");
-    const max = parseDurationMs(b, "ms");
+    const min = ruleMs(a, "ms");
+    const max = ruleMs(b, "ms");
     if (max < min) throw invalid(`ms: the range ${v} ends before it starts`);
     return { min_ms: min, max_ms: max };
   }
-  const ms = parseDurationMs(v, "ms");
+  const ms = ruleMs(v, "ms");
   return { min_ms: ms, max_ms: ms };
 }
 
@@ -115,7 +147,18 @@ function errorAction(op: string, r: FaultRuleInput): FaultAction {
   status ??= statuses[0]!;
   if (!statuses.includes(status)) throw invalid(`${code} is answered with ${statuses.join(" or ")}, not ${status}`);
   const message = optionalText(r.message, "message");
-  return { kind: "error", status, code, ...(message ? { message } : {}) };
+  const retryAfter = retryAfterOf(r.retry_after);
+  return { kind: "error", status, code, ...(message ? { message } : {}), ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) };
+}
+
+/** `retry_after`: whole seconds from 0 to 3600 (a number, or digits). */
+function retryAfterOf(v: unknown): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  const n = typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > MAX_RULE_MS / 1000) {
+    throw invalid(`retry_after must be a whole number of seconds from 0 to 3600, got ${JSON.stringify(v)}`);
+  }
+  return n;
 }
 
 function allowedCodes(op: string): string[] {
@@ -147,16 +190,16 @@ function actionOf(kind: FaultKind, op: string, r: FaultRuleInput): FaultAction {
     case "job_fail":
       return jobFailAction(op, r);
     case "job_stall":
-      return { kind, ms: parseDurationMs(r.ms ?? "30s", "ms") };
+      return { kind, ms: ruleMs(r.ms ?? "30s", "ms") };
     case "progress_backwards": {
       const by = r.by === undefined ? 30 : Number(r.by);
       if (!(Number.isInteger(by) && by >= 1 && by <= 100)) throw invalid("by must be a whole number of points from 1 to 100");
       return { kind, by };
     }
     case "webhook_delay":
-      return { kind, ms: parseDurationMs(r.ms ?? "5s", "ms") };
+      return { kind, ms: ruleMs(r.ms ?? "5s", "ms") };
     case "webhook_reorder":
-      return { kind, hold_ms: parseDurationMs(r.ms ?? "30s", "ms") };
+      return { kind, hold_ms: ruleMs(r.ms ?? "30s", "ms") };
   }
 }
 
@@ -180,6 +223,26 @@ function expiryOf(r: FaultRuleInput, now: number): number | null {
   return null;
 }
 
+/** A number given as a number or as its digits (CLI flags are strings). */
+function numberOf(v: unknown, what: string): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) return Number(v);
+  throw invalid(`${what} must be a number, got ${JSON.stringify(v)}`);
+}
+
+/** Refuses a field no rule has (a misspelling: `probabilty`), and one this action does not read. */
+function checkFields(kind: FaultKind, r: FaultRuleInput): void {
+  const own = ACTION_FIELDS[kind];
+  const given = Object.keys(r).filter((k) => (r as Record<string, unknown>)[k] !== undefined);
+  const unknown = given.filter((k) => !(COMMON_FIELDS as readonly string[]).includes(k) && !own.includes(k));
+  if (!unknown.length) return;
+  const everyField = new Set<string>([...COMMON_FIELDS, ...Object.values(ACTION_FIELDS).flat()]);
+  const names = unknown.map((k) => (everyField.has(k) ? `${k} (not read by ${kind} rules)` : k));
+  throw invalid(
+    `unknown field${unknown.length > 1 ? "s" : ""} ${names.join(", ")}; ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} rule takes ${[...COMMON_FIELDS, ...own].join(", ")}`,
+  );
+}
+
 /** Checks a rule as given; throws LocalAdminError("invalid") naming the part at fault. */
 export function checkRule(r: FaultRuleInput, operations: readonly string[], now: number): CheckedRule {
   if (!r || typeof r !== "object" || Array.isArray(r)) throw invalid("a fault rule must be an object");
@@ -187,14 +250,17 @@ export function checkRule(r: FaultRuleInput, operations: readonly string[], now:
   if (!op) throw invalid("op is required: an operation (e.g. assetStatus), a webhook task, or *");
   const kind = optionalText(r.action, "action") as FaultKind | null;
   if (!kind || !FAULT_KINDS.includes(kind)) throw invalid(`action must be one of ${FAULT_KINDS.join(", ")}`);
+  checkFields(kind, r);
   checkOp(kind, op, operations);
   const action = actionOf(kind, op, r);
-  const probability = r.probability === undefined ? 1 : Number(r.probability);
+  const probability = r.probability === undefined ? 1 : numberOf(r.probability, "probability");
   if (!(probability > 0 && probability <= 1)) throw invalid(`probability must be above 0 and at most 1, got ${String(r.probability)}`);
   let remaining: number | null = null;
   if (r.times !== undefined && r.times !== null) {
-    remaining = Number(r.times);
-    if (!(Number.isInteger(remaining) && remaining >= 1)) throw invalid(`times must be a whole number of at least 1, got ${String(r.times)}`);
+    remaining = numberOf(r.times, "times");
+    if (!(Number.isInteger(remaining) && remaining >= 1 && remaining <= MAX_TIMES)) {
+      throw invalid(`times must be a whole number from 1 to ${MAX_TIMES} (leave it out for no limit), got ${String(r.times)}`);
+    }
   }
   return {
     op,

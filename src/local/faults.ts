@@ -68,7 +68,10 @@ export interface RequestFaults {
   stallMs?: number;
   /** Status reads: progress lowered by this many points. */
   backwardsBy?: number;
+  /** Kinds of the rules spent for this request (job and progress ones once `settle` kept them). */
   fired: string[];
+  /** Job and progress rules taken for this request, pending `Faults.settle`. */
+  taken: { job_fail?: string; job_stall?: string; progress_backwards?: string };
 }
 
 function view(r: RuleRow, now: number): FaultRuleView {
@@ -147,7 +150,17 @@ export class Faults {
    * with N matches left fires for exactly N of them, whichever processes ask. Empty when none does,
    * without a write.
    */
-  fire(stage: FaultStage | "request+", op: string, spaceId: string | null, keyId: string | null = null): FaultAction[] {
+  fire(stage: FaultStage, op: string, spaceId: string | null, keyId: string | null = null): FaultAction[] {
+    const rolled = this.candidates(stage, op, spaceId, keyId);
+    if (!rolled.length) return [];
+    return this.host.tx(() => {
+      const take = this.takeStatement();
+      return rolled.filter((c) => take.run(c.id).changes === 1).map((c) => JSON.parse(c.action) as FaultAction);
+    });
+  }
+
+  /** The live rules of `stage` matching `op`, space and key whose probability rolled for this match; nothing is written. */
+  private candidates(stage: FaultStage | "request+", op: string, spaceId: string | null, keyId: string | null): Pick<RuleRow, "id" | "action" | "probability">[] {
     // One query for the three stages a request meets (request, job, progress); webhooks on their own.
     const stages = stage === "request+" ? ["request", "job", "progress"] : [stage, stage, stage];
     const statements = this.statements();
@@ -155,15 +168,14 @@ export class Faults {
     if (statements.any.get() === undefined) return [];
     const now = this.host.clock.now();
     const candidates = statements.match.all(...stages, op, spaceId, keyId, now) as Pick<RuleRow, "id" | "action" | "probability">[];
-    if (!candidates.length) return [];
-    const rolled = candidates.filter((c) => c.probability >= 1 || this.random() < c.probability);
-    if (!rolled.length) return [];
-    return this.host.tx(() => {
-      const take = this.host.db.prepare(
-        "UPDATE fault_rules SET hits = hits + 1, remaining = CASE WHEN remaining IS NULL THEN NULL ELSE remaining - 1 END WHERE id = ? AND (remaining IS NULL OR remaining > 0)",
-      );
-      return rolled.filter((c) => take.run(c.id).changes === 1).map((c) => JSON.parse(c.action) as FaultAction);
-    });
+    return candidates.filter((c) => c.probability >= 1 || this.random() < c.probability);
+  }
+
+  /** Spends one match of a rule (1 change) unless it has none left (0). */
+  private takeStatement(): Statement {
+    return this.host.db.prepare(
+      "UPDATE fault_rules SET hits = hits + 1, remaining = CASE WHEN remaining IS NULL THEN NULL ELSE remaining - 1 END WHERE id = ? AND (remaining IS NULL OR remaining > 0)",
+    );
   }
 
   /** Every request asks: prepared once per connection (a restore or reset opens another). */
@@ -184,19 +196,73 @@ export class Faults {
     return this.prepared;
   }
 
-  /** The request, job and progress rules that fire for one request to `op`. */
+  /**
+   * The request, job and progress rules that fire for one request to `op`, each on its own: every
+   * latency rule that fires is spent (its wait happens); of the error, reset and empty rules only the
+   * first is (the request goes no further, so none of the others happened, nor any job or progress
+   * rule); of the job_fail, job_stall and progress_backwards rules the first of each is taken, and
+   * `settle` gives back those whose effect did not happen (no job started, the status was not lowered).
+   */
   forRequest(op: string, spaceId: string, keyId: string | null): RequestFaults {
-    const out: RequestFaults = { delayMs: 0, fired: [] };
-    const actions = this.fire("request+", op, spaceId, keyId);
-    for (const a of actions) {
-      out.fired.push(a.kind);
-      if (a.kind === "latency") out.delayMs += a.min_ms + Math.round(this.random() * (a.max_ms - a.min_ms));
-      else if (a.kind === "error" || a.kind === "reset" || a.kind === "empty") out.answer ??= a;
-      else if (a.kind === "job_fail") out.simulate ??= `fail:${a.code}${a.step ? `@${a.step}` : ""}`;
-      else if (a.kind === "job_stall") out.stallMs = Math.max(out.stallMs ?? 0, a.ms);
-      else if (a.kind === "progress_backwards") out.backwardsBy = Math.max(out.backwardsBy ?? 0, a.by);
-    }
+    const out: RequestFaults = { delayMs: 0, fired: [], taken: {} };
+    const candidates = this.candidates("request+", op, spaceId, keyId);
+    if (!candidates.length) return out;
+    const parsed = candidates.map((c) => ({ id: c.id, action: JSON.parse(c.action) as FaultAction }));
+    this.host.tx(() => {
+      const take = this.takeStatement();
+      for (const { id, action: a } of parsed.filter((p) => p.action.kind === "latency")) {
+        if (a.kind !== "latency" || take.run(id).changes !== 1) continue;
+        out.fired.push(a.kind);
+        out.delayMs += a.min_ms + Math.round(this.random() * (a.max_ms - a.min_ms));
+      }
+      for (const { id, action: a } of parsed) {
+        if (a.kind !== "error" && a.kind !== "reset" && a.kind !== "empty") continue;
+        if (take.run(id).changes !== 1) continue;
+        out.fired.push(a.kind);
+        out.answer = a;
+        return;
+      }
+      for (const { id, action: a } of parsed) {
+        if (a.kind === "job_fail" && !out.taken.job_fail && take.run(id).changes === 1) {
+          out.taken.job_fail = id;
+          out.simulate = `fail:${a.code}${a.step ? `@${a.step}` : ""}`;
+        } else if (a.kind === "job_stall" && !out.taken.job_stall && take.run(id).changes === 1) {
+          out.taken.job_stall = id;
+          out.stallMs = a.ms;
+        } else if (a.kind === "progress_backwards" && !out.taken.progress_backwards && take.run(id).changes === 1) {
+          out.taken.progress_backwards = id;
+          out.backwardsBy = a.by;
+        }
+      }
+    });
     return out;
+  }
+
+  /**
+   * After the request: gives back the job and progress rules taken for it whose effect did not
+   * happen — a job_fail or job_stall when the request started no job (refused, answered from memory,
+   * or the job was told to fail by X-Local-Simulate instead), a progress_backwards when the status
+   * read showed no running job. Those that did happen count as fired.
+   */
+  settle(f: RequestFaults, happened: { jobFailed: boolean; jobStarted: boolean; lowered: boolean }): void {
+    const back: string[] = [];
+    const keep = (kind: keyof RequestFaults["taken"], ok: boolean) => {
+      const id = f.taken[kind];
+      if (id === undefined) return;
+      if (ok) f.fired.push(kind);
+      else back.push(id);
+    };
+    keep("job_fail", happened.jobFailed);
+    keep("job_stall", happened.jobStarted);
+    keep("progress_backwards", happened.lowered);
+    f.taken = {};
+    if (!back.length) return;
+    this.host.tx(() => {
+      const give = this.host.db.prepare(
+        "UPDATE fault_rules SET hits = hits - 1, remaining = CASE WHEN remaining IS NULL THEN NULL ELSE remaining + 1 END WHERE id = ? AND hits > 0",
+      );
+      for (const id of back) give.run(id);
+    });
   }
 
   /**

@@ -27,7 +27,8 @@ import { asStoreFault, type StoreUnavailableError } from "./store-fault.js";
 import type { Clock, DB, IdGen, JobKind, LocalInstanceApi, LocalParts, UrlBuilder } from "./types.js";
 import { Webhooks, type WebhookDeliveryView } from "./webhooks.js";
 import { Faults } from "./faults.js";
-import { resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
+import { RequestJournal } from "./request-journal.js";
+import { redeliverWebhook, resendWebhook, triggerWebhook, type TriggerOptions } from "./webhook-replay.js";
 import { discardStaged, type RestoreHook, swapIn } from "./snapshot-restore.js";
 import { checkSnapshotName, Snapshots, type SnapshotView, stageSnapshotCopy } from "./snapshots.js";
 
@@ -101,6 +102,8 @@ export class LocalInstance implements LocalInstanceApi {
   readonly faults: Faults;
   /** Snapshots of the instance (snapshots.ts) under `<home>/local/snapshots`. */
   readonly snapshots: Snapshots;
+  /** The request journal of `serve` (request-journal.ts), kept in the rates store. */
+  readonly requests: RequestJournal;
   private readonly storage: InstanceStorage;
   private readonly lifecycle: Lifecycle;
   private readonly log: (line: string) => void;
@@ -169,6 +172,7 @@ export class LocalInstance implements LocalInstanceApi {
       workerEntry: this.parts.workerEntry,
     });
     this.snapshots = new Snapshots(this);
+    this.requests = new RequestJournal(this);
     this.lifecycle = new Lifecycle(this.storage, this.background, this.clock, forgetAuth);
 
     if (this.workerMode === "inline") this.background.launch();
@@ -328,6 +332,11 @@ export class LocalInstance implements LocalInstanceApi {
   }
 
   /** Queues a sample delivery of a webhook task; returns the delivery's id (webhook-replay.ts). */
+  /** A recorded delivery's body sent as a new delivery (a new webhook-id); returns its id. */
+  redeliverWebhook(deliveryId: string, to?: string): string {
+    return redeliverWebhook(this, deliveryId, to);
+  }
+
   triggerWebhook(task: string, opts: TriggerOptions): string {
     return triggerWebhook(this, task, opts);
   }

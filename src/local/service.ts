@@ -27,6 +27,8 @@ export interface DispatchResult {
   status: number;
   body: unknown;
   rateLimit?: RateLimitInfo;
+  /** Headers beyond the window's (a fault rule's `Retry-After`). */
+  headers?: Record<string, string>;
   /**
    * A fault rule said the connection fails: `reset` (closed abruptly) or `empty` (closed with no
    * response). `serve` does that to the socket; the in-process engine throws the network error the
@@ -98,10 +100,66 @@ export class LocalService {
   private faulted(answer: NonNullable<RequestFaults["answer"]>, space: SpaceRow, rateLimit: RateLimitInfo | undefined): DispatchResult {
     if (answer.kind !== "error") return { status: 0, body: undefined, transport: answer.kind };
     return faultAnswer(answer, {
+      nowMs: this.instance.clock.now(),
       credits: this.instance.ledger.balance(space.id) / 1000,
       rateLimit,
       rateLimitedBody: this.instance.rateLimiter.rejectionBody(),
     });
+  }
+
+  /** The operation's handler, once the door (auth, plan, window, request faults) let the request in. */
+  private async handle(
+    op: OpName,
+    input: Record<string, unknown>,
+    opts: DispatchOptions,
+    r: { space: SpaceRow; rateLimit: RateLimitInfo | undefined; faults: RequestFaults; happened: { jobFailed: boolean; jobStarted: boolean; lowered: boolean } },
+  ): Promise<DispatchResult> {
+    const { space, rateLimit, faults, happened } = r;
+    const parts = this.instance.parts;
+    // The features' handlers load on first use (src/features/local.ts).
+    if (!(op in parts.handlers) && parts.load) await parts.load(op);
+    const handler = parts.handlers[op] as Handler<OpName> | undefined;
+    if (!handler) {
+      const { body } = errorResponse("not_implemented", `${op} is not implemented by the local instance`, {
+        status: 501,
+        error: "Not implemented by the local instance",
+      });
+      return { status: 501, body, rateLimit };
+    }
+
+    const illFormed = illFormedPath(input);
+    if (illFormed !== undefined) {
+      const { status, body } = errorResponse("invalid_value", `${illFormed} is not valid Unicode text (it holds an unpaired surrogate)`, {
+        field: illFormed,
+      });
+      return { status, body, rateLimit };
+    }
+
+    const ctx: RequestContext = {
+      instance: this.instance,
+      space,
+      simulate: opts.simulate ?? jobFault(op, input, faults.simulate),
+      urls: opts.urls,
+      allowLocalFiles: opts.allowLocalFiles ?? true,
+      allowPrivateNetwork: opts.allowPrivateNetwork ?? true,
+    };
+    // The contract's rules (src/features/request-check.ts), the only shape check: a refused request reaches no handler.
+    const refused = await parts.check?.(op, input ?? {});
+    if (refused) return { status: refused.status, body: refused.body, rateLimit };
+    const queued = this.instance.jobs.enqueued;
+    const run = () => handler(ctx, (input ?? {}) as never);
+    let body: unknown = await (faults.stallMs !== undefined ? withJobFaults({ stallMs: faults.stallMs }, run) : run());
+    if (this.instance.jobs.enqueued !== queued) {
+      this.instance.kick();
+      happened.jobStarted = true;
+      happened.jobFailed = faults.simulate !== undefined && ctx.simulate === faults.simulate && opts.simulate === undefined;
+    }
+    if (faults.backwardsBy !== undefined) {
+      const lowered = progressBackwards(body, faults.backwardsBy);
+      happened.lowered = lowered !== body;
+      body = lowered;
+    }
+    return { status: this.instance.parts.operations[op].status, body, rateLimit };
   }
 
   async dispatch(authorization: string | undefined, op: OpName, input: Record<string, unknown>, opts: DispatchOptions): Promise<DispatchResult> {
@@ -141,43 +199,13 @@ export class LocalService {
       if (faults.delayMs > 0) await abortableSleep(faults.delayMs);
       if (faults.answer) return this.faulted(faults.answer, space, rateLimit);
 
-      const parts = this.instance.parts;
-      // The features' handlers load on first use (src/features/local.ts).
-      if (!(op in parts.handlers) && parts.load) await parts.load(op);
-      const handler = parts.handlers[op] as Handler<OpName> | undefined;
-      if (!handler) {
-        const { body } = errorResponse("not_implemented", `${op} is not implemented by the local instance`, {
-          status: 501,
-          error: "Not implemented by the local instance",
-        });
-        return { status: 501, body, rateLimit };
+      // Job and progress rules taken for this request count only if their effect happened (faults.ts settle).
+      const happened = { jobFailed: false, jobStarted: false, lowered: false };
+      try {
+        return await this.handle(op, input, opts, { space, rateLimit, faults, happened });
+      } finally {
+        if (faults.taken.job_fail || faults.taken.job_stall || faults.taken.progress_backwards) this.instance.faults.settle(faults, happened);
       }
-
-      const illFormed = illFormedPath(input);
-      if (illFormed !== undefined) {
-        const { status, body } = errorResponse("invalid_value", `${illFormed} is not valid Unicode text (it holds an unpaired surrogate)`, {
-          field: illFormed,
-        });
-        return { status, body, rateLimit };
-      }
-
-      const ctx: RequestContext = {
-        instance: this.instance,
-        space,
-        simulate: opts.simulate ?? jobFault(op, input, faults.simulate),
-        urls: opts.urls,
-        allowLocalFiles: opts.allowLocalFiles ?? true,
-        allowPrivateNetwork: opts.allowPrivateNetwork ?? true,
-      };
-      // The contract's rules (src/features/request-check.ts); the handler's own words where it refuses first.
-      const refused = await parts.check?.(op, input ?? {});
-      if (refused) return { status: refused.status, body: refused.body, rateLimit };
-      const queued = this.instance.jobs.enqueued;
-      const run = () => handler(ctx, (input ?? {}) as never);
-      let body: unknown = await (faults.stallMs !== undefined ? withJobFaults({ stallMs: faults.stallMs }, run) : run());
-      if (this.instance.jobs.enqueued !== queued) this.instance.kick();
-      if (faults.backwardsBy !== undefined) body = progressBackwards(body, faults.backwardsBy);
-      return { status: this.instance.parts.operations[op].status, body, rateLimit };
     } catch (e) {
       if (e instanceof ApiError) return { status: e.status, body: e.body, rateLimit };
       const fault = this.instance.reportStoreFault(e);

@@ -6,6 +6,8 @@ import { mediagenVersion } from "./version.js";
 
 interface Delivery {
   id: string;
+  /** NULL for rows written before migration 11: the delivery's own id. */
+  webhook_id: string | null;
   url: string;
   payload: string;
   status: string;
@@ -56,12 +58,14 @@ export const webhookKind: JobKind & JobKindBackoff = {
       "user-agent": `mediagen-local/${mediagenVersion()}`,
       [WEBHOOK_MARKER_HEADER]: "1",
     };
+    // Every delivery names its message, signed or not: a retry, a resend and a duplicate keep it.
+    const webhookId = d.webhook_id ?? d.id;
+    headers["webhook-id"] = webhookId;
     const secret = settingOf(instance, "webhook_secret");
     if (secret) {
       const timestamp = Math.floor(instance.clock.now() / 1000);
-      headers["webhook-id"] = d.id;
       headers["webhook-timestamp"] = String(timestamp);
-      headers["webhook-signature"] = signWebhook(secret, d.id, timestamp, d.payload);
+      headers["webhook-signature"] = signWebhook(secret, webhookId, timestamp, d.payload);
     }
     const started = performance.now();
     let status: number | null = null;

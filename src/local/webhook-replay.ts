@@ -94,8 +94,8 @@ export function triggerWebhook(instance: LocalInstanceApi, task: string, o: Trig
 }
 
 /**
- * Sends a recorded delivery again: the same delivery (so the same `webhook-id` when signed, as a
- * retry), its body unchanged, to its URL or `to`. Its status goes back to pending and a new job
+ * Sends a recorded delivery again: the same delivery (so the same `webhook-id`, as a retry: a
+ * receiver that dedupes by it sees a repeat), its body unchanged, to its URL or `to`. Its status goes back to pending and a new job
  * carries it; its earlier attempts stay in the log.
  */
 export function resendWebhook(instance: LocalInstanceApi, deliveryId: string, to?: string): string {
@@ -111,4 +111,19 @@ export function resendWebhook(instance: LocalInstanceApi, deliveryId: string, to
   });
   instance.kick();
   return row.id;
+}
+
+/**
+ * Sends a recorded delivery's body again as a new delivery (`local webhooks redeliver`, the
+ * dashboard's "Send as new"): a new id and so a new `webhook-id` — a receiver sees a new event, not a
+ * repeat — to its URL or `to`, through the outbox (webhook fault rules apply). Returns the new id.
+ */
+export function redeliverWebhook(instance: LocalInstanceApi, deliveryId: string, to?: string): string {
+  const row = instance.db.prepare("SELECT space_id, url, payload FROM webhook_deliveries WHERE id = ?").get(deliveryId) as
+    | { space_id: string | null; url: string; payload: string }
+    | undefined;
+  if (!row) throw new LocalAdminError("not_found", `No webhook delivery ${deliveryId} (see \`mediagen local webhooks\`)`);
+  const id = instance.webhooks.enqueue(row.space_id, to === undefined ? row.url : checkUrl(to), JSON.parse(row.payload) as WebhookPayload);
+  instance.kick();
+  return id;
 }

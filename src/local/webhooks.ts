@@ -13,6 +13,8 @@ export interface WebhookAttemptView {
 
 export interface WebhookDeliveryView {
   id: string;
+  /** The `webhook-id` it is sent with: its own id, or for a duplicate the first delivery's. */
+  webhook_id: string;
   space_id: string | null;
   url: string;
   task: string | null;
@@ -26,8 +28,9 @@ export interface WebhookDeliveryView {
   attempt_log: WebhookAttemptView[];
 }
 
-interface DeliveryRow extends Omit<WebhookDeliveryView, "payload" | "attempt_log"> {
+interface DeliveryRow extends Omit<WebhookDeliveryView, "payload" | "attempt_log" | "webhook_id"> {
   payload: string;
+  webhook_id: string | null;
 }
 
 /** Standard Webhooks: secrets written `whsec_<base64>` are keys in base64; any other string is used as is. */
@@ -51,28 +54,30 @@ export class Webhooks implements WebhooksApi {
   /**
    * Writes the delivery and queues it, as the webhook fault rules of its task say (faults.ts): a
    * dropped delivery is recorded `failed` and never sent, a duplicated one is sent twice (two
-   * deliveries, the same body), a delayed one waits, a reordered one is held until the next
+   * deliveries, the same body and the same `webhook-id`), a delayed one waits, a reordered one is held until the next
    * delivery to the same URL has been made (or its hold runs out).
    */
   enqueue(spaceId: string | null, url: string, payload: WebhookPayload): string {
     const actions = this.instance.faults?.fire("webhook", String(payload.task ?? ""), spaceId) ?? [];
     return this.instance.tx(() => {
       const id = this.write(spaceId, url, payload, actions);
-      if (actions.some((a) => a.kind === "webhook_duplicate") && !actions.some((a) => a.kind === "webhook_drop")) this.write(spaceId, url, payload, []);
+      if (actions.some((a) => a.kind === "webhook_duplicate") && !actions.some((a) => a.kind === "webhook_drop")) this.write(spaceId, url, payload, [], id);
       return id;
     });
   }
 
-  private write(spaceId: string | null, url: string, payload: WebhookPayload, actions: FaultAction[]): string {
+  /** A delivery row (and its job unless dropped); `webhookId` names the message it repeats (a duplicate's). */
+  private write(spaceId: string | null, url: string, payload: WebhookPayload, actions: FaultAction[], webhookId?: string): string {
     const id = this.instance.ids.prefixed("whd_");
     const dropped = actions.some((a) => a.kind === "webhook_drop");
     this.instance.db
       .prepare(
-        `INSERT INTO webhook_deliveries (id, space_id, url, task, payload, status, attempts, created_at, last_error)
-         VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+        `INSERT INTO webhook_deliveries (id, webhook_id, space_id, url, task, payload, status, attempts, created_at, last_error)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
       )
       .run(
         id,
+        webhookId ?? id,
         spaceId,
         url,
         payload.task ?? null,
@@ -114,6 +119,7 @@ export class Webhooks implements WebhooksApi {
     const attempts = db.prepare("SELECT attempt, status_code, error, duration_ms, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id");
     return rows.map((r) => ({
       ...r,
+      webhook_id: r.webhook_id ?? r.id,
       payload: JSON.parse(r.payload) as unknown,
       attempt_log: attempts.all(r.id) as WebhookAttemptView[],
     }));

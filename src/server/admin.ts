@@ -11,6 +11,8 @@ import { errorResponse } from "../contract/errors.js";
 import { LocalAdminError } from "../local/admin-error.js";
 import type { LocalInstance } from "../local/instance.js";
 import { ADMIN_PREFIX, type AdminHandler } from "./routes.js";
+import { moreAdminRoutes } from "./admin-routes.js";
+import type { RequestJournal } from "../local/request-journal.js";
 
 export interface AdminOptions {
   instance: LocalInstance;
@@ -18,6 +20,8 @@ export interface AdminOptions {
   token?: string;
   /** Called after a snapshot restore, so the server serves the restored instance. */
   restored?: () => void;
+  /** The request journal the server records into (default: the instance's home's). */
+  journal?: RequestJournal;
 }
 
 const BODY_LIMIT = 256 * 1024;
@@ -123,6 +127,8 @@ function routesOf(o: AdminOptions): Record<string, Route> {
       inst.deleteSnapshot(rest[0]!);
       return { status: 200, body: { deleted: rest[0] } };
     },
+    // Keys, spaces, credits, webhooks, reset, the request journal, the OpenAPI document (admin-routes.ts).
+    ...moreAdminRoutes(inst, o.journal ?? inst.requests),
   };
 }
 

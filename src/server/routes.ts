@@ -13,6 +13,8 @@ export interface DispatchResult {
   status: number;
   body: unknown;
   rateLimit?: RateLimitInfo | undefined;
+  /** Headers beyond the window's (a fault rule's `Retry-After`). */
+  headers?: Record<string, string> | undefined;
   /** A fault rule drops the connection: `reset` (RST) or `empty` (closed without a byte). */
   transport?: "reset" | "empty" | undefined;
 }
@@ -67,6 +69,16 @@ export interface ApiHandlerOptions {
   pages?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** The local instance's admin path (`/_mediagen/…`, outside the API prefix; src/server/admin.ts). */
   admin?: AdminHandler;
+  /** Told what a request is once known (its operation, its body, a dropped connection): the request journal's notes. */
+  note?: (req: IncomingMessage, note: RequestNote) => void;
+}
+
+/** What the handler learns of a request, for the request journal (src/local/request-journal.ts). */
+export interface RequestNote {
+  requestId?: string;
+  op?: string;
+  body?: unknown;
+  dropped?: "reset" | "empty";
 }
 
 export const ADMIN_PREFIX = "/_mediagen/";
@@ -215,6 +227,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse, checkContinue = false): Promise<void> {
     const requestId = `${idPrefix}-${(++seq).toString(36)}`;
+    o.note?.(req, { requestId });
     const base = { "x-request-id": requestId, date: new Date(now()).toUTCString() };
 
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -243,6 +256,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
 
       if (o.admin && pathname.startsWith(ADMIN_PREFIX)) return await o.admin(req, res, url, send);
       if (o.media && pathname.startsWith(MEDIA_PREFIX)) {
+        o.note?.(req, { op: "media" });
         return await serveMedia(req, res, url, o.media.dir, o.media.signer, (status, code, message, extra) => fail(status, code, message, message, extra), base);
       }
       if (pathname !== API_PREFIX && !pathname.startsWith(API_PREFIX + "/")) {
@@ -274,6 +288,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         return await early(400, "invalid_value", "The request path has a malformed %-escape", "Bad request");
       }
       if (!route) return await early(404, "not_found", `No such endpoint: ${method} ${pathname}`, "Not found");
+      if ("op" in route) o.note?.(req, { op: route.op });
       if ("allowed" in route) {
         const allow = route.allowed.join(", ");
         return await early(405, "method_not_allowed", `Method ${method} is not allowed for ${pathname}; use ${allow}`, "Method not allowed", {
@@ -285,6 +300,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
       if (method === "POST") {
         const posted = await postedBody(req, res, { checkContinue, limit, early });
         if (!posted) return;
+        o.note?.(req, { body: posted });
         input = { ...posted, ...route.params };
       } else {
         input = { ...queryObject(url.searchParams), ...route.params };
@@ -297,8 +313,11 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         allowLocalFiles,
         allowPrivateNetwork,
       });
-      if (result.transport) return dropConnection(res, result.transport);
-      send(result.status, result.body, rateLimitHeaders(result.rateLimit));
+      if (result.transport) {
+        o.note?.(req, { dropped: result.transport });
+        return dropConnection(res, result.transport);
+      }
+      send(result.status, result.body, { ...rateLimitHeaders(result.rateLimit), ...result.headers });
     } catch (err) {
       o.onError?.(err);
       fail(500, "internal_error", "The server failed to handle this request", "Internal error");

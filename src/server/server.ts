@@ -4,11 +4,13 @@ import type { Duplex } from "node:stream";
 import { API_PREFIX } from "../features/routes.js";
 import type { LocalInstance } from "../local/instance.js";
 import type { UrlBuilder } from "../local/types.js";
-import { loadMediaSecret, MediaSigner } from "./media.js";
+import { loadMediaSecret, MEDIA_PREFIX, MediaSigner } from "./media.js";
 import { ConnectionLimiter, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type SlowBodyLimits } from "./connections.js";
 import { localPrecheck } from "./precheck.js";
 import { createRequestHandler } from "./routes.js";
 import { createAdminHandler } from "./admin.js";
+import type { RequestJournal } from "../local/request-journal.js";
+import type { RequestNote } from "./routes.js";
 
 /** How long a client may take to send a request's headers, then its body (`serve --headers-timeout`, `--body-timeout`). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
@@ -44,6 +46,8 @@ export interface ServerOptions {
   admin?: boolean;
   /** Lets non-loopback clients use the admin path with `X-Mediagen-Admin-Token: <token>`. */
   adminToken?: string;
+  /** Records every API and media request in the home's request journal (src/local/request-journal.ts); default true. */
+  journal?: boolean;
 }
 
 export interface RunningServer {
@@ -123,9 +127,10 @@ function refuseConnect(socket: Duplex): void {
 }
 
 /** The request handler over the instance's service, media, pages and admin endpoints. */
-function requestHandlerFor(o: ServerOptions, urls: UrlBuilder, signer: MediaSigner) {
+function requestHandlerFor(o: ServerOptions, urls: UrlBuilder, signer: MediaSigner, journal: Journaling | undefined) {
   const inst = o.instance;
   return createRequestHandler({
+    ...(journal ? { note: journal.note } : {}),
     service: inst.service,
     urls: () => urls,
     media: { dir: inst.mediaDir, signer },
@@ -138,6 +143,51 @@ function requestHandlerFor(o: ServerOptions, urls: UrlBuilder, signer: MediaSign
     ...(o.pages ? { pages: o.pages(urls) } : {}),
     ...(o.admin === false ? {} : { admin: createAdminHandler({ instance: inst, ...(o.adminToken ? { token: o.adminToken } : {}) }) }),
   });
+}
+
+/** The request journal's side of the server: notes taken while a request is handled, one record when it closes. */
+interface Journaling {
+  journal: RequestJournal;
+  note(req: http.IncomingMessage, note: RequestNote): void;
+  /** Called when the response closes: records API and media requests (not pages, not the admin path). */
+  finish(req: http.IncomingMessage, res: http.ServerResponse, startedAt: number, ms: number): void;
+}
+
+function journalingFor(o: ServerOptions): Journaling | undefined {
+  if (o.journal === false) return undefined;
+  const inst = o.instance;
+  const journal = inst.requests;
+  const notes = new WeakMap<http.IncomingMessage, RequestNote>();
+  return {
+    journal,
+    note: (req, n) => notes.set(req, { ...notes.get(req), ...n }),
+    finish(req, res, startedAt, ms) {
+      const raw = req.url ?? "/";
+      const q = raw.indexOf("?");
+      const path = q < 0 ? raw : raw.slice(0, q);
+      if (!path.startsWith(API_PREFIX) && !path.startsWith(MEDIA_PREFIX)) return;
+      const n = notes.get(req) ?? {};
+      const answered = res.headersSent && !n.dropped;
+      try {
+        journal.record({
+          startedAt,
+          method: req.method ?? "GET",
+          path,
+          // A media link's query is its signature: left out.
+          query: q < 0 || path.startsWith(MEDIA_PREFIX) ? null : raw.slice(q + 1),
+          op: n.op ?? null,
+          status: answered ? res.statusCode : null,
+          error: answered ? null : (n.dropped ?? "client_closed"),
+          durationMs: ms,
+          requestId: n.requestId ?? null,
+          body: n.body ?? null,
+        });
+      } catch (e) {
+        // The journal is a record for tests, never a reason to fail a request: a store problem is reported once per cause.
+        if (!inst.reportStoreFault(e)) o.onError?.(e);
+      }
+    },
+  };
 }
 
 /** The connection limits, with the 503 (retry-after 1) that a refused connection gets. */
@@ -158,7 +208,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const signer = new MediaSigner(loadMediaSecret(inst), () => inst.clock.now());
   let origin = "";
   const urls: UrlBuilder = { media: (rel, ttl) => origin + signer.signedPath(rel, ttl) };
-  const handle = requestHandlerFor(o, urls, signer);
+  const journaling = journalingFor(o);
+  const handle = requestHandlerFor(o, urls, signer, journaling);
   const limiter = connectionLimiterFor(o);
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -172,12 +223,14 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       clearTimeout(bodyTimer);
       limiter.end(socket);
     });
-    const started = o.accessLog ? performance.now() : 0;
+    const started = o.accessLog || journaling ? performance.now() : 0;
+    const startedAt = journaling ? inst.clock.now() : 0;
     res.on("close", () => {
       if (o.accessLog) {
         const path = (req.url ?? "/").split("?")[0];
         o.accessLog(`${req.method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`);
       }
+      journaling?.finish(req, res, startedAt, performance.now() - started);
       if (--inFlight === 0) drained?.();
     });
     void handle(req, res, checkContinue);

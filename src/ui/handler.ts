@@ -148,11 +148,11 @@ export function createUiHandler(o: UiOptions): PageHandler {
     });
   };
 
-  const resend = async (req: IncomingMessage, res: ServerResponse, id: string) => {
+  const resend = async (req: IncomingMessage, res: ServerResponse, id: string, how: "resend" | "new") => {
     const form = await readForm(req);
     const verdict = guard.checkPost(req, form?.get("token") ?? undefined);
     if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
-    const fresh = resendDelivery(instance, id);
+    const fresh = resendDelivery(instance, id, how);
     if (!fresh) return sendError(res, 404, `No webhook delivery ${id}.`);
     res.writeHead(303, { ...SECURITY_HEADERS, location: `/local?resent=${encodeURIComponent(fresh)}#webhooks`, "content-length": "0" });
     res.end();
@@ -168,21 +168,21 @@ export function createUiHandler(o: UiOptions): PageHandler {
     const path = url.pathname;
     if (!PAGE_PATHS.test(path)) return false;
     const method = req.method === "HEAD" ? "GET" : req.method;
-    const resendMatch = /^\/ui\/webhooks\/([^/]+)\/resend$/.exec(path);
+    const resendMatch = /^\/ui\/webhooks\/([^/]+)\/(resend|redeliver)$/.exec(path);
     // Pages are read with GET; any other method is not theirs (serve answers it as before: JSON 404).
     if (!resendMatch && method !== "GET") return false;
     const verdict = guard.admit(req);
     if (!verdict.ok) sendError(res, verdict.status, verdict.message);
-    else if (resendMatch) await resendRoute(req, res, method, resendMatch[1] ?? "");
+    else if (resendMatch) await resendRoute(req, res, method, resendMatch[1] ?? "", resendMatch[2] === "redeliver" ? "new" : "resend");
     else await answer(req, res, url);
     return true;
   };
 
-  async function resendRoute(req: IncomingMessage, res: ServerResponse, method: string | undefined, segment: string): Promise<void> {
+  async function resendRoute(req: IncomingMessage, res: ServerResponse, method: string | undefined, segment: string, how: "resend" | "new"): Promise<void> {
     if (method !== "POST") return send(res, 405, "text/plain; charset=utf-8", "POST only", { allow: "POST" });
     const id = decoded(segment);
     if (id === undefined) return sendError(res, 404, "No such webhook delivery.");
-    await resend(req, res, id);
+    await resend(req, res, id, how);
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

@@ -9,6 +9,7 @@ import type { KeyView, LedgerEntryView, SpaceView } from "../local/dashboard.js"
 import type { ClockState } from "../local/clock.js";
 import type { FaultRuleView } from "../local/faults.js";
 import type { SnapshotView } from "../local/snapshots.js";
+import type { JournalEntry } from "../local/request-journal.js";
 import type { JobRow } from "../local/types.js";
 import { signWebhook, type WebhookDeliveryView } from "../local/webhooks.js";
 import { jobState, type JobState } from "./jobs-state.js";
@@ -36,7 +37,12 @@ export interface LocalData {
   faults: readonly FaultRuleView[];
   snapshots: readonly SnapshotView[];
   clock: ClockState;
+  /** The newest requests `serve` recorded (local requests), newest first. */
+  requests: readonly JournalEntry[];
 }
+
+/** Requests shown on the page (the journal keeps 10,000: `local requests`, `GET /_mediagen/requests`). */
+const REQUESTS_SHOWN = 100;
 
 const JOBS_SHOWN = 200;
 const DELIVERIES_SHOWN = 100;
@@ -54,7 +60,7 @@ export function signatureOf(secret: string | undefined, d: WebhookDeliveryView, 
   if (!secret) return "unchecked";
   const body = JSON.stringify(d.payload);
   const ts = Math.floor(nowMs / 1000);
-  const headers = { "webhook-id": d.id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook(secret, d.id, ts, body) };
+  const headers = { "webhook-id": d.webhook_id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook(secret, d.webhook_id, ts, body) };
   return verifyStandardWebhook(secret, headers, body, nowMs).signature;
 }
 
@@ -85,14 +91,16 @@ export function localData(instance: LocalInstance): LocalData {
     faults: instance.faults.list(),
     snapshots: instance.listSnapshots(),
     clock: instance.clockState(),
+    requests: instance.requests.list({ limit: REQUESTS_SHOWN }).reverse(),
   };
 }
 
-/** Sends a delivery again: a new delivery of the same payload to the same URL (signed as deliveries are now). */
-export function resendDelivery(instance: LocalInstance, id: string): string | undefined {
-  const d = instance.webhookDeliveries().find((x) => x.id === id);
-  if (!d) return undefined;
-  const fresh = instance.webhooks.enqueue(d.space_id, d.url, d.payload as Parameters<LocalInstance["webhooks"]["enqueue"]>[2]);
-  instance.kick();
-  return fresh;
+/**
+ * Sends a delivery again: "resend" the same delivery (the same webhook-id, as `local webhooks resend`:
+ * a receiver sees a repeat), "new" its payload as a new delivery (a new webhook-id, as `local webhooks
+ * redeliver`). Returns the id of the delivery sent, or undefined when there is no such delivery.
+ */
+export function resendDelivery(instance: LocalInstance, id: string, how: "resend" | "new" = "resend"): string | undefined {
+  if (!instance.webhookDelivery(id)) return undefined;
+  return how === "new" ? instance.redeliverWebhook(id) : instance.resendWebhook(id);
 }

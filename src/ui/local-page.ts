@@ -58,11 +58,12 @@ function jobs(lines: readonly JobLine[]): Html {
 function delivery(line: DeliveryLine, token: string): Html {
   const d = line.delivery;
   return html`<tr data-delivery="${d.id}">
-<td><span class="id">${d.id}</span></td><td>${d.task ?? ""}</td><td class="id">${d.url}</td><td>${status(d.status)}</td>
+<td><span class="id">${d.id}</span>${d.webhook_id !== d.id ? html`<br><span class="muted">repeats ${d.webhook_id}</span>` : ""}</td><td>${d.task ?? ""}</td><td class="id">${d.url}</td><td>${status(d.status)}</td>
 <td>${d.attempts}${d.last_status !== null ? html` (HTTP ${d.last_status})` : ""}${d.last_error ? html`<br><span class="status-failed">${d.last_error}</span>` : ""}</td>
 <td>${status(line.signature === "unchecked" ? "unsigned" : line.signature)}</td>
 <td>${when(d.created_at)}</td>
-<td><form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/resend"><input type="hidden" name="token" value="${token}"><button type="submit">Resend</button></form></td>
+<td><form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/resend"><input type="hidden" name="token" value="${token}"><button type="submit" title="the same delivery again, webhook-id ${d.webhook_id} (a repeat)">Resend</button></form>
+<form method="post" action="/ui/webhooks/${encodeURIComponent(d.id)}/redeliver"><input type="hidden" name="token" value="${token}"><button type="submit" title="its payload as a new delivery, with a new webhook-id">Send as new</button></form></td>
 </tr>
 <tr><td colspan="8"><details><summary>payload and attempts</summary><pre>${prettyJson(d.payload)}</pre>
 ${tableOf(
@@ -103,6 +104,23 @@ function faults(data: LocalData): Html {
       ["expires", (f) => when(f.expires_at)],
     ],
     "No fault rules (mediagen local faults add).",
+  );
+}
+
+/** The request journal (local requests): what `serve` received, newest first, bodies on demand. */
+function requests(data: LocalData): Html {
+  return tableOf(
+    data.requests,
+    [
+      ["at", (r) => when(r.at)],
+      ["request", (r) => html`${r.method} <span class="id">${r.path}${r.query ? `?${r.query}` : ""}</span>`],
+      ["operation", (r) => r.op ?? ""],
+      ["status", (r) => (r.status !== null ? r.status : status(r.error ?? "none"))],
+      ["ms", (r) => r.duration_ms],
+      ["request id", (r) => html`<span class="id">${r.request_id ?? ""}</span>`],
+      ["body", (r) => (r.body === null ? "" : html`<details><summary>body</summary><pre>${prettyJson(r.body)}</pre></details>`)],
+    ],
+    "No requests recorded (serve records every request to the API and media links).",
   );
 }
 
@@ -166,6 +184,7 @@ export function localPage(data: LocalData, videos: readonly VideoRow[], token: s
       "No videos.",
     )}</section>
 <section id="faults"><h2>Faults</h2>${faults(data)}</section>
+<section id="requests"><h2>Requests</h2>${requests(data)}</section>
 <section id="snapshots"><h2>Snapshots and clock</h2>${snapshotsAndClock(data)}</section>`,
   );
 }

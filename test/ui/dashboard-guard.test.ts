@@ -112,7 +112,7 @@ describe("the dashboard's guard", () => {
     }
   });
 
-  it("resends only for a same-origin POST carrying this process's token", async () => {
+  it("resends (same delivery) and sends as new (new delivery) only for a same-origin POST carrying this process's token", async () => {
     const url = `${running.origin}/ui/webhooks/${delivery}/resend`;
     const count = () => instance.webhookDeliveries().length;
     const before = count();
@@ -129,13 +129,26 @@ describe("the dashboard's guard", () => {
     expect((await post({ origin: running.origin }, "stale")).status).toBe(403);
     expect((await fetch(url)).status).toBe(405);
     expect(count()).toBe(before);
+    // Resend: the same delivery again (its webhook-id kept, as `local webhooks resend`), no new row.
     const ok = await post({ origin: running.origin }, guard.token);
     expect(ok.status).toBe(303);
-    expect(ok.headers.get("location")).toMatch(/^\/local\?resent=whd_/);
+    expect(ok.headers.get("location")).toBe(`/local?resent=${delivery}#webhooks`);
+    expect(count()).toBe(before);
+    expect(await post({ origin: running.origin }, guard.token).then((r) => r.status)).toBe(303);
+    // Send as new: a new delivery of the same payload, with its own webhook-id.
+    const asNew = await fetch(`${running.origin}/ui/webhooks/${delivery}/redeliver`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: running.origin },
+      body: `token=${encodeURIComponent(guard.token)}`,
+    });
+    expect(asNew.status).toBe(303);
     expect(count()).toBe(before + 1);
     const copy = instance.webhookDeliveries().at(-1)!;
+    expect(copy.id).not.toBe(delivery);
+    expect(copy.webhook_id).toBe(copy.id);
     expect(copy.payload).toEqual(instance.webhookDeliveries().find((d) => d.id === delivery)!.payload);
-    expect(await post({ origin: running.origin }, guard.token).then((r) => r.status)).toBe(303);
+    expect((await fetch(`${running.origin}/ui/webhooks/${delivery}/redeliver`, { method: "POST", headers: { origin: running.origin } })).status).toBe(403);
     const missing = await fetch(`${running.origin}/ui/webhooks/whd_nope/resend`, {
       method: "POST",
       headers: { origin: running.origin, "content-type": "application/x-www-form-urlencoded" },

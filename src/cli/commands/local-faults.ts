@@ -23,6 +23,7 @@ interface AddFlags {
   probability?: string;
   times?: string;
   expiresIn?: string;
+  retryAfter?: string;
   space?: string;
   key?: string;
   file?: string;
@@ -105,6 +106,7 @@ function ruleFromFlags(op: string, action: string, f: AddFlags): Record<string, 
     ["probability", "probability"],
     ["times", "times"],
     ["expiresIn", "expires_in"],
+    ["retryAfter", "retry_after"],
     ["space", "space"],
     ["key", "key"],
   ];
@@ -129,6 +131,7 @@ export function registerFaults(local: Command, get: Getter): void {
     .option("--status <n>", "error: the HTTP status (400, 401, 402, 403, 404, 429, 500, 503)")
     .option("--code <code>", "error: the spec's code for the operation; job_fail: the job's error code")
     .option("--message <text>", "error: the message in the body")
+    .option("--retry-after <seconds>", "error: answer with Retry-After: <seconds> (a 429's X-RateLimit-Reset says the same time)")
     .option("--ms <duration>", "latency (500ms, or a range 200-800), job_stall, webhook_delay, webhook_reorder hold")
     .option("--step <step>", "job_fail: the step it fails at (generation: VOICE_GENERATION…; export: render-audio, avatar, render)")
     .option("--by <points>", "progress_backwards: how many points progress drops (default 30)")
@@ -161,6 +164,7 @@ export function registerFaults(local: Command, get: Getter): void {
     "mediagen local faults add assetStatus error --status 404 --times 1",
     "mediagen local faults add generationStart error --code INSUFFICIENT_CREDITS",
     "mediagen local faults add assetStart error --status 429 --times 3",
+    "mediagen local faults add assetStart error --status 429 --retry-after 1 --times 1",
     "mediagen local faults add folderList reset --times 1",
     "mediagen local faults add generationStart job_fail --code VOICE_GENERATION_FAILED --step VOICE_GENERATION",
     "mediagen local faults add video_export webhook_duplicate",

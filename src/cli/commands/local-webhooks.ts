@@ -64,7 +64,7 @@ function report(ctx: CliContext, d: DeliveryView, wait: boolean): void {
 export function registerWebhookReplay(webhooks: Command, get: Getter): void {
   const resend = webhooks
     .command("resend")
-    .description("Send a recorded delivery again (same body, same webhook-id)")
+    .description("Send a recorded delivery again (same body, same webhook-id: a repeat; `redeliver` sends it as a new one)")
     .argument("<delivery>", "the delivery's id (whd_…, from `mediagen local webhooks`)")
     .option("--to <url>", "send it to this URL instead of its own")
     .option("--wait", "wait for the outcome (exit 1 if it fails)")
@@ -78,6 +78,20 @@ export function registerWebhookReplay(webhooks: Command, get: Getter): void {
     "mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --wait",
     "mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --to http://127.0.0.1:4242/",
   ]);
+
+  const redeliver = webhooks
+    .command("redeliver")
+    .description("Send a recorded delivery's body as a new delivery (a new id and webhook-id: a new event to the receiver, not a repeat)")
+    .argument("<delivery>", "the delivery's id (whd_…, from `mediagen local webhooks`)")
+    .option("--to <url>", "send it to this URL instead of its own")
+    .option("--wait", "wait for the outcome (exit 1 if it fails)")
+    .action(async (id: string, opts: { to?: string; wait?: boolean }, cmd: Command) => {
+      const ctx = get(cmd);
+      const instance = await ctx.localInstance();
+      const fresh = instance.redeliverWebhook(id, opts.to);
+      report(ctx, await settle(ctx, fresh, opts.wait === true), opts.wait === true);
+    });
+  examples(redeliver, ["mediagen local webhooks redeliver whd_65f0c2a1b3e4d5f6a7b8c9d0 --wait"]);
 
   const trigger = webhooks
     .command("trigger")

@@ -11,6 +11,7 @@ import { parseCredits } from "../parse.js";
 import { registerCatalog } from "./local-catalog.js";
 import { counted } from "../../engine/words.js";
 import { registerFaults } from "./local-faults.js";
+import { registerRequests } from "./local-requests.js";
 import { registerSnapshots } from "./local-snapshot.js";
 import { registerWebhookReplay } from "./local-webhooks.js";
 import { registerClock } from "./local-clock.js";
@@ -447,6 +448,7 @@ export const command: CommandModule = {
     registerFaults(local, get);
     registerSnapshots(local, get);
     registerClock(local, get);
+    registerRequests(local, get);
   },
 };
 
