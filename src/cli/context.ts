@@ -278,11 +278,24 @@ export class CliContext implements Context {
     const e = (err && typeof err === "object" ? err : {}) as { name?: string; status?: number; code?: string; field?: string; message?: string; body?: unknown };
     if (e.name === "ApiError") {
       if (e.code === "model_not_found" || (e.field === "model" && /unknown model|model not found/i.test(e.message ?? ""))) {
-        hints.push("The models this target offers: mediagen asset models");
+        const meant = await this.meantModel().catch(() => undefined);
+        hints.push(`${meant ? `Did you mean ${meant}? ` : ""}The models this target offers: mediagen asset models`);
       }
       if (e.status === 402) hints.push(await this.creditsHint(e.body, e.message ?? "").catch(() => "Add credits to the space, then try again."));
     }
     return { ...this.explaining, hints };
+  }
+
+  /** The model the request named, as it was probably meant (`imgA-5` → `imgA-4`), from the free list. */
+  private async meantModel(): Promise<string | undefined> {
+    const typed = this.explaining.body?.model;
+    if (typeof typed !== "string") return undefined;
+    const { meantName } = await import("./did-you-mean.js");
+    const { models } = await (await this.engine()).assetModels({});
+    return meantName(
+      typed,
+      models.map((m) => m.name),
+    );
   }
 
   private async creditsHint(body: unknown, message: string): Promise<string> {

@@ -211,7 +211,8 @@ export function renderError(err: unknown, io: Pick<FrameIO, "stderr" | "quiet">,
     // The service's code (and its field, unless a flag names it) help people search the docs.
     // (An unexpected response names its field in its message already.)
     const extra = info.status !== null && info.code !== "unexpected_response" ? ` (code ${info.code}${info.field && !info.flag ? `, field ${info.field}` : ""})` : "";
-    write(`${errStyle.red("Error:")} ${escapeControls(info.message)}${extra}`);
+    // A deliberate interrupt (Ctrl-C, the draft kept, the resume command) is a notice, not a failure.
+    write(info.code === "interrupted" ? `${escapeControls(info.message)}${extra}` : `${errStyle.red("Error:")} ${escapeControls(info.message)}${extra}`);
     // Said even with -q: it is about not paying twice, not a tip.
     if (info.hint) write(info.hint);
     const hints = [...(explain.hints ?? [])];

@@ -18,9 +18,12 @@ const code = await runCli(process.argv.slice(2), {
   signals: processSignals,
 });
 process.exitCode = code;
-// Stopped by a hang-up or SIGTERM, reported and cleaned up: end by that signal (src/cli/process-signals.ts).
-const sig = code === EXIT.interrupted ? stoppedBy() : undefined;
-if (sig === "SIGHUP" || sig === "SIGTERM") {
+// Stopped by a signal, reported and cleaned up: end by that same signal (src/cli/process-signals.ts),
+// so a calling shell sees it and stops too (`for …; do mediagen … --watch; done` does not go on to
+// start and pay for the next job after Ctrl-C), as git and gh do. Ctrl-C typed at a prompt (the
+// terminal in raw mode sends no signal) is a Ctrl-C all the same.
+const sig = code === EXIT.interrupted ? (stoppedBy() ?? "SIGINT") : undefined;
+if (sig !== undefined) {
   const end = () => {
     if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) setTimeout(end, 20);
     else endBySignal(sig);

@@ -4,11 +4,12 @@
  *
  * While a wait, a download or a request with effects runs, it is stopped cleanly (the ids and the
  * resume command are printed, a partial file is removed) by Ctrl-C (SIGINT) and by the terminal
- * going away (SIGHUP, or a write to it failing with EIO), and a download also by SIGTERM. After
- * Ctrl-C the process exits 130. After SIGHUP or SIGTERM it ends by that same signal once the
- * report is out, as a process that does not catch it would (a shell shows 129 or 143): a normal
- * exit would restore the settings of a terminal that no longer exists, which aborts node. The rest
- * of the time the defaults apply: each of them ends the process at once.
+ * going away (SIGHUP, or a write to it failing with EIO), and a download also by SIGTERM. Once the
+ * report is out the process ends by that same signal, as a process that does not catch it would (a
+ * shell shows 130, 129 or 143): after Ctrl-C, a shell running a loop of mediagen commands stops the
+ * loop only when the command died of SIGINT (an exit 130 means "handled", and the loop goes on);
+ * after a hang-up, a normal exit would restore the settings of a terminal that no longer exists,
+ * which aborts node. The rest of the time the defaults apply: each of them ends the process at once.
  */
 import { EXIT } from "./types.js";
 import type { InterruptOptions, Signals } from "./runtime.js";
@@ -27,7 +28,7 @@ export function stoppedBy(): NodeJS.Signals | undefined {
  * Ends the process by `sig` itself, with its default action: the parent sees the signal (a shell,
  * 128 + its number), and node does not try to reset a terminal that is gone.
  */
-export function endBySignal(sig: "SIGHUP" | "SIGTERM"): void {
+export function endBySignal(sig: NodeJS.Signals): void {
   process.removeAllListeners(sig);
   process.kill(process.pid, sig);
 }

@@ -11,6 +11,7 @@ import type { CommandEntry } from "../features/types.js";
 import { FEATURES } from "../features/index.js";
 import { PROFILE_KEYS } from "../config/profiles.js";
 import { HELP_TOPICS } from "./help-text.js";
+import { meantName } from "./did-you-mean.js";
 
 export type { CommandEntry };
 
@@ -142,7 +143,7 @@ function takesValue(cmd: Command, token: string): boolean {
  * `mediagen generat --help` (its help flag is read before the unknown command); this finds the
  * word first, so an unknown command is a usage error, with or without --help.
  */
-export function unknownCommandIn(program: Command, args: readonly string[]): { cmd: Command; name: string } | undefined {
+export function unknownCommandIn(program: Command, args: readonly string[]): { cmd: Command; name: string; suggest?: string } | undefined {
   let cmd = program;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -153,9 +154,17 @@ export function unknownCommandIn(program: Command, args: readonly string[]): { c
     }
     // A command with arguments takes the word as one; a leaf has no commands to miss.
     if (!cmd.commands.length || cmd.registeredArguments.length) return undefined;
-    // A group with a default subcommand (`export <video_id>` is `export start <video_id>`) takes any word.
-    if ((cmd as unknown as { _defaultCommandName?: string })._defaultCommandName) return undefined;
     const next = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    // A group with a default subcommand (`export <video_id>` is `export start <video_id>`) takes any
+    // word, except one spelled like one of its commands (`export stat <id>`: a typo, not an id).
+    if ((cmd as unknown as { _defaultCommandName?: string })._defaultCommandName) {
+      if (next) return undefined;
+      const meant = meantName(
+        a,
+        cmd.commands.map((c) => c.name()),
+      );
+      return meant ? { cmd, name: a, suggest: meant } : undefined;
+    }
     if (!next) return { cmd, name: a };
     // Only the group argv names is loaded; the others are stubs whose commands are not known.
     if (stubs.has(next)) return undefined;

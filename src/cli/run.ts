@@ -70,6 +70,7 @@ export async function runCli(args: readonly string[], options: RunCliOptions): P
     const unknown = unknownCommandIn(program, argv);
     if (unknown) {
       // Commander's own report (message, nearest suggestion, exit 2), before it would print a help.
+      if (unknown.suggest) unknown.cmd.error(`error: unknown command '${unknown.name}'\n(Did you mean ${unknown.suggest}?)`, { code: "commander.unknownCommand" });
       unknown.cmd.args = [unknown.name];
       (unknown.cmd as unknown as { unknownCommand(): never }).unknownCommand();
     }

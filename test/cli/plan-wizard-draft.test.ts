@@ -53,7 +53,7 @@ describe.concurrent("plan new keeps a draft", () => {
     ];
     const r = await onTerminal(["plan", "new", "-o", "kept.json"], steps, { home, cwd: dir });
     expect(r.failed_step, r.screen).toBeNull();
-    expect(r.exit, r.screen).toBe(130);
+    expect(r.signal, r.screen).toBe(2); // SIGINT, as a shell must see it to stop a loop
     const draft = path.join(dir, "kept.json.draft");
     expect(r.screen).toContain(`your work is kept in ${draft}`);
     expect(r.screen).toContain("mediagen plan new -o kept.json` offers to resume it");
@@ -94,7 +94,7 @@ describe.concurrent("plan new keeps a draft", () => {
     ];
     const r = await onTerminal(["plan", "new", "-o", "dropped.json"], steps, { home, cwd: dir });
     expect(r.failed_step, r.screen).toBeNull();
-    expect(r.exit, r.screen).toBe(130);
+    expect(r.signal, r.screen).toBe(2); // SIGINT, as a shell must see it to stop a loop
     expect(r.screen).toContain("Interrupted: nothing was saved (the draft was discarded).");
     expect(fs.existsSync(path.join(dir, "dropped.json.draft"))).toBe(false);
     expect(fs.existsSync(path.join(dir, "dropped.json"))).toBe(false);
@@ -113,7 +113,7 @@ describe.concurrent("plan new keeps a draft", () => {
     ];
     const r = await onTerminal(["plan", "edit", "edited.json"], steps, { home, cwd: dir });
     expect(r.failed_step, r.screen).toBeNull();
-    expect(r.exit, r.screen).toBe(130);
+    expect(r.signal, r.screen).toBe(2); // SIGINT, as a shell must see it to stop a loop
     expect(r.screen).toContain("mediagen plan edit edited.json` offers to resume it");
     expect(JSON.parse(fs.readFileSync(`${file}.draft`, "utf8")).state.blocks).toEqual([]);
 

@@ -175,7 +175,7 @@ describe("plan new on a terminal", () => {
     ];
     const r = await onTerminal(steps, ["plan", "new", "-o", "interrupted.json"]);
     expect(r.failed_step, r.screen).toBeNull();
-    expect(r.exit, r.screen).toBe(130);
+    expect(r.signal, r.screen).toBe(2); // SIGINT, as a shell must see it to stop a loop
     expect(r.screen).toContain("Interrupted: nothing was saved.");
     expect(r.screen).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
     expect(leftovers().filter((f) => f !== "plan.json")).toEqual([]);
@@ -185,7 +185,7 @@ describe("plan new on a terminal", () => {
     const steps: Step[] = [...PICK_DEFAULTS, { expect: "What next?", send: CTRL_C }];
     const r = await onTerminal(steps, ["plan", "new", "-o", "zero-columns.json"], 40, { cols: 0, rows: 0 });
     expect(r.failed_step, r.screen).toBeNull();
-    expect(r.exit, r.screen).toBe(130);
+    expect(r.signal, r.screen).toBe(2); // SIGINT, as a shell must see it to stop a loop
     expect(r.screen).toContain("Maya in the kitchen (lk_maya_kitchen)");
     expect(r.screen).toContain("Interrupted: nothing was saved.");
     expect(leftovers().filter((f) => f !== "plan.json")).toEqual([]);

@@ -378,30 +378,37 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
       state: jobState,
       describe: statusText,
       schedule: generationSchedule,
-      resume: `mediagen generation status ${jobId} --watch`,
+      // The whole chain resumes, not the wait alone: the same flags on `generation status`.
+      resume: (await import("../../cli/resume.js")).chainResume(jobId, opts),
     },
     waitOptionsFrom(opts),
   );
   const videoId = video.result?.video_id;
   await ctx.recordUpdates?.([{ kind: "generation", id: jobId, status: video.status, ...(videoId ? { video_id: videoId } : {}) }]);
   if (!videoId) throw new CliError(`generation ${jobId} completed without a video_id`, EXIT.error, "no_video");
+  // Resumed after the export was started (from this machine): follow that export, do not pay again.
+  const home = (ctx as Partial<CliContext>).home;
+  const started = home ? await (await import("../../cli/resume.js")).exportOfVideo(home, videoId, await ctx.target()) : undefined;
+  if (started) {
+    if (!ctx.opts.json) ctx.io.info(`Video ${videoId} is done; following its export ${started}`);
+    const { followExport } = await import("../export/cli.js");
+    await followExport(ctx, engine, started, exportWaitFlags(opts), jobId);
+    return;
+  }
   if (!ctx.opts.json) ctx.io.info(`Video ${videoId} is done; exporting it`);
   const body: Record<string, unknown> = { video_id: videoId };
   if (opts.avatarModel !== undefined) body.avatar_model = opts.avatarModel;
-  await runExport(
-    ctx,
-    engine,
-    body,
-    {
-      watch: true,
-      ...(opts.download !== undefined ? { download: opts.download } : {}),
-      force: opts.force === true,
-      ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
-      ...(opts.interval !== undefined ? { interval: opts.interval } : {}),
-    },
-    undefined,
-    jobId,
-  );
+  await runExport(ctx, engine, body, exportWaitFlags(opts), undefined, jobId);
+}
+
+function exportWaitFlags(opts: GenerateOptions) {
+  return {
+    watch: true,
+    ...(opts.download !== undefined ? { download: opts.download } : {}),
+    force: opts.force === true,
+    ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+    ...(opts.interval !== undefined ? { interval: opts.interval } : {}),
+  };
 }
 
 /**
@@ -696,10 +703,23 @@ export const generationCommand: CommandModule = {
     const status = group
       .command("status <job_id>")
       .description("Status of a generation job: step, progress, and the video when completed (GET /generation/status/{job_id})");
-    waitFlags(status, "the video is done (or the job failed)").action(async (jobId: string, opts: WaitFlags & { watch?: boolean }, cmd: Command) => {
+    waitFlags(status, "the video is done (or the job failed)")
+      .option("--export", "then export the video and wait for the export, as `generate --export` does (implies --watch)")
+      .option("--download <file.mp4|dir>", "with --export: save the MP4 as this file or into this directory (implies --export)")
+      .option("--force", "with --download: overwrite an existing file")
+      .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)");
+    status.action(async (jobId: string, opts: GenerateOptions, cmd: Command) => {
       const ctx = getContext(cmd);
-      if (opts.watch) waitOptionsFrom(opts);
+      if (opts.watch || opts.export || opts.download !== undefined) waitOptionsFrom(opts);
       const engine = await ctx.engine();
+      // The rest of a `generate --watch --export` chain (its resume command): the wait, then the export.
+      if (opts.export || opts.download !== undefined) {
+        await (await import("../export/cli.js")).checkExportWaitFlags({ ...opts, watch: true });
+        await generateAndExport(ctx, engine, jobId, opts);
+        return;
+      }
+      if (opts.avatarModel !== undefined) throw usage("--avatar-model", "needs --export (it is the export's avatar_model)", "usage_error");
+      if (opts.force) throw usage("--force", "needs --download", "usage_error");
       if (opts.watch) {
         await watchGeneration(ctx, engine, jobId, opts);
         return;
