@@ -3,6 +3,13 @@
  * Throughput of `mediagen serve` next to a bare node:http server answering the same bytes.
  *
  *   npx tsc -p . && node bench/serve.bench.mjs [--duration 5] [--connections 16] [--rounds 2]
+ *   node bench/serve.bench.mjs --drivers [--rounds 3]   # status reads: node:sqlite next to better-sqlite3
+ *
+ * `--drivers` compares the two SQLite drivers (src/local/db/driver.ts) in one run: each round serves
+ * the status read once with each driver (a process each, MEDIAGEN_SQLITE_DRIVER set, alternating so
+ * other load on the machine penalises both alike) and keeps each driver's best; one JSON line with
+ * both throughputs and node_vs_better (needs a Node with node:sqlite and better-sqlite3's addon
+ * built for it). `--case status` alone measures only the status read (what each round runs).
  *
  * The server under test runs in this process (built dist/, inline worker, a rate limit too high to
  * matter); the load generator runs in a child process (undici Pool, N keep-alive connections, fixed
@@ -54,10 +61,42 @@ if (process.argv[2] === "--load") {
   process.exit(0);
 }
 
+// ---- the two SQLite drivers, one process each per round ----------------------------------------------
+if (process.argv.includes("--drivers")) {
+  const { execFileSync } = await import("node:child_process");
+  const passOn = ["duration", "connections"].flatMap((n) => (process.argv.includes(`--${n}`) ? [`--${n}`, String(arg(n))] : []));
+  const best = { node: 0, better: 0 };
+  let lastLine;
+  for (let round = 0; round < arg("rounds", 3); round++) {
+    for (const driver of ["node", "better"]) {
+      const out = execFileSync(process.execPath, [here, "--case", "status", "--rounds", "1", ...passOn], {
+        env: { ...process.env, MEDIAGEN_SQLITE_DRIVER: driver },
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      lastLine = JSON.parse(out.trim().split("\n").at(-1));
+      best[driver] = Math.max(best[driver], lastLine.ours_rps);
+    }
+  }
+  console.log(
+    JSON.stringify({
+      case: `${lastLine.case}: node:sqlite next to better-sqlite3`,
+      node: process.version,
+      node_sqlite_rps: best.node,
+      better_sqlite3_rps: best.better,
+      node_vs_better: Number((best.node / best.better).toFixed(3)),
+      rounds: arg("rounds", 3),
+      load_average: Number(os.loadavg()[0].toFixed(2)),
+    }),
+  );
+  process.exit(0);
+}
+
 // ---- orchestration (parent) ------------------------------------------------------------------------
 const durationMs = arg("duration", 5) * 1000;
 const connections = arg("connections", 16);
 const rounds = arg("rounds", 2);
+const onlyStatus = process.argv.includes("--case");
 if (!fs.existsSync(path.join(root, "dist/server/server.js"))) {
   console.error("dist/ is missing: run `npx tsc -p .` first");
   process.exit(1);
@@ -124,7 +163,7 @@ if (models.status === 200 && models.json.models?.length) {
   } else {
     notes.push(`assetStart answered ${started.status}: measuring GET /folder/list instead of asset status`);
   }
-  cases.push({ name: "POST /asset/pricing", method: "POST", path: "/asset/pricing", body: { model, generation_count: 2 } });
+  if (!onlyStatus) cases.push({ name: "POST /asset/pricing", method: "POST", path: "/asset/pricing", body: { model, generation_count: 2 } });
 } else {
   notes.push(`assetModels answered ${models.status}: measuring folder listing only`);
 }
@@ -176,6 +215,15 @@ try {
     console.log(JSON.stringify({ case: c.name, ...(await compare(served.origin, c, sample)), ...(notes.length ? { notes } : {}) }));
   }
   // The HTTP adapter alone, over a service that answers at once: what routing, headers and JSON cost.
+  if (!onlyStatus) await adapterAlone(last);
+} finally {
+  await served.close(1000);
+  await instance.stopWorker(1000);
+  await instance.close();
+  fs.rmSync(home, { recursive: true, force: true });
+}
+
+async function adapterAlone(last) {
   const { createRequestHandler } = await import(path.join(root, "dist/server/routes.js"));
   const stubBody = JSON.parse(last.sample.text);
   const rateLimit = { limit: 100, remaining: 99, reset: Math.ceil(Date.now() / 1000) + 60 };
@@ -192,9 +240,4 @@ try {
     stub.closeAllConnections();
     await new Promise((r) => stub.close(r));
   }
-} finally {
-  await served.close(1000);
-  await instance.stopWorker(1000);
-  await instance.close();
-  fs.rmSync(home, { recursive: true, force: true });
 }
