@@ -61,7 +61,9 @@ export function composeParts(parts: readonly LocalPart[], table: { operations: R
     // The contract's rules, loaded with the first request that needs them.
     check: async (op, input) =>
       carriesInput(op, input)
-        ? (await import("./request-check.js")).refuseRequest(op, input, (keys) => localDebug(`${op}: ignored query parameter(s) ${keys.join(", ")} (not named by the spec)`))
+        ? (await import("./request-check.js")).refuseRequest(op, input, (keys) =>
+            localDebug(`${op}: ignored query parameter(s) ${keys.join(", ")} (not named by the spec)`),
+          )
         : undefined,
   };
 }

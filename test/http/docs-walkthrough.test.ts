@@ -29,6 +29,7 @@ beforeAll(async () => {
   pictures = http.createServer((req, res) => {
     pictureHits++;
     if (req.url?.startsWith("/portrait")) res.writeHead(200, { "content-type": "image/jpeg" }).end(portrait);
+    else if (req.url === "/logo.svg") res.writeHead(200, { "content-type": "image/svg+xml" }).end('<svg xmlns="http://www.w3.org/2000/svg"/>');
     else res.writeHead(404).end();
   });
   await new Promise<void>((r) => pictures.listen(0, "127.0.0.1", r));
@@ -41,7 +42,10 @@ afterAll(async () => {
   await t.close();
 });
 
-async function call(method: "GET" | "POST", p: string, body?: unknown): Promise<{ status: number; body: any }> {
+// biome-ignore lint/suspicious/noExplicitAny: the service's JSON as an app reads it, field by field in the assertions.
+type Json = any;
+
+async function call(method: "GET" | "POST", p: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const res = await fetch(server.baseUrl + p, {
     method,
     headers: { authorization: `Bearer ${t.key}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
@@ -169,6 +173,17 @@ describe("issue 40, item by item, through serve", () => {
     const look = await call("GET", `/avatar/${r.body.avatar_id}/look/${r.body.look_id}`);
     expect(look.body).toMatchObject({ status: "ready", format: "vertical" });
   });
+
+  it("an element image of any URL is accepted; one that is not a PNG, JPEG or WebP fails the look, refunded", async () => {
+    const before = balance();
+    const logo = portraitUrl.replace(/\/portrait.*$/, "/logo.svg");
+    const r = await call("POST", "/avatar/create", { prompt: "a chef with our logo", elementImages: [logo] });
+    expect(r.status).toBe(201);
+    await t.runUntilIdle(60_000);
+    const s = await call("GET", `/avatar/status?avatar_id=${r.body.avatar_id}&look_id=${r.body.look_id}`);
+    expect(s.body).toMatchObject({ status: "failed", error: { message: expect.stringContaining("reference image 1") } });
+    expect(balance()).toBe(before);
+  }, 60_000);
 
   it("style raw and resolution 2K/4K at the documented prices: create 2/4, images free, edit 2/4, upscale +1.5", async () => {
     const cases: [string, unknown, number][] = [

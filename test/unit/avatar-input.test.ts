@@ -34,7 +34,8 @@ describe("avatar create validation (the contract, one parse at the door)", () =>
     let body: Record<string, unknown> = { ...all };
     for (const field of ["webhook_url", "prompt", "style", "name", "place", "images"]) {
       const r = await refused("avatarCreate", body);
-      order.push(String((r?.body as { error: string }).error).split(/[ [:]/)[0]!);
+      const error = (r?.body as { error?: string } | undefined)?.error ?? "";
+      order.push(error.split(/[ [:]/)[0]!);
       body = Object.fromEntries(Object.entries(body).filter(([k]) => k !== field));
       if (field === "prompt") body.prompt = "x";
     }
@@ -133,9 +134,18 @@ describe("avatar edit validation, in the spec's order (the contract)", () => {
   });
 
   it("accepts the docs' names (upscale, look_name, place, tags) and raw; defaults to vertical 2K", async () => {
-    const body = { ...ok, style: "raw", upscale: true, look_name: "At the park", place: "park", tags: ["outdoor", "ugc"] };
+    const body = { ...ok, style: "raw" as const, upscale: true, look_name: "At the park", place: "park", tags: ["outdoor", "ugc"] };
     expect(await refused("avatarEdit", body)).toBeUndefined();
-    expect(editPlan(body)).toMatchObject({ style: "raw", format: "vertical", resolution: "2K", imageUrls: [], upscale: true, lookName: "At the park", place: "park", tags: ["outdoor", "ugc"] });
+    expect(editPlan(body)).toMatchObject({
+      style: "raw",
+      format: "vertical",
+      resolution: "2K",
+      imageUrls: [],
+      upscale: true,
+      lookName: "At the park",
+      place: "park",
+      tags: ["outdoor", "ugc"],
+    });
   });
 });
 

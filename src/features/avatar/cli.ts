@@ -22,7 +22,12 @@ import { guardStart, START_GUARD_FLAGS } from "../../cli/cost-guard.js";
 import { avatarLife } from "./life.js";
 import { lifeState } from "../life.js";
 
-import { AVATAR_CREATE_STYLES as CREATE_STYLES, AVATAR_EDIT_STYLES as EDIT_STYLES, AVATAR_RESOLUTIONS as RESOLUTIONS, LOOK_FORMATS as FORMATS } from "./vocabulary.js";
+import {
+  AVATAR_CREATE_STYLES as CREATE_STYLES,
+  AVATAR_EDIT_STYLES as EDIT_STYLES,
+  AVATAR_RESOLUTIONS as RESOLUTIONS,
+  LOOK_FORMATS as FORMATS,
+} from "../../contract/avatar-vocabulary.js";
 import { splitList } from "../../contract/query.js";
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);

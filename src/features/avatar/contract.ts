@@ -3,7 +3,7 @@ import { op } from "../../contract/operation.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { GenderFilter, ListFilter, NonEmptyString, QueryBoolInput, WebhookUrl, isHttpUrl } from "../../contract/request-fields.js";
 import { NAME_MAX, PROMPT_MAX } from "../../contract/limits.js";
-import { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "./vocabulary.js";
+import { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "../../contract/avatar-vocabulary.js";
 
 export const MODEL_AVAILABLE = [
   "standard",
@@ -24,7 +24,7 @@ export const LookStatus = z.enum(["ready", "pending", "error"]);
 export type LookStatus = z.infer<typeof LookStatus>;
 export const LookFormat = z.enum(LOOK_FORMATS);
 export type LookFormat = z.infer<typeof LookFormat>;
-export { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "./vocabulary.js";
+export { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "../../contract/avatar-vocabulary.js";
 
 export const Look = z.looseObject({
   id: z.string(),
@@ -139,8 +139,7 @@ export const AvatarLookRef = z.looseObject({ avatar_id: z.string(), look_id: z.s
 export type AvatarLookRef = z.infer<typeof AvatarLookRef>;
 
 /** A required id or prompt of edit: absent or blank is the spec's MISSING_* code. */
-const required = (code: string) =>
-  z.string({ error: "is required" }).refine((v) => v.trim() !== "", { error: "is required", params: { code } });
+const required = (code: string) => z.string({ error: "is required" }).refine((v) => v.trim() !== "", { error: "is required", params: { code } });
 
 /**
  * POST /avatar/edit, in the order of the spec's error list. Besides the spec's fields, the service's

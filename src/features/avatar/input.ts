@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { AvatarCreateRequest, AvatarEditRequest, LookFormat } from "./contract.js";
-import type { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS } from "./vocabulary.js";
+import type { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS } from "../../contract/avatar-vocabulary.js";
 import { ApiError } from "../../engine/errors.js";
 import type { Plan } from "../../contract/plans.js";
 import { LOCAL_FILES_REFUSED, isLocalRef } from "../asset/refs.js";
