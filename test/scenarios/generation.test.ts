@@ -514,6 +514,26 @@ forBothTargets(
         expect([e.status, e.code, e.field], JSON.stringify(body)).toEqual([status, code, field]);
       }
     });
+
+    it("a refused duplicate has no side effect: no speech made, no folder left under media/videos/", async () => {
+      const a = space(t);
+      const { done } = await generate(a, { script: "Nothing new is said.", voice_id: "vc_emma" });
+      const id = done.result!.video_id;
+      const files = () => (fs.readdirSync(t.instance.mediaDir, { recursive: true }) as string[]).sort();
+      const videos = () => fs.readdirSync(path.join(t.instance.mediaDir, "videos")).sort();
+      const before = { files: files(), videos: videos() };
+      // A new voice would be spoken again (TTS) before the copy is recorded: the door refuses first.
+      for (const [body, code, field] of [
+        [{ video_id: id, voice_id: "vc_noah", colour: "red" }, "INVALID_TYPE", "colour"],
+        [{ video_id: id, voice_id: "vc_noah", avatar_look_id: 5 }, "INVALID_TYPE", "avatar_look_id"],
+        [{ video_id: id, voice_id: null }, "INVALID_TYPE", "voice_id"],
+      ] as const) {
+        const e = await apiError(a.engine.videoDuplicate(body as never));
+        expect([e.status, e.code, e.field], JSON.stringify(body)).toEqual([400, code, field]);
+      }
+      expect(videos()).toEqual(before.videos);
+      expect(files()).toEqual(before.files);
+    });
     // Polls are close together and a generation takes seconds (longer with the WASM espeak-ng of a
     // fresh machine): the rate limit (tested elsewhere) is lifted, so no 429 moves the harness's clock
     // past the job's lease.
