@@ -69,6 +69,8 @@ export async function startAssets(ctx: RequestContext, input: AssetStartInput) {
   await checkWebhookAddress(ctx, v.webhookUrl, (why) => ApiError.of("invalid_value", `webhook_url ${why}`, { field: "webhook_url" }));
   const followed = followedSource(v.model.render, v);
   const field = v.model.render === "motion" ? "motion_video" : "source_video";
+  // A space that cannot pay is refused before a source is fetched (a refused request fetches nothing).
+  if (followed) checkCreditsBeforeFetch(ctx, v);
   const source = followed ? await probeSource(ctx.instance, followed, field, ctx.allowPrivateNetwork) : undefined;
   try {
     return createAssets(ctx, v, simulate, source, requestFingerprint(input));
@@ -77,6 +79,22 @@ export async function startAssets(ctx: RequestContext, input: AssetStartInput) {
     if (source?.downloaded) removeQuietly(source.downloaded);
     throw e;
   }
+}
+
+function shortage(ctx: RequestContext, totalMilli: number): ApiError {
+  const available = fromMilli(ctx.instance.ledger.balance(ctx.space.id));
+  return ApiError.of("not_eligible", `Insufficient credits: ${fromMilli(totalMilli)} required, ${available} available`, { status: 402 });
+}
+
+/**
+ * The least this start can cost, checked against the balance before a source is fetched: exact for
+ * every price but one by the source's length, which is taken at its least (one second) until the
+ * source is measured. The transaction that debits checks the balance again.
+ */
+function checkCreditsBeforeFetch(ctx: RequestContext, v: ReturnType<typeof validateStart>): void {
+  const least = { ...priceParamsOf(v), sourceSeconds: v.sourceSeconds ?? 1 };
+  const totalMilli = priceMilli(v.model, least) * v.generationCount;
+  if (ctx.instance.ledger.balance(ctx.space.id) < totalMilli) throw shortage(ctx, totalMilli);
 }
 
 function createAssets(
@@ -108,10 +126,7 @@ function createAssets(
   );
 
   const assetIds = instance.tx(() => {
-    const available = instance.ledger.balance(space.id);
-    const shortage = () =>
-      ApiError.of("not_eligible", `Insufficient credits: ${fromMilli(totalMilli)} required, ${fromMilli(instance.ledger.balance(space.id))} available`, { status: 402 });
-    if (available < totalMilli) throw shortage();
+    if (instance.ledger.balance(space.id) < totalMilli) throw shortage(ctx, totalMilli);
     const ids: string[] = [];
     const createdAt = instance.nowIso();
     for (let i = 0; i < v.generationCount; i++) {
@@ -158,7 +173,7 @@ function createAssets(
         duration_seconds: out.durationSeconds,
         created_at: createdAt,
       });
-      if (!instance.ledger.debit(space.id, perMilli, id, `asset ${v.model.name}`)) throw shortage();
+      if (!instance.ledger.debit(space.id, perMilli, id, `asset ${v.model.name}`)) throw shortage(ctx, totalMilli);
       instance.jobs.enqueue({ kind: "asset", spaceId: space.id, ref: id, payload: { asset_id: id }, maxAttempts: ASSET_JOB_ATTEMPTS });
       ids.push(id);
     }
