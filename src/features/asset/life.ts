@@ -29,7 +29,8 @@ export const assetLife: FeatureLife = {
       what: (input) => `${count(input)} generation${count(input) === 1 ? "" : "s"} of ${str(input.model) ?? "a model"}`,
       price: async (input, tools) => {
         const p = await tools.assetPricing(pricingOf(input));
-        return { credits: p.total_cost, exact: true, basis: `the service's dry-run pricing of ${p.generation_count} generation(s) of ${p.model}` };
+        const n = p.generation_count ?? count(input);
+        return { credits: p.total_cost, exact: true, basis: `the service's dry-run pricing of ${n} generation(s) of ${p.model ?? str(input.model) ?? "the model"}` };
       },
       debited: (res) => num(res.total_cost),
       started: (input, res) =>

@@ -15,11 +15,12 @@ export const VideoDuplicateRequest = z.strictObject({
 });
 export type VideoDuplicateRequest = z.input<typeof VideoDuplicateRequest>;
 
+/** The new video's id is what the duplicate paid for; the rest may be absent or null. */
 export const VideoDuplicateResponse = z.looseObject({
   video_id: z.string(),
-  status: z.string(),
-  message: z.string(),
-  changes_applied: z.looseObject({ voice_changed: z.boolean(), avatar_changed: z.boolean() }),
+  status: z.string().nullish(),
+  message: z.string().nullish(),
+  changes_applied: z.looseObject({ voice_changed: z.boolean().nullish(), avatar_changed: z.boolean().nullish() }).nullish(),
 });
 export type VideoDuplicateResponse = z.infer<typeof VideoDuplicateResponse>;
 
