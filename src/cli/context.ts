@@ -2,6 +2,7 @@
  * The context a command receives (the `gh` Factory pattern): IO policy, resolved configuration and
  * a lazily created engine. Nothing heavy is loaded until a command asks for it.
  */
+import { serviceBody } from "../engine/service-body.js";
 import type { Engine, Target } from "../engine/engine.js";
 import type { LocalInstance } from "../features/local.js";
 import type { PreviewInput, PreviewResult } from "../features/generation/preview-types.js";
@@ -254,6 +255,7 @@ export class CliContext implements Context {
       requestTimeoutMs,
       rateWaitsBounded: this.userRequestTimeoutMs() !== undefined,
       ...(this.trace ? { debug: this.trace } : {}),
+      warn: (line) => this.io.warn(`Warning: ${line}`),
     });
   }
 
@@ -387,7 +389,7 @@ export class CliContext implements Context {
 
   print<T>(result: T, human: (r: T) => string[], quietLines?: (r: T) => string[]): void {
     if (this.opts.json) {
-      this.io.out(toJson(result));
+      this.io.out(toJson(serviceBody(result)));
       return;
     }
     const lines = this.opts.quiet ? (quietLines ?? defaultQuietLines)(result) : human(result);

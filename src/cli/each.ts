@@ -4,6 +4,7 @@
  * `--json`, also its `{"error":…}` line). The command then exits with the first failure's code, so a
  * bad id among good ones neither hides the good results nor goes unnoticed.
  */
+import { serviceBody } from "../engine/service-body.js";
 import type { CliContext } from "./context.js";
 import { CliError } from "./types.js";
 import { describeError, renderError } from "./errors.js";
@@ -20,8 +21,8 @@ export interface EachSpec<T> {
   human(value: T): string[];
   /** The journal's kind: the status read is recorded for the jobs it knows (history). */
   journal?: JobKind;
-  /** The id of a result, for the journal. */
-  idOf?(value: T): string;
+  /** The id of a result, for the journal (the id asked for when the result does not say). */
+  idOf?(value: T): string | null | undefined;
 }
 
 /** Names the id in an error's message (the service's may not), keeping the error's kind and code. */
@@ -39,14 +40,17 @@ function naming(e: unknown, id: string, label: string): unknown {
 
 export async function printEach<T>(ctx: CliContext, spec: EachSpec<T>): Promise<void> {
   const values: T[] = [];
+  const asked: string[] = [];
   const failures: unknown[] = [];
   for (const id of spec.ids) {
     try {
       const v = await spec.read(id);
       values.push(v);
+      asked.push(id);
       if (!ctx.opts.json) {
         if (values.length > 1 && !ctx.opts.quiet) ctx.io.out("");
-        ctx.print(v, spec.human);
+        // --quiet prints the id: the one asked for when the answer does not carry it.
+        ctx.print(v, spec.human, (r) => (spec.idOf?.(r) ? [spec.idOf(r)!] : [id]));
       }
     } catch (e) {
       const err = naming(e, id, spec.label(id));
@@ -56,14 +60,14 @@ export async function printEach<T>(ctx: CliContext, spec: EachSpec<T>): Promise<
     }
   }
   // One JSON document: the object for one id asked, an array for several (of the results read).
-  if (ctx.opts.json && values.length) ctx.io.out(toJson(spec.ids.length === 1 ? values[0] : values));
+  if (ctx.opts.json && values.length) ctx.io.out(toJson(spec.ids.length === 1 ? serviceBody(values[0]) : values.map(serviceBody)));
   if (spec.journal && spec.idOf) {
     const kind = spec.journal;
     const idOf = spec.idOf;
     await ctx.recordUpdates(
-      values.flatMap((v) => {
+      values.flatMap((v, i) => {
         const status = (v as { status?: unknown }).status;
-        return typeof status === "string" ? [{ kind, id: idOf(v), status }] : [];
+        return typeof status === "string" ? [{ kind, id: idOf(v) || asked[i]!, status }] : [];
       }),
     );
   }

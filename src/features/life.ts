@@ -31,7 +31,7 @@ export interface Price {
 /** What a price rule may ask: the target, and the service's free dry-run pricing of assets. */
 export interface PriceTools {
   target: "local" | "hosted";
-  assetPricing(body: Record<string, unknown>): Promise<{ total_cost: number; generation_count: number; model: string }>;
+  assetPricing(body: Record<string, unknown>): Promise<{ total_cost: number; generation_count?: number | null; model?: string | null }>;
   /** The format of a video this machine made (from the history), when it is known. */
   videoFormat?(videoId: string): VideoFormatRecord | undefined;
 }
@@ -155,6 +155,13 @@ export function extOf(url: string, fallback: string): string {
     // not a URL: the fallback
   }
   return fallback;
+}
+
+/** "CODE: message" of a job's `error`, either part possibly absent or null in the answer. */
+export function jobErrorText(e: { code?: unknown; message?: unknown } | null | undefined): string {
+  if (!e) return "no reason given";
+  const code = typeof e.code === "string" && e.code ? e.code : "failed";
+  return typeof e.message === "string" && e.message ? `${code}: ${e.message}` : code;
 }
 
 /** The `result` object of a status answer (generation and export jobs), or an empty one. */

@@ -6,7 +6,8 @@ import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engi
 import { ApiError } from "../engine/errors.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
-import { checkResponse } from "./response-check.js";
+import { readResponse } from "./response-check.js";
+import { rememberServiceBody } from "../engine/service-body.js";
 import { checkStartCount } from "./start-count.js";
 
 export type HostedEngineOptions = HttpClientOptions & {
@@ -15,6 +16,11 @@ export type HostedEngineOptions = HttpClientOptions & {
    * scenario suite turns it off to put every request, the forbidden ones too, to the served instance.
    */
   checkRequests?: boolean;
+  /**
+   * Told, once per distinct problem, about an odd field a command does not need (read as absent):
+   * "unexpected response from the service (assetStatus): cost should be a number, got a string (read as absent)".
+   */
+  warn?: (line: string) => void;
 };
 
 /**
@@ -48,12 +54,15 @@ export class HostedEngine extends BaseEngine {
   readonly target = "hosted" as const;
   private readonly http: HttpClient;
   private readonly checkRequests: boolean;
+  private readonly warn: ((line: string) => void) | undefined;
+  private readonly warned = new Set<string>();
 
   constructor(options: HostedEngineOptions) {
     super();
-    const { checkRequests, ...http } = options;
+    const { checkRequests, warn, ...http } = options;
     this.http = new HttpClient(http);
     this.checkRequests = checkRequests ?? true;
+    this.warn = warn;
   }
 
   get baseUrl(): string {
@@ -80,9 +89,19 @@ export class HostedEngine extends BaseEngine {
     });
     // Checked before anyone reads it: a sparse or malformed body is an UnexpectedResponseError naming
     // the field, never a crash in a renderer. Unknown enum strings pass (the service may add states).
-    const checked = checkResponse<OpResponse<K>>(await schemas, res.body, { op, status: res.status, tolerateUnknownValues: true });
-    checkStartCount(op, input, checked, res.status);
-    return checked;
+    // A field no command needs to go on (a cost, a thumbnail) may be absent, null or odd: that is a
+    // warning and the field reads as absent, never a failure after the money was spent.
+    const read = readResponse<OpResponse<K>>(await schemas, res.body, { op, status: res.status, tolerateUnknownValues: true });
+    for (const w of read.warnings) this.warnOnce(`unexpected response from the service (${op}): ${w.path} ${w.problem}`);
+    rememberServiceBody(read.value, res.body);
+    checkStartCount(op, input, read.value, res.status);
+    return read.value;
+  }
+
+  private warnOnce(line: string): void {
+    if (!this.warn || this.warned.has(line)) return;
+    this.warned.add(line);
+    this.warn(line);
   }
 
   override lastRateLimit(): RateLimitInfo | undefined {

@@ -61,8 +61,8 @@ describe("a generation worker SIGKILLed mid-run", () => {
     expect(r.lines.some((l) => l.startsWith("giveUp"))).toBe(false);
     const s = await r.t.api.generationStatus({ job_id: r.started.job_id });
     expect(s).toMatchObject({ status: "completed", current_step: null, progress_step: 100 });
-    expect(readVideo(r.t.db, s.result!.video_id)!.status).toBe("done");
-    expect(r.ledger).toEqual([["debit", -toMilli(r.started.estimated_credits)]]);
+    expect(readVideo(r.t.db, s.result!.video_id!)!.status).toBe("done");
+    expect(r.ledger).toEqual([["debit", -toMilli(r.started.estimated_credits!)]]);
     expect(r.hooks.map((h) => (h.payload as { status: string }).status)).toEqual(["completed"]);
   });
 
@@ -78,7 +78,7 @@ describe("a generation worker SIGKILLed mid-run", () => {
       error: { code: "GENERATION_FAILED", message: expect.stringMatching(/lease expired/) },
     });
     expect(readVideo(r.t.db, readGeneration(r.t, r.started.job_id)!.video_id)!.status).toBe("failed");
-    const debit = toMilli(r.started.estimated_credits);
+    const debit = toMilli(r.started.estimated_credits!);
     expect(r.ledger).toEqual([
       ["debit", -debit],
       ["refund", debit],

@@ -123,7 +123,7 @@ forBothTargets(
       const videosFolder = (await s.engine.folderCreate({ name: "Finals", type: "videos" })).id;
       const [a, v] = await Promise.all([finished(s.engine, img.asset_ids[0]!), finished(s.engine, vid.asset_ids[0]!)]);
       expect([a.status, v.status]).toEqual(["completed", "completed"]);
-      lib = { ...s, image: a.asset_id, video: v.asset_id, assetsFolder, videosFolder };
+      lib = { ...s, image: a.asset_id!, video: v.asset_id!, assetsFolder, videosFolder };
     }, 60_000);
 
     // ---- models ---------------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ forBothTargets(
     it("returns one model with settings and input_schema; 404 model_not_found otherwise", async () => {
       const m = await lib.engine.assetModel({ name: "vidA-3" });
       expect(m).toMatchObject({ name: "vidA-3", base_cost: 32, max_prompt_length: null, restricted_countries: [] });
-      expect((m.input_schema.properties as Record<string, unknown>).duration).toEqual({ type: "integer", enum: [4, 6, 8], default: 8 });
+      expect((m.input_schema!.properties! as Record<string, unknown>).duration).toEqual({ type: "integer", enum: [4, 6, 8], default: 8 });
       const err = await apiError(lib.engine.assetModel({ name: "vidZ-9" }));
       expect([err.status, err.code]).toEqual([404, "model_not_found"]);
     });
@@ -235,7 +235,7 @@ forBothTargets(
         expect(a).toMatchObject({ status: "completed", type: "video", width: 1280, height: 720, duration_seconds: 4 });
         expect(a.thumbnail_url).toEqual(expect.any(String));
         expect(a.generation_params).toEqual({ model: "vidA-3-fast", prompt: "waves at night", aspect_ratio: "16:9", resolution: "720p", duration: 4 });
-        const info = await probeOutput(fileOf(t, a.asset_id));
+        const info = await probeOutput(fileOf(t, a.asset_id!));
         expect(Math.abs(info.durationSeconds - 4)).toBeLessThanOrEqual(0.1);
         expect([info.width, info.height, info.videoCodec]).toEqual([1280, 720, "h264"]);
         expect(info.audioCodec).toBe(audio ? "aac" : undefined);
@@ -250,7 +250,7 @@ forBothTargets(
       const a = await finished(lib.engine, r.asset_ids[0]!);
       expect(a.status).toBe("completed");
       expect(a.generation_params?.references).toEqual(refs);
-      expect(pngSize(fileOf(t, a.asset_id))).toEqual({ width: 1024, height: 576 });
+      expect(pngSize(fileOf(t, a.asset_id!))).toEqual({ width: 1024, height: 576 });
     });
 
     it("maps references onto named slots in slot order, and reports them in slot order", async () => {
@@ -320,7 +320,7 @@ forBothTargets(
       expect(e).toMatchObject({ status: "completed", width: 854, height: 480 });
       expect(Math.abs(e.duration_seconds! - 4)).toBeLessThanOrEqual(0.1);
       expect(e.generation_params).toMatchObject({ aspect_ratio: "16:9", resolution: "480p", duration: 4 });
-      expect((await probeOutput(fileOf(t, e.asset_id))).audioCodec).toBeUndefined();
+      expect((await probeOutput(fileOf(t, e.asset_id!))).audioCodec).toBeUndefined();
       const x = await finished(lib.engine, extend.asset_ids[0]!);
       expect(x).toMatchObject({ status: "completed", duration_seconds: 7, width: 1280, height: 720 });
       expect(x.generation_params).toMatchObject({ aspect_ratio: "16:9", resolution: "720p", duration: 7 });
@@ -482,7 +482,7 @@ forBothTargets(
       expect(a).toMatchObject({ status: "failed", error: { code: "reference_unavailable" } });
       expect(a).not.toHaveProperty("url");
       expect(s.balance()).toBe(before);
-      expect(fs.existsSync(fileOf(t, a.asset_id))).toBe(false);
+      expect(fs.existsSync(fileOf(t, a.asset_id!))).toBe(false);
     });
 
     it("sends the completion webhook with the hosted payload", async () => {
@@ -523,7 +523,7 @@ forBothTargets(
         const r = await lib.engine.assetStart({ ...req, generation_count: 2 }, { simulate: "fail" });
         expect({ model: m.name, per: r.cost_per_generation, total: r.total_cost }).toEqual({ model: m.name, per: quote.cost_per_generation, total: quote.total_cost });
         const debits = t.instance.ledger.rows(lib.id).filter((row) => row.kind === "debit" && r.asset_ids.includes(row.ref!));
-        expect(debits.map((d) => -d.amount_milli)).toEqual([toMilli(quote.cost_per_generation), toMilli(quote.cost_per_generation)]);
+        expect(debits.map((d) => -d.amount_milli)).toEqual([toMilli(quote.cost_per_generation!), toMilli(quote.cost_per_generation!)]);
       }
     }, 30_000);
 

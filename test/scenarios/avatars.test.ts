@@ -62,7 +62,7 @@ forBothTargets("avatars", (t) => {
     expect(s.credits()).toBe(998);
     const done = await settle(s.engine, res);
     expect(done).toMatchObject({ status: "completed", result: { id: res.look_id, format: "vertical", place: "cafe" } });
-    expect(await pngSize(done.result!.thumbnail)).toEqual({ width: 1152, height: 2048 });
+    expect(await pngSize(done.result!.thumbnail!)).toEqual({ width: 1152, height: 2048 });
     const hook = await waitFor(() => hooks.find((h) => h.look_id === res.look_id), 15_000);
     expect(hook).toMatchObject({ task: "avatar_create", status: "completed", avatar_id: res.avatar_id, result: { id: res.look_id, status: "ready" } });
     expect(s.credits()).toBe(998);
@@ -73,9 +73,9 @@ forBothTargets("avatars", (t) => {
     const res = await s.engine.avatarCreate({ prompt: "a man presenting", resolution: "4K", format: "horizontal" });
     expect(s.credits()).toBe(996);
     const done = await settle(s.engine, res);
-    expect(await pngSize(done.result!.thumbnail)).toEqual({ width: 3840, height: 2160 });
+    expect(await pngSize(done.result!.thumbnail!)).toEqual({ width: 3840, height: 2160 });
     // The look's own URL (file:// in process, signed http when served) is an image this target accepts.
-    const img = await s.engine.avatarCreate({ images: [done.result!.thumbnail] });
+    const img = await s.engine.avatarCreate({ images: [done.result!.thumbnail!] });
     expect(s.credits()).toBe(996);
     expect(await s.engine.avatarStatus(img)).toMatchObject({ status: "completed", result: { format: "horizontal" } });
   });
@@ -216,7 +216,7 @@ forBothTargets("avatars", (t) => {
     const s = space(t);
     const a = await s.engine.avatarGet({ avatar_id: "av_zoe" });
     expect(a).toMatchObject({ id: "av_zoe", name: "Zoe", created_at: null });
-    expect(a.looks.map((l) => l.id)).toEqual(["lk_zoe_beach", "lk_zoe_podcast"]);
+    expect(a.looks!.map((l) => l.id)).toEqual(["lk_zoe_beach", "lk_zoe_podcast"]);
     expect(await pngSize(a.thumbnail!)).toEqual({ width: 960, height: 540 });
     const look = await s.engine.avatarLook({ avatar_id: "av_zoe", look_id: "lk_zoe_podcast" });
     expect(look).toMatchObject({ avatar_id: "av_zoe", avatar_name: "Zoe", look_name: "Zoe on the podcast", error_message: null, status: "ready" });

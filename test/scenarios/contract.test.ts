@@ -22,9 +22,9 @@ forBothTargets("contract: every catalog record matches its schema", (t) => {
     const engine = t.engine({ plan: "ENTREPRISE" });
     const looks = await engine.avatarList({ onlyPublic: true });
     expect(looks.length).toBeGreaterThan(0);
-    for (const avatarId of new Set(looks.map((l) => l.avatar_id))) {
+    for (const avatarId of new Set(looks.map((l) => l.avatar_id!))) {
       const a = await engine.avatarGet({ avatar_id: avatarId });
-      for (const l of a.looks) await engine.avatarLook({ avatar_id: avatarId, look_id: l.id });
+      for (const l of a.looks!) await engine.avatarLook({ avatar_id: avatarId, look_id: l.id });
     }
   });
 

@@ -72,7 +72,7 @@ async function video(t: TargetHarness, sp: Space, body: Record<string, unknown>,
   const deadline = Date.now() + 30_000;
   for (;;) {
     const s = GenerationStatusResponse.parse(await sp.engine.generationStatus({ job_id: started.job_id }));
-    if (s.status === "completed") return s.result!.video_id;
+    if (s.status === "completed") return s.result!.video_id!;
     if (s.status === "failed") {
       if (!simulate) throw new Error(`generation failed: ${JSON.stringify(s.error)}`);
       return (t.instance.db.prepare("SELECT video_id FROM generations WHERE id = ?").get(started.job_id) as { video_id: string }).video_id;
@@ -238,7 +238,7 @@ forBothTargets(
         // A job without a step yet (null) sorts before every step (-1).
         const stepIndex = (step: unknown) => (EXPORT_STEPS as readonly unknown[]).indexOf(step);
         expect(stepIndex(s.current_step)).toBeGreaterThanOrEqual(stepIndex(p.current_step));
-        expect(s.progress).toBeGreaterThanOrEqual(p.progress);
+        expect(s.progress).toBeGreaterThanOrEqual(p.progress!);
       }
       for (const s of seen) {
         if (s.status !== "completed") {
@@ -251,17 +251,17 @@ forBothTargets(
       expect(sp.balance()).toBe(before);
       expect(ledgerOf(t, sp.id, started.job_id)).toEqual([]);
 
-      const p = await probeResult(t, done.result!.video_url, "first");
+      const p = await probeResult(t, done.result!.video_url!, "first");
       expect([p.width, p.height, p.videoCodec, p.audioCodec, p.streams]).toEqual([1080, 1920, "h264", "aac", 2]);
       expect(Math.abs(p.durationSeconds - tl.duration_ms / 1000)).toBeLessThanOrEqual(FRAME_S + 1e-6);
       expect(p.videoFrames).toBe(Math.round((tl.duration_ms * 30) / 1000));
-      const thumb = await fetchMedia(t, done.result!.thumbnail_url);
+      const thumb = await fetchMedia(t, done.result!.thumbnail_url!);
       expect(thumb.subarray(0, 3).toString("hex")).toBe("ffd8ff");
 
       if (t.target === "hosted") {
         // Signed links expire 7 days after completion.
-        const exp = Number(new URL(done.result!.video_url).searchParams.get("exp"));
-        expect(Math.abs(exp - (Date.parse(done.result!.created_at) / 1000 + 7 * 24 * 3600))).toBeLessThanOrEqual(2);
+        const exp = Number(new URL(done.result!.video_url!).searchParams.get("exp"));
+        expect(Math.abs(exp - (Date.parse(done.result!.created_at!) / 1000 + 7 * 24 * 3600))).toBeLessThanOrEqual(2);
       }
 
       const [h] = await waitForHook(hook);
@@ -273,7 +273,7 @@ forBothTargets(
       });
       // The webhook's links (signed when the export was accepted) serve the same file.
       const hooked = h!.body.result as { video_url: string };
-      expect((await fetchMedia(t, hooked.video_url)).equals(await fetchMedia(t, done.result!.video_url))).toBe(true);
+      expect((await fetchMedia(t, hooked.video_url)).equals(await fetchMedia(t, done.result!.video_url!))).toBe(true);
     });
 
     it("prices: custom sizes over 1920 wide or 1080 tall add 2.5 per 30 s, premium models their rate per second of avatar; the estimate is debited", async () => {
@@ -309,7 +309,7 @@ forBothTargets(
         expect(s.estimated_credits, JSON.stringify(opts)).toBeCloseTo(price, 3);
         await finish(sp.engine, s.job_id);
         // Debited at start, refunded once by the (simulated) failure; nothing at all when free.
-        const milli = toMilli(s.estimated_credits);
+        const milli = toMilli(s.estimated_credits!);
         expect(ledgerOf(t, sp.id, s.job_id)).toEqual(
           price > 0
             ? [
@@ -330,9 +330,9 @@ forBothTargets(
       const done = await finish(sp.engine, s.job_id);
       expect(done.status, JSON.stringify(done.error)).toBe("completed");
       expect(done.result!.cost).toBe(s.estimated_credits);
-      expect(ledgerOf(t, sp.id, s.job_id)).toEqual([["debit", -toMilli(s.estimated_credits)]]);
-      expect(before - sp.balance()).toBe(toMilli(s.estimated_credits));
-      const p = await probeResult(t, done.result!.video_url, "wide");
+      expect(ledgerOf(t, sp.id, s.job_id)).toEqual([["debit", -toMilli(s.estimated_credits!)]]);
+      expect(before - sp.balance()).toBe(toMilli(s.estimated_credits!));
+      const p = await probeResult(t, done.result!.video_url!, "wide");
       expect([p.width, p.height]).toEqual([1922, 360]);
     });
 
@@ -413,8 +413,8 @@ forBothTargets(
         const done = await finish(sp.engine, jobs[i]!.job_id, [], 120_000);
         expect(done.status, `${JSON.stringify(opts)} ${JSON.stringify(done.error)}`).toBe("completed");
         expect(done.result!.cost).toBe(jobs[i]!.estimated_credits);
-        charged += toMilli(jobs[i]!.estimated_credits);
-        const p = await probeResult(t, done.result!.video_url, `fmt-${i}`);
+        charged += toMilli(jobs[i]!.estimated_credits!);
+        const p = await probeResult(t, done.result!.video_url!, `fmt-${i}`);
         expect([p.width, p.height, p.videoCodec, p.audioCodec], JSON.stringify(opts)).toEqual([w, h, "h264", "aac"]);
         expect(Math.abs(p.durationSeconds - tl.duration_ms / 1000), JSON.stringify(opts)).toBeLessThanOrEqual(FRAME_S + 1e-6);
       }

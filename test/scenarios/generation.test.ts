@@ -213,7 +213,7 @@ forBothTargets(
       const ledger = t.instance.ledger.rows(sp.id).filter((r) => r.ref === started.job_id);
       expect(ledger.map((r) => [r.kind, r.amount_milli])).toEqual([["debit", -10_000]]);
 
-      const tl = timelineOfVideo(t, done.result!.video_id);
+      const tl = timelineOfVideo(t, done.result!.video_id!);
       expect(done.result!.duration).toBe(tl.duration_ms / 1000);
       expect(tl).toMatchObject({ version: 1, format: "vertical", width: 1080, height: 1920, fps: 30, native_avatar: false });
       expect(tl.blocks).toHaveLength(1);
@@ -233,7 +233,7 @@ forBothTargets(
       expect(readWavInfo(path.join(media, tl.voice_path))!.durationMs).toBeCloseTo(tl.duration_ms, 0);
       // The thumbnail is served where the result says.
       const thumb = done.result!.thumbnail_url;
-      const bytes = t.target === "local" ? fs.readFileSync(fileURLToPath(thumb)) : Buffer.from(await (await fetch(thumb)).arrayBuffer());
+      const bytes = t.target === "local" ? fs.readFileSync(fileURLToPath(thumb!)) : Buffer.from(await (await fetch(thumb!)).arrayBuffer());
       expect(bytes.subarray(0, 3).toString("hex")).toBe("ffd8ff");
 
       const [hook] = await waitForHook(`/hook/${t.target}/script`);
@@ -249,7 +249,7 @@ forBothTargets(
       const sp = space(t);
       const { done } = await generate(sp, { prompt: "Why cats purr", duration: 20, avatar_id: "lk_james_car", format: "horizontal" });
       expect(done.status).toBe("completed");
-      const tl = timelineOfVideo(t, done.result!.video_id);
+      const tl = timelineOfVideo(t, done.result!.video_id!);
       expect([tl.format, tl.width, tl.height]).toEqual(["horizontal", 1920, 1080]);
       expect(tl.blocks[0]!.voice_id).toBe("vc_emma");
       expect(sequencesOf(tl)[0]!.sequence.text).toMatch(/^Let's talk about why cats purr\./);
@@ -272,7 +272,7 @@ forBothTargets(
       expect(started.estimated_credits).toBe(20);
       expect(before - sp.balance()).toBe(toMilli(20));
 
-      const tl = timelineOfVideo(t, done.result!.video_id);
+      const tl = timelineOfVideo(t, done.result!.video_id!);
       expect(tl.blocks.map((b) => [b.voice_id, b.look_id, b.sequences.length])).toEqual([
         ["vc_emma", "lk_maya_kitchen", 2],
         [null, null, 1],
@@ -303,19 +303,19 @@ forBothTargets(
       const asset = await libraryImage(sp);
       const script = "One. Two. Three. Four. Five. Six.";
       const a = await generate(sp, { script, voice_id: "vc_noah", avatar_id: "lk_zoe_podcast" });
-      const seqA = sequencesOf(timelineOfVideo(t, a.done.result!.video_id)).map((x) => x.sequence);
+      const seqA = sequencesOf(timelineOfVideo(t, a.done.result!.video_id!)).map((x) => x.sequence);
       expect(seqA.map((s) => (s.media ? (s.media.source as { broll_asset_id?: string }).broll_asset_id : null))).toEqual([null, asset, null]);
       expect(seqA[1]!.media).toMatchObject({ kind: "image", show: "full" });
 
       const b = await generate(sp, { script, voice_id: "vc_noah", avatar_id: "lk_zoe_podcast", media_urls: [src("c.jpg")] });
-      const seqB = sequencesOf(timelineOfVideo(t, b.done.result!.video_id)).map((x) => x.sequence);
+      const seqB = sequencesOf(timelineOfVideo(t, b.done.result!.video_id!)).map((x) => x.sequence);
       expect(seqB[1]!.media?.source).toEqual({ url: src("c.jpg") });
 
       const c = await generate(sp, { script, voice_id: "vc_noah", avatar_id: "lk_zoe_podcast", enable: { broll: false } });
-      expect(sequencesOf(timelineOfVideo(t, c.done.result!.video_id)).some((x) => x.sequence.media)).toBe(false);
+      expect(sequencesOf(timelineOfVideo(t, c.done.result!.video_id!)).some((x) => x.sequence.media)).toBe(false);
       const d = await generate(sp, { script, voice_id: "vc_noah", use_space_media: false });
       // No avatar at all: every sequence is a b-roll slot, but the library is off and nothing else was given.
-      expect(sequencesOf(timelineOfVideo(t, d.done.result!.video_id)).some((x) => x.sequence.media)).toBe(false);
+      expect(sequencesOf(timelineOfVideo(t, d.done.result!.video_id!)).some((x) => x.sequence.media)).toBe(false);
     });
 
     it("media-based: a voice_url is the voice track, priced from its measured length; an avatar_url image shows", async () => {
@@ -323,7 +323,7 @@ forBothTargets(
       const { started, done } = await generate(sp, { voice_url: src("voice.wav"), avatar_url: src("a.png"), enable: { music: true } });
       expect(done.status, JSON.stringify(done.error)).toBe("completed");
       expect(started.estimated_credits).toBe(5);
-      const tl = timelineOfVideo(t, done.result!.video_id);
+      const tl = timelineOfVideo(t, done.result!.video_id!);
       const len = readWavInfo(file("voice.wav"))!.durationMs;
       expect(Math.abs(tl.duration_ms - len)).toBeLessThanOrEqual(17);
       expect(tl.blocks[0]).toMatchObject({ voice_id: null, tts_voice: null, audio_path: expect.stringMatching(/^fetched\/audio-.*\.wav$/) });
@@ -342,7 +342,7 @@ forBothTargets(
       ];
       const { done } = await generate(sp, { sequence_plan: plan });
       expect(done.status, JSON.stringify(done.error)).toBe("completed");
-      const tl = timelineOfVideo(t, done.result!.video_id);
+      const tl = timelineOfVideo(t, done.result!.video_id!);
       const len = readWavInfo(file("voice.wav"))!.durationMs;
       const b = tl.blocks[0]!;
       expect(b).toMatchObject({ voice_id: null, tts_voice: null, audio_path: expect.stringMatching(/^fetched\/audio-/) });
@@ -354,7 +354,7 @@ forBothTargets(
       expect(tl.blocks[1]!.end_ms - tl.blocks[1]!.start_ms).toBe(500);
 
       const voiced = await duplicate(sp.engine, { video_id: done.result!.video_id, voice_id: "vc_noah" });
-      expect(voiced.changes_applied.voice_changed).toBe(true);
+      expect(voiced.changes_applied!.voice_changed!).toBe(true);
       const v = timelineOfVideo(t, voiced.video_id);
       expect(v.blocks[0]).toMatchObject({ voice_id: "vc_noah", tts_voice: "en-us+m3" });
       expect(v.blocks[0]!.audio_path).toBeUndefined();
@@ -366,7 +366,7 @@ forBothTargets(
       const sp = space(t);
       const { done } = await generate(sp, { avatar_url: src("talk.mp4") });
       expect(done.status, JSON.stringify(done.error)).toBe("completed");
-      const tl = timelineOfVideo(t, done.result!.video_id);
+      const tl = timelineOfVideo(t, done.result!.video_id!);
       expect(tl.blocks[0]!.sequences[0]).toMatchObject({ look_id: null, look_image_path: null, avatar_video_path: expect.stringMatching(/^fetched\/.*\.mp4$/) });
       expect(Math.abs(tl.duration_ms - 3000)).toBeLessThanOrEqual(100);
       expect(fs.existsSync(path.join(t.instance.mediaDir, tl.thumbnail_path))).toBe(true);
@@ -390,10 +390,10 @@ forBothTargets(
         // The docs name no field for the model: a guessed name passes the open body and is not acted on.
         native_avatar_model: "premium",
       });
-      const tl = timelineOfVideo(t, done.result!.video_id);
+      const tl = timelineOfVideo(t, done.result!.video_id!);
       expect(tl).toMatchObject({ native_avatar: true, native_avatar_model: "omni-flash" });
       const voiced = await duplicate(sp.engine, { video_id: done.result!.video_id, voice_id: "vc_noah" });
-      expect(voiced.changes_applied.voice_changed).toBe(true);
+      expect(voiced.changes_applied!.voice_changed!).toBe(true);
       const v = timelineOfVideo(t, voiced.video_id);
       expect(v.blocks[0]).toMatchObject({ voice_id: "vc_noah", tts_voice: "en-us+m3" });
       expect(v.duration_ms).toBe(tl.duration_ms);
@@ -447,7 +447,7 @@ forBothTargets(
         avatar_id: "lk_maya_kitchen",
       });
       const id = done.result!.video_id;
-      const orig = timelineOfVideo(t, id);
+      const orig = timelineOfVideo(t, id!);
 
       const copy = await duplicate(sp.engine, { video_id: id });
       expect(copy).toEqual({

@@ -17,7 +17,7 @@ async function settle(engine: Engine, assetId: string, timeoutMs = 15_000) {
 
 async function cheapestImageModel(engine: Engine): Promise<string> {
   const { models } = await engine.assetModels({ type: "image" });
-  return [...models].sort((a, b) => a.base_cost - b.base_cost)[0]!.name;
+  return [...models].sort((a, b) => a.base_cost! - b.base_cost!)[0]!.name;
 }
 
 forBothTargets("simulated failures and media URLs", (t) => {

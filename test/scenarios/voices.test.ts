@@ -66,7 +66,7 @@ forBothTargets("voices", (t) => {
     expect(res.map((v) => v.id)).toEqual(["vc_camille", "vc_louis", "vc_lea"]);
     for (const v of res) {
       expect(Object.keys(v).sort()).toEqual(["accent", "gender", "id", "language", "name", "preview", "tags"]);
-      const wav = await bytesOf(v.preview);
+      const wav = await bytesOf(v.preview!);
       expect(wav.toString("ascii", 0, 4)).toBe("RIFF");
       expect(wav.toString("ascii", 8, 12)).toBe("WAVE");
       expect(wav.length).toBeGreaterThan(10_000);

@@ -17,8 +17,8 @@ type Json = Record<string, unknown>;
 /** What the public record says about a model, in the terms of hosted-facts.md's class table. */
 function publicShape(name: string) {
   const d = modelDetail(findModel(name)!);
-  const props = d.input_schema.properties as Record<string, Json>;
-  const required = d.input_schema.required ?? [];
+  const props = d.input_schema!.properties! as Record<string, Json>;
+  const required = d.input_schema!.required! ?? [];
   const slots = SLOT_NAMES.filter((s) => s in props).map((s) => {
     const keys = Object.keys(props[s]!.properties as Json);
     return `${s}${required.includes(s) ? "" : "?"}${keys.length === 1 ? " (asset_id only)" : ""}`;
@@ -28,9 +28,9 @@ function publicShape(name: string) {
     type: d.type,
     inputs: slots.length > 0 ? slots : `${refs!.minItems as number}..${refs!.maxItems as number} references${required.includes("references") ? " (required)" : ""}`,
     prompt: required.includes("prompt") ? (d.max_prompt_length === null ? "required" : `required, cap ${d.max_prompt_length}`) : "promptless",
-    durations: d.capabilities.supported_durations,
-    aspect_ratios: d.capabilities.supported_aspect_ratios,
-    resolutions: d.capabilities.supported_resolutions,
+    durations: d.capabilities!.supported_durations!,
+    aspect_ratios: d.capabilities!.supported_aspect_ratios!,
+    resolutions: d.capabilities!.supported_resolutions!,
     settings: (d.settings ?? []).map(
       (x) => `${x.key} ${x.type === "select" ? `(${(x as { options: string[] }).options.join("/")})` : "(boolean)"}${x.affects_cost ? ", affects cost" : ""}`,
     ),
@@ -317,9 +317,9 @@ describe("local model catalog", () => {
     }
     // "or null" only where the spec allows null: a model without a choice leaves the key out.
     expect(detail.max_resolution).toBe(m.resolutions.at(-1));
-    expect(detail.capabilities.default_aspect_ratio ?? null).toBe(m.default_aspect_ratio);
-    expect(detail.capabilities.default_duration ?? null).toBe(m.default_duration);
-    for (const v of [detail.max_resolution, detail.capabilities.default_aspect_ratio, detail.capabilities.default_duration]) expect(v).not.toBeNull();
+    expect(detail.capabilities!.default_aspect_ratio! ?? null).toBe(m.default_aspect_ratio);
+    expect(detail.capabilities!.default_duration! ?? null).toBe(m.default_duration);
+    for (const v of [detail.max_resolution, detail.capabilities!.default_aspect_ratio!, detail.capabilities!.default_duration!]) expect(v).not.toBeNull();
     // Defaults belong to their own sets.
     if (m.aspect_ratios.length) expect(m.aspect_ratios).toContain(m.default_aspect_ratio);
     else expect(m.default_aspect_ratio).toBeNull();
@@ -331,8 +331,8 @@ describe("local model catalog", () => {
   it("keeps default prices in the hosted ranges (images 0.1–2, videos 2.6–34)", () => {
     for (const m of MODELS) {
       const c = modelSummary(m).base_cost;
-      if (m.type === "image") expect([m.name, c >= 0.1 && c <= 2]).toEqual([m.name, true]);
-      else expect([m.name, c >= 2.6 && c <= 34]).toEqual([m.name, true]);
+      if (m.type === "image") expect([m.name, c! >= 0.1 && c! <= 2]).toEqual([m.name, true]);
+      else expect([m.name, c! >= 2.6 && c! <= 34]).toEqual([m.name, true]);
     }
   });
 
@@ -480,10 +480,10 @@ describe("input_schema: requests built from it", () => {
   });
 
   it("an extend slot takes an asset_id only; a video slot takes no avatar", () => {
-    const extend = modelDetail(findModel("vidA-3-extend")!).input_schema.properties.source_video as Json;
+    const extend = modelDetail(findModel("vidA-3-extend")!).input_schema!.properties.source_video as Json;
     expect(Object.keys(extend.properties as object)).toEqual(["asset_id"]);
     expect(rejection({ type: "video", model: "vidA-3-extend", prompt: "x", source_video: { url: png } }).field).toBe("source_video");
-    const edit = modelDetail(findModel("vidC-edit")!).input_schema.properties.source_video as Json;
+    const edit = modelDetail(findModel("vidC-edit")!).input_schema!.properties.source_video as Json;
     expect(Object.keys(edit.properties as object)).toEqual(["url", "asset_id"]);
     expect(rejection({ type: "video", model: "vidC-edit", prompt: "x", source_video: { avatar_id: "av_1" } }).field).toBe("source_video.avatar_id");
   });

@@ -75,7 +75,7 @@ describe("asset job", () => {
     const a = await t.api.assetStatus({ assetId: asset_ids[0]! });
     expect(a).toMatchObject({ status: "failed", error: { code: "render_failed", message: expect.stringMatching(/^Rendering failed/) } });
     expect(t.ledger.balance(spaceId)).toBe(before);
-    expect(fs.existsSync(path.join(t.mediaDir, "assets", a.asset_id))).toBe(false);
+    expect(fs.existsSync(path.join(t.mediaDir, "assets", a.asset_id!))).toBe(false);
   });
 
   it("a library reference whose file vanished before the render ends reference_unavailable", async () => {

@@ -97,7 +97,7 @@ describe("POST /asset/pricing (quote)", () => {
       if (v === undefined) expect(q).not.toHaveProperty(k);
       else expect((q as unknown as Record<string, unknown>)[k]).toEqual(v);
     }
-    expect(q.total_cost).toBeCloseTo(q.cost_per_generation * q.generation_count, 9);
+    expect(q.total_cost).toBeCloseTo(q.cost_per_generation! * q.generation_count!, 9);
   });
 
   it.each([

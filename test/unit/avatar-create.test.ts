@@ -52,11 +52,11 @@ describe("prompt-based create", () => {
     const status = await t.api.avatarStatus(res);
     expect(status.status).toBe("completed");
     expect(status.result).toMatchObject({ id: res.look_id, format: "vertical", place: "cafe", emotion: "happy" });
-    expect(pngSizeOf(status.result!.thumbnail)).toEqual({ width: 1152, height: 2048 });
+    expect(pngSizeOf(status.result!.thumbnail!)).toEqual({ width: 1152, height: 2048 });
     expect(balance(spaceId)).toBe(before - 2);
     const avatar = await t.api.avatarGet({ avatar_id: res.avatar_id });
     expect(avatar.looks).toHaveLength(1);
-    expect(avatar.looks[0]).toMatchObject({ id: res.look_id, status: "ready" });
+    expect(avatar.looks![0]!).toMatchObject({ id: res.look_id, status: "ready" });
     expect(avatar.thumbnail).toBe(status.result!.thumbnail);
     expect(avatar.name).toBe("Friendly barista");
     expect(avatar.created_at).toEqual(expect.any(String));
@@ -104,8 +104,8 @@ describe("prompt-based create", () => {
     await t.runUntilIdle();
     const sp = await t.api.avatarStatus(plain);
     const bytes = (u: string) => fs.readFileSync(new URL(u));
-    expect(bytes(sa.result!.thumbnail).equals(bytes(sb.result!.thumbnail))).toBe(true);
-    expect(bytes(sa.result!.thumbnail).equals(bytes(sp.result!.thumbnail))).toBe(false);
+    expect(bytes(sa.result!.thumbnail!).equals(bytes(sb.result!.thumbnail!))).toBe(true);
+    expect(bytes(sa.result!.thumbnail!).equals(bytes(sp.result!.thumbnail!))).toBe(false);
   });
 
   it("sends the avatar_create webhook with the ready look", async () => {
@@ -248,12 +248,12 @@ describe("image-based create", () => {
     expect(balance(spaceId)).toBe(before);
     const avatar = await t.api.avatarGet({ avatar_id: res.avatar_id });
     expect(avatar.name).toBe("Me");
-    expect(avatar.looks.map((l) => [l.status, l.format])).toEqual([
+    expect(avatar.looks!.map((l) => [l.status, l.format])).toEqual([
       ["ready", "vertical"],
       ["ready", "horizontal"],
     ]);
-    expect(avatar.looks[0]!.id).toBe(res.look_id);
-    expect(fs.readFileSync(new URL(avatar.looks[1]!.thumbnail!)).equals(fs.readFileSync(wide))).toBe(true);
+    expect(avatar.looks![0]!.id!).toBe(res.look_id);
+    expect(fs.readFileSync(new URL(avatar.looks![1]!.thumbnail!)).equals(fs.readFileSync(wide))).toBe(true);
     expect(await t.api.avatarStatus(res)).toMatchObject({ status: "completed" });
   });
 

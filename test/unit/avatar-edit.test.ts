@@ -46,7 +46,7 @@ describe("avatar edit", () => {
     expect(await t.api.avatarLook(base)).toEqual(sourceBefore);
     expect(fs.readFileSync(new URL(sourceBefore.thumbnail!)).equals(sourceBytes)).toBe(true);
     const avatar = await t.api.avatarGet({ avatar_id: base.avatar_id });
-    expect(avatar.looks.map((l) => l.id)).toEqual([base.look_id, res.look_id]);
+    expect(avatar.looks!.map((l) => l.id)).toEqual([base.look_id, res.look_id]);
   });
 
   it("draws the source look's picture first, then imageUrls", async () => {
@@ -74,14 +74,14 @@ describe("avatar edit", () => {
     const res = await t.api.avatarEdit({ avatar_id: "av_maya", look_id: "lk_maya_kitchen", prompt: "in a bakery" });
     await t.runUntilIdle();
     const mine = await t.api.avatarGet({ avatar_id: "av_maya" });
-    expect(mine.looks.map((l) => l.id)).toContain(res.look_id);
+    expect(mine.looks!.map((l) => l.id)).toContain(res.look_id);
     expect(mine.created_at).toBeNull();
     const look = await t.api.avatarLook(res);
     expect(look).toMatchObject({ avatar_id: "av_maya", avatar_name: "Maya", status: "ready", place: "kitchen", accessories: ["apron"] });
     const ctx = contextFor(t, "PRO", 10);
     const get = avatarHandlers.avatarGet as Handler<"avatarGet">;
     const theirs = await get(ctx, { avatar_id: "av_maya" });
-    expect(theirs.looks.map((l) => l.id)).not.toContain(res.look_id);
+    expect(theirs.looks!.map((l) => l.id)).not.toContain(res.look_id);
   });
 
   it("sends the avatar_edit webhook, and GENERATION_FAILED with a refund when it fails", async () => {

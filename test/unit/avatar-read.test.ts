@@ -65,7 +65,7 @@ describe("status mapping", () => {
     const t = openTestInstance();
     const s = await t.api.avatarStatus({ avatar_id: "av_lena", look_id: "lk_lena_gym" });
     expect(s).toMatchObject({ status: "completed", result: { id: "lk_lena_gym", avatar_name: "Lena", look_name: "Lena at the gym" } });
-    expect(pngSizeOf(s.result!.thumbnail)).toEqual({ width: 540, height: 960 });
+    expect(pngSizeOf(s.result!.thumbnail!)).toEqual({ width: 540, height: 960 });
     await t.close();
   });
 });
@@ -108,20 +108,20 @@ describe("reads", () => {
     it("a catalog avatar with all its looks, created_at null, thumbnail its first look", async () => {
       const a = await t.api.avatarGet({ avatar_id: "av_robert" });
       expect(a).toMatchObject({ id: "av_robert", name: "Robert", gender: "male", age: "68", age_range: "senior", hair_color: "gray", created_at: null });
-      expect(a.looks.map((l) => l.id)).toEqual(["lk_robert_home", "lk_robert_outdoor", "lk_robert_kitchen", "lk_robert_office"]);
-      for (const l of a.looks) {
+      expect(a.looks!.map((l) => l.id)).toEqual(["lk_robert_home", "lk_robert_outdoor", "lk_robert_kitchen", "lk_robert_office"]);
+      for (const l of a.looks!) {
         expect(Object.keys(l).sort()).toEqual([...LOOK_KEYS].sort());
         expect(l).toMatchObject({ status: "ready", preview: null });
         expect(pngSizeOf(l.thumbnail!)).toEqual(l.format === "vertical" ? { width: 540, height: 960 } : { width: 960, height: 540 });
       }
-      expect(a.thumbnail).toBe(a.looks[0]!.thumbnail);
+      expect(a.thumbnail).toBe(a.looks![0]!.thumbnail!);
     });
 
     it("a space avatar, its failed look included with no thumbnail", async () => {
       const a = await t.api.avatarGet({ avatar_id: failed.avatar_id });
       expect(a).not.toHaveProperty("thumbnail");
       expect(a.looks).toEqual([expect.objectContaining({ id: failed.look_id, status: "error" })]);
-      expect(a.looks[0]).not.toHaveProperty("thumbnail");
+      expect(a.looks![0]!).not.toHaveProperty("thumbnail");
     });
 
     it.each([["av_nobody"], [""]])("%j → 404 NOT_FOUND", async (id) => {

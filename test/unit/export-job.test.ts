@@ -325,6 +325,6 @@ describe("a supplied avatar video", () => {
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     const p = await probeOutput(path.join(t.mediaDir, readExport(t, s.job_id)!.video_path!));
     expect([p.width, p.height, p.videoCodec, p.audioCodec]).toEqual([180, 320, "h264", "aac"]);
-    expect(toMilli(done.result!.cost)).toBe(0);
+    expect(toMilli(done.result!.cost!)).toBe(0);
   });
 });

@@ -6,7 +6,7 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkResponse, formatPath, responseProblems, UnexpectedResponseError } from "../../src/hosted/response-check.js";
+import { checkResponse, formatPath, readResponse, responseProblems, UnexpectedResponseError } from "../../src/hosted/response-check.js";
 import { HostedEngine } from "../../src/hosted/hosted-engine.js";
 import { Asset, ModelDetail, ModelListResponse } from "../../src/features/asset/contract.js";
 import { describeError, renderError } from "../../src/cli/errors.js";
@@ -100,11 +100,13 @@ describe("optional fields follow the spec and hosted facts", () => {
     expect(responseProblems(ModelListResponse, { models: [imageModel], count: 1 })).toEqual([]);
   });
 
-  it("still needs what every model has: a name, capabilities, an input_schema", () => {
+  it("a model needs only its name (issue 34): capabilities and input_schema may be absent", () => {
     const { capabilities: _c, ...noCaps } = imageModel;
-    expect(responseProblems(ModelListResponse, { models: [noCaps], count: 1 })[0]).toEqual({ path: "models[0].capabilities", problem: "is missing" });
+    expect(responseProblems(ModelListResponse, { models: [noCaps], count: 1 })).toEqual([]);
     const { input_schema: _s, ...noSchema } = imageModel;
-    expect(responseProblems(ModelDetail, noSchema)[0]).toEqual({ path: "input_schema", problem: "is missing" });
+    expect(responseProblems(ModelDetail, noSchema)).toEqual([]);
+    const { name: _n, ...noName } = imageModel;
+    expect(responseProblems(ModelDetail, noName)[0]).toEqual({ path: "name", problem: "is missing" });
   });
 
   it("an asset without generation_params (promised while generating only), or a promptless one", () => {
@@ -112,9 +114,32 @@ describe("optional fields follow the spec and hosted facts", () => {
     expect(responseProblems(Asset, { ...BODIES.asset, generation_params: { model: "vidC-upscale" } })).toEqual([]);
   });
 
-  it("an asset still needs its unconditional fields (cost, created_at)", () => {
-    const { cost: _cost, ...noCost } = BODIES.asset;
-    expect(responseProblems(Asset, noCost)[0]).toEqual({ path: "cost", problem: "is missing" });
+  it("an asset needs only its status (issue 34): null is absent, cost and created_at may be missing", () => {
+    expect(responseProblems(Asset, { status: "generating", url: null, thumbnail_url: null })).toEqual([]);
+    const { status: _st, ...noStatus } = BODIES.asset;
+    expect(responseProblems(Asset, noStatus)[0]).toEqual({ path: "status", problem: "is missing" });
+  });
+});
+
+describe("readResponse", () => {
+  it("an odd optional field is a warning; the copy read has it absent; the body is untouched", () => {
+    const body = { ...BODIES.asset, cost: "free" };
+    const r = readResponse<Record<string, unknown>>(Asset, body);
+    expect(r.warnings).toEqual([{ path: "cost", problem: "should be a number, got a string (read as absent)" }]);
+    expect(r.value).not.toHaveProperty("cost");
+    expect(body.cost).toBe("free");
+  });
+
+  it("an entry of a listing without its needed field is left out, the others kept", () => {
+    const body = { models: [{ name: "a" }, { label: "no name" }, { name: "c" }], count: 3 };
+    const r = readResponse<{ models: { name: string }[] }>(ModelListResponse, body);
+    expect(r.value.models.map((m) => m.name)).toEqual(["a", "c"]);
+    expect(r.warnings[0]!.problem).toBe("is missing (entry models[1] left out)");
+    expect(body.models).toHaveLength(3);
+  });
+
+  it("a needed field that is wrong still throws", () => {
+    expect(() => readResponse(Asset, { status: 5 })).toThrow("unexpected response from the service: status should be");
   });
 });
 
@@ -132,9 +157,9 @@ describe("HostedEngine checks every 2xx body", () => {
   });
 
   it("a sparse body names the field", async () => {
-    const { engine } = await engineAnswering(() => ({ status: 201, body: { asset_ids: ["a"], status: "generating" } }));
+    const { engine } = await engineAnswering(() => ({ status: 201, body: { status: "generating", count: 1 } }));
     const e = await rejection(engine.assetStart({ type: "image", model: "m", prompt: "p" }));
-    expect(e).toMatchObject({ path: "count", problem: "is missing", op: "assetStart", status: 201, code: "unexpected_response" });
+    expect(e).toMatchObject({ path: "asset_ids", problem: "is missing", op: "assetStart", status: 201, code: "unexpected_response" });
   });
 
   it("a body of the wrong kind (object for a list)", async () => {

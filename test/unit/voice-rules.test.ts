@@ -119,7 +119,7 @@ describe("voice rules", () => {
       expect(got.map((v) => v.id)).toEqual([custom.id, custom2.id, ...ids(["free"])]);
       for (const v of got) {
         expect(Object.keys(v).sort()).toEqual(["accent", "gender", "id", "language", "name", "preview", "tags"]);
-        expect(wavDurationMs(v.preview)).toBeGreaterThan(1000);
+        expect(wavDurationMs(v.preview!)).toBeGreaterThan(1000);
       }
       expect(got[0]).toMatchObject({ accent: "Irish" });
       expect(got[1]).toMatchObject({ accent: "" });
@@ -134,7 +134,7 @@ describe("voice rules", () => {
       expect(fs.statSync(file).mtimeMs).toBe(mtime);
       const all = await resources(ctxOf.ENTREPRISE, {});
       expect(all).toHaveLength(CATALOG_VOICES.length);
-      const sizes = new Set(all.map((v) => fs.statSync(new URL(v.preview)).size));
+      const sizes = new Set(all.map((v) => fs.statSync(new URL(v.preview!)).size));
       expect(sizes.size).toBeGreaterThan(CATALOG_VOICES.length / 2);
     });
   });

@@ -307,7 +307,7 @@ export class BatchRunner {
       case "asset": {
         const st = await this.ensureStarted(l, "start", l.body, async () => {
           const r = await e.assetStart(l.body as never, sim);
-          return { ids: r.asset_ids, cost: r.total_cost };
+          return { ids: r.asset_ids, cost: this.costOf(l, r.total_cost) };
         });
         const paths: string[] = [];
         for (const [i, id] of (st.ids ?? []).entries()) {
@@ -346,7 +346,7 @@ export class BatchRunner {
       case "generate": {
         const st = await this.ensureStarted(l, "start", l.body, async () => {
           const r = await e.generationStart(l.body as never, sim);
-          return { ids: [r.job_id], cost: r.estimated_credits };
+          return { ids: [r.job_id], cost: this.costOf(l, r.estimated_credits) };
         });
         const jobId = st.ids![0]!;
         let videoId = st.videoId;
@@ -361,7 +361,7 @@ export class BatchRunner {
           if (g.status !== "completed" || !g.result?.video_id)
             throw new LineStop("failed", "start", "job", g.error?.code ?? "failed", `generation ${jobId} failed: ${g.error?.message ?? "no reason given"}`);
           videoId = g.result.video_id;
-          thumb = g.result.thumbnail_url;
+          thumb = g.result.thumbnail_url ?? undefined;
           if (!st.videoId) this.record({ ev: "result", line: l.line, hash: l.hash, step: "start", video_id: videoId });
         }
         if (!l.export) return thumb ? [await this.saveOnce(l, thumb, jobId, 1, "start")] : [];
@@ -381,7 +381,7 @@ export class BatchRunner {
       case "script": {
         const st = await this.ensureStarted(l, "start", l.body, async () => {
           const r = await e.scriptGenerate(l.body as never, sim);
-          return { ids: [`script-${l.line}`], cost: r.cost, script: r.script };
+          return { ids: [`script-${l.line}`], cost: this.costOf(l, r.cost), script: r.script };
         });
         const text = st.script;
         if (text === undefined)
@@ -397,6 +397,11 @@ export class BatchRunner {
     }
   }
 
+  /** What a start debited: the service's figure, else (an answer without one) the line's price before sending. */
+  private costOf(l: BatchLine, said: number | null | undefined): number {
+    return typeof said === "number" ? said : (this.prices.get(l.line)?.credits ?? 0);
+  }
+
   /** Every call tells the pacer about a 429 the engine waited out (there should be none). */
   private callOpts(simulate: string | undefined): CallOptions {
     return { ...(simulate !== undefined ? { simulate } : {}), onRateLimited: () => this.deps.pacer.rateLimited() };
@@ -408,7 +413,7 @@ export class BatchRunner {
     const sim = this.callOpts(l.kind === "export" ? l.simulate : undefined);
     const st = await this.ensureStarted(l, step, body, async () => {
       const r = await e.exportStart(body as never, sim);
-      return { ids: [r.job_id], cost: r.estimated_credits };
+      return { ids: [r.job_id], cost: this.costOf(l, r.estimated_credits) };
     });
     const jobId = st.ids![0]!;
     const x = await this.follow(

@@ -130,7 +130,7 @@ export type StartFlags = FlagInput<typeof START_FLAGS>;
 
 /** The pricing request for a start request: the fields that change a price, nothing else. */
 import { assetLife, pricingOf, unpricedSettings, UNPRICED_SETTINGS } from "./life.js";
-import { lifeState } from "../life.js";
+import { jobErrorText, lifeState } from "../life.js";
 import { applySets, unnamedKeys } from "./sets.js";
 import { PRICING_FIELDS } from "./rules.js";
 export { pricingOf };
@@ -220,7 +220,8 @@ export const MODELS_FLAGS = defineFlags({
 
 // ---- human output ---------------------------------------------------------------------------------
 
-const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
+/** "2 credits"; a figure the service's answer left out reads "? credits". */
+const credits = (n: number | null | undefined) => (typeof n === "number" ? `${n} credit${n === 1 ? "" : "s"}` : "? credits");
 
 /** 4,5,6,…,15 reads as 4-15; short or broken runs stay as a list. */
 export function formatDurations(ds: readonly number[]): string {
@@ -235,7 +236,8 @@ export function formatDurations(ds: readonly number[]): string {
 }
 
 /** The COST cell: a generation's price at the model's defaults, with the default duration of a video. */
-export function defaultCost(m: { base_cost: number; capabilities?: { default_duration?: number | null } | null }): string {
+export function defaultCost(m: { base_cost?: number | null; capabilities?: { default_duration?: number | null } | null }): string {
+  if (typeof m.base_cost !== "number") return "-";
   const d = m.capabilities?.default_duration;
   return typeof d === "number" ? `${m.base_cost} (${d} s)` : String(m.base_cost);
 }
@@ -275,22 +277,23 @@ function choicesLine<T>(values: readonly T[] | undefined, dflt: T | null | undef
 // Fields the contract makes optional (capabilities of some model classes, settings, `required`) may
 // be absent: a line is then left out, never a crash.
 function modelLines(m: ModelDetail): string[] {
-  const c = m.capabilities;
-  const props = (m.input_schema.properties ?? {}) as Record<string, unknown>;
-  const required = m.input_schema.required ?? [];
+  const c = m.capabilities ?? {};
+  const props = (m.input_schema?.properties ?? {}) as Record<string, unknown>;
+  const required = m.input_schema?.required ?? [];
+  const orAbsent = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
 
   const lines = keyValues([
     ["name", m.name],
     ["label", m.label],
     ["type", m.type],
     ["provider", m.provider],
-    ["base cost", credits(m.base_cost)],
+    ["base cost", typeof m.base_cost === "number" ? credits(m.base_cost) : null],
     ["audio", m.has_audio],
     ["plans", m.required_plans],
-    ["references", `${c.min_images} to ${c.max_images}`],
-    ["aspect ratios", choicesLine(c.supported_aspect_ratios, c.default_aspect_ratio)],
-    ["resolutions", choicesLine(c.supported_resolutions, c.default_resolution)],
-    ["durations", choicesLine(c.supported_durations, c.default_duration, (v) => `${formatDurations(v)} s`)],
+    ["references", typeof c.min_images === "number" || typeof c.max_images === "number" ? `${c.min_images ?? "?"} to ${c.max_images ?? "?"}` : null],
+    ["aspect ratios", choicesLine(orAbsent(c.supported_aspect_ratios), c.default_aspect_ratio)],
+    ["resolutions", choicesLine(orAbsent(c.supported_resolutions), c.default_resolution)],
+    ["durations", choicesLine(orAbsent(c.supported_durations), c.default_duration, (v) => `${formatDurations(v)} s`)],
     ["prompt cap", m.max_prompt_length],
     ["inputs", Object.keys(props).map((k) => (required.includes(k) ? `${k}*` : k))],
     ["tags", m.tags],
@@ -304,7 +307,11 @@ function modelLines(m: ModelDetail): string[] {
 }
 
 function priceLines(p: AssetPricingResponse): string[] {
-  const lines = [`${p.model}: ${credits(p.cost_per_generation)} per generation × ${p.generation_count} = ${credits(p.total_cost)}`];
+  const each =
+    typeof p.cost_per_generation === "number" && typeof p.generation_count === "number"
+      ? `${credits(p.cost_per_generation)} per generation × ${p.generation_count} = `
+      : "";
+  const lines = [`${p.model ?? "price"}: ${each}${credits(p.total_cost)}`];
   if (p.normalized) {
     for (const [k, v] of Object.entries(p.normalized)) lines.push(`  ${k} adjusted to ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
   }
@@ -320,13 +327,13 @@ function assetLines(a: Asset): string[] {
     ["type", a.type],
     ["model", g?.model ?? null],
     ["prompt", g?.prompt || null],
-    ["size", a.width !== undefined && a.height !== undefined ? `${a.width}×${a.height}` : null],
-    ["duration", a.duration_seconds !== undefined ? `${a.duration_seconds} s` : null],
-    ["cost", credits(a.cost)],
+    ["size", typeof a.width === "number" && typeof a.height === "number" ? `${a.width}×${a.height}` : null],
+    ["duration", typeof a.duration_seconds === "number" ? `${a.duration_seconds} s` : null],
+    ["cost", typeof a.cost === "number" ? credits(a.cost) : null],
     ["url", a.url ?? null],
     ["thumbnail", a.thumbnail_url ?? null],
-    ["error", a.error ? `${a.error.code}: ${a.error.message}` : null],
-    ["created", a.created_at],
+    ["error", a.error ? jobErrorText(a.error) : null],
+    ["created", a.created_at ?? null],
   ];
   // Fields the record does not carry in this state are left out rather than shown empty.
   return keyValues(pairs.filter(([, v]) => v !== null));
@@ -348,8 +355,7 @@ function extensionOf(a: Asset): string {
 const assetState = (a: Asset) => lifeState(assetLife.jobs!.asset!, a as unknown as Record<string, unknown>);
 const assetText = (a: Asset) => a.status;
 /** The spec refunds a failed asset on both targets; `cost` is what was debited. */
-const assetFailure = (a: Asset) =>
-  `${a.error ? `${a.error.code}: ${a.error.message}` : "no reason given"}; ${refundNote(typeof a.cost === "number" ? a.cost : undefined, true)}`;
+const assetFailure = (a: Asset) => `${jobErrorText(a.error)}; ${refundNote(typeof a.cost === "number" ? a.cost : undefined, true)}`;
 
 /** The wait for assets (watch.ts): how to poll each id, read its state, and what to save. */
 export function assetWatch(engine: Engine, ids: readonly string[]): { jobs: WaitJob<Asset>[]; kind: WatchKind<Asset> } {
@@ -476,13 +482,14 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
         if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
         return;
       }
-      const n = price.generation_count;
-      await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model}` });
+      const n = price.generation_count ?? (typeof body.generation_count === "number" ? body.generation_count : 1);
+      await guardCost(cli, { ...guard, price: price.total_cost, what: `${n} generation${n === 1 ? "" : "s"} of ${price.model ?? body.model}` });
     }
     const res = await engine.assetStart(body, simulate ? { simulate } : {});
     // The price is talk (stderr); stdout carries the ids, or with a wait only what the wait ends with.
     if (!ctx.opts.json) {
-      ctx.io.info(`Started ${res.count} generation${res.count === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`);
+      const n = res.count ?? res.asset_ids.length;
+      ctx.io.info(`Started ${n} generation${n === 1 ? "" : "s"}: ${credits(res.cost_per_generation)} each, ${credits(res.total_cost)} in total`);
     }
     if (!wait)
       ctx.print(

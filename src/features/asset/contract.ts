@@ -13,9 +13,9 @@ export type AssetStatus = z.infer<typeof AssetStatus>;
 
 /** A reference item as the service returns it (requests are judged by ReferenceInput). */
 export const ReferenceItem = z.looseObject({
-  url: z.string().optional(),
-  asset_id: z.string().optional(),
-  avatar_id: z.string().optional(),
+  url: z.string().nullish(),
+  asset_id: z.string().nullish(),
+  avatar_id: z.string().nullish(),
 });
 export type ReferenceItem = z.infer<typeof ReferenceItem>;
 
@@ -97,44 +97,48 @@ export type AssetStartRequest = z.input<typeof AssetStartRequest>;
 /** A start request as the door passed it (the local handler's input). */
 export type AssetStartInput = z.output<typeof AssetStartRequest>;
 
+/**
+ * Responses are read tolerantly (src/hosted/response-check.ts): what a command needs to go on is
+ * required (here the ids of what was paid for); every other field may be absent or null.
+ */
 export const AssetStartResponse = z.looseObject({
   asset_ids: z.array(z.string()),
-  status: z.literal("generating"),
-  count: z.number(),
-  cost_per_generation: z.number(),
-  total_cost: z.number(),
+  status: z.literal("generating").nullish(),
+  count: z.number().nullish(),
+  cost_per_generation: z.number().nullish(),
+  total_cost: z.number().nullish(),
 });
 export type AssetStartResponse = z.infer<typeof AssetStartResponse>;
 
 /** Spec: model, prompt, aspect_ratio, resolution, duration, references; promptless models have no prompt. */
 export const GenerationParams = z.looseObject({
-  model: z.string(),
-  prompt: z.string().optional(),
-  aspect_ratio: z.string().optional(),
-  resolution: z.string().optional(),
-  duration: z.number().optional(),
-  references: z.array(ReferenceItem).optional(),
+  model: z.string().nullish(),
+  prompt: z.string().nullish(),
+  aspect_ratio: z.string().nullish(),
+  resolution: z.string().nullish(),
+  duration: z.number().nullish(),
+  references: z.array(ReferenceItem).nullish(),
 });
 export type GenerationParams = z.infer<typeof GenerationParams>;
 
-export const JobError = z.looseObject({ code: z.string(), message: z.string() });
+export const JobError = z.looseObject({ code: z.string().nullish(), message: z.string().nullish() });
 export type JobError = z.infer<typeof JobError>;
 
-/** The Asset record (asset status). */
+/** The Asset record (asset status). A wait reads its status, and its url once completed: only the status is needed. */
 export const Asset = z.looseObject({
-  asset_id: z.string(),
+  asset_id: z.string().nullish(),
   status: AssetStatus,
-  type: AssetType,
-  url: z.string().optional(),
-  thumbnail_url: z.string().optional(),
-  width: z.number().optional(),
-  height: z.number().optional(),
-  duration_seconds: z.number().optional(),
-  cost: z.number(),
-  created_at: Timestamp,
+  type: AssetType.nullish(),
+  url: z.string().nullish(),
+  thumbnail_url: z.string().nullish(),
+  width: z.number().nullish(),
+  height: z.number().nullish(),
+  duration_seconds: z.number().nullish(),
+  cost: z.number().nullish(),
+  created_at: Timestamp.nullish(),
   /** The spec promises it while `generating` only. */
-  generation_params: GenerationParams.optional(),
-  error: JobError.optional(),
+  generation_params: GenerationParams.nullish(),
+  error: JobError.nullish(),
 });
 export type Asset = z.infer<typeof Asset>;
 
@@ -163,24 +167,26 @@ export const AssetPricingRequest = z
 export type AssetPricingRequest = z.input<typeof AssetPricingRequest>;
 export type AssetPricingInput = z.output<typeof AssetPricingRequest>;
 
+/** A price is what pricing is asked for: `total_cost` is needed, the rest may be absent. */
 export const AssetPricingResponse = z.looseObject({
-  model: z.string(),
-  cost_per_generation: z.number(),
+  model: z.string().nullish(),
+  cost_per_generation: z.number().nullish(),
   total_cost: z.number(),
-  currency: z.literal("credits"),
-  generation_count: z.number(),
-  normalized: z.record(z.string(), z.unknown()).optional(),
+  currency: z.literal("credits").nullish(),
+  generation_count: z.number().nullish(),
+  normalized: z.record(z.string(), z.unknown()).nullish(),
 });
 export type AssetPricingResponse = z.infer<typeof AssetPricingResponse>;
 
 export const ModelSetting = z.looseObject({
   key: z.string(),
-  type: z.enum(["boolean", "select"]),
-  label: z.string(),
-  // hosted-facts does not fix the types of a select's default and options: numbers and objects pass.
-  default_value: z.union([z.boolean(), z.string(), z.number(), z.looseObject({})]),
-  affects_cost: z.boolean(),
-  options: z.array(z.union([z.string(), z.number(), z.looseObject({})])).optional(),
+  type: z.enum(["boolean", "select"]).nullish(),
+  label: z.string().nullish(),
+  // hosted-facts does not fix the types of a select's default and options: any JSON value passes
+  // (an array default, a list of objects).
+  default_value: z.unknown(),
+  affects_cost: z.boolean().nullish(),
+  options: z.array(z.unknown()).nullish(),
 });
 export type ModelSetting = z.infer<typeof ModelSetting>;
 
@@ -189,50 +195,53 @@ export type ModelSetting = z.infer<typeof ModelSetting>;
  * every image class, and does not document the resolution keys: all of those may be absent.
  */
 export const ModelCapabilities = z.looseObject({
-  max_images: z.number(),
-  min_images: z.number(),
-  supported_aspect_ratios: z.array(z.string()).optional(),
-  default_aspect_ratio: z.string().optional(),
-  supported_durations: z.array(z.number()).optional(),
-  default_duration: z.number().optional(),
-  supported_resolutions: z.array(z.string()).optional(),
-  default_resolution: z.string().nullable().optional(),
+  max_images: z.number().nullish(),
+  min_images: z.number().nullish(),
+  supported_aspect_ratios: z.array(z.string()).nullish(),
+  default_aspect_ratio: z.string().nullish(),
+  supported_durations: z.array(z.number()).nullish(),
+  default_duration: z.number().nullish(),
+  supported_resolutions: z.array(z.string()).nullish(),
+  default_resolution: z.string().nullish(),
 });
 export type ModelCapabilities = z.infer<typeof ModelCapabilities>;
 
 /** JSON-Schema shaped description of what a model accepts (`required` may be left out, as in JSON Schema). */
 export const InputSchema = z.looseObject({
-  type: z.literal("object"),
-  required: z.array(z.string()).optional(),
+  type: z.literal("object").nullish(),
+  required: z.array(z.string()).nullish(),
   properties: z.record(z.string(), z.unknown()),
 });
 export type InputSchema = z.infer<typeof InputSchema>;
 
-/** Summary item of GET /asset/models; `type`/`provider` are omitted when filtered on. */
+/**
+ * Summary item of GET /asset/models; `type`/`provider` are omitted when filtered on. Only the name is
+ * needed: an entry without one is left out of a listing (with a warning), never the whole listing.
+ */
 export const ModelSummary = z.looseObject({
   name: z.string(),
-  label: z.string(),
-  type: z.enum(["image", "video"]).optional(),
-  provider: z.string().optional(),
-  tags: z.array(z.string()),
-  base_cost: z.number(),
-  has_audio: z.boolean(),
-  /** Absent for models without a resolution choice ("—" in the hosted catalog); never null. */
-  max_resolution: z.string().optional(),
-  required_plans: z.array(z.string()),
-  capabilities: ModelCapabilities,
+  label: z.string().nullish(),
+  type: z.enum(["image", "video"]).nullish(),
+  provider: z.string().nullish(),
+  tags: z.array(z.string()).nullish(),
+  base_cost: z.number().nullish(),
+  has_audio: z.boolean().nullish(),
+  /** Absent (or null) for models without a resolution choice ("—" in the hosted catalog). */
+  max_resolution: z.string().nullish(),
+  required_plans: z.array(z.string()).nullish(),
+  capabilities: ModelCapabilities.nullish(),
 });
 export type ModelSummary = z.infer<typeof ModelSummary>;
 
 export const ModelDetail = ModelSummary.extend({
-  type: z.enum(["image", "video"]),
-  provider: z.string(),
+  type: z.enum(["image", "video"]).nullish(),
+  provider: z.string().nullish(),
   /** Only some model classes have settings. */
-  settings: z.array(ModelSetting).optional(),
+  settings: z.array(ModelSetting).nullish(),
   /** Only some models cap the prompt. */
-  max_prompt_length: z.number().nullable().optional(),
-  restricted_countries: z.array(z.string()),
-  input_schema: InputSchema,
+  max_prompt_length: z.number().nullish(),
+  restricted_countries: z.array(z.string()).nullish(),
+  input_schema: InputSchema.nullish(),
 });
 export type ModelDetail = z.infer<typeof ModelDetail>;
 
@@ -245,9 +254,9 @@ export type ModelListRequest = z.input<typeof ModelListRequest>;
 
 export const ModelListResponse = z.looseObject({
   models: z.array(ModelSummary),
-  count: z.number(),
-  type: z.string().optional(),
-  provider: z.string().optional(),
+  count: z.number().nullish(),
+  type: z.string().nullish(),
+  provider: z.string().nullish(),
 });
 export type ModelListResponse = z.infer<typeof ModelListResponse>;
 

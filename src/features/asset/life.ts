@@ -43,7 +43,8 @@ export const assetLife: FeatureLife = {
       what: (input) => `${count(input)} generation${count(input) === 1 ? "" : "s"} of ${str(input.model) ?? "a model"}`,
       price: async (input, tools) => {
         const p = await tools.assetPricing(pricingOf(input));
-        const basis = `the service's dry-run pricing of ${p.generation_count} generation(s) of ${p.model}`;
+        const n = p.generation_count ?? count(input);
+        const basis = `the service's dry-run pricing of ${n} generation(s) of ${p.model ?? str(input.model) ?? "the model"}`;
         // Settings may change the price, and pricing cannot be told them.
         if (unpricedSettings(input)) return { credits: p.total_cost, exact: false, basis: `${basis} at its default settings (model_settings are not priced)` };
         return { credits: p.total_cost, exact: true, basis };

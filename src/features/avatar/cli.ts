@@ -20,7 +20,7 @@ import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import { lookStateText } from "./states.js";
 import { guardStart, START_GUARD_FLAGS } from "../../cli/cost-guard.js";
 import { avatarLife } from "./life.js";
-import { lifeState } from "../life.js";
+import { jobErrorText, lifeState } from "../life.js";
 
 import {
   AVATAR_CREATE_STYLES as CREATE_STYLES,
@@ -141,7 +141,7 @@ function statusLines(s: AvatarStatusResponse, withError = true): string[] {
       ["format", r?.format ?? null],
       ["place", r?.place ?? null],
       ["thumbnail", r?.thumbnail ?? null],
-      ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
+      ["error", withError && s.error ? jobErrorText(s.error) : null],
     ].filter(([, v]) => v !== null) as [string, unknown][],
   );
 }
@@ -150,8 +150,8 @@ function lookLines(l: LookDetail): string[] {
   return keyValues([
     ["look", l.id],
     ["name", l.look_name],
-    ["avatar", `${l.avatar_id} (${l.avatar_name})`],
-    ["status", lookStateText(l.status)],
+    ["avatar", l.avatar_name ? `${l.avatar_id ?? "?"} (${l.avatar_name})` : (l.avatar_id ?? null)],
+    ["status", l.status ? lookStateText(l.status) : null],
     ["person", [l.gender, l.age_range, l.ethnicity, l.hair_color]],
     ["format", l.format],
     ["place", l.place],
@@ -175,10 +175,10 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
     ["thumbnail", a.thumbnail ?? null],
   ]);
   const looks = table(
-    a.looks,
+    a.looks ?? [],
     [
       { header: "look", get: (l) => l.id, id: true },
-      { header: "status", get: (l) => lookStateText(l.status) },
+      { header: "status", get: (l) => (l.status ? lookStateText(l.status) : null) },
       { header: "format", get: (l) => l.format, optional: true },
       { header: "place", get: (l) => l.place, optional: true },
       { header: "name", get: (l) => l.name, optional: true },
@@ -276,12 +276,12 @@ export function lookWatch(engine: Engine, ref: AvatarLookRef, cost?: number): { 
       journal: "look",
       state: lookState,
       describe: lookText,
-      failure: (x, target) => `${x.error ? `${x.error.code}: ${x.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
+      failure: (x, target) => `${jobErrorText(x.error)}; ${refundNote(cost, refundedOn(target))}`,
       schedule: avatarSchedule,
       unknown: () => ({ avatar_id: ref.avatar_id, look_id: ref.look_id, status: "unknown" }),
       // The reason of a failure is said once, in the error that ends the command.
       human: (x) => statusLines(x, false),
-      file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id, x.result.thumbnail) } : undefined),
+      file: (x) => (x.result?.thumbnail ? { url: x.result.thumbnail, name: thumbnailName(x.look_id ?? ref.look_id, x.result.thumbnail) } : undefined),
       resumeArgs: () => ["avatar", "status", ref.avatar_id, ref.look_id, "--watch"],
     },
   };
@@ -392,8 +392,8 @@ function registerStatus(avatar: Command, getContext: ContextGetter): void {
       return;
     }
     const s = await engine.avatarStatus({ avatar_id: avatarId, look_id: lookId });
-    ctx.print(s, statusLines, (x) => [x.look_id]);
-    await ctx.recordUpdates?.([{ kind: "look", id: s.look_id, status: s.status }]);
+    ctx.print(s, statusLines, (x) => [x.look_id ?? lookId]);
+    await ctx.recordUpdates?.([{ kind: "look", id: s.look_id ?? lookId, status: s.status }]);
   });
   examples(status, ["mediagen avatar status av_123 lk_456", "mediagen avatar status av_123 lk_456 --watch --download out/"]);
 }
@@ -409,7 +409,7 @@ function registerGet(avatar: Command, getContext: ContextGetter): void {
       ctx.print(
         a,
         (x) => avatarLines(ctx, x),
-        (x) => x.looks.map((l) => l.id),
+        (x) => (x.looks ?? []).map((l) => l.id),
       );
     });
   examples(get, ["mediagen avatar get av_maya", "mediagen avatar get av_maya --json | jq '.looks[].id'"]);

@@ -26,48 +26,49 @@ export const LookFormat = z.enum(LOOK_FORMATS);
 export type LookFormat = z.infer<typeof LookFormat>;
 export { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "../../contract/avatar-vocabulary.js";
 
+/** A look is known by its id; the rest may be absent or null (a look without an id is left out of a list). */
 export const Look = z.looseObject({
   id: z.string(),
-  name: z.string(),
-  place: z.string(),
-  accessories: z.array(z.string()),
-  action: z.string(),
-  emotion: z.string(),
-  selfie: z.boolean(),
-  format: LookFormat,
+  name: z.string().nullish(),
+  place: z.string().nullish(),
+  accessories: z.array(z.string()).nullish(),
+  action: z.string().nullish(),
+  emotion: z.string().nullish(),
+  selfie: z.boolean().nullish(),
+  format: LookFormat.nullish(),
   /** A URL; a pending look may have none yet (absent, never ""). */
-  thumbnail: z.string().min(1).optional(),
-  preview: z.string().nullable(),
-  status: LookStatus,
-  model_available: z.array(z.string()),
+  thumbnail: z.string().min(1).nullish(),
+  preview: z.string().nullish(),
+  status: LookStatus.nullish(),
+  model_available: z.array(z.string()).nullish(),
 });
 export type Look = z.infer<typeof Look>;
 
 /** GET /avatar/{id}/look/{look_id}: the look plus its avatar's fields. */
 export const LookDetail = Look.extend({
-  avatar_id: z.string(),
-  avatar_name: z.string(),
-  look_name: z.string(),
-  gender: z.string(),
-  age_range: z.string(),
-  ethnicity: z.string(),
-  hair_color: z.string(),
-  error_message: z.string().nullable(),
+  avatar_id: z.string().nullish(),
+  avatar_name: z.string().nullish(),
+  look_name: z.string().nullish(),
+  gender: z.string().nullish(),
+  age_range: z.string().nullish(),
+  ethnicity: z.string().nullish(),
+  hair_color: z.string().nullish(),
+  error_message: z.string().nullish(),
 });
 export type LookDetail = z.infer<typeof LookDetail>;
 
 export const Avatar = z.looseObject({
   id: z.string(),
-  name: z.string(),
-  gender: z.enum(["male", "female"]),
-  age: z.string(),
-  age_range: z.string(),
-  ethnicity: z.string(),
-  hair_color: z.string(),
+  name: z.string().nullish(),
+  gender: z.enum(["male", "female"]).nullish(),
+  age: z.string().nullish(),
+  age_range: z.string().nullish(),
+  ethnicity: z.string().nullish(),
+  hair_color: z.string().nullish(),
   /** Its first ready look's picture; absent while no look is ready. */
-  thumbnail: z.string().min(1).optional(),
-  looks: z.array(Look),
-  created_at: z.string().nullable(),
+  thumbnail: z.string().min(1).nullish(),
+  looks: z.array(Look).nullish(),
+  created_at: z.string().nullish(),
 });
 export type Avatar = z.infer<typeof Avatar>;
 
@@ -171,27 +172,28 @@ export const AvatarStatusRequest = z.strictObject({
 export type AvatarStatusRequest = z.input<typeof AvatarStatusRequest>;
 
 export const AvatarJobStatus = z.enum(["pending", "processing", "completed", "failed"]);
+/** A look's generation status: a wait reads its status (and the look once completed); only the status is needed. */
 export const AvatarStatusResponse = z.looseObject({
-  avatar_id: z.string(),
-  look_id: z.string(),
+  avatar_id: z.string().nullish(),
+  look_id: z.string().nullish(),
   status: AvatarJobStatus,
   result: z
     .looseObject({
-      id: z.string(),
-      avatar_name: z.string(),
-      look_name: z.string(),
-      gender: z.string(),
-      place: z.string(),
-      accessories: z.array(z.string()),
-      action: z.string(),
-      emotion: z.string(),
-      selfie: z.boolean(),
-      format: z.string(),
-      thumbnail: z.string(),
-      model_available: z.array(z.string()),
+      id: z.string().nullish(),
+      avatar_name: z.string().nullish(),
+      look_name: z.string().nullish(),
+      gender: z.string().nullish(),
+      place: z.string().nullish(),
+      accessories: z.array(z.string()).nullish(),
+      action: z.string().nullish(),
+      emotion: z.string().nullish(),
+      selfie: z.boolean().nullish(),
+      format: z.string().nullish(),
+      thumbnail: z.string().nullish(),
+      model_available: z.array(z.string()).nullish(),
     })
-    .optional(),
-  error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+    .nullish(),
+  error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 export type AvatarStatusResponse = z.infer<typeof AvatarStatusResponse>;
 
@@ -217,25 +219,26 @@ export const AvatarListRequest = z.strictObject({
 export type AvatarListRequest = z.input<typeof AvatarListRequest>;
 
 /** One item of GET /avatar/list: a look with its avatar's fields. */
+/** A look is known by its id (and its avatar's, to read it); an entry without an id is left out of the listing. */
 export const AvatarListItem = z.looseObject({
   id: z.string(),
-  avatar_id: z.string(),
-  avatar_name: z.string(),
-  look_name: z.string(),
-  gender: z.string(),
-  age_range: z.string(),
-  ethnicity: z.string(),
-  hair_color: z.string(),
-  place: z.string(),
-  accessories: z.array(z.string()),
-  action: z.string(),
-  emotion: z.string(),
-  selfie: z.boolean(),
-  format: z.string(),
-  thumbnail: z.string().min(1).optional(),
-  preview: z.string().nullable(),
-  model_available: z.array(z.string()),
-  tags: z.array(z.string()).optional(),
+  avatar_id: z.string().nullish(),
+  avatar_name: z.string().nullish(),
+  look_name: z.string().nullish(),
+  gender: z.string().nullish(),
+  age_range: z.string().nullish(),
+  ethnicity: z.string().nullish(),
+  hair_color: z.string().nullish(),
+  place: z.string().nullish(),
+  accessories: z.array(z.string()).nullish(),
+  action: z.string().nullish(),
+  emotion: z.string().nullish(),
+  selfie: z.boolean().nullish(),
+  format: z.string().nullish(),
+  thumbnail: z.string().min(1).nullish(),
+  preview: z.string().nullish(),
+  model_available: z.array(z.string()).nullish(),
+  tags: z.array(z.string()).nullish(),
 });
 export type AvatarListItem = z.infer<typeof AvatarListItem>;
 export const AvatarListResponse = z.array(AvatarListItem);

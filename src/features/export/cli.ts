@@ -20,7 +20,7 @@ import type { Engine } from "../../engine/engine.js";
 import type { CliContext } from "../../cli/context.js";
 import type { ExportJob, ExportStartResponse } from "./contract.js";
 import { exportLife } from "./life.js";
-import { lifeState } from "../life.js";
+import { jobErrorText, lifeState } from "../life.js";
 
 import { EXPORT_FORMATS as FORMATS } from "./formats.js";
 
@@ -75,7 +75,8 @@ export function exportWaitOptions(cmd: Command): Command {
 
 // ---- output ---------------------------------------------------------------------------------------
 
-const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
+/** "2 credits"; a figure the service's answer left out reads "? credits". */
+const credits = (n: number | null | undefined) => (typeof n === "number" ? `${n} credit${n === 1 ? "" : "s"}` : "? credits");
 const BAR = 24;
 
 /** `[██████░░░░…]`: the part done of a fixed-width bar. */
@@ -89,6 +90,7 @@ export function exportText(s: ExportJob, bar = false): string {
   if (s.status === "failed") return `failed (${s.error?.code ?? "EXPORT_FAILED"}: ${s.error?.message ?? "no message"})`;
   if (s.status === "completed") return "completed";
   if (s.status === "pending") return "pending (queued)";
+  if (typeof s.progress !== "number") return s.current_step ?? s.status;
   return `${s.current_step ?? s.status} ${s.progress}%${bar ? ` ${progressBar(s.progress)}` : ""}`;
 }
 
@@ -97,12 +99,12 @@ export function exportLines(s: ExportJob): string[] {
   const pairs: [string, unknown][] = [
     ["job", s.job_id],
     ["status", s.status],
-    ["step", s.status === "completed" || !s.current_step ? null : `${s.current_step} (${s.progress}%)`],
+    ["step", s.status === "completed" || !s.current_step ? null : typeof s.progress === "number" ? `${s.current_step} (${s.progress}%)` : s.current_step],
     ["video", r?.video_url ?? null],
     ["thumbnail", r?.thumbnail_url ?? null],
-    ["cost", r ? credits(r.cost) : null],
+    ["cost", typeof r?.cost === "number" ? credits(r.cost) : null],
     ["created", r?.created_at ?? null],
-    ["error", s.error ? `${s.error.code}: ${s.error.message}` : null],
+    ["error", s.error ? jobErrorText(s.error) : null],
   ];
   return keyValues(pairs.filter(([, v]) => v !== null));
 }
@@ -279,7 +281,7 @@ export const exportCommand: CommandModule = {
         return;
       }
       const s = await engine.exportStatus({ job_id: jobId });
-      ctx.print(s, exportLines, (x) => [x.job_id]);
+      ctx.print(s, exportLines, (x) => [x.job_id ?? jobId]);
     });
     examples(status, [
       "mediagen export status exp_0123456789abcdef01234567",

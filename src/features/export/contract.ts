@@ -11,21 +11,22 @@ export { EXPORT_FORMATS, EXPORT_SIZES };
 export const EXPORT_STEPS = ["render-audio", "avatar", "render"] as const;
 export const ExportStep = z.enum(EXPORT_STEPS);
 
+/** An export's status: a wait reads its status, its progress and, once completed, its video_url; only the status is needed. */
 export const ExportJob = z.looseObject({
-  job_id: z.string(),
+  job_id: z.string().nullish(),
   status: JobStatus,
-  progress: z.number(),
+  progress: z.number().nullish(),
   /** Absent or null while queued on some services (a pending job has no step yet). */
-  current_step: ExportStep.nullable().optional(),
+  current_step: ExportStep.nullish(),
   result: z
     .looseObject({
-      video_url: z.string(),
-      thumbnail_url: z.string(),
-      cost: z.number(),
-      created_at: z.string(),
+      video_url: z.string().nullish(),
+      thumbnail_url: z.string().nullish(),
+      cost: z.number().nullish(),
+      created_at: z.string().nullish(),
     })
-    .optional(),
-  error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+    .nullish(),
+  error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 export type ExportJob = z.infer<typeof ExportJob>;
 
@@ -57,10 +58,11 @@ export function onlyWithCustomFormat(req: { format?: string; width?: number; hei
   }
 }
 
+/** The job id is what the start paid for; the rest may be absent. */
 export const ExportStartResponse = z.looseObject({
   job_id: z.string(),
-  status: z.literal("pending"),
-  estimated_credits: z.number(),
+  status: z.literal("pending").nullish(),
+  estimated_credits: z.number().nullish(),
 });
 export type ExportStartResponse = z.infer<typeof ExportStartResponse>;
 

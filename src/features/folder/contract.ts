@@ -9,12 +9,13 @@ import { FOLDER_TYPES } from "./types.js";
 export const FolderType = z.enum(FOLDER_TYPES);
 export type FolderType = z.infer<typeof FolderType>;
 
+/** A folder is known by its id; the rest may be absent or null (an entry without an id is left out of a listing). */
 export const Folder = z.looseObject({
   id: z.string(),
-  name: z.string(),
-  type: FolderType,
-  parent_folder_id: z.string().nullable(),
-  created_at: Timestamp,
+  name: z.string().nullish(),
+  type: FolderType.nullish(),
+  parent_folder_id: z.string().nullish(),
+  created_at: Timestamp.nullish(),
 });
 export type Folder = z.infer<typeof Folder>;
 

@@ -24,7 +24,7 @@ import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
 import type { GenerationStartResponse, GenerationStatusResponse } from "./contract.js";
 import { generationLife } from "./life.js";
-import { lifeState } from "../life.js";
+import { jobErrorText, lifeState } from "../life.js";
 
 // The spec's lists, repeated here because contract.ts loads zod, which --help must not.
 const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"];
@@ -261,12 +261,14 @@ export async function readPlan(ctx: Context, value: string): Promise<unknown[]> 
 
 // ---- output -------------------------------------------------------------------------------------------
 
-const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
+/** "2 credits"; a figure the service's answer left out reads "? credits". */
+const credits = (n: number | null | undefined) => (typeof n === "number" ? `${n} credit${n === 1 ? "" : "s"}` : "? credits");
 
 function statusText(s: GenerationStatusResponse): string {
   if (s.status === "failed") return "failed";
   if (s.status === "completed") return `completed: video ${s.result?.video_id ?? "?"}`;
-  return s.current_step ? `${s.status} ${s.current_step} ${s.progress_step}%` : s.status;
+  if (!s.current_step) return s.status;
+  return typeof s.progress_step === "number" ? `${s.status} ${s.current_step} ${s.progress_step}%` : `${s.status} ${s.current_step}`;
 }
 
 export function statusLines(s: GenerationStatusResponse, withError = true): string[] {
@@ -275,13 +277,13 @@ export function statusLines(s: GenerationStatusResponse, withError = true): stri
     [
       ["job", s.job_id],
       ["status", s.status],
-      ["step", s.current_step ? `${s.current_step} (${s.progress_step}%)` : null],
+      ["step", s.current_step ? (typeof s.progress_step === "number" ? `${s.current_step} (${s.progress_step}%)` : s.current_step) : null],
       ["video", r?.video_id ?? null],
-      ["duration", r ? `${r.duration} s` : null],
-      ["cost", r ? credits(r.cost) : null],
+      ["duration", typeof r?.duration === "number" ? `${r.duration} s` : null],
+      ["cost", typeof r?.cost === "number" ? credits(r.cost) : null],
       ["thumbnail", r?.thumbnail_url ?? null],
       ["created", r?.created_at ?? null],
-      ["error", withError && s.error ? `${s.error.code}: ${s.error.message}` : null],
+      ["error", withError && s.error ? jobErrorText(s.error) : null],
     ].filter(([, v]) => v !== null) as [string, unknown][],
   );
 }
@@ -314,10 +316,10 @@ export function generationWatch(engine: Engine, jobId: string, cost?: number): {
     kind: {
       journal: "generation",
       journalFields: (s) => ({ status: s.status, ...(s.result?.video_id ? { video_id: s.result.video_id } : {}) }),
-      file: (s) => (s.result?.thumbnail_url ? { url: s.result.thumbnail_url, name: thumbnailName(s.job_id, s.result.thumbnail_url) } : undefined),
+      file: (s) => (s.result?.thumbnail_url ? { url: s.result.thumbnail_url, name: thumbnailName(s.job_id ?? jobId, s.result.thumbnail_url) } : undefined),
       state: jobState,
       describe: statusText,
-      failure: (s, target) => `${s.error ? `${s.error.code}: ${s.error.message}` : "no reason given"}; ${refundNote(cost, refundedOn(target))}`,
+      failure: (s, target) => `${jobErrorText(s.error)}; ${refundNote(cost, refundedOn(target))}`,
       schedule: generationSchedule,
       unknown: (job) => ({ job_id: job.id, status: "unknown" }),
       // The reason of a failure is said once, in the error that ends the command.
@@ -385,7 +387,11 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
   );
   const videoId = video.result?.video_id;
   await ctx.recordUpdates?.([{ kind: "generation", id: jobId, status: video.status, ...(videoId ? { video_id: videoId } : {}) }]);
-  if (!videoId) throw new CliError(`generation ${jobId} completed without a video_id`, EXIT.error, "no_video");
+  if (!videoId) {
+    // What was paid for is still said: the job's last status, its id in it, on stdout.
+    ctx.print(video, statusLines, () => [jobId]);
+    throw new CliError(`generation ${jobId} completed without a video_id: nothing to export`, EXIT.error, "no_video");
+  }
   // Resumed after the export was started (from this machine): follow that export, do not pay again.
   const home = (ctx as Partial<CliContext>).home;
   const started = home ? await (await import("../../cli/resume.js")).exportOfVideo(home, videoId, await ctx.target()) : undefined;
@@ -610,7 +616,7 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     );
     return;
   }
-  await watchGeneration(ctx, engine, res.job_id, opts, res.estimated_credits);
+  await watchGeneration(ctx, engine, res.job_id, opts, res.estimated_credits ?? undefined);
 }
 
 export const generateCommand: CommandModule = {
@@ -725,8 +731,8 @@ export const generationCommand: CommandModule = {
         return;
       }
       const s = await engine.generationStatus({ job_id: jobId });
-      ctx.print(s, statusLines, (x) => [x.job_id]);
-      await ctx.recordUpdates?.([{ kind: "generation", id: s.job_id, status: s.status, ...(s.result?.video_id ? { video_id: s.result.video_id } : {}) }]);
+      ctx.print(s, statusLines, (x) => [x.job_id ?? jobId]);
+      await ctx.recordUpdates?.([{ kind: "generation", id: s.job_id ?? jobId, status: s.status, ...(s.result?.video_id ? { video_id: s.result.video_id } : {}) }]);
     });
     examples(status, ["mediagen generation status run_0123456789abcdef01234567", "mediagen generation status run_0123456789abcdef01234567 --watch"]);
   },

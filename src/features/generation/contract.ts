@@ -187,8 +187,8 @@ function startRank(p: { field?: string; code: string; issue: string }): number {
 /** Generation job record as returned by start. */
 export const GenerationStartResponse = z.looseObject({
   job_id: z.string(),
-  status: z.literal("pending"),
-  estimated_credits: z.number(),
+  status: z.literal("pending").nullish(),
+  estimated_credits: z.number().nullish(),
 });
 export type GenerationStartResponse = z.infer<typeof GenerationStartResponse>;
 
@@ -215,21 +215,25 @@ export const GENERATION_STEPS = [
 ] as const;
 
 export const GenerationStatusRequest = z.strictObject({ job_id: z.string().min(1) });
+/**
+ * A generation's status: a wait reads its status, its progress and, once completed, the video id; only
+ * the status is needed (a completed job without a video id is said by the command that needs one).
+ */
 export const GenerationStatusResponse = z.looseObject({
-  job_id: z.string(),
+  job_id: z.string().nullish(),
   status: JobStatus,
-  progress_step: z.number(),
-  current_step: z.string().nullable(),
+  progress_step: z.number().nullish(),
+  current_step: z.string().nullish(),
   result: z
     .looseObject({
-      video_id: z.string(),
-      thumbnail_url: z.string(),
-      duration: z.number(),
-      cost: z.number(),
-      created_at: z.string(),
+      video_id: z.string().nullish(),
+      thumbnail_url: z.string().nullish(),
+      duration: z.number().nullish(),
+      cost: z.number().nullish(),
+      created_at: z.string().nullish(),
     })
-    .optional(),
-  error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+    .nullish(),
+  error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 export type GenerationStatusResponse = z.infer<typeof GenerationStatusResponse>;
 

@@ -58,7 +58,7 @@ async function askPrompt(ctx: Context): Promise<string> {
   return input({ message: "What is the video about?", required: true }, { input: ctx.io.stdin, output: ctx.io.stderr });
 }
 
-const credits = (n: number) => `${formatCredits(n)} credit${n === 1 ? "" : "s"}`;
+const credits = (n: number | null | undefined) => (typeof n === "number" ? `${formatCredits(n)} credit${n === 1 ? "" : "s"}` : "? credits");
 
 export const command: CommandModule = {
   register(script: Command, getContext) {
@@ -94,7 +94,7 @@ export const command: CommandModule = {
         const res = await engine.scriptGenerate(body, simulate ? { simulate } : {});
         if (!ctx.opts.json) {
           ctx.io.info(`Script: ${credits(res.cost)}`);
-          const n = res.extractedImages.length;
+          const n = res.extractedImages?.length ?? 0;
           if (n) ctx.io.info(`${n} image${n === 1 ? "" : "s"} found on the pages (listed by --json in extractedImages)`);
         }
         ctx.print(

@@ -53,10 +53,11 @@ export type ScriptGenerateRequest = {
   [k: string]: unknown;
 };
 
+/** The script text is what was paid for; the cost and the images may be absent or null. */
 export const ScriptGenerateResponse = z.looseObject({
   script: z.string(),
-  cost: z.number(),
-  extractedImages: z.array(z.string()),
+  cost: z.number().nullish(),
+  extractedImages: z.array(z.string()).nullish(),
 });
 export type ScriptGenerateResponse = z.infer<typeof ScriptGenerateResponse>;
 

@@ -82,8 +82,8 @@ function lines(r: VideoDuplicateResponse): string[] {
   return keyValues([
     ["video", r.video_id],
     ["status", r.status],
-    ["voice changed", r.changes_applied.voice_changed],
-    ["look changed", r.changes_applied.avatar_changed],
+    ["voice changed", r.changes_applied?.voice_changed],
+    ["look changed", r.changes_applied?.avatar_changed],
     ["message", r.message],
   ]);
 }

@@ -17,11 +17,12 @@ export type VideoDuplicateRequest = z.input<typeof VideoDuplicateRequest>;
 /** A duplicate request as the check at the door has let it through. */
 export type VideoDuplicateInput = z.output<typeof VideoDuplicateRequest>;
 
+/** The new video's id is what the duplicate paid for; the rest may be absent or null. */
 export const VideoDuplicateResponse = z.looseObject({
   video_id: z.string(),
-  status: z.string(),
-  message: z.string(),
-  changes_applied: z.looseObject({ voice_changed: z.boolean(), avatar_changed: z.boolean() }),
+  status: z.string().nullish(),
+  message: z.string().nullish(),
+  changes_applied: z.looseObject({ voice_changed: z.boolean().nullish(), avatar_changed: z.boolean().nullish() }).nullish(),
 });
 export type VideoDuplicateResponse = z.infer<typeof VideoDuplicateResponse>;
 

@@ -81,13 +81,13 @@ async function resources(ctx: Context, flags: FilterFlags): Promise<void> {
 }
 
 /** Nothing matched: say so, and with a language filter, which languages do have voices. */
-async function noneMatch(ctx: Context, query: Record<string, unknown>, all: () => Promise<{ language: string }[]>): Promise<void> {
+async function noneMatch(ctx: Context, query: Record<string, unknown>, all: () => Promise<{ language?: string | null }[]>): Promise<void> {
   if (ctx.opts.json || ctx.opts.quiet) return;
   if (typeof query.language !== "string") {
     ctx.io.info("No voices match.");
     return;
   }
-  const languages = [...new Set((await all().catch(() => [])).map((v) => v.language))].sort();
+  const languages = [...new Set((await all().catch(() => [])).flatMap((v) => (v.language ? [v.language] : [])))].sort();
   ctx.io.info(`No voices match language ${query.language}.${languages.length ? ` Languages with voices: ${languages.join(", ")}.` : ""}`);
 }
 

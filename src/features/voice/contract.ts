@@ -3,25 +3,26 @@ import { op } from "../../contract/operation.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { GenderFilter, ListFilter, NonEmptyString, QueryBoolInput } from "../../contract/request-fields.js";
 
+/** A voice is known by its id; the rest may be absent or null (an entry without an id is left out of a listing). */
 export const Voice = z.looseObject({
   id: z.string(),
-  name: z.string(),
-  language: z.string(),
-  gender: z.enum(["male", "female"]),
-  tags: z.array(z.string()),
-  source: z.enum(["space", "config"]),
+  name: z.string().nullish(),
+  language: z.string().nullish(),
+  gender: z.enum(["male", "female"]).nullish(),
+  tags: z.array(z.string()).nullish(),
+  source: z.enum(["space", "config"]).nullish(),
 });
 export type Voice = z.infer<typeof Voice>;
 
 /** GET /resources/voices item: `accent` and `preview` instead of `source`. */
 export const ResourceVoice = z.looseObject({
   id: z.string(),
-  name: z.string(),
-  language: z.string(),
-  accent: z.string(),
-  gender: z.enum(["male", "female"]),
-  tags: z.array(z.string()),
-  preview: z.string(),
+  name: z.string().nullish(),
+  language: z.string().nullish(),
+  accent: z.string().nullish(),
+  gender: z.enum(["male", "female"]).nullish(),
+  tags: z.array(z.string()).nullish(),
+  preview: z.string().nullish(),
 });
 export type ResourceVoice = z.infer<typeof ResourceVoice>;
 
