@@ -1,4 +1,10 @@
+import { LocalAdminError } from "./admin-error.js";
 import type { Clock, DB } from "./types.js";
+
+/** How far the instance's clock may be from the real one: a century (and never past year 9999). */
+export const MAX_CLOCK_SHIFT_MS = 100 * 365 * 86_400_000;
+/** The last instant a Date (and ISO 8601 with four-digit years) can show. */
+const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -91,9 +97,30 @@ export class InstanceClock implements Clock {
   private load(db: DB): void {
     const rows = db.prepare("SELECT key, value FROM settings WHERE key IN (?, ?)").all(OFFSET_KEY, FROZEN_KEY) as { key: string; value: string }[];
     const get = (k: string) => rows.find((r) => r.key === k)?.value;
-    this.offset = Number(get(OFFSET_KEY) ?? 0) || 0;
+    // A state out of bounds (written before they were checked, or by hand) is not applied: every
+    // command still runs, and `local clock reset` clears it.
+    const offset = Number(get(OFFSET_KEY) ?? 0) || 0;
+    this.offset = Math.abs(offset) <= MAX_CLOCK_SHIFT_MS ? offset : 0;
     const f = get(FROZEN_KEY);
-    this.frozen = f === undefined ? null : Number(f);
+    const frozen = f === undefined ? null : Number(f);
+    this.frozen = frozen !== null && Number.isFinite(frozen) && frozen >= 0 && frozen <= MAX_INSTANT ? frozen : null;
+  }
+
+  /** Refuses a move that would put the clock more than a century from the real one (or past year 9999). */
+  private checkBound(offset: number, frozen: number | null): void {
+    const base = this.base.now();
+    const shift = frozen !== null ? frozen - base : offset;
+    const at = frozen ?? base + offset;
+    if (!Number.isFinite(shift) || Math.abs(shift) > MAX_CLOCK_SHIFT_MS || !(at <= MAX_INSTANT)) {
+      throw new LocalAdminError(
+        "invalid",
+        `duration: the local clock may be at most 100 years ahead of the real one (it is ${Math.round(this.offsetNow() / 86_400_000)} days ahead now); nothing was changed`,
+      );
+    }
+  }
+
+  private offsetNow(): number {
+    return this.frozen !== null ? this.frozen - this.base.now() : this.offset;
   }
 
   private save(offset: number, frozen: number | null): void {
@@ -114,8 +141,13 @@ export class InstanceClock implements Clock {
   advance(ms: number): ClockState {
     this.checkedAt = -Infinity;
     this.refresh();
-    if (this.frozen !== null) this.save(this.offset, this.frozen + ms);
-    else this.save(this.offset + ms, null);
+    if (this.frozen !== null) {
+      this.checkBound(this.offset, this.frozen + ms);
+      this.save(this.offset, this.frozen + ms);
+    } else {
+      this.checkBound(this.offset + ms, null);
+      this.save(this.offset + ms, null);
+    }
     return this.state();
   }
 
