@@ -2,9 +2,10 @@
  * `--watch`/`--download` for start and status commands: every job is waited on under one deadline,
  * completed results are saved, and every job is reported whatever the ending, so nothing that was
  * paid for disappears from the output:
- * - `--json`: stdout holds the object of each job (one object for one job, an array for several);
- *   a job whose status was never read is `{ <id field>: id, status: "unknown" }`; each saved file
- *   is an NDJSON line `{"id","saved"}` on stderr;
+ * - `--json`: stdout holds the object of each job (one object for one job, an array for several),
+ *   with `saved` (the path) when its file was saved; a job whose status was never read is
+ *   `{ <id field>: id, status: "unknown" }`; each saved file is also an NDJSON line `{"id","saved"}`
+ *   on stderr;
  * - `-q`: one line per job: the saved path, else the id;
  * - otherwise: one block per job on stdout (the saved path, or its last state).
  * Exit: 130 (Ctrl-C) > an error that ended a job's wait (404…) > 8 (timeout) > 7 (failed) > a failed
@@ -181,7 +182,12 @@ function annotate<T>(r: JobResult<T>): unknown {
 
 function printJobs<T>(ctx: CliContext, results: readonly JobResult<T>[], kind: WatchKind<T>, saved: Map<WaitJob<T>, string>): void {
   if (ctx.opts.json) {
-    const objects = results.map((r) => (r.value !== undefined ? r.value : kind.unknown(r.job)));
+    // One document: a saved file is in its job's object (`saved`), as well as on stderr.
+    const objects = results.map((r) => {
+      const o = r.value !== undefined ? r.value : kind.unknown(r.job);
+      const p = saved.get(r.job);
+      return p !== undefined && o && typeof o === "object" ? { ...o, saved: p } : o;
+    });
     ctx.io.out(toJson(objects.length === 1 ? objects[0] : objects));
     for (const r of results) {
       const p = saved.get(r.job);

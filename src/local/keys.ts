@@ -64,7 +64,10 @@ export function authenticate(db: DB, authorization: string | undefined): AuthRes
   }
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m || !isApiKeyFormat(m[1]!)) {
-    return unauthorized("Invalid API key format", "The API key format is invalid; expected Authorization: Bearer mg_live_ followed by 64 hexadecimal characters");
+    return unauthorized(
+      "Invalid API key format",
+      "The API key format is invalid; expected Authorization: Bearer <API_KEY>, where the key is mg_live_ followed by 64 hexadecimal characters",
+    );
   }
   const row = findKey(db, m[1]!);
   if (!row) return unauthorized("Invalid API key", "The API key is not valid");

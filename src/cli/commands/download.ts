@@ -5,7 +5,8 @@
  * give, asked in turn with free status reads), never from a prefix guess alone. What is saved is the
  * job's result as its life says (src/features/lives.ts): an asset's file, a look's picture, a
  * generation's video thumbnail, an export's MP4, a script's text. A video (a generation's result, a
- * duplicate) has no file of its own: the answer is the export command that makes one.
+ * duplicate) has no file of its own: the MP4 of the export this machine made of it is saved, and
+ * without one the answer is the export command that makes one.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -96,14 +97,22 @@ async function probe(ctx: CliContext, engine: Engine, id: string): Promise<Resol
 
 /** The history's word on the id, or the target's. */
 async function resolve(ctx: CliContext, id: string): Promise<Resolved & { engine: Engine }> {
-  const { findJob, findVideo } = await import("../journal.js");
-  const entry = findJob(ctx.home, id, ctx.opts.target);
+  const { findJob, readHistory } = await import("../journal.js");
+  let entry = findJob(ctx.home, id, ctx.opts.target);
+  if (!entry) {
+    // A video: its MP4 is that of the export made from it (the latest that did not fail), if any.
+    const rows = readHistory(ctx.home).filter((j) => j.video_id === id && j.id !== id && (ctx.opts.target === undefined || j.target === ctx.opts.target));
+    const exported = rows.find((j) => j.kind === "export" && j.status !== "failed");
+    if (exported) {
+      if (!ctx.opts.json) ctx.io.info(`${id} is a video; saving the MP4 of its export ${exported.id}`);
+      entry = exported;
+    } else {
+      const maker = rows.find((j) => j.kind !== "export") ?? rows[0];
+      if (maker) throw videoAnswer(ctx, id, `made by ${maker.kind} ${maker.id}`);
+    }
+  }
   // The job is read where it was started, unless the line names a target.
   if (entry) ctx.useTarget({ target: entry.target, baseUrl: entry.base_url, profile: entry.profile });
-  if (!entry) {
-    const maker = findVideo(ctx.home, id, ctx.opts.target);
-    if (maker) throw videoAnswer(ctx, id, `made by ${maker.kind === "generation" ? "generation" : maker.kind} ${maker.id}`);
-  }
   const engine = await ctx.engine();
   if (entry) return { kind: entry.kind, entry, engine };
   return { ...(await probe(ctx, engine, id)), engine };
@@ -126,11 +135,13 @@ function copySaved(entry: HistoryEntry, dir: string, name: string, force: boolea
   return dest;
 }
 
-async function run(ctx: CliContext, id: string, flags: Flags): Promise<void> {
+async function run(ctx: CliContext, asked: string, flags: Flags): Promise<void> {
   const { jobLife } = await import("../../features/lives.js");
   const { checkTemplate, nameFrom, uniqueName } = await import("../file-name.js");
   if (flags.name !== undefined) checkTemplate(flags.name);
-  const { kind, entry, first, engine } = await resolve(ctx, id);
+  const { kind, entry, first, engine } = await resolve(ctx, asked);
+  // A video's id stands for the export that made its MP4 (resolve).
+  const id = entry?.id ?? asked;
   const life = jobLife(kind);
   const dir = path.resolve(flags.dir ?? ".");
   const { prepareDir } = await import("../download.js");

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
 import type { CliContext } from "../context.js";
 import { examples } from "../help-text.js";
-import { cell, table, widthOf, wrapCell } from "../output.js";
+import { cell, table, visibleLength, widthOf, wrapCell } from "../output.js";
 import { defineFlags, type FlagInput } from "../flags.js";
 import { JOB_KINDS, type HistoryEntry } from "../journal.js";
 import { lookStateText } from "../../features/avatar/states.js";
@@ -71,7 +71,9 @@ function historyTable(rows: HistoryEntry[], width: number, saved: ((j: HistoryEn
  * one block per job (its id whole, then kind, status and credits, then the saved path).
  */
 function historyLines(rows: HistoryEntry[], width: number): string[] {
-  const fits = (lines: string[]) => lines.every((l) => l.length <= width);
+  // Measured without the colour's escapes (colour never changes the layout), and a table only counts
+  // when it kept what a person reads a job by: its CREDITS and STATUS.
+  const fits = (lines: string[]) => lines.every((l) => visibleLength(l) <= width) && /CREDITS/.test(lines[0] ?? "") && /STATUS/.test(lines[0] ?? "");
   const full = historyTable(rows, width, (j) => j.saved);
   if (!Number.isFinite(width) || fits(full)) return full;
   // KIND, ID, CREDITS and STATUS at their natural width, two spaces apart, then SAVED in what is left.

@@ -14,7 +14,11 @@ export const command: CommandModule = {
       const ctx = getContext(cmd) as CliContext;
       const { statusReport, statusLines } = await import("./auth.js");
       const { report, exit, code } = await statusReport(ctx);
-      ctx.print(report, statusLines, (r) => [r.space?.id ?? r.target]);
+      // `credits -q` is for a script that wants the balance; `whoami -q` the space.
+      const asCredits = cmd.parent?.args[0] === "credits";
+      ctx.print(report, statusLines, (r) => (asCredits ? (r.balance === null ? [] : [String(r.balance)]) : [r.space?.id ?? r.target]));
+      if (asCredits && ctx.opts.quiet && !ctx.opts.json && report.balance === null && exit === EXIT.ok)
+        ctx.io.warn(`No balance to print: ${report.account_note ?? "the target does not tell it"}`);
       if (exit !== EXIT.ok) throw new CliError(`whoami: ${report.message}`, exit, code || `key_${report.status}`);
     });
     examples(whoami, ["mediagen whoami", "mediagen whoami --json | jq .balance", "mediagen whoami --target hosted"]);

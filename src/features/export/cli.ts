@@ -195,7 +195,7 @@ export async function followExport(ctx: Context, engine: Engine, jobId: string, 
     ...(madeBy && saved !== undefined ? [{ kind: "generation" as const, id: madeBy, saved }] : []),
   ]);
   if (ctx.opts.json) {
-    ctx.print(last, () => []);
+    ctx.print(saved !== undefined ? { ...last, saved } : last, () => []);
     if (saved !== undefined) ctx.io.info(JSON.stringify({ id: jobId, saved }));
   } else if (ctx.opts.quiet) {
     ctx.io.out(saved ?? jobId);
