@@ -14,7 +14,7 @@ import { ensurePreviews, findVoice, voicesFor, type VoiceView } from "./lookup.j
 /**
  * A language filter: a code (`pt`) matches voices of that code; a regional tag (`pt-BR`, `pt_BR`)
  * matches voices of that tag, or of its language when the instance has none for the region (its
- * voices carry plain codes, as the service documents them): said on stderr and under --debug.
+ * voices carry plain codes, as the service documents them): said on stderr (in process) and under MEDIAGEN_DEBUG.
  */
 function languageTest(value: unknown): (language: string) => boolean {
   const tag = typeof value === "string" ? value.trim().toLowerCase().replace(/_/g, "-") : "";
