@@ -136,16 +136,25 @@ export async function resolveIds(engine: Engine, blocks: readonly PlanBlock[]): 
   const assets = new Map<string, Promise<string | undefined>>();
   let looks: Promise<Set<string>> | undefined;
   const names = await import("../../cli/names.js");
-  let voiceNames: Promise<import("../../cli/names.js").Named[]> | undefined;
-  let lookNames: Promise<import("../../cli/names.js").Named[]> | undefined;
   /** A did-you-mean for an id that does not resolve: a name given where the plan takes an id, or a near miss. */
   const hint = async (value: string, list: Promise<import("../../cli/names.js").Named[]>) => {
     const near = names.nearNames(value, await list.catch(() => []));
     return near.length ? ` (did you mean ${near.join(" or ")}? a plan takes ids)` : "";
   };
-  const voiceHint = (value: string) =>
-    hint(value, (voiceNames ??= engine.voiceList({}).then((l) => (l as import("../../cli/names.js").VoiceItem[]).map(names.voiceNamed))));
-  const lookHint = (value: string) => hint(value, (lookNames ??= engine.avatarList({}).then((l) => (l as import("../../cli/names.js").LookItem[]).map(names.lookNamed))));
+  const lists = new Map<string, Promise<import("../../cli/names.js").Named[]>>();
+  const listOf = (what: "voices" | "looks") => {
+    if (!lists.has(what)) {
+      lists.set(
+        what,
+        what === "voices"
+          ? engine.voiceList({}).then((l) => (l as import("../../cli/names.js").VoiceItem[]).map(names.voiceNamed))
+          : engine.avatarList({}).then((l) => (l as import("../../cli/names.js").LookItem[]).map(names.lookNamed)),
+      );
+    }
+    return lists.get(what)!;
+  };
+  const voiceHint = (value: string) => hint(value, listOf("voices"));
+  const lookHint = (value: string) => hint(value, listOf("looks"));
   const voiceOk = (id: string) => {
     if (!voices.has(id))
       voices.set(
