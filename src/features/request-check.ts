@@ -29,7 +29,8 @@ const CONTRACTS: Record<string, () => Promise<unknown>> = {
   resourceAvatars: () => import("./avatar/contract.js"),
   resource: () => import("./voice/contract.js"),
   script: () => import("./script/contract.js"),
-  generation: () => import("./generation/contract.js"),
+  // Generation start's rules include the plan's, which its contract file may not load.
+  generation: () => import("./generation/door.js"),
   video: () => import("./video/contract.js"),
   export: () => import("./export/contract.js"),
 };

@@ -211,7 +211,10 @@ export class McpSession {
     }
     reservation?.settle(debitedBy(t.op, res));
     if (!t.read) this.remember(t.op, args, res);
-    return toolResult(res);
+    // Keys an open body (generation start) carries that the contract does not know: sent as given, and said.
+    const notice = t.read ? undefined : await (await import("../cli/body.js")).unknownFieldsNotice(t.op, args);
+    const out = toolResult(res);
+    return notice ? { ...out, content: [...out.content, { type: "text", text: notice }] } : out;
   }
 
   /**

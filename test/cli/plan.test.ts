@@ -253,6 +253,19 @@ describe("plan validate: every rule of the plan section, with its JSON path", ()
     expect(ok.stdout).toMatch(/warning: MISSING_VOICE: sequence_plan\[0\] is spoken but has no voice_id/);
   });
 
+  it("a name where the plan takes an id gets a did-you-mean (voice and look)", async () => {
+    const plan = [{ voice_id: "Emma", look_id: "Maya kitchn", sequences: [{ text: "Hi.", look_id: "lk_maya_kitchn" }] }];
+    const r = await run(["plan", "validate", "-"], { home, input: JSON.stringify(plan) });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toContain("sequence_plan[0].voice_id: voice Emma is not a voice of this space (did you mean Emma (vc_emma)? a plan takes ids)");
+    expect(r.stdout).toContain(
+      "sequence_plan[0].look_id: look Maya kitchn is not a look of this space or the catalog (did you mean Maya in the kitchen (lk_maya_kitchen)",
+    );
+    expect(r.stdout).toContain(
+      "sequence_plan[0].sequences[0].look_id: look lk_maya_kitchn is not a look of this space or the catalog (did you mean Maya in the kitchen (lk_maya_kitchen)",
+    );
+  });
+
   it("a file that cannot be read is a usage error (exit 2)", async () => {
     const r = await run(["plan", "validate", path.join(dir, "missing.json")], { home });
     expect(r.exitCode).toBe(2);

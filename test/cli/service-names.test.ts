@@ -65,7 +65,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
-  t.close();
+  await t.close();
 });
 
 async function hosted(args: string[], input?: string) {

@@ -10,13 +10,23 @@ import { newHome } from "../helpers/cli.js";
 import { startSession, toolError, type Session } from "./helpers.js";
 
 const requests: string[] = [];
+const bodies: string[] = [];
 let server: http.Server;
 let s: Session;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
-    res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "nothing here" }));
+    let raw = "";
+    req.on("data", (c: Buffer) => (raw += c.toString()));
+    req.on("end", () => {
+      bodies.push(raw);
+      if (req.method === "POST" && req.url?.endsWith("/generation/start")) {
+        res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ job_id: "run_mcp", status: "pending", estimated_credits: 5 }));
+        return;
+      }
+      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "nothing here" }));
+    });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/v1`;
@@ -41,6 +51,32 @@ describe("MCP tools on the hosted target", () => {
     const before = requests.length;
     const err = toolError(await s.client.callTool({ name: tool, arguments: args }));
     expect(err).toMatchObject({ code, field });
+    expect(requests.slice(before)).toEqual([]);
+  });
+});
+
+describe("MCP tools follow the CLI's rules for open bodies", () => {
+  it("generation_start's input schema is open; an unknown key is sent as given, with a note; the service's names are fields", async () => {
+    const tools = await s.client.listTools();
+    const gen = tools.tools.find((x) => x.name === "generation_start")!.inputSchema as { additionalProperties?: unknown; properties: Record<string, unknown> };
+    expect(gen.additionalProperties).not.toBe(false);
+    expect(Object.keys(gen.properties)).toEqual(
+      expect.arrayContaining(["use_space_media", "save_media_to_space", "emotion_enhancement", "animate_image_max", "animate_mode", "use_veo3"]),
+    );
+    const dup = tools.tools.find((x) => x.name === "video_duplicate")!.inputSchema as { additionalProperties?: unknown };
+    expect(dup.additionalProperties).toBe(false);
+    const before = bodies.length;
+    const r = await s.client.callTool({ name: "generation_start", arguments: { script: "Hi.", voice_id: "vc_emma", use_space_media: false, sparkle: true } });
+    expect(r.isError).toBeFalsy();
+    expect(JSON.parse(bodies.slice(before).find((b) => b.includes("sparkle"))!)).toEqual({ script: "Hi.", voice_id: "vc_emma", use_space_media: false, sparkle: true });
+    const texts = (r.content as { type: string; text: string }[]).map((c) => c.text);
+    expect(texts.some((x) => x.includes("Sending sparkle as given"))).toBe(true);
+  });
+
+  it("video_duplicate's closed body still refuses an unknown key, before sending", async () => {
+    const before = requests.length;
+    const err = toolError(await s.client.callTool({ name: "video_duplicate", arguments: { video_id: "vid_1", sparkle: true } }));
+    expect(err).toMatchObject({ code: "INVALID_TYPE", field: "sparkle" });
     expect(requests.slice(before)).toEqual([]);
   });
 });

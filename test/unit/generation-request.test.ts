@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { generationCredits } from "../../src/contract/pricing.js";
 import { ApiError } from "../../src/engine/errors.js";
 import { checkRequest } from "../../src/contract/request-check.js";
-import { GenerationStartRequest, requestCodes, type GenerationStartInput } from "../../src/features/generation/contract.js";
+import { requestCodes, type GenerationStartInput } from "../../src/features/generation/contract.js";
+import { GenerationStartAtTheDoor } from "../../src/features/generation/door.js";
 import { estimateCredits, validateStart, type StartLookups } from "../../src/features/generation/request.js";
 import { planEstimateMs, checkPlan } from "../../src/features/generation/plan.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
@@ -39,7 +40,7 @@ function lookups(over: Partial<StartLookups> = {}): StartLookups {
 
 /** The door's check (one parse), then the handler's rules: what dispatch does with a start. */
 function start(input: Record<string, unknown>, l = lookups()) {
-  const refused = checkRequest(GenerationStartRequest, requestCodes.generationStart, input);
+  const refused = checkRequest(GenerationStartAtTheDoor, requestCodes.generationStart, input);
   if (refused) throw new ApiError(refused.status, refused.body);
   return validateStart(input as GenerationStartInput, l);
 }

@@ -453,15 +453,24 @@ async function checkOnTarget(ctx: Context, engine: Engine, body: Record<string, 
 
 type NamesModule = typeof import("../../cli/names.js");
 
+/** `f`'s promise, made on the first call and kept. */
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    p ??= f();
+    return p;
+  };
+}
+
 /** Each list read once, when first needed. */
 function lazyLists(ctx: Context, names: NamesModule) {
-  let voices: Promise<import("../../cli/names.js").VoiceItem[]> | undefined;
-  let looks: Promise<import("../../cli/names.js").LookItem[]> | undefined;
+  const voices = once(() => ctx.engine().then((e) => e.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>));
+  const looks = once(() => ctx.engine().then((e) => e.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>));
   return {
-    voices: () => (voices ??= ctx.engine().then((e) => e.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>)),
-    looks: () => (looks ??= ctx.engine().then((e) => e.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>)),
-    voiceItems: async () => (await (voices ??= ctx.engine().then((e) => e.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>))).map(names.voiceNamed),
-    lookItems: async () => (await (looks ??= ctx.engine().then((e) => e.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>))).map(names.lookNamed),
+    voices,
+    looks,
+    voiceItems: async () => (await voices()).map(names.voiceNamed),
+    lookItems: async () => (await looks()).map(names.lookNamed),
   };
 }
 

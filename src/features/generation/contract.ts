@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
 import type { RequestCodes } from "../../contract/request-check.js";
-import { WebUrl, WebhookUrl } from "../../contract/request-fields.js";
-import { checkPlan, extensionOf, kindOfExtension, refProblem, type MediaKind } from "./plan.js";
-import { estimateSpeechMs } from "./text.js";
+import { IMAGE_EXTENSIONS, WebUrl, WebhookUrl, extensionOf } from "../../contract/request-fields.js";
 
 export const VIDEO_FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
 export const VideoFormat = z.enum(VIDEO_FORMATS, { error: `must be one of ${VIDEO_FORMATS.join(", ")}` });
@@ -59,24 +57,18 @@ export const ANIMATE_MODES = ["standard", "pro"] as const;
 const bool = z.boolean({ error: "must be true or false" });
 const filled = (v: unknown) => typeof v === "string" && v.trim() !== "";
 const given = (v: unknown) => v !== undefined && v !== null;
-/** Well-formed media references: a URL or a path (whether paths are accepted is the instance's call). */
-const SHAPE_ONLY = { allowLocalFiles: true } as const;
-const mediaRef = (kinds: readonly MediaKind[]) =>
-  z.string({ error: "must be a string (a URL)" }).superRefine((v, ctx) => {
-    const why = refProblem(v, kinds, SHAPE_ONLY);
-    if (why) ctx.addIssue({ code: "custom", message: why });
-  });
+/** A media reference: a URL or a path; what it must be is judged at the door (door.ts, with the plan's rules). */
+const mediaRef = () => z.string({ error: "must be a string (a URL)" });
 
 type Ctx = z.RefinementCtx;
-/** `sequence_plan[1].sequences[0].text` → `["sequence_plan", 1, "sequences", 0, "text"]`. */
-const pathOf = (field: string): (string | number)[] => [...field.matchAll(/\[(\d+)\]|[^.[\]]+/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
 const issue = (ctx: Ctx, path: (string | number)[], message: string, code?: string) =>
   ctx.addIssue({ code: "custom", path, message, ...(code ? { params: { code } } : {}) });
 
 /**
  * The rules across fields, in the documented order (request ranks below): which input method the
- * request uses and what it then needs, sizes only with `custom`, a script's length, the plan's rules.
- * Runs whatever the fields' own checks found, so it reads every value defensively.
+ * request uses and what it then needs, sizes only with `custom`. Runs whatever the fields' own
+ * checks found, so it reads every value defensively. (The plan's rules, the media references' and
+ * a script's length are added at the door: door.ts.)
  */
 function startRules(req: Record<string, unknown>, ctx: Ctx): void {
   const plan = given(req.sequence_plan);
@@ -91,7 +83,8 @@ function startRules(req: Record<string, unknown>, ctx: Ctx): void {
       "MISSING_CONTENT",
     );
   }
-  if (media && !filled(req.voice_url) && typeof req.avatar_url === "string" && kindOfExtension(extensionOf(req.avatar_url)) === "image") {
+  const avatarImage = typeof req.avatar_url === "string" && (IMAGE_EXTENSIONS as readonly string[]).includes(extensionOf(req.avatar_url));
+  if (media && !filled(req.voice_url) && avatarImage) {
     issue(
       ctx,
       [],
@@ -108,17 +101,11 @@ function startRules(req: Record<string, unknown>, ctx: Ctx): void {
       if (given(req[k])) issue(ctx, [k], `${k} is only accepted with format custom (give "format": "custom")`);
     }
   }
-  if (script) {
-    const ms = estimateSpeechMs((req.script as string).trim());
-    if (ms > GENERATION_DURATION_MAX * 1000)
-      issue(ctx, ["script"], `script is about ${Math.round(ms / 1000)} s of speech; a video is at most ${GENERATION_DURATION_MAX} s`);
-  }
-  if (plan) for (const p of checkPlan(req.sequence_plan, SHAPE_ONLY).problems) issue(ctx, pathOf(p.field), p.message, "INVALID_PLAN");
 }
 
 /**
  * POST /generation/start. Whether ids exist (voices, looks, plan ids), whether local files are
- * accepted, and the credits are judged by the service; the rest is here: types, enums, URL
+ * accepted, and the credits are judged by the service; the rest is here and at the door (door.ts): types, enums, URL
  * extensions, bounds, and which fields go together. The body is open (the spec leaves some of its
  * names unshown): keys it does not know pass, and are not acted on by the local instance. Fields the
  * spec leaves unnamed carry the names of the service's docs (hosted-facts); one the docs do not name
@@ -134,9 +121,9 @@ export const GenerationStartRequest = z
       .optional(),
     script: z.string().optional(),
     voice_id: z.string({ error: "voice_id must be a string" }).optional(),
-    voice_url: mediaRef(["audio"]).optional(),
+    voice_url: mediaRef().optional(),
     avatar_id: z.string({ error: "avatar_id must be a string (a look id)" }).optional(),
-    avatar_url: mediaRef(["image", "video"]).optional(),
+    avatar_url: mediaRef().optional(),
     format: VideoFormat.optional(),
     width: customSize.optional(),
     height: customSize.optional(),
@@ -152,7 +139,7 @@ export const GenerationStartRequest = z
       .optional(),
     sequence_plan: z.array(SpeechBlock).optional(),
     // Names the spec does not show, as the service's docs give them (hosted-facts).
-    media_urls: z.array(mediaRef(["image", "video"]), { error: "must be an array of URLs" }).optional(),
+    media_urls: z.array(mediaRef(), { error: "must be an array of URLs" }).optional(),
     web_urls: z
       .array(WebUrl, { error: "must be an array of URLs" })
       .max(WEB_URLS_MAX, { error: `has more than ${WEB_URLS_MAX} URLs (the limit is ${WEB_URLS_MAX})` })

@@ -135,6 +135,26 @@ export async function resolveIds(engine: Engine, blocks: readonly PlanBlock[]): 
   const avatars = new Map<string, Promise<boolean>>();
   const assets = new Map<string, Promise<string | undefined>>();
   let looks: Promise<Set<string>> | undefined;
+  const names = await import("../../cli/names.js");
+  /** A did-you-mean for an id that does not resolve: a name given where the plan takes an id, or a near miss. */
+  const hint = async (value: string, list: Promise<import("../../cli/names.js").Named[]>) => {
+    const near = names.nearNames(value, await list.catch(() => []));
+    return near.length ? ` (did you mean ${near.join(" or ")}? a plan takes ids)` : "";
+  };
+  const lists = new Map<string, Promise<import("../../cli/names.js").Named[]>>();
+  const listOf = (what: "voices" | "looks") => {
+    if (!lists.has(what)) {
+      lists.set(
+        what,
+        what === "voices"
+          ? engine.voiceList({}).then((l) => (l as import("../../cli/names.js").VoiceItem[]).map(names.voiceNamed))
+          : engine.avatarList({}).then((l) => (l as import("../../cli/names.js").LookItem[]).map(names.lookNamed)),
+      );
+    }
+    return lists.get(what)!;
+  };
+  const voiceHint = (value: string) => hint(value, listOf("voices"));
+  const lookHint = (value: string) => hint(value, listOf("looks"));
   const voiceOk = (id: string) => {
     if (!voices.has(id))
       voices.set(
@@ -180,13 +200,15 @@ export async function resolveIds(engine: Engine, blocks: readonly PlanBlock[]): 
   };
   for (const [i, b] of blocks.entries()) {
     const bp = `${PLAN_FIELD}[${i}]`;
-    if (b.voice_id !== null && !(await voiceOk(b.voice_id))) bad(`${bp}.voice_id`, `voice ${b.voice_id} is not a voice of this space (see mediagen voice list)`);
-    if (b.look_id !== null && !(await lookOk(b.look_id))) bad(`${bp}.look_id`, `look ${b.look_id} is not a look of this space or the catalog (see mediagen avatar list)`);
+    if (b.voice_id !== null && !(await voiceOk(b.voice_id)))
+      bad(`${bp}.voice_id`, `voice ${b.voice_id} is not a voice of this space${await voiceHint(b.voice_id)} (see mediagen voice list)`);
+    if (b.look_id !== null && !(await lookOk(b.look_id)))
+      bad(`${bp}.look_id`, `look ${b.look_id} is not a look of this space or the catalog${await lookHint(b.look_id)} (see mediagen avatar list)`);
     if (b.avatar_id !== null && !(await avatarOk(b.avatar_id))) bad(`${bp}.avatar_id`, `avatar ${b.avatar_id} is not an avatar of this space or the catalog`);
     for (const [j, s] of b.sequences.entries()) {
       const sp = `${bp}.sequences[${j}]`;
       if (s.look_id !== null && !(await lookOk(s.look_id)))
-        bad(`${sp}.look_id`, `look ${s.look_id} is not a look of this space or the catalog (see mediagen avatar list)`);
+        bad(`${sp}.look_id`, `look ${s.look_id} is not a look of this space or the catalog${await lookHint(s.look_id)} (see mediagen avatar list)`);
       if (s.media?.asset_id !== undefined) {
         const why = await assetProblem(s.media.asset_id);
         if (why) bad(`${sp}.media.asset_id`, why);

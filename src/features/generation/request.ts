@@ -190,7 +190,9 @@ function checkLocalRef(raw: string | undefined, field: string, kinds: Parameters
 /** The other fields with their defaults (`enable`: docs/local-differences.md). */
 function otherFieldsOf(input: GenerationStartInput, o: CheckPlanOptions) {
   const mediaUrls = (input.media_urls ?? []).map((u) => u.trim());
-  mediaUrls.forEach((u, i) => checkLocalRef(u, `media_urls[${i}]`, ["image", "video"], o));
+  mediaUrls.forEach((u, i) => {
+    checkLocalRef(u, `media_urls[${i}]`, ["image", "video"], o);
+  });
   return {
     webSearch: { script: input.web_search?.script ?? false, images: input.web_search?.images ?? false },
     animateImage: input.animate_image ?? false,
