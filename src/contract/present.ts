@@ -16,4 +16,3 @@ export function present<T extends z.ZodType>(inner: T, code: string, opts: { abs
     return v;
   }, inner);
 }
-

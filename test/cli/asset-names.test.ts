@@ -82,7 +82,10 @@ describe("hosted target: the service's names on the wire", () => {
   });
 
   it("pricing is an open body: fields from --body and --set are sent as given, named on one stderr line", async () => {
-    const r = await hosted(["asset", "price", "--body", "-", "--set", "settings.quality=high", "--set", "image_count=2", "--json"], JSON.stringify({ model: "imgA-4", speed: "turbo" }));
+    const r = await hosted(
+      ["asset", "price", "--body", "-", "--set", "settings.quality=high", "--set", "image_count=2", "--json"],
+      JSON.stringify({ model: "imgA-4", speed: "turbo" }),
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.sent.map((x) => x.body)).toEqual([{ model: "imgA-4", speed: "turbo", settings: { quality: "high" }, image_count: 2 }]);
     const lines = r.stderr.split("\n").filter((l) => /Sent as given/.test(l));
@@ -97,7 +100,21 @@ describe("hosted target: the service's names on the wire", () => {
   });
 
   it("asset start passes any model_settings key (the model decides), from --setting and from --set", async () => {
-    const r = await hosted(["asset", "start", "--type", "video", "--model", "seedance-2", "--prompt", "p", "--setting", "generateAudio=false", "--set", "model_settings.camera_fixed=true", "--json"]);
+    const r = await hosted([
+      "asset",
+      "start",
+      "--type",
+      "video",
+      "--model",
+      "seedance-2",
+      "--prompt",
+      "p",
+      "--setting",
+      "generateAudio=false",
+      "--set",
+      "model_settings.camera_fixed=true",
+      "--json",
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.sent.map((x) => [x.path, x.body])).toEqual([
       ["/asset/start", { type: "video", model: "seedance-2", prompt: "p", model_settings: { generateAudio: false, camera_fixed: true } }],

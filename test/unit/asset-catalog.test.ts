@@ -390,6 +390,11 @@ function minimalRequest(m: ModelDef): { body: Json; schema: { required: string[]
   return { body, schema };
 }
 
+/** Judged as the local dispatch judges it: the contract at the door, then the model's rules. */
+function judgedStart(body: Json, plan: "ENTREPRISE", l: typeof lookups) {
+  return throughDoor("assetStart", body, (input) => validateStart(input, plan, l));
+}
+
 function rejection(body: Json): ApiError {
   try {
     // Judged as the local dispatch judges it: the contract at the door, then the model's rules.
@@ -407,7 +412,7 @@ describe("input_schema: requests built from it", () => {
   it.each(MODELS.map((m) => [m.name, m] as const))("%s", (_n, m) => {
     const { body, schema } = minimalRequest(m);
     const props = schema.properties;
-    expect(() => validateStart(body, "ENTREPRISE", lookups)).not.toThrow();
+    expect(() => judgedStart(body, "ENTREPRISE", lookups)).not.toThrow();
 
     // Every enum value is accepted and used; a value outside it is refused on that field; a field the
     // schema does not list is refused too.
@@ -418,8 +423,8 @@ describe("input_schema: requests built from it", () => {
         expect([e.code, e.field]).toEqual(["invalid_value", field]);
         continue;
       }
-      for (const value of prop.enum as unknown[]) expect(validateStart({ ...body, [field]: value }, "ENTREPRISE", lookups)[key]).toBe(value);
-      expect(validateStart(body, "ENTREPRISE", lookups)[key]).toBe(prop.default);
+      for (const value of prop.enum as unknown[]) expect(judgedStart({ ...body, [field]: value }, "ENTREPRISE", lookups)[key]).toBe(value);
+      expect(judgedStart(body, "ENTREPRISE", lookups)[key]).toBe(prop.default);
       const outside = field === "duration" ? Math.max(...(prop.enum as number[])) + 1 : "7:5x";
       const e = rejection({ ...body, [field]: outside });
       expect([e.code, e.field]).toEqual(["invalid_value", field]);
@@ -427,7 +432,7 @@ describe("input_schema: requests built from it", () => {
 
     const count = props.generation_count!;
     for (let n = count.minimum as number; n <= (count.maximum as number); n++) {
-      expect(validateStart({ ...body, generation_count: n }, "ENTREPRISE", lookups).generationCount).toBe(n);
+      expect(judgedStart({ ...body, generation_count: n }, "ENTREPRISE", lookups).generationCount).toBe(n);
     }
     for (const n of [(count.minimum as number) - 1, (count.maximum as number) + 1]) {
       expect(rejection({ ...body, generation_count: n }).field).toBe("generation_count");
@@ -437,7 +442,7 @@ describe("input_schema: requests built from it", () => {
     for (const [key, s] of Object.entries(settings)) {
       const values = s.type === "boolean" ? [true, false] : (s.enum as string[]);
       for (const value of values) {
-        expect(validateStart({ ...body, model_settings: { [key]: value } }, "ENTREPRISE", lookups).settings[key]).toBe(value);
+        expect(judgedStart({ ...body, model_settings: { [key]: value } }, "ENTREPRISE", lookups).settings[key]).toBe(value);
       }
       expect(rejection({ ...body, model_settings: { [key]: s.type === "boolean" ? "yes" : "not-an-option" } }).field).toBe(`model_settings.${key}`);
     }
@@ -454,14 +459,14 @@ describe("input_schema: requests built from it", () => {
     if (refs) {
       const max = refs.maxItems as number;
       const items = (n: number) => Array.from({ length: n }, () => ({ url: png }));
-      expect(validateStart({ ...body, references: items(max) }, "ENTREPRISE", lookups).references).toHaveLength(max);
+      expect(judgedStart({ ...body, references: items(max) }, "ENTREPRISE", lookups).references).toHaveLength(max);
       const e = rejection({ ...body, references: items(max + 1) });
       expect([e.code, e.field]).toEqual(["invalid_value", "references"]);
     }
 
     const cap = props.prompt!.maxLength as number | undefined;
     if (cap !== undefined) {
-      expect(validateStart({ ...body, prompt: "p".repeat(cap) }, "ENTREPRISE", lookups).prompt).toHaveLength(cap);
+      expect(judgedStart({ ...body, prompt: "p".repeat(cap) }, "ENTREPRISE", lookups).prompt).toHaveLength(cap);
       expect(rejection({ ...body, prompt: "p".repeat(cap + 1) }).field).toBe("prompt");
     }
 
@@ -471,7 +476,7 @@ describe("input_schema: requests built from it", () => {
       const min = item.properties.images.minItems as number;
       const images = (n: number) => Array.from({ length: n }, () => ({ url: png }));
       const ok = { ...body, prompt: "@hero runs", elements: [{ name: "hero", images: images(min) }] };
-      expect(validateStart(ok, "ENTREPRISE", lookups).elements).toHaveLength(1);
+      expect(judgedStart(ok, "ENTREPRISE", lookups).elements).toHaveLength(1);
       expect(rejection({ ...ok, elements: [{ name: "hero", images: images(min - 1) }] }).field).toBe("elements[0].images");
       expect(rejection({ ...ok, elements: [{ name: "he ro", images: images(min) }] }).field).toBe("elements[0].name");
     } else {

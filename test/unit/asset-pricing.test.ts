@@ -65,11 +65,7 @@ const CASES: Case[] = [
     { model: "imgA-4-fast", generation_count: "two" },
     { total_cost: 0.1, generation_count: 1, normalized: { generation_count: 1 } },
   ],
-  [
-    "a non-numeric image_count → the model's minimum, reported",
-    { model: "imgB-edit", image_count: [1] },
-    { cost_per_generation: 0.3, normalized: { image_count: 0 } },
-  ],
+  ["a non-numeric image_count → the model's minimum, reported", { model: "imgB-edit", image_count: [1] }, { cost_per_generation: 0.3, normalized: { image_count: 0 } }],
   // Inputs the model does not take are ignored, and said so with null.
   ["resolution on a model without resolutions → null", { model: "vidB-2-5", resolution: "1080p" }, { cost_per_generation: 2.6, normalized: { resolution: null } }],
   ["aspect_ratio on a model without ratios → null", { model: "vidC-edit", aspect_ratio: "16:9" }, { cost_per_generation: 8, normalized: { aspect_ratio: null } }],

@@ -11,10 +11,11 @@ import type { LibraryAsset, StartLookups } from "../../src/features/asset/refs.j
 import { locateUrl } from "../../src/features/asset/refs.js";
 import { priceParamsOf, validateStart } from "../../src/features/asset/validate.js";
 import { apiErrorOf } from "../helpers/errors.js";
+import type { Plan } from "../../src/contract/plans.js";
 import { throughDoor } from "../helpers/door.js";
 
 /** Judged as the local dispatch judges it: the contract at the door, then the model's and the space's rules. */
-const judged = (body: Record<string, unknown>, plan: "PRO" | "ENTREPRISE", l: StartLookups) => throughDoor("assetStart", body, (input) => validateStart(input, plan, l));
+const judged = (body: Record<string, unknown>, plan: Plan, l: StartLookups) => throughDoor("assetStart", body, (input) => validateStart(input, plan, l));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));
 const png = path.join(dir, "a.png");
@@ -55,7 +56,7 @@ const overHttp: StartLookups = { ...lookups, allowLocalFiles: false };
 
 describe("validateStart", () => {
   it("applies the model's defaults and settings", () => {
-    const v = validateStart({ type: "video", model: "vidA-3", prompt: "  waves  " }, "PRO", lookups);
+    const v = judged({ type: "video", model: "vidA-3", prompt: "  waves  " }, "PRO", lookups);
     expect(v).toMatchObject({
       prompt: "waves",
       aspectRatio: "9:16",
@@ -68,7 +69,7 @@ describe("validateStart", () => {
       folderId: null,
       references: [],
     });
-    const off = validateStart({ type: "video", model: "vidA-3", prompt: "w", model_settings: { generateAudio: false } }, "PRO", lookups);
+    const off = judged({ type: "video", model: "vidA-3", prompt: "w", model_settings: { generateAudio: false } }, "PRO", lookups);
     expect(off.audio).toBe(false);
   });
 
@@ -79,38 +80,38 @@ describe("validateStart", () => {
     ["ENTREPRISE", undefined],
   ] as const)("plan %s on the PRO/ENTREPRISE model → %s", (plan, status) => {
     const body = { type: "video", model: "vidD-omni", prompt: "x" };
-    if (status === undefined) expect(() => validateStart(body, plan, lookups)).not.toThrow();
+    if (status === undefined) expect(() => judged(body, plan, lookups)).not.toThrow();
     else {
-      const e = apiErrorOf(() => validateStart(body, plan, lookups));
+      const e = apiErrorOf(() => judged(body, plan, lookups));
       expect([e.status, e.code, e.field]).toEqual([403, "not_eligible", "model"]);
       expect(e.message).toMatch(/PRO or ENTREPRISE/);
     }
   });
 
   it("resolves relative local paths against the working directory", () => {
-    const v = validateStart({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: "a.png" }] }, "PRO", lookups);
+    const v = judged({ type: "image", model: "imgA-4", prompt: "x", references: [{ url: "a.png" }] }, "PRO", lookups);
     expect(v.references[0]).toMatchObject({ item: { url: "a.png" }, kind: "image", source: png });
   });
 
   it("takes the source length from a library asset (upscale pricing)", () => {
-    const v = validateStart({ type: "video", model: "vidC-upscale", source_video: { asset_id: "0000000000000000000000aa" } }, "PRO", lookups);
+    const v = judged({ type: "video", model: "vidC-upscale", source_video: { asset_id: "0000000000000000000000aa" } }, "PRO", lookups);
     expect(v.sourceSeconds).toBe(6.2);
     expect(v.prompt).toBe("");
     expect(priceParamsOf(v)).toMatchObject({ sourceSeconds: 6.2, referenceCount: 1 });
   });
 
   it("refuses an asset that is not completed yet", () => {
-    const e = apiErrorOf(() => validateStart({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0000000000000000000000bb" }] }, "PRO", lookups));
+    const e = apiErrorOf(() => judged({ type: "image", model: "imgA-4", prompt: "x", references: [{ asset_id: "0000000000000000000000bb" }] }, "PRO", lookups));
     expect([e.code, e.field]).toEqual(["invalid_value", "references[0].asset_id"]);
   });
 
   it("inherits the parent's folder and ignores folder_id (even an invalid one)", () => {
-    const v = validateStart({ type: "image", model: "imgA-4", prompt: "x", parent_media_id: "0000000000000000000000aa", folder_id: "v1" }, "PRO", lookups);
+    const v = judged({ type: "image", model: "imgA-4", prompt: "x", parent_media_id: "0000000000000000000000aa", folder_id: "v1" }, "PRO", lookups);
     expect([v.folderId, v.parentMediaId]).toEqual(["f1", "0000000000000000000000aa"]);
   });
 
   it("maps references onto the empty slots in order", () => {
-    const v = validateStart(
+    const v = judged(
       { type: "video", model: "vidB-motion", prompt: "x", motion_video: { asset_id: "0000000000000000000000aa" }, references: [{ avatar_id: "av_1" }] },
       "PRO",
       lookups,
@@ -140,7 +141,7 @@ describe("validateStart", () => {
 
   it("matches @mentions without regard to case, as duplicate names are", () => {
     const images = [{ url: png }, { avatar_id: "av_1" }];
-    const v = validateStart(
+    const v = judged(
       {
         type: "video",
         model: "vidD-omni",
@@ -177,6 +178,8 @@ describe("validateStart", () => {
   });
 });
 
+// The handler's rule for files on this machine, called directly (as before the door judged once):
+// `file://a.png` has no extension at the door, which refuses it for that first over HTTP.
 describe("local files over HTTP (allowLocalFiles false)", () => {
   const REFUSED = /local files are not accepted over HTTP; use an http\(s\) URL or an asset id/;
   const missing = path.join(dir, "no-such-file.png");
@@ -197,7 +200,7 @@ describe("local files over HTTP (allowLocalFiles false)", () => {
     ["a relative path", "a.png"],
   ])("%s is refused on its field, the same way whether it exists or not", (_n, p) => {
     for (const [field, body] of inputs(p)) {
-      const e = apiErrorOf(() => validateStart(body, "PRO", overHttp));
+      const e = apiErrorOf(() => validateStart(body as never, "PRO", overHttp));
       expect([e.status, e.code, e.field]).toEqual([400, "invalid_value", field]);
       expect(e.message).toMatch(REFUSED);
       expect(e.message).not.toMatch(/not found/);

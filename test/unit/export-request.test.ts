@@ -108,8 +108,21 @@ describe("the order of the checks", () => {
     for (const [input, want] of cases) expect(refusal(input), JSON.stringify(input)).toEqual(want);
   });
 
+  it("avatar_model is any name at the door; this instance knows the names its looks offer (synced hosted names too)", () => {
+    const synced: Record<string, string[]> = { lk_a: ["standard", "seedance-2", "veo-3"], lk_b: ["standard", "seedance-2"], lk_other: ["ora-pro-max"] };
+    const l: ExportLookups = { ...std, lookModels: (id) => synced[id], knownModels: () => new Set(Object.values(synced).flat()) };
+    const accepted = throughDoor("exportStart", { video_id: V, avatar_model: "seedance-2" }, (checked) => validateExportStart(checked, SPACE, l));
+    expect(accepted.avatar_model).toBe("seedance-2");
+    // Offered by one look of the video but not the other; offered only by a look the video does not show.
+    expect(refusal({ video_id: V, avatar_model: "veo-3" }, l)).toEqual([400, "INCOMPATIBLE_AVATAR_MODEL", "avatar_model"]);
+    expect(refusal({ video_id: V, avatar_model: "ora-pro-max" }, l)).toEqual([400, "INCOMPATIBLE_AVATAR_MODEL", "avatar_model"]);
+    // A name no look of this instance offers, and not one of the spec's: INVALID_AVATAR_MODEL, before the video.
+    expect(refusal({ video_id: "f".repeat(24), avatar_model: "veo-9" }, l)).toEqual([400, "INVALID_AVATAR_MODEL", "avatar_model"]);
+  });
+
   it("null is 'not given' for the optional fields", () => {
-    const p = validateExportStart({ video_id: V, format: null, width: null, height: null, avatar_model: null, webhook_url: null }, SPACE, std);
+    // Called directly (the door refuses null for these): the handler still reads null as not given.
+    const p = validateExportStart({ video_id: V, format: null, width: null, height: null, avatar_model: null, webhook_url: null } as never, SPACE, std);
     expect([p.format, p.width, p.height, p.avatar_model, p.webhook_url]).toEqual(["vertical", 1080, 1920, "standard", null]);
   });
 });

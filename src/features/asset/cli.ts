@@ -132,7 +132,7 @@ export type StartFlags = FlagInput<typeof START_FLAGS>;
 import { assetLife, pricingOf, unpricedSettings, UNPRICED_SETTINGS } from "./life.js";
 import { jobErrorText, lifeState } from "../life.js";
 import { applySets, unnamedKeys } from "./sets.js";
-import { PRICING_FIELDS } from "./rules.js";
+import { PRICING_FIELDS } from "../../contract/asset-rules.js";
 export { pricingOf };
 
 /**

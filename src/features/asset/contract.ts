@@ -4,7 +4,7 @@ import { Timestamp } from "../../contract/common.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { IMAGE_EXTENSIONS, ImageReferenceInput, NonEmptyString, ReferenceInput, VIDEO_EXTENSIONS, WebhookUrl, wholeBetween } from "../../contract/request-fields.js";
 import { present } from "../../contract/present.js";
-import { ELEMENT_NAME_PATTERN, MAX_GENERATIONS, MIN_ELEMENT_IMAGES, MIN_GENERATIONS, SLOT_NEEDS, mentions } from "./rules.js";
+import { ELEMENT_NAME_PATTERN, MAX_GENERATIONS, MIN_ELEMENT_IMAGES, MIN_GENERATIONS, SLOT_NEEDS, mentions } from "../../contract/asset-rules.js";
 
 export const AssetType = z.enum(["image", "video", "audio"]);
 export type AssetType = z.infer<typeof AssetType>;
@@ -19,7 +19,7 @@ export const ReferenceItem = z.looseObject({
 });
 export type ReferenceItem = z.infer<typeof ReferenceItem>;
 
-export { SLOT_NAMES, type SlotName } from "./rules.js";
+export { SLOT_NAMES, type SlotName } from "../../contract/asset-rules.js";
 export { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, MIN_ELEMENT_IMAGES, present };
 
 const ELEMENT_NAME_RULE = "must be letters, digits, _ or - (it is written @name in the prompt)";
@@ -49,7 +49,8 @@ function startRules(req: z.output<typeof AssetStartShape>, ctx: z.RefinementCtx)
   if (!req.references?.length) {
     for (const { later, earlier, required } of SLOT_NEEDS) {
       if (req[later] === undefined || req[earlier] !== undefined) continue;
-      if (required) ctx.addIssue({ code: "custom", path: [earlier], message: `${earlier} is required with ${later} (the slot group takes both)`, params: { code: "missing_field" } });
+      if (required)
+        ctx.addIssue({ code: "custom", path: [earlier], message: `${earlier} is required with ${later} (the slot group takes both)`, params: { code: "missing_field" } });
       else ctx.addIssue({ code: "custom", path: [later], message: `${later} requires ${earlier}` });
     }
   }
@@ -162,7 +163,8 @@ export const AssetPricingRequest = z
     generation_count: wholeBetween(MIN_GENERATIONS, MAX_GENERATIONS).optional(),
   })
   .superRefine((req, ctx) => {
-    if (req.aspect_ratio !== undefined) ctx.addIssue({ code: "custom", path: ["aspect_ratio"], message: "aspect_ratio is not a field of pricing (the spec prices without it)" });
+    if (req.aspect_ratio !== undefined)
+      ctx.addIssue({ code: "custom", path: ["aspect_ratio"], message: "aspect_ratio is not a field of pricing (the spec prices without it)" });
   });
 export type AssetPricingRequest = z.input<typeof AssetPricingRequest>;
 export type AssetPricingInput = z.output<typeof AssetPricingRequest>;

@@ -8,7 +8,7 @@
  */
 import { CliError, EXIT } from "../../cli/types.js";
 
-function valueOf(text: string): unknown {
+function readValue(text: string): unknown {
   const t = text.trim();
   if (t === "") return "";
   try {
@@ -42,7 +42,7 @@ export function applySets(body: Record<string, unknown>, values: readonly string
   for (const raw of values) {
     const i = raw.indexOf("=");
     if (i <= 0) throw new CliError(`--set: expected key=value, got "${raw}"`, EXIT.usage, "usage_error", "--set");
-    setPath(out, raw.slice(0, i).trim(), valueOf(raw.slice(i + 1)));
+    setPath(out, raw.slice(0, i).trim(), readValue(raw.slice(i + 1)));
   }
   return out;
 }

@@ -7,7 +7,7 @@
  * tested by tables.
  */
 import type { AssetStartInput, SlotName } from "./contract.js";
-import { SLOT_NAMES } from "./rules.js";
+import { SLOT_NAMES } from "../../contract/asset-rules.js";
 import { PROMPT_MAX } from "../../contract/limits.js";
 import { meetsRequiredPlans, type Plan } from "../../contract/plans.js";
 import { ApiError } from "../../engine/errors.js";

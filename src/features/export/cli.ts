@@ -22,7 +22,7 @@ import type { ExportJob, ExportStartResponse } from "./contract.js";
 import { exportLife } from "./life.js";
 import { jobErrorText, lifeState } from "../life.js";
 
-import { EXPORT_FORMATS as FORMATS } from "./formats.js";
+import { EXPORT_FORMATS as FORMATS } from "../../contract/export-formats.js";
 
 export const EXPORT_FLAGS = defineFlags({
   format: {

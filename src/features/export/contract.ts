@@ -4,7 +4,7 @@ import { JobStatus, customSize } from "../generation/contract.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { NonEmptyString, WebhookUrl } from "../../contract/request-fields.js";
 import { present } from "../../contract/present.js";
-import { EXPORT_FORMATS, EXPORT_SIZES } from "./formats.js";
+import { EXPORT_FORMATS, EXPORT_SIZES } from "../../contract/export-formats.js";
 
 export { EXPORT_FORMATS, EXPORT_SIZES };
 
@@ -67,7 +67,6 @@ export const ExportStartResponse = z.looseObject({
 export type ExportStartResponse = z.infer<typeof ExportStartResponse>;
 
 export const ExportStatusRequest = z.strictObject({ job_id: NonEmptyString });
-
 
 export const requestCodes = {
   exportStart: {

@@ -14,7 +14,7 @@ import { exportCredits } from "../../contract/pricing.js";
 import { exportSize, type ExportFormat } from "../../media/export/spec.js";
 import { MODEL_AVAILABLE } from "../avatar/contract.js";
 import type { ExportStartInput } from "./contract.js";
-import { DEFAULT_AVATAR_MODEL } from "./formats.js";
+import { DEFAULT_AVATAR_MODEL } from "../../contract/export-formats.js";
 import { codeError } from "../generation/errors.js";
 import type { VideoFormat } from "../generation/contract.js";
 import { timelineOf, type VideoRow } from "../video/record.js";

@@ -4,7 +4,7 @@ import { examples } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { BODY_FLAG, defineFlags, type FlagInput } from "../../cli/flags.js";
 import type { Folder, FolderListResponse } from "./contract.js";
-import { FOLDER_TYPES } from "./types.js";
+import { FOLDER_TYPES } from "../../contract/folder-types.js";
 
 export const CREATE_FLAGS = defineFlags({
   name: { flag: "--name <name>", type: "string", help: "folder name (required)", field: "name" },

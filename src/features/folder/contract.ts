@@ -4,7 +4,7 @@ import { Timestamp } from "../../contract/common.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { NAME_MAX } from "../../contract/limits.js";
 import { present } from "../../contract/present.js";
-import { FOLDER_TYPES } from "./types.js";
+import { FOLDER_TYPES } from "../../contract/folder-types.js";
 
 export const FolderType = z.enum(FOLDER_TYPES);
 export type FolderType = z.infer<typeof FolderType>;

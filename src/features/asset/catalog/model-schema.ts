@@ -8,9 +8,9 @@ import { imageBounds, type ModelDef, type SlotDef } from "./models.js";
 
 type JsonSchema = Record<string, unknown>;
 
-/** Element names are what follows `@` in the prompt. */
-export const ELEMENT_NAME_PATTERN = "^[A-Za-z0-9_-]+$";
-export const MIN_ELEMENT_IMAGES = 2;
+import { ELEMENT_NAME_PATTERN, MIN_ELEMENT_IMAGES } from "../../../contract/asset-rules.js";
+
+export { ELEMENT_NAME_PATTERN, MIN_ELEMENT_IMAGES };
 
 /** One reference item: exactly one of `url`, `asset_id`, `avatar_id`. */
 export function referenceItemSchema(opts: { assetOnly?: boolean; allowAvatar?: boolean } = {}): JsonSchema {

@@ -8,7 +8,7 @@ import { ApiError } from "../../../engine/errors.js";
 import { DEFAULT_RESOLUTION, MAX_FOLLOW_SECONDS } from "./frames.js";
 import { audioOn, defaultSettings, findModel, imageBounds, type ModelDef } from "./models.js";
 
-import { MAX_GENERATIONS, MIN_GENERATIONS } from "../rules.js";
+import { MAX_GENERATIONS, MIN_GENERATIONS } from "../../../contract/asset-rules.js";
 export { MAX_GENERATIONS, MIN_GENERATIONS };
 
 /** Everything a price can depend on, already resolved to supported values. */
