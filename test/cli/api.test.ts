@@ -78,7 +78,11 @@ describe("on the local target (in process, the local dispatch)", () => {
   });
 
   it("refuses an absolute URL, another method, a malformed --input (exit 2, nothing sent)", async () => {
-    for (const args of [["GET", "https://elsewhere.example/api/public/v1/asset/models"], ["GET", "//elsewhere.example/x"], ["DELETE", "/asset/models"]]) {
+    for (const args of [
+      ["GET", "https://elsewhere.example/api/public/v1/asset/models"],
+      ["GET", "//elsewhere.example/x"],
+      ["DELETE", "/asset/models"],
+    ]) {
       const r = await local(args);
       expect(r.exitCode, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
@@ -113,7 +117,7 @@ describe("on the hosted target, against a fake service", () => {
   });
 
   it("POST fields as a typed JSON body", async () => {
-    const r = await hosted(["POST", "/asset/pricing", "-f", "model=vidA-3", "-F", "duration=8", "-F", "model_settings={\"generateAudio\":false}", "-F", "flag=true"]);
+    const r = await hosted(["POST", "/asset/pricing", "-f", "model=vidA-3", "-F", "duration=8", "-F", 'model_settings={"generateAudio":false}', "-F", "flag=true"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(s.seen.at(-1)!.body)).toEqual({ model: "vidA-3", duration: 8, model_settings: { generateAudio: false }, flag: true });
   });
