@@ -229,6 +229,16 @@ export class CliContext implements Context {
       const bound = this.userRequestTimeoutMs();
       return instance.engine(key ?? instance.defaultKey(), undefined, bound !== undefined ? { requestTimeoutMs: bound } : {});
     }
+    const { HostedEngine } = await import("../hosted/hosted-engine.js");
+    return new HostedEngine({ ...this.hostedOptions(), warn: (line) => this.io.warn(`Warning: ${line}`) });
+  }
+
+  /**
+   * The hosted client's settings for the resolved profile: base URL, key, user agent, proxy
+   * environment, request deadline and --debug tracing (the hosted engine's, and `mediagen api`'s).
+   */
+  hostedOptions(): import("../hosted/client.js").HttpClientOptions {
+    const { config, key } = this.resolve();
     if (!key) {
       throw new CliError(
         `Not logged in: profile "${config.profile}" has no API key for the hosted target. ` +
@@ -245,18 +255,15 @@ export class CliContext implements Context {
         "base_url",
       );
     }
-    const requestTimeoutMs = this.requestTimeoutMs();
-    const { HostedEngine } = await import("../hosted/hosted-engine.js");
-    return new HostedEngine({
+    return {
       baseUrl: config.baseUrl,
       apiKey: key,
       userAgent: `mediagen/${this.version} (node ${process.versions.node}; ${process.platform})`,
       env: this.env,
-      requestTimeoutMs,
+      requestTimeoutMs: this.requestTimeoutMs(),
       rateWaitsBounded: this.userRequestTimeoutMs() !== undefined,
       ...(this.trace ? { debug: this.trace } : {}),
-      warn: (line) => this.io.warn(`Warning: ${line}`),
-    });
+    };
   }
 
   /**

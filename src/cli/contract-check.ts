@@ -10,6 +10,7 @@ export async function refuseAsTheServiceWould(op: OpName, body: Record<string, u
   const wire = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
   const refused = await (await import("../features/request-check.js")).refuseRequest(op, wire);
   if (!refused) return;
-  const { ApiError } = await import("../engine/errors.js");
-  throw new ApiError(refused.status, refused.body);
+  // Refused here, before sending: the error says that `mediagen api` sends it as it is.
+  const { refusedBeforeSending } = await import("../engine/errors.js");
+  throw refusedBeforeSending(refused.status, refused.body);
 }

@@ -78,6 +78,12 @@ const FRAME_COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/whoami.js"),
   },
   {
+    name: "api",
+    summary: "Send any request to the target's API (GET or POST, a path under the base URL) and print the answer, as gh api does",
+    term: "api [options] <method> <path>",
+    load: () => import("./commands/api.js"),
+  },
+  {
     name: "completion",
     summary: "Print the shell completion script (commands, flags, and model/voice/look/folder ids)",
     term: "completion <shell>",

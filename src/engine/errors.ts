@@ -12,6 +12,8 @@ export class ApiError extends Error {
   readonly body: ErrorBody;
   /** Extra response headers that belong with the error (rate-limit headers on a 429). */
   headers: Record<string, string>;
+  /** What to do about it, said on its own line (see `refusedBeforeSending`). */
+  hint?: string;
 
   constructor(status: number, body: unknown, headers: Record<string, string> = {}) {
     const d = describeErrorBody(status, body);
@@ -32,6 +34,19 @@ export class ApiError extends Error {
   toJSON() {
     return { status: this.status, code: this.code, field: this.field, message: this.message };
   }
+}
+
+/**
+ * Said with every request the contract's check refuses on this machine, before anything is sent: the
+ * schemas may lag behind the service, and `mediagen api` sends any request as it is.
+ */
+export const REFUSED_HERE_HINT = "If the service accepts this, send it with `mediagen api` (see `mediagen api --help`).";
+
+/** The service's answer to a request refused here, before sending (exit 2 as the service's 400), with the `mediagen api` hint. */
+export function refusedBeforeSending(status: number, body: unknown): ApiError {
+  const e = new ApiError(status, body);
+  e.hint = REFUSED_HERE_HINT;
+  return e;
 }
 
 /** A failure to reach the service at all (DNS, refused, reset, timeout). */

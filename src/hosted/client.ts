@@ -68,6 +68,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** The 2xx body was empty. */
   empty?: boolean;
+  /** The body as received (for `mediagen api`, which prints it unchanged). */
+  text?: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -319,7 +321,7 @@ export class HttpClient {
     });
     const h = flatHeaders(res.headers);
     const text = await readCapped(res.body, h, res.statusCode);
-    return { status: res.statusCode, headers: h, body: parseBody(res.statusCode, text), ...(text.trim() === "" ? { empty: true } : {}) };
+    return { status: res.statusCode, headers: h, body: parseBody(res.statusCode, text), text, ...(text.trim() === "" ? { empty: true } : {}) };
   }
 
   async close(): Promise<void> {

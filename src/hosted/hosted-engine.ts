@@ -3,7 +3,7 @@ import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
 import { ROUTES, carriesInput } from "../features/routes.js";
 import { FEATURES } from "../features/index.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engine.js";
-import { ApiError } from "../engine/errors.js";
+import { refusedBeforeSending } from "../engine/errors.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
 import { HttpClient, type HttpClientOptions } from "./client.js";
 import { readResponse } from "./response-check.js";
@@ -43,7 +43,7 @@ async function refuseBeforeSending(op: OpName, input: unknown): Promise<void> {
   const wire = JSON.parse(JSON.stringify(input ?? {})) as Record<string, unknown>;
   if (!carriesInput(op, wire)) return;
   const refused = await (await import("../features/request-check.js")).refuseRequest(op, wire);
-  if (refused) throw new ApiError(refused.status, refused.body);
+  if (refused) throw refusedBeforeSending(refused.status, refused.body);
 }
 
 /**

@@ -159,7 +159,7 @@ describe("answers that are wrong, said cleanly", () => {
   }, 30_000);
 
   it("a 200 whose body fails the check reports its real status in the --json error line", async () => {
-    routes.set("GET /asset/status/as_1", [{ status: 200, body: { asset_id: "as_1", status: "completed" } }]);
+    routes.set("GET /asset/status/as_1", [{ status: 200, body: { asset_id: "as_1", url: null } }]);
     const r = await hosted(["asset", "status", "as_1", "--json"]);
     expect(r.exitCode).toBe(1);
     expect(r.errorLine()).toMatchObject({ status: 200, code: "unexpected_response" });

@@ -176,7 +176,7 @@ describe("asset models", () => {
   });
 
   it("one model without restricted_countries, input_schema or max_resolution, with an array default_value", async () => {
-    const { settings } = odd[3]!;
+    const { settings } = odd[3] as { settings: unknown[] };
     routes.set("GET /asset/models/odd", { status: 200, body: { ...good, name: "odd", max_resolution: null, settings } });
     const r = await run(["asset", "model", "odd"], hosted());
     expect(r.exitCode, r.stderr).toBe(0);
