@@ -23,6 +23,55 @@ export function pictureProtocol(env: Env): PictureProtocol | undefined {
   return undefined;
 }
 
+/**
+ * The pixel cap of every picture mediagen decodes (src/media/image-header.ts MAX_IMAGE_SIDE and
+ * MAX_IMAGE_PIXELS: the CLI frame does not load the media layer): a 16000×16000 PNG from a download
+ * is under a megabyte and a gigabyte once a terminal decodes it.
+ */
+const MAX_SIDE = 8192;
+const MAX_PIXELS = 40_000_000;
+/** How much of a file is read to find its size (a JPEG's frame header may follow its metadata). */
+const HEADER_BYTES = 256 * 1024;
+
+/** Width and height from a PNG, GIF, WebP or JPEG header; undefined when not one of them (or cut short). */
+export function pictureSize(b: Buffer): { width: number; height: number } | undefined {
+  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47 && b.toString("latin1", 12, 16) === "IHDR") return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+  if (b.length >= 10 && b.toString("latin1", 0, 4) === "GIF8") return { width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
+  if (b.length >= 30 && b.toString("latin1", 0, 4) === "RIFF" && b.toString("latin1", 8, 12) === "WEBP") {
+    const chunk = b.toString("latin1", 12, 16);
+    if (chunk === "VP8X") return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) };
+    if (chunk === "VP8L") return { width: 1 + (b[21]! | ((b[22]! & 0x3f) << 8)), height: 1 + ((b[22]! >> 6) | (b[23]! << 2) | ((b[24]! & 0x0f) << 10)) };
+    if (chunk === "VP8 ") return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
+    return undefined;
+  }
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) {
+    for (let i = 2; i + 9 < b.length; ) {
+      if (b[i] !== 0xff) return undefined;
+      const marker = b[i + 1]!;
+      if (marker === 0xff) {
+        i++;
+        continue;
+      }
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+        return { width: b.readUInt16BE(i + 7), height: b.readUInt16BE(i + 5) };
+      i += 2 + b.readUInt16BE(i + 2);
+    }
+  }
+  return undefined;
+}
+
+/** Whether the picture in `file` is one the terminal may be asked to decode: a known format within the cap. */
+function withinCap(file: string): boolean {
+  const fd = fs.openSync(file, "r");
+  try {
+    const b = Buffer.alloc(HEADER_BYTES);
+    const size = pictureSize(b.subarray(0, fs.readSync(fd, b, 0, HEADER_BYTES, 0)));
+    return !!size && size.width <= MAX_SIDE && size.height <= MAX_SIDE && size.width * size.height <= MAX_PIXELS;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Width of the drawn picture, in terminal cells. */
 const CELLS = 40;
 /** Largest file sent as is (an image); a bigger one is drawn from a scaled frame. */
@@ -52,7 +101,26 @@ function ffmpegCandidates(env: Env): string[] {
 /** A PNG of the file's first frame, scaled down, by one ffmpeg (undefined when it cannot be made). */
 function framePngWith(ffmpeg: string, file: string, env: Env): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
-    const args = ["-v", "error", "-ss", "0", "-i", file, "-frames:v", "1", "-vf", "scale='min(640,iw)':-2", "-f", "image2pipe", "-c:v", "png", "-"];
+    // The decoder gets the same cap: a frame over it is an error, not a gigabyte of memory.
+    const args = [
+      "-v",
+      "error",
+      "-max_pixels",
+      String(MAX_PIXELS),
+      "-ss",
+      "0",
+      "-i",
+      file,
+      "-frames:v",
+      "1",
+      "-vf",
+      "scale='min(640,iw)':-2",
+      "-f",
+      "image2pipe",
+      "-c:v",
+      "png",
+      "-",
+    ];
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(ffmpeg, args, { stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv });
@@ -110,6 +178,8 @@ export async function showPicture(term: PictureTerminal, file: string): Promise<
   if (!protocol) return false;
   try {
     let data: Buffer | undefined;
+    // A picture is measured from its header before anything decodes it: over the cap, nothing is drawn.
+    if (IMAGE.test(file) && !withinCap(file)) return false;
     const direct = IMAGE.test(file) && fs.statSync(file).size <= MAX_DIRECT;
     // iTerm2 reads any image; kitty's f=100 is PNG only; a video is shown by its first frame.
     if (direct && (protocol === "iterm2" || /\.png$/i.test(file))) data = fs.readFileSync(file);

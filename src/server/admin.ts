@@ -59,9 +59,23 @@ function refusal(req: IncomingMessage, token: string | undefined): string | unde
   }
   const origin = req.headers.origin;
   // Any page's request carries an Origin (a sandboxed one "null"); tools (curl, test suites) send none.
+  // Another local origin (a page on localhost:9999) is another site too: only this server's own.
   if (origin !== undefined && !isLoopbackHost(safeHost(origin))) return "the admin path does not answer web pages of other sites";
   if (!isLoopbackHost(req.headers.host)) return "the admin path answers requests addressed to a loopback host only";
+  if (origin !== undefined && origin !== `http://${req.headers.host ?? ""}`) return "the admin path does not answer web pages of other origins";
   return undefined;
+}
+
+/**
+ * A body must be JSON, said so: a page's form or `text/plain` request (no CORS preflight) never is.
+ * A request without a body (curl -X POST …/restore) needs no type.
+ */
+function badType(req: IncomingMessage): string | undefined {
+  if (req.method === "GET" || req.method === "HEAD") return undefined;
+  const type = req.headers["content-type"];
+  const hasBody = (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
+  if (type === undefined ? !hasBody : /^application\/json\s*(;|$)/i.test(type)) return undefined;
+  return "the admin path takes JSON bodies only: send Content-Type: application/json";
 }
 
 function safeHost(origin: string): string {
@@ -138,6 +152,8 @@ export function createAdminHandler(o: AdminOptions): AdminHandler {
     const fail = (status: number, code: string, message: string) => send(status, errorResponse(code, message, { status }).body);
     const why = refusal(req, o.token);
     if (why) return fail(403, "forbidden", why);
+    const type = badType(req);
+    if (type) return fail(415, "unsupported_media_type", type);
     let parts: string[];
     try {
       parts = url.pathname.slice(ADMIN_PREFIX.length).split("/").filter(Boolean).map(decodeURIComponent);

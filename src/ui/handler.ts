@@ -3,7 +3,7 @@
  * paths (`/`, `/local`, `/videos/<id>`, `/ui/…`) and returns false for any other, which the server
  * then answers as before. Every answer passes the guard first (guard.ts).
  */
-import { createReadStream, promises as fsp } from "node:fs";
+import { constants as fsConstants, promises as fsp } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readHistory, JOB_KINDS, type JobKind } from "../cli/journal.js";
 import { listVideos, readVideo } from "../features/video/record.js";
@@ -67,18 +67,34 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefin
   return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
 }
 
-/** A file the history says `download` saved, with Range support (video players seek with it). */
+/**
+ * A file the history says `download` saved, with Range support (video players seek with it). Opened
+ * once, not following a symbolic link (O_NOFOLLOW), then checked and read through that descriptor:
+ * a file swapped for a link (to ~/.ssh/…) between a check and the read is refused, not followed.
+ */
 async function sendFile(req: IncomingMessage, res: ServerResponse, file: string): Promise<void> {
   let size: number;
+  let handle: fsp.FileHandle;
   try {
-    const st = await fsp.stat(file);
-    if (!st.isFile()) return sendError(res, 404, "The saved file is gone.");
+    handle = await fsp.open(file, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    const link = (e as NodeJS.ErrnoException).code === "ELOOP";
+    return sendError(res, link ? 403 : 404, link ? "The saved file is a symbolic link: not served." : "The saved file is gone.");
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) {
+      await handle.close();
+      return sendError(res, 404, "The saved file is gone.");
+    }
     size = st.size;
   } catch {
+    await handle.close();
     return sendError(res, 404, "The saved file is gone.");
   }
   const range = parseRange(req.headers.range, size);
   if (range === "unsatisfiable") {
+    await handle.close();
     res.writeHead(416, { ...SECURITY_HEADERS, "content-range": `bytes */${size}`, "content-length": "0" });
     return void res.end();
   }
@@ -91,9 +107,13 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, file: string)
     "content-length": String(size === 0 ? 0 : end - start + 1),
     ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
   });
-  if (req.method === "HEAD" || size === 0) return void res.end();
+  if (req.method === "HEAD" || size === 0) {
+    await handle.close();
+    return void res.end();
+  }
   await new Promise<void>((resolve) => {
-    const stream = createReadStream(file, { start, end });
+    // The stream owns the descriptor from here and closes it.
+    const stream = handle.createReadStream({ start, end });
     stream.on("error", () => {
       res.destroy();
       resolve();

@@ -161,9 +161,19 @@ describe("fault rules on serve (admin path, CLI, hosted client)", () => {
     expect(fromPage.status).toBe(403);
     const sandboxed = await admin("POST", "faults", { op: "folderList", action: "reset" }, { origin: "null", "content-type": "text/plain" });
     expect(sandboxed.status).toBe(403);
-    // A tool's request (curl -d sends a form type) is read as JSON.
+    // A body must say it is JSON: a form or text/plain type (what a page sends without a preflight) is refused.
     const curlLike = await admin("POST", "faults", { op: "folderList", action: "latency", ms: 1, times: 1 }, { "content-type": "application/x-www-form-urlencoded" });
-    expect(curlLike.status).toBe(201);
+    expect(curlLike.status).toBe(415);
+    // A page of another local origin (a loopback host, another port) is refused, even with its token-less JSON.
+    const otherLocal = await admin("POST", "faults", { op: "folderList", action: "reset" }, { origin: "http://localhost:9999" });
+    expect(otherLocal.status).toBe(403);
+    const plainText = await admin("POST", "faults", { op: "folderList", action: "reset" }, { "content-type": "text/plain" });
+    expect(plainText.status).toBe(415);
+    // The server's own origin, with JSON, is answered.
+    const own = await admin("POST", "faults", { op: "folderList", action: "latency", ms: 1, times: 1 }, { origin });
+    expect(own.status).toBe(201);
+    expect((await admin("POST", "clock", { advance: 1e300 })).status).toBe(400);
+    expect((await admin("GET", "clock")).status).toBe(200);
     const rebound = await new Promise<number>((resolve, reject) => {
       const u = new URL(`${origin}/_mediagen/faults`);
       http

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
+import type { DB } from "../../src/local/types.js";
 import { openLocalInstance, type LocalInstance } from "../../src/features/local.js";
 import { runTool } from "../../src/media/run.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
@@ -52,6 +53,42 @@ async function http(base: string, key: string, method: "GET" | "POST", p: string
 }
 
 describe("a full disk (SQLITE_FULL injected into the database layer)", () => {
+  test("avatar create answers 503 naming the cause, as every other write (not 500 FAILED_TO_PERSIST)", async () => {
+    // The disk fills up just as the avatar is stored (its own INSERT fails with SQLITE_FULL).
+    let full = false;
+    const wrapDatabase = (db: DB): DB =>
+      new Proxy(db, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target) as unknown;
+          if (prop === "prepare") {
+            return (sql: string) => {
+              const stmt = target.prepare(sql);
+              if (!/INSERT INTO avatars/.test(sql)) return stmt;
+              return new Proxy(stmt, {
+                get(st, p) {
+                  const v = Reflect.get(st, p, st) as unknown;
+                  if (full && p === "run") return fail;
+                  return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(st) : v;
+                },
+              });
+            };
+          }
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    const fail = (): never => {
+      throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    };
+    const inst = instance({ home: tempHome(), worker: "none", wrapDatabase, log: () => undefined });
+    const api = inst.engine(inst.defaultKey());
+    full = true;
+    const refused = await refusal(api.call("avatarCreate", { prompt: "a chef", format: "vertical" }));
+    expect(refused.status).toBe(503);
+    expect(JSON.stringify(refused.body)).toContain("no space left on device");
+    full = false;
+    await expect(api.call("avatarCreate", { prompt: "a chef", format: "vertical" })).resolves.toMatchObject({ avatar_id: expect.any(String) });
+  });
+
   test("in process: reads still answer, writes get 503 naming the cause, logged once; freed, writes work again", async () => {
     const disk = fillableDisk();
     const lines: string[] = [];

@@ -67,6 +67,25 @@ describe("the gallery over the history", () => {
     }
   });
 
+  it("refuses a saved file swapped for a symbolic link (to a file outside) instead of following it", async () => {
+    const id = "c".repeat(24);
+    const saved = path.join(home, "out", `${id}.png`);
+    fs.writeFileSync(saved, PNG);
+    recordStart(home, [hostedStart(id, "generating")]);
+    recordUpdate(home, [{ kind: "asset", id, target: "hosted", status: "completed", saved }]);
+    const src = `${running.origin}/ui/saved?key=${encodeURIComponent(`hosted:asset:${id}`)}`;
+    expect((await fetch(src)).status).toBe(200);
+    // The file the history names becomes a link to a secret of the user's.
+    const secret = path.join(home, "secret.txt");
+    fs.writeFileSync(secret, "private key material");
+    fs.rmSync(saved);
+    fs.symlinkSync(secret, saved);
+    const r = await fetch(src);
+    const body = await r.text();
+    expect(r.status).toBe(403);
+    expect(body).not.toContain("private key material");
+  });
+
   it("does not poll a hosted job the instance cannot report on; filters narrow the list", async () => {
     const page = await (await fetch(`${running.origin}/?status=generating`)).text();
     expect(page).toContain(`data-key="hosted:asset:${pending}"`);

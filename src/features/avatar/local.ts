@@ -37,6 +37,7 @@ import {
 import { readImageSize } from "./image.js";
 import { imageSizeProblem } from "../../media/image-header.js";
 import { checkWebhookAddress } from "../../local/webhook-address.js";
+import { asStoreFault } from "../../local/store-fault.js";
 import { SIMULATE_HEADER, parseSimulate } from "../asset/simulate.js";
 import {
   allLookViews,
@@ -100,6 +101,9 @@ function persist<T>(fn: () => T): T {
     return fn();
   } catch (e) {
     if (e instanceof ApiError) throw e;
+    // A full disk or read-only storage is the instance's 503, as for every other write.
+    const fault = asStoreFault(e);
+    if (fault) throw fault;
     localDebug(`avatar persist failed: ${String(e)}`);
     throw ApiError.of("FAILED_TO_PERSIST", "Failed to persist the avatar");
   }
@@ -280,8 +284,8 @@ async function adoptImage(ctx: RequestContext, ref: string, index: number, lookI
   try {
     fs.mkdirSync(path.dirname(abs), { recursive: true });
     fs.copyFileSync(local, abs);
-  } catch {
-    throw ApiError.of("FAILED_TO_PERSIST", "Failed to persist the avatar");
+  } catch (e) {
+    throw asStoreFault(e) ?? ApiError.of("FAILED_TO_PERSIST", "Failed to persist the avatar");
   }
   return { rel, abs, width: size.width, height: size.height };
 }
