@@ -1,4 +1,7 @@
-/** `/`: the gallery of what this machine made, with filters (GET, so a filtered view is a link). */
+/**
+ * `/`: the gallery of what this machine made and of the local instance's own jobs (every space),
+ * one card per video, with filters (GET, so a filtered view is a link).
+ */
 import { html, type Html } from "./html.js";
 import { layout, when } from "./layout.js";
 import { matches, type GalleryFilter, type GalleryItem } from "./gallery-data.js";
@@ -12,10 +15,12 @@ function option(value: string, label: string, selected: string | undefined): Htm
 function filters(items: readonly GalleryItem[], f: GalleryFilter): Html {
   const targets = [...new Set(["local", "hosted", ...items.map((i) => i.target)])];
   const statuses = [...new Set(items.map((i) => i.status))].sort();
+  const spaces = [...new Set(items.flatMap((i) => (i.space ? [i.space] : [])))].sort();
   return html`<form class="filters" method="get" action="/">
 <label>kind<select name="kind">${option("", "any", f.kind)}${KINDS.map((k) => option(k, k, f.kind))}</select></label>
 <label>target<select name="target">${option("", "any", f.target)}${targets.map((t) => option(t, t, f.target))}</select></label>
 <label>status<select name="status">${option("", "any", f.status)}${statuses.map((s) => option(s, s, f.status))}</select></label>
+${spaces.length ? html`<label>space<select name="space">${option("", "any", f.space)}${spaces.map((x) => option(x, x, f.space))}</select></label>` : ""}
 <label>text<input type="search" name="q" value="${f.text ?? ""}" placeholder="prompt, id, model"></label>
 <button type="submit">Filter</button>
 </form>`;
@@ -51,6 +56,8 @@ ${item.running ? html`<progress max="100"${item.progress !== null ? html` value=
 <dt>target</dt><dd>${item.target} · ${item.kind}</dd>
 <dt>created</dt><dd>${when(item.created_at)}</dd>
 ${item.error ? html`<dt>error</dt><dd class="status-failed">${item.error}</dd>` : ""}
+${item.exports.length ? html`<dt>exports</dt><dd class="exports">${item.exports.map((x, n) => html`${n ? ", " : ""}${x.src ? html`<a href="${x.src}">${x.id}</a>` : x.id} <span class="muted">${x.status}</span>`)}</dd>` : ""}
+${item.space ? html`<dt>space</dt><dd>${item.space}</dd>` : ""}
 ${item.video_id ? html`<dt>video</dt><dd><a href="/videos/${encodeURIComponent(item.video_id)}">timeline</a></dd>` : ""}
 </dl>
 <span class="id">${item.id}</span>
@@ -65,12 +72,12 @@ export function galleryPage(items: readonly GalleryItem[], f: GalleryFilter): Ht
   const matching = items.filter((i) => matches(i, f));
   const shown = matching.slice(0, GALLERY_MAX);
   const body = !items.length
-    ? html`<p class="empty">Nothing made on this machine yet. Start something, e.g. <code>mediagen asset start --type image --model imgA-4-fast --prompt "a red fox"</code>.</p>`
+    ? html`<p class="empty">Nothing made on this machine or this instance yet. Start something, e.g. <code>mediagen asset start --type image --model imgA-4-fast --prompt "a red fox"</code>.</p>`
     : !shown.length
       ? html`<p class="empty">No job matches these filters.</p>`
       : html`<ul class="gallery">${shown.map(card)}</ul>`;
   return layout(
     "Gallery",
-    html`${filters(items, f)}<p class="muted">${matching.length} of ${items.length} job(s) from this machine's history${matching.length > shown.length ? `; the ${shown.length} most recent shown (filter to see older ones)` : ""}.</p>${body}`,
+    html`${filters(items, f)}<p class="muted">${matching.length} of ${items.length} item(s): this machine's history and the local instance's own jobs (every space)${matching.length > shown.length ? `; the ${shown.length} most recent shown (filter to see older ones)` : ""}.</p>${body}`,
   );
 }

@@ -153,7 +153,7 @@ export function createUiHandler(o: UiOptions): PageHandler {
   const gallery = (url: URL) => {
     const items = galleryItems({ history: readHistory(o.home), db: instance.db, mediaUrl: media, savedUrl });
     const q = (k: string) => url.searchParams.get(k) ?? undefined;
-    return galleryPage(items, { kind: q("kind"), target: q("target"), status: q("status"), text: q("q") });
+    return galleryPage(items, { kind: q("kind"), target: q("target"), status: q("status"), text: q("q"), space: q("space") });
   };
 
   const video = (id: string) => {

@@ -37,7 +37,7 @@ describe("batch run out of credits", () => {
 
     const human = await run(["batch", "run", file, "--out", out, "--parallel", "1"], { home, env, timeoutMs: 60_000 });
     expect(human.exitCode, human.stderr).toBe(5);
-    expect(human.stderr).toMatch(/Batch: 1\/3 done, 2 refused for want of credits: 0\.15 credits missing;/);
+    expect(human.stderr).toMatch(/Batch: 1\/3 done \(0 this run, 1 before\), 2 refused for want of credits: 0\.15 credits missing;/);
     expect(human.stderr).toContain(`mediagen local credits add ${space_id} 0.15`);
 
     expect((await run(["local", "credits", "add", space_id, "1"], { home })).exitCode).toBe(0);

@@ -68,6 +68,8 @@ describe("gallery filters", () => {
     src: null,
     poster: null,
     video_id: null,
+    space: null,
+    exports: [],
     ...over,
   });
   it("match kind (media or job kind), target, status and text (prompt, id, model; any case)", () => {

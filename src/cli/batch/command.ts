@@ -183,7 +183,8 @@ class Progress {
       return;
     }
     if (e.event === "line") {
-      const saved = e.status === "done" ? (e.paths ?? []) : [];
+      // A line done by an earlier run still names its files: stdout lists the batch's files, every run.
+      const saved = e.status === "done" || e.status === "skipped_done" ? (e.paths ?? []) : [];
       // The bar shares the terminal with stdout: cleared first, so a path never follows it on its line.
       if (saved.length) this.clear();
       for (const p of saved) ctx.io.out(p);
@@ -294,11 +295,18 @@ function checkManifestFits(
 }
 
 /** The summary on stdout (--json) or stderr, then the exit code of the batch. */
+/** `3 credits debited this run (5 in all), 1 refunded`: this run apart from the batch's total. */
+function creditsLine(s: BatchSummary): string {
+  const all = s.credits === s.credits_this_run ? `${credits(s.credits)} debited` : `${credits(s.credits_this_run)} debited this run (${s.credits} in all)`;
+  return `${all}${s.credits_refunded ? `, ${s.credits_refunded} refunded (failed jobs)` : ""}`;
+}
+
 async function reportSummary(ctx: CliContext, summary: BatchSummary, o: RunBatchOptions): Promise<void> {
   const withManifest = { ...summary, manifest: o.manifestPath, out: o.out };
   if (ctx.opts.json) ctx.io.out(JSON.stringify({ event: "summary", ...withManifest }));
   else {
-    const parts = [`${summary.done}/${summary.lines} done`];
+    const earlier = summary.done - summary.done_this_run;
+    const parts = [`${summary.done}/${summary.lines} done${earlier ? ` (${summary.done_this_run} this run, ${earlier} before)` : ""}`];
     if (summary.failed) parts.push(`${summary.failed} failed`);
     if (summary.skipped_budget) parts.push(`${summary.skipped_budget} skipped (budget)`);
     if (summary.insufficient_credits) {
@@ -308,7 +316,7 @@ async function reportSummary(ctx: CliContext, summary: BatchSummary, o: RunBatch
     if (summary.unknown) parts.push(`${summary.unknown} unknown`);
     if (summary.incomplete) parts.push(`${summary.incomplete} not finished`);
     ctx.io.warn(
-      `Batch: ${parts.join(", ")}; ${credits(summary.credits)} debited; ${counted(summary.requests, "request")}${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`,
+      `Batch: ${parts.join(", ")}; ${creditsLine(summary)}; ${counted(summary.requests, "request")} this run${summary.rate_limited ? `, ${summary.rate_limited} rate-limited` : ""}.`,
     );
     ctx.io.info(`Manifest: ${o.manifestPath}${summary.done < summary.lines ? " (run the same command again to go on)" : ""}`);
     if (summary.insufficient_credits) await addCreditsHint(ctx, summary.credits_missing);

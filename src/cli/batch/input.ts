@@ -463,6 +463,36 @@ async function buildRequest(t: Template, words: string[], where: string): Promis
   }
 }
 
+/** The `{column}`s a template uses, in order, each once. */
+function columnsOf(t: Template): string[] {
+  const names = t.words.flatMap((w) => [...w.matchAll(/\{\{|\}\}|\{([^{}]*)\}/g)].flatMap((m) => (m[1] !== undefined ? [m[1].trim()] : [])));
+  return [...new Set(names)];
+}
+
+/**
+ * A text file of one value per line (`prompts.txt`: one prompt a line) through the template: each
+ * line fills the template's one `{column}`; blank lines and lines starting with `#` are skipped. The
+ * line number is the file's. (Read as a CSV, its first prompt would be taken for a header.)
+ */
+export async function parseLinesBatch(text: string, template: string, from: string): Promise<BatchLine[]> {
+  const t = parseTemplate(template);
+  const cols = columnsOf(t);
+  if (cols.length !== 1) {
+    throw usage(
+      `--as: ${from} is read as one value per line, so the template must use one {column} (it uses ${cols.length ? cols.map((c) => `{${c}}`).join(", ") : "none"}); for several values per request, use a CSV whose first row names the columns`,
+      "--as",
+    );
+  }
+  const rows = text
+    .split(/\r?\n/)
+    .map((value, i) => ({ n: i + 1, value: value.trim() }))
+    .filter((r) => r.value !== "" && !r.value.startsWith("#"));
+  return buildRows(
+    t,
+    rows.map((r) => ({ n: r.n, row: { [cols[0]!]: r.value }, where: `${from}:${r.n}` })),
+  );
+}
+
 /** CSV rows through the template: one request per data row (the first row names the columns). */
 export async function parseCsvBatch(text: string, template: string, from: string): Promise<BatchLine[]> {
   const t = parseTemplate(template);
@@ -471,12 +501,19 @@ export async function parseCsvBatch(text: string, template: string, from: string
   const header = rows[0]!.map((h) => h.trim());
   const dup = header.find((h, i) => header.indexOf(h) !== i);
   if (dup !== undefined) throw usage(`${from}: the column "${dup}" appears twice in the header`);
-  const out: BatchLine[] = [];
+  const data: { n: number; row: Record<string, string>; where: string }[] = [];
   for (let r = 1; r < rows.length; r++) {
     const where = `${from} row ${r}`;
     const cells = rows[r]!;
     if (cells.length !== header.length) throw usage(`${where}: ${cells.length} fields, the header has ${header.length}`);
-    const row = Object.fromEntries(header.map((h, i) => [h, cells[i]!]));
+    data.push({ n: r, row: Object.fromEntries(header.map((h, i) => [h, cells[i]!])), where });
+  }
+  return buildRows(t, data);
+}
+
+async function buildRows(t: Template, data: readonly { n: number; row: Record<string, string>; where: string }[]): Promise<BatchLine[]> {
+  const out: BatchLine[] = [];
+  for (const { n: r, row, where } of data) {
     const words = t.words.map((w) => fillWord(w, row, where));
     let built: Built;
     try {

@@ -23,6 +23,7 @@ import { apply, claimedIds, emptyLine, type Event, type LineState, type Manifest
 import { type Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
 import { addCredits, type LinePrice } from "./price.js";
 import { INSUFFICIENT, missingOf, shortfallOf, totalMissing, type Shortfall } from "./shortfall.js";
+import { classifyPollError } from "../wait.js";
 
 export interface FoundStart {
   ids: string[];
@@ -95,6 +96,12 @@ export interface BatchSummary {
   incomplete: number;
   /** Credits debited at start by the lines of this batch (this run and earlier runs). */
   credits: number;
+  /** Of those, debited by this run. */
+  credits_this_run: number;
+  /** Lines done by this run (the others of `done` were done by an earlier run). */
+  done_this_run: number;
+  /** Credits the service gave back for jobs of this batch that failed (refunded automatically). */
+  credits_refunded: number;
   /** Requests sent by this run, and 429s it met (waited out). */
   requests: number;
   rate_limited: number;
@@ -147,6 +154,8 @@ export function fileName(template: string, l: BatchLine, id: string, index: numb
 export class BatchRunner {
   private readonly states = new Map<number, LineState>();
   private committed = 0;
+  /** What the earlier runs had debited. */
+  private readonly before: number;
   private readonly reserved = new Map<number, number>();
   private readonly spent = new Map<number, number>();
   private readonly outcomes = new Map<number, LineOutcome>();
@@ -170,6 +179,17 @@ export class BatchRunner {
       this.spent.set(l.line, cost);
       this.committed = addCredits(this.committed, cost);
     }
+    this.before = this.committed;
+  }
+
+  /** Credits of the lines whose job failed after its start: the service refunds them. */
+  private refunded(): number {
+    let n = 0;
+    for (const l of this.lines) {
+      const s = this.state(l);
+      if (s.status === "failed" && s.failure?.phase === "job") n = addCredits(n, s.steps[s.failure.step]?.cost ?? 0);
+    }
+    return n;
   }
 
   outcome(line: number): LineOutcome | undefined {
@@ -225,6 +245,9 @@ export class BatchRunner {
       unknown: n("unknown"),
       incomplete: n("incomplete", "interrupted"),
       credits: this.committed,
+      credits_this_run: Math.max(0, addCredits(this.committed, -this.before)),
+      done_this_run: n("done"),
+      credits_refunded: this.refunded(),
       requests: this.deps.pacer.sent,
       rate_limited: this.deps.pacer.limited,
       interrupted: this.deps.signal.aborted,
@@ -573,6 +596,13 @@ export class BatchRunner {
         x = await pacer.run(PRIORITY.poll, poll, () => engine.lastRateLimit());
       } catch (e) {
         if (signal.aborted) throw new LineStop("interrupted", step, "watch", "interrupted", "interrupted");
+        // A 5xx, a reset or a 429 is a missed read, as for --watch (src/cli/wait.ts): the job did not
+        // fail; read it again on the schedule, until the timeout.
+        const elapsed = clock.now() - t0;
+        if (classifyPollError(e).kind !== "fatal" && elapsed < this.opts.timeoutMs) {
+          await clock.sleep(delay(elapsed), signal).catch(() => undefined);
+          continue;
+        }
         // The job is paid for and may still finish: a retry watches it again, it does not start it again.
         throw new LineStop("failed", step, "watch", errCode(e), `reading its status failed: ${errMessage(e)} (--retry-failed watches it again, without a new start)`);
       }

@@ -65,7 +65,14 @@ async function loadLines(ctx: CliContext, file: string, template: string | undef
   const input = await import("../batch/input.js");
   const text = await readInput(ctx, file);
   const from = file === "-" ? "stdin" : file;
-  if (template !== undefined) return input.parseCsvBatch(text, template, from);
+  // A .txt is one value per line (a prompt a line), not a CSV whose first line would be its header.
+  if (template !== undefined) return /\.txt$/i.test(file) ? input.parseLinesBatch(text, template, from) : input.parseCsvBatch(text, template, from);
+  if (/\.txt$/i.test(file))
+    throw usage(
+      "--as",
+      `${file} is one value per line: give --as '<kind> --flag {column} …' (for example --as 'asset --type image --model imgA-4 --prompt {prompt}')`,
+      "missing_field",
+    );
   if (/\.csv$/i.test(file)) throw usage("--as", `${file} is a CSV: give --as '<kind> --flag {column} …' to map its rows to requests`, "missing_field");
   const lines = await input.readJsonlBatch(text, from);
   if (!lines.length) throw usage("<file>", `${from} has no requests`, "usage_error");
