@@ -41,7 +41,7 @@ function table(db: SqlDatabase): SqlDatabase {
   return db;
 }
 
-describe.each(drivers)("on %s", (name, driver, missing) => {
+describe.each(drivers)("on %s", (_name, driver, missing) => {
   const it = test.skipIf(missing !== undefined);
 
   it(`opens with WAL, a busy timeout, foreign keys and synchronous NORMAL, at the latest schema${missing ? ` (skipped: ${missing})` : ""}`, () => {
