@@ -215,9 +215,13 @@ describe("issue 40, item by item, through serve", () => {
     expect(r.status).toBe(201);
     const look = await call("GET", `/avatar/av_lena/look/${r.body.look_id}`);
     expect(look.body).toMatchObject({ look_name: "Lena on the roof", name: "Lena on the roof", place: "rooftop" });
+    // Without tags, the new look keeps its source's.
+    const untagged = await call("POST", "/avatar/edit", { avatar_id: "av_maya", look_id: "lk_maya_kitchen", prompt: "baking bread" });
     await t.runUntilIdle(60_000);
     const listed = (await call("GET", "/avatar/list?tags=city")).body.find((l: { id: string }) => l.id === r.body.look_id);
     expect(listed).toMatchObject({ tags: ["outdoor", "city"], place: "rooftop" });
+    const kept = (await call("GET", "/avatar/list?tags=food")).body.find((l: { id: string }) => l.id === untagged.body.look_id);
+    expect(kept).toMatchObject({ tags: ["food", "lifestyle", "ecommerce"], place: "kitchen" });
     const invented = await call("POST", "/avatar/edit", { avatar_id: "av_lena", look_id: "lk_lena_home", prompt: "p", lookName: "x" });
     expect(invented.status).toBe(400);
     expect(invented.body.details[0]).toMatchObject({ code: "INVALID_VALUE", field: "lookName", message: expect.stringContaining("is not a field of this request") });
@@ -252,8 +256,23 @@ describe("issue 40, item by item, through serve", () => {
     expect([missing.status, missing.body]).toEqual([400, { error: "avatar_id is required", code: "INVALID_VALUE" }]);
   });
 
-  it("voice list matches pt-BR to the pt voices", async () => {
-    const r = await call("GET", "/voice/list?language=pt-BR");
+  it("voice list matches pt-BR to the pt voices, and says so under MEDIAGEN_DEBUG", async () => {
+    const prev = process.env.MEDIAGEN_DEBUG;
+    process.env.MEDIAGEN_DEBUG = "1";
+    const said: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      said.push(String(chunk));
+      return true;
+    });
+    let r: Awaited<ReturnType<typeof call>>;
+    try {
+      r = await call("GET", "/voice/list?language=pt-BR");
+    } finally {
+      spy.mockRestore();
+      if (prev === undefined) delete process.env.MEDIAGEN_DEBUG;
+      else process.env.MEDIAGEN_DEBUG = prev;
+    }
+    expect(said.join("")).toContain("language pt-BR: the local instance's voices carry language codes; matched to pt voices");
     expect(r.status).toBe(200);
     expect(r.body.length).toBeGreaterThan(0);
     expect(new Set(r.body.map((v: { language: string }) => v.language))).toEqual(new Set(["pt"]));
