@@ -179,16 +179,17 @@ describe("mediagen generate, generation status, duplicate", () => {
     expect((await run(["duplicate", "000000000000000000000000"], { home })).exitCode).toBe(4);
     expect((await run(["duplicate", videoId, "--voice", "vc_nope", "--json"], { home })).errorLine()).toMatchObject({ code: "INVALID_VOICE_ID", field: "voice_id" });
     // Names where ids are asked, with the resolver generate uses (issue 38).
-    const named = await run(["duplicate", videoId, "--voice", "George", "--avatar", "Zoe beach", "--json"], { home });
+    const named = await run(["duplicate", videoId, "--voice", "George", "--avatar", "Zoe beach"], { home });
     expect(named.exitCode, named.stderr).toBe(0);
     expect(named.stderr).toContain("Voice: George (vc_george)");
     expect(named.stderr).toContain("Look: Zoe at the beach (lk_zoe_beach)");
-    expect((await show(named.json<{ video_id: string }>().video_id)).timeline.blocks[0]).toMatchObject({ voice_id: "vc_george", look_id: "lk_zoe_beach" });
+    const namedId = /^video\s+([0-9a-f]{24})$/m.exec(named.stdout)![1]!;
+    expect((await show(namedId)).timeline.blocks[0]).toMatchObject({ voice_id: "vc_george", look_id: "lk_zoe_beach" });
     const near = await run(["duplicate", videoId, "--voice", "Georg", "--json"], { home });
     expect(near.errorLine()).toMatchObject({ code: "INVALID_VOICE_ID", field: "voice_id" });
     expect(near.stderr).toContain("Did you mean George (vc_george)?");
     const lookMiss = await run(["duplicate", videoId, "--look", "Zoe beech", "--json"], { home });
-    expect(lookMiss.errorLine()).toMatchObject({ code: "unknown_name", flag: "--look" });
+    expect(lookMiss.errorLine()).toMatchObject({ code: "unknown_name", field: "--look" });
     expect(lookMiss.stderr).toContain("did you mean Zoe at the beach (lk_zoe_beach)?");
 
     const text = await run(["local", "videos", "show", videoId], { home });

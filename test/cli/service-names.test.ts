@@ -181,6 +181,11 @@ describe("ids are opaque; names where ids are asked (hosted target)", () => {
     const r = await hosted(["generate", "--script", "Hi.", "--voice", "21m00Tcm4TlvDq8ikWAM", "--avatar", "6653b8e1f2a4c5d6e7f80aaa", "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(sent("POST /generation/start")).toMatchObject({ voice_id: "21m00Tcm4TlvDq8ikWAM", avatar_id: "6653b8e1f2a4c5d6e7f80aaa" });
+    // A dry run says such an id is not in the list, and does not refuse it.
+    const dry = await hosted(["generate", "--script", "Hi.", "--voice", "21m00Tcm4TlvDq8ikWAM", "--dry-run"]);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain("--voice: 21m00Tcm4TlvDq8ikWAM is not in `mediagen voice list`");
+    expect(sent("POST /generation/start")).toBeUndefined();
   });
 
   it("names resolve; the service's 'unknown id' gets a did-you-mean from the list", async () => {

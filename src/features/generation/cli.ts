@@ -420,8 +420,9 @@ function exportWaitFlags(opts: GenerateOptions) {
 /**
  * What `generate --dry-run` looks up on the target without spending: the voice and the look
  * (avatar_id is a look id) in the free lists. Ids are opaque and a list need not show every one the
- * service takes, so one that is not there is said on stderr (with the nearest names, or an avatar's
- * looks), not refused: only the start can say it does not exist.
+ * service takes, so one that is not there is said on stderr (with the nearest names), not refused:
+ * only the start can say it does not exist. An avatar's id where a look id is needed is refused (the
+ * list says what it is), naming its looks.
  */
 async function checkOnTarget(ctx: Context, engine: Engine, body: Record<string, unknown>): Promise<void> {
   const { nearNames, voiceNamed, lookNamed } = await import("../../cli/names.js");
@@ -440,13 +441,19 @@ async function checkOnTarget(ctx: Context, engine: Engine, body: Record<string, 
     const looks = (await engine.avatarList({})) as (import("../../cli/names.js").LookItem & { avatar_id?: string })[];
     if (!looks.some((l) => l.id === look)) {
       const of = looks.filter((l) => l.avatar_id === look).map((l) => l.id);
+      // The list says what it is: an avatar, where avatar_id takes one of its looks. The start would refuse it.
+      if (of.length) {
+        throw new CliError(
+          `--avatar: look not found: ${look}; ${look} is an avatar: give one of its looks (${of.slice(0, 5).join(", ")})`,
+          EXIT.usage,
+          "invalid_avatar_id",
+          "--avatar",
+        );
+      }
       const near = nearNames(look, looks.map(lookNamed));
-      const hint = of.length
-        ? ` (${look} is an avatar: give one of its looks, ${of.slice(0, 5).join(", ")})`
-        : near.length
-          ? ` (did you mean ${near.join(" or ")}?)`
-          : "";
-      ctx.io.warn(`--avatar: ${look} is not in \`mediagen avatar list\`${hint}; the start says whether the service knows it.`);
+      ctx.io.warn(
+        `--avatar: ${look} is not in \`mediagen avatar list\`${near.length ? ` (did you mean ${near.join(" or ")}?)` : ""}; the start says whether the service knows it.`,
+      );
     }
   }
 }
