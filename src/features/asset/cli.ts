@@ -135,36 +135,6 @@ import { applySets, unnamedKeys } from "./sets.js";
 import { PRICING_FIELDS } from "../../contract/asset-rules.js";
 export { pricingOf };
 
-/**
- * What `asset start --dry-run` checks besides the price, as the start would (the spec's element
- * rules, whatever the model): each element has a name and at least 2 images, and the prompt names
- * it as `@name`.
- */
-function checkElements(body: Record<string, unknown>): void {
-  if (!Array.isArray(body.elements)) return;
-  const prompt = typeof body.prompt === "string" ? body.prompt : "";
-  body.elements.forEach((el: unknown, i: number) => {
-    const e = (el && typeof el === "object" ? el : {}) as { name?: unknown; images?: unknown };
-    const name = typeof e.name === "string" ? e.name : "";
-    if (!Array.isArray(e.images) || e.images.length < 2) {
-      throw new CliError(
-        `--element ${name || i + 1}: an element needs at least 2 images of the same subject, frontal view first (elements[${i}].images)`,
-        EXIT.usage,
-        "invalid_value",
-        "--element",
-      );
-    }
-    if (!name || !prompt.includes(`@${name}`)) {
-      throw new CliError(
-        `--element ${name || i + 1}: the prompt must name the element as @${name || "name"} (elements[${i}].name)`,
-        EXIT.usage,
-        "invalid_value",
-        "--element",
-      );
-    }
-  });
-}
-
 /** A setting's value or option as text: a string or number as is, an object by its value or label, else as JSON. */
 function settingValue(v: unknown): string {
   if (v && typeof v === "object") {
@@ -476,7 +446,6 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
       // The price of exactly this request, from the service's dry-run pricing (nothing is debited).
       const price = await engine.assetPricing(pricingOf(body));
       if (flags.dryRun) {
-        checkElements(body);
         ctx.print(price, priceLines, (p) => [String(p.total_cost)]);
         if (!ctx.opts.json && unpricedSettings(body)) ctx.io.info(UNPRICED_SETTINGS);
         if (!ctx.opts.json) ctx.io.info("Dry run: nothing was started.");
