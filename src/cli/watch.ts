@@ -20,6 +20,7 @@ import { waitOptionsFrom, formatDuration } from "./parse.js";
 import { prepareDir } from "./download.js";
 import { resumeCommand } from "./resume.js";
 import { toJson } from "./output.js";
+import { serviceBody } from "../engine/service-body.js";
 
 export interface WatchKind<T> {
   state(t: T): WaitState;
@@ -181,7 +182,8 @@ function annotate<T>(r: JobResult<T>): unknown {
 
 function printJobs<T>(ctx: CliContext, results: readonly JobResult<T>[], kind: WatchKind<T>, saved: Map<WaitJob<T>, string>): void {
   if (ctx.opts.json) {
-    const objects = results.map((r) => (r.value !== undefined ? r.value : kind.unknown(r.job)));
+    // The service's bodies as sent (an odd field a command read as absent is still printed).
+    const objects = results.map((r) => (r.value !== undefined ? serviceBody(r.value) : kind.unknown(r.job)));
     ctx.io.out(toJson(objects.length === 1 ? objects[0] : objects));
     for (const r of results) {
       const p = saved.get(r.job);
