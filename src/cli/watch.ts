@@ -21,6 +21,7 @@ import { waitOptionsFrom, formatDuration } from "./parse.js";
 import { prepareDir } from "./download.js";
 import { resumeCommand } from "./resume.js";
 import { toJson } from "./output.js";
+import { serviceBody } from "../engine/service-body.js";
 
 export interface WatchKind<T> {
   state(t: T): WaitState;
@@ -182,9 +183,10 @@ function annotate<T>(r: JobResult<T>): unknown {
 
 function printJobs<T>(ctx: CliContext, results: readonly JobResult<T>[], kind: WatchKind<T>, saved: Map<WaitJob<T>, string>): void {
   if (ctx.opts.json) {
-    // One document: a saved file is in its job's object (`saved`), as well as on stderr.
+    // One document: the service's bodies as sent (an odd field a command read as absent is still
+    // printed), and a saved file in its job's object (`saved`), as well as on stderr.
     const objects = results.map((r) => {
-      const o = r.value !== undefined ? r.value : kind.unknown(r.job);
+      const o = r.value !== undefined ? serviceBody(r.value) : kind.unknown(r.job);
       const p = saved.get(r.job);
       return p !== undefined && o && typeof o === "object" ? { ...o, saved: p } : o;
     });

@@ -94,7 +94,8 @@ export class HostedEngine extends BaseEngine {
     const read = readResponse<OpResponse<K>>(await schemas, res.body, { op, status: res.status, tolerateUnknownValues: true });
     for (const w of read.warnings) this.warnOnce(`unexpected response from the service (${op}): ${w.path} ${w.problem}`);
     rememberServiceBody(read.value, res.body);
-    checkStartCount(op, input, read.value, res.status);
+    const odd = checkStartCount(op, input, read.value, res.status);
+    if (odd) this.warnOnce(`unexpected response from the service (${op}): ${odd}`);
     return read.value;
   }
 

@@ -57,6 +57,14 @@ describe("asset start --watch", () => {
     expect(fs.statSync(saved).size).toBeGreaterThan(0);
   });
 
+  it("a start answered with fewer ids than asked (and no costs): the ids named are printed, the rest is a warning", async () => {
+    routes.set("POST /asset/start", { status: 201, body: { asset_ids: [ASSET_ID], status: "generating", count: 2 } });
+    const r = await run(["asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "a fox", "--count", "2"], hosted());
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(ASSET_ID);
+    expect(r.stderr).toMatch(/Warning: .*asset_ids has 1 ids for a start of 2 generations/);
+  });
+
   it("an odd field it does not need (a cost as text) is a warning, and --json prints the body as sent", async () => {
     routes.set(`GET /asset/status/${ASSET_ID}`, {
       status: 200,
