@@ -5,7 +5,10 @@
  * - the Host header must name this machine (or the `--public-url` host): a page of another site
  *   whose name was rebound to 127.0.0.1 (DNS rebinding) is refused;
  * - an API key grants nothing here: a request that carries one (`Authorization`) is refused;
- * - a POST must come from a page of the same origin (`Origin`) and carry this process's token.
+ * - a POST must come from a page of the same origin (`Origin`) and carry this process's token;
+ * - every request carries this run's secret (as notebook servers do): the URL printed at start has
+ *   it (`?token=…`), the first visit trades it for a cookie of this run. Another local user's process
+ *   can reach the port but not the secret, so it reads no page and takes no form token.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -52,6 +55,10 @@ export type Verdict = { ok: true } | { ok: false; status: number; message: strin
 export class PageGuard {
   /** The per-process token every form carries. */
   readonly token = randomBytes(24).toString("base64url");
+  /** This run's secret: in the printed URL, then in the cookie `cookieName`. */
+  readonly secret = randomBytes(24).toString("base64url");
+  /** Of this run only: two servers on one host (cookies ignore ports) keep their own. */
+  readonly cookieName = `mediagen_ui_${randomBytes(6).toString("hex")}`;
   private readonly hosts: Set<string>;
 
   constructor(private readonly o: GuardOptions) {
@@ -72,7 +79,32 @@ export class PageGuard {
         return { ok: false, status: 403, message: "This host name is not this server's." };
       }
     }
+    if (!this.secretOf(req)) {
+      return { ok: false, status: 403, message: "Open the dashboard with the URL printed when it started (it carries ?token=…)." };
+    }
     return { ok: true };
+  }
+
+  /** The URL to print: `origin` with this run's secret. */
+  urlFor(origin: string): string {
+    return `${origin}/?token=${this.secret}`;
+  }
+
+  /** Where the request's secret came from (the cookie, or `?token=` of a first visit), if it has the right one. */
+  secretOf(req: IncomingMessage): "cookie" | "query" | undefined {
+    const cookies = req.headers.cookie ?? "";
+    for (const part of cookies.split(";")) {
+      const eq = part.indexOf("=");
+      if (eq > 0 && part.slice(0, eq).trim() === this.cookieName && same(part.slice(eq + 1).trim(), this.secret)) return "cookie";
+    }
+    const q = /[?&]token=([^&#]*)/.exec(req.url ?? "");
+    if (q && same(decodeURIComponentSafe(q[1]!), this.secret)) return "query";
+    return undefined;
+  }
+
+  /** The cookie a first visit with `?token=` gets: this run's, for this server only, never to scripts. */
+  cookie(): string {
+    return `${this.cookieName}=${this.secret}; Path=/; HttpOnly; SameSite=Strict`;
   }
 
   /** A state-changing request: same origin (the Origin header names the Host it was sent to) and this process's token. */
@@ -92,5 +124,19 @@ export class PageGuard {
       return { ok: false, status: 403, message: "Missing or stale form token: reload the page and try again." };
     }
     return { ok: true };
+  }
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return "";
   }
 }

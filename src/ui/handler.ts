@@ -193,7 +193,12 @@ export function createUiHandler(o: UiOptions): PageHandler {
     if (!resendMatch && method !== "GET") return false;
     const verdict = guard.admit(req);
     if (!verdict.ok) sendError(res, verdict.status, verdict.message);
-    else if (resendMatch) await resendRoute(req, res, method, resendMatch[1] ?? "", resendMatch[2] === "redeliver" ? "new" : "resend");
+    else if (method === "GET" && guard.secretOf(req) === "query") {
+      // The printed URL's secret becomes this run's cookie, and leaves the address bar (and history).
+      url.searchParams.delete("token");
+      res.writeHead(303, { ...SECURITY_HEADERS, location: url.pathname + url.search, "set-cookie": guard.cookie(), "content-length": "0" });
+      res.end();
+    } else if (resendMatch) await resendRoute(req, res, method, resendMatch[1] ?? "", resendMatch[2] === "redeliver" ? "new" : "resend");
     else await answer(req, res, url);
     return true;
   };

@@ -19,6 +19,8 @@ export interface UiServerOptions {
 
 export interface RunningUi {
   readonly origin: string;
+  /** The dashboard's address with this run's secret: what to print and open. */
+  readonly url: string;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startUiServer(o: UiServerOptions): Promise<RunningUi> {
   origin = `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
   return {
     origin,
+    url: guard.urlFor(origin),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

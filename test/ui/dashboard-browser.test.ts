@@ -38,8 +38,14 @@ describe.skipIf(!hasChromium)("the dashboard in a browser (mediagen ui)", () => 
     listen = spawnCli(home, ["listen", "--json", "--port", "0"]);
     listenUrl = (JSON.parse(await listen.next((l) => l.startsWith('{"event":"listening"'))) as { url: string }).url;
     ui = spawnCli(home, ["ui", "--port", "0", "--json"]);
-    base = (JSON.parse(await ui.next((l) => l.startsWith('{"url"'))) as { url: string }).url;
+    // The printed URL carries the run's secret: opened once, it leaves a cookie in the browser's context.
+    const printed = (JSON.parse(await ui.next((l) => l.startsWith('{"url"'))) as { url: string }).url;
+    base = `${new URL(printed).origin}/`;
     browser = await launchBrowser();
+    const first = await browser.context.newPage();
+    await first.goto(printed);
+    expect(first.url()).toBe(base);
+    await first.close();
 
     const engine = instance.engine(key);
     const gen = (await engine.generationStart({ prompt: "why the sea is blue", duration: 10 })) as { job_id: string };

@@ -18,8 +18,26 @@ const otherAddress = Object.values(os.networkInterfaces())
   .flat()
   .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 
+/** Every guard's cookie: the pages need this run's secret, which a browser holds once it opened the printed URL. */
+const guards: PageGuard[] = [];
+const cookies = () => guards.map((g) => `${g.cookieName}=${g.secret}`).join("; ");
+const fetch = (url: string, init: RequestInit = {}) =>
+  globalThis.fetch(url, { ...init, headers: { cookie: cookies(), ...(init.headers as Record<string, string> | undefined) } });
+
+/** The printed URL's first visit: 303 to the page without the secret, which becomes a cookie of this run. */
+async function cookieFrom(url: string): Promise<string> {
+  const first = await globalThis.fetch(url, { redirect: "manual" });
+  expect(first.status).toBe(303);
+  expect(first.headers.get("location")).toBe("/");
+  const set = first.headers.get("set-cookie")!;
+  expect(set).toMatch(/HttpOnly/);
+  expect(set).toMatch(/SameSite=Strict/);
+  return set.split(";")[0]!;
+}
+
 async function serveWithPages(instance: LocalInstance, home: string, opts: { host?: string; allowRemote?: boolean } = {}) {
   const guard = new PageGuard({ allowRemote: opts.allowRemote ?? false });
+  guards.push(guard);
   const server = await startServer({
     instance,
     host: opts.host ?? "127.0.0.1",
@@ -78,12 +96,30 @@ describe("the dashboard's guard", () => {
     }
   });
 
+  it("answers only with this run's secret: none or a wrong one is refused; the printed URL's first visit trades it for a cookie", async () => {
+    const tries: Record<string, string>[] = [{}, { cookie: `${guard.cookieName}=wrong` }, { cookie: `mediagen_ui_other=${guard.secret}` }];
+    for (const headers of tries) {
+      const r = await globalThis.fetch(`${running.origin}/local`, { headers });
+      expect(r.status).toBe(403);
+      const text = await r.text();
+      expect(text).toMatch(/URL printed when it started/);
+      expect(text).not.toContain(delivery);
+      expect(text).not.toContain(guard.token);
+    }
+    expect((await globalThis.fetch(`${running.origin}/local?token=wrong`)).status).toBe(403);
+    expect((await globalThis.fetch(`${running.origin}/ui/app.js`)).status).toBe(403);
+    const cookie = await cookieFrom(guard.urlFor(running.origin));
+    const page = await globalThis.fetch(`${running.origin}/local`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(guard.token);
+  });
+
   it("refuses a host name that is not this machine's (DNS rebinding)", async () => {
     const { request } = await import("node:http");
     const status = (host: string) =>
       new Promise<number>((resolve, reject) => {
         const u = new URL(running.origin);
-        request({ host: u.hostname, port: u.port, path: "/local", headers: { host } }, (res) => {
+        request({ host: u.hostname, port: u.port, path: "/local", headers: { host, cookie: cookies() } }, (res) => {
           res.resume();
           resolve(res.statusCode!);
         })
@@ -164,9 +200,14 @@ describe("mediagen serve and the pages", () => {
     const withUi = spawnCli(home, ["serve", "--port", "0", "--json"]);
     const without = spawnCli(home, ["serve", "--port", "0", "--json", "--no-ui"]);
     try {
-      const origin = async (c: typeof withUi) =>
-        (JSON.parse(await c.next((l) => l.startsWith('{"base_url"'))) as { base_url: string }).base_url.replace(/\/api\/public\/v1$/, "");
-      const a = await fetch(`${await origin(withUi)}/`);
+      const first = async (c: typeof withUi) => JSON.parse(await c.next((l) => l.startsWith('{"base_url"'))) as { base_url: string; dashboard_url?: string };
+      const origin = async (c: typeof withUi) => (await first(c)).base_url.replace(/\/api\/public\/v1$/, "");
+      const started = await first(withUi);
+      const base = started.base_url.replace(/\/api\/public\/v1$/, "");
+      // The dashboard's address carries this run's secret; without it the pages answer 403.
+      expect(started.dashboard_url).toMatch(new RegExp(`^${base.replace(/[.]/g, "\\.")}/\\?token=[A-Za-z0-9_-]{32}$`));
+      expect((await globalThis.fetch(`${base}/`)).status).toBe(403);
+      const a = await globalThis.fetch(`${base}/`, { headers: { cookie: await cookieFrom(started.dashboard_url!) } });
       expect(a.status).toBe(200);
       expect(await a.text()).toContain("<title>Gallery · mediagen</title>");
       const b = await fetch(`${await origin(without)}/`);

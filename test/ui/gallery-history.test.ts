@@ -26,6 +26,10 @@ const hostedStart = (id: string, status: string) => ({
   prompt: `hosted ${id}`,
 });
 
+/** The run's secret, as a browser holds it once it opened the printed URL. */
+let cookie = "";
+const fetch = (url: string, init: RequestInit = {}) => globalThis.fetch(url, { ...init, headers: { cookie, ...(init.headers as Record<string, string> | undefined) } });
+
 describe("the gallery over the history", () => {
   let home: string;
   let instance: LocalInstance;
@@ -42,6 +46,7 @@ describe("the gallery over the history", () => {
     recordUpdate(home, [{ kind: "asset", id: done, target: "hosted", status: "completed", saved }]);
     instance = openLocalInstance({ home, worker: "none" });
     const guard = new PageGuard({ allowRemote: false });
+    cookie = `${guard.cookieName}=${guard.secret}`;
     running = await startServer({ instance, port: 0, pages: (urls) => createUiHandler({ instance, home, urls: () => urls, guard }) });
   });
 

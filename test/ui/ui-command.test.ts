@@ -25,9 +25,14 @@ describe.skipIf(process.platform !== "linux")("mediagen ui", () => {
         child.stdout!.once("data", (d: Buffer) => resolve((JSON.parse(d.toString()) as { url: string }).url));
         void child.then((r) => reject(new Error(`ui ended: ${r.stderr}`)));
       });
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      // With this run's secret (as notebook servers print it): the first visit trades it for a cookie.
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
       await expect.poll(() => (fs.existsSync(opened) ? fs.readFileSync(opened, "utf8") : ""), { timeout: 10_000 }).toBe(url);
-      const page = await fetch(url);
+      const origin = new URL(url).origin;
+      expect((await fetch(`${origin}/`)).status).toBe(403);
+      const first = await fetch(url, { redirect: "manual" });
+      expect(first.status).toBe(303);
+      const page = await fetch(`${origin}/`, { headers: { cookie: first.headers.get("set-cookie")!.split(";")[0]! } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("Nothing made on this machine yet.");
     } finally {

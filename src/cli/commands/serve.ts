@@ -101,7 +101,9 @@ async function dashboardPages(home: string, flags: ServeFlags) {
   const [{ createUiHandler }, { PageGuard }] = await Promise.all([import("../../ui/handler.js"), import("../../ui/guard.js")]);
   const hosts = flags.publicUrl ? [new URL(flags.publicUrl).hostname.replace(/^\[|\]$/g, "")] : [];
   const guard = new PageGuard({ allowRemote: flags.uiAllowRemote === true, hosts });
-  return (instance: LocalInstance, urls: UrlBuilder) => createUiHandler({ instance, home, urls: () => urls, guard });
+  return Object.assign((instance: LocalInstance, urls: UrlBuilder) => createUiHandler({ instance, home, urls: () => urls, guard }), {
+    url: (origin: string) => guard.urlFor(origin),
+  });
 }
 
 interface ServedInstance {
@@ -208,21 +210,36 @@ async function runServe(ctx: CliContext, flags: ServeFlags): Promise<void> {
     throw listenError(e, flags.host, port);
   }
 
-  await serveUntilStopped(ctx, flags, { instance, home, removeHome, running, rateLimit });
+  await serveUntilStopped(ctx, flags, { instance, home, removeHome, running, rateLimit, ...(pages ? { dashboard: pages.url(running.origin) } : {}) });
 }
 
 /** Prints where the server listens, then on the first stop signal drains requests and jobs and closes. */
 async function serveUntilStopped(
   ctx: CliContext,
   flags: ServeFlags,
-  s: { instance: LocalInstance; home: string; removeHome: () => Promise<void>; running: RunningServer; rateLimit: { limit: number; windowMs: number } },
+  s: {
+    instance: LocalInstance;
+    home: string;
+    removeHome: () => Promise<void>;
+    running: RunningServer;
+    rateLimit: { limit: number; windowMs: number };
+    /** The dashboard's address with this run's secret. */
+    dashboard?: string;
+  },
 ): Promise<void> {
   const { instance, home, removeHome, running, rateLimit } = s;
   // The first Ctrl-C or SIGTERM stops the server; in a real process a second one ends it at once.
   const stopped = ctx.runtime.signals.nextStop();
   if (ctx.opts.json) {
-    ctx.io.out(JSON.stringify({ base_url: running.baseUrl, ...(flags.ephemeral ? { home, api_key: instance.defaultKey() } : {}) }));
+    ctx.io.out(
+      JSON.stringify({
+        base_url: running.baseUrl,
+        ...(s.dashboard ? { dashboard_url: s.dashboard } : {}),
+        ...(flags.ephemeral ? { home, api_key: instance.defaultKey() } : {}),
+      }),
+    );
   } else ctx.io.out(running.baseUrl);
+  if (s.dashboard && !ctx.opts.json) ctx.io.info(`Dashboard: ${s.dashboard}`);
   ctx.io.info(`Serving the local instance at ${home} — rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000} s. Ctrl-C stops.`);
 
   const sig = await stopped;

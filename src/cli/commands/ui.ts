@@ -47,7 +47,8 @@ export const command: CommandModule = {
           throw e;
         }
         const stopped = ctx.runtime.signals.nextStop();
-        const url = `${running.origin}/`;
+        // With this run's secret: only who can read this output opens the pages.
+        const url = running.url;
         if (ctx.opts.json) ctx.io.out(JSON.stringify({ url }));
         else ctx.io.out(url);
         ctx.io.info("The dashboard of this machine (only this machine can open it). Ctrl-C stops.");
