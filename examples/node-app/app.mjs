@@ -39,7 +39,7 @@ export function createClient({ baseUrl, apiKey, maxRateWaits = 3 }) {
       return out.asset_ids[0];
     },
     /** Polls until the asset is ready or failed. */
-    async waitForAsset(id, { intervalMs = 100, timeoutMs = 30_000 } = {}) {
+    async waitForAsset(id, { intervalMs = 250, timeoutMs = 60_000 } = {}) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const a = await call("GET", `/asset/status/${id}`);

@@ -11,7 +11,8 @@ let mg;
 let app;
 
 before(async () => {
-  mg = await startEmulator({ credits: 100, plan: "PRO" });
+  // A roomy rate limit: polling a slow machine must not meet the 100-per-minute window (a test of its own could).
+  mg = await startEmulator({ credits: 100, plan: "PRO", rateLimit: 1000 });
   app = createClient({ baseUrl: mg.baseUrl, apiKey: mg.apiKey });
 });
 after(() => mg.stop());

@@ -98,6 +98,21 @@ function dropConnection(res: ServerResponse, how: "reset" | "empty"): void {
   else socket.destroy();
 }
 
+/** The service's answer as sent: its status, body and headers, or the connection a fault rule drops. */
+function answerResult(
+  req: IncomingMessage,
+  res: ServerResponse,
+  result: DispatchResult,
+  send: (status: number, body: unknown, headers?: Record<string, string>) => void,
+  note: ApiHandlerOptions["note"],
+): void {
+  if (result.transport) {
+    note?.(req, { dropped: result.transport });
+    return dropConnection(res, result.transport);
+  }
+  send(result.status, result.body, { ...rateLimitHeaders(result.rateLimit), ...result.headers });
+}
+
 /** The instance's one body limit (src/contract/limits.ts), shared with the in-process engine and `--body`. */
 export const DEFAULT_BODY_LIMIT = BODY_MAX_BYTES;
 /** Beyond this an oversized body is not even drained: the connection is closed after the 413. */
@@ -296,15 +311,11 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         });
       }
 
-      let input: Record<string, unknown>;
-      if (method === "POST") {
-        const posted = await postedBody(req, res, { checkContinue, limit, early });
-        if (!posted) return;
-        o.note?.(req, { body: posted });
-        input = { ...posted, ...route.params };
-      } else {
-        input = { ...queryObject(url.searchParams), ...route.params };
-      }
+      // A POST's JSON body (undefined: refused, or the client left), a GET's query.
+      const posted = method === "POST" ? await postedBody(req, res, { checkContinue, limit, early }) : undefined;
+      if (method === "POST" && !posted) return;
+      if (posted) o.note?.(req, { body: posted });
+      const input: Record<string, unknown> = { ...(posted ?? queryObject(url.searchParams)), ...route.params };
 
       const simulate = req.headers["x-local-simulate"];
       const result = await o.service.dispatch(authorization, route.op, input, {
@@ -313,11 +324,7 @@ export function createRequestHandler(o: ApiHandlerOptions) {
         allowLocalFiles,
         allowPrivateNetwork,
       });
-      if (result.transport) {
-        o.note?.(req, { dropped: result.transport });
-        return dropConnection(res, result.transport);
-      }
-      send(result.status, result.body, { ...rateLimitHeaders(result.rateLimit), ...result.headers });
+      answerResult(req, res, result, send, o.note);
     } catch (err) {
       o.onError?.(err);
       fail(500, "internal_error", "The server failed to handle this request", "Internal error");
