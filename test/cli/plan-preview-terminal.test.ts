@@ -14,9 +14,12 @@ const { ENTER, UP } = KEY;
 let home: string;
 let dir: string;
 
-/** The prompts listen as soon as they are drawn: a short quiet time before each step's keys. */
-function onTerminal(steps: Step[], args: string[], maxSeconds = 60): Promise<PtyResult> {
-  return onPty(args, steps, { home, cwd: dir, maxSeconds, quietMs: 30 });
+/**
+ * The prompts listen as soon as they are drawn: a short quiet time before each step's keys. A desktop
+ * session (DISPLAY) unless `headless`: the offer to open the file is made only where it can be played.
+ */
+function onTerminal(steps: Step[], args: string[], maxSeconds = 60, headless = false): Promise<PtyResult> {
+  return onPty(args, steps, { home, cwd: dir, maxSeconds, quietMs: 30, env: { DISPLAY: headless ? undefined : ":99" } });
 }
 
 beforeAll(() => {
@@ -33,6 +36,17 @@ describe("plan preview on a terminal", () => {
     expect(r.exit, r.screen).toBe(0);
     expect(r.screen).toContain("no credits used");
     expect(fs.statSync(path.join(dir, "one.mp4")).size).toBeGreaterThan(1000);
+  }, 90_000);
+
+  it("plan preview <plan>.json writes <plan>.preview.mp4 beside it; on a headless box it says where the file is instead of offering to open it", async () => {
+    fs.writeFileSync(path.join(dir, "two-a.json"), JSON.stringify([{ voice_id: "vc_noah", look_id: "lk_james_car", sequences: [{ text: "One." }] }]));
+    const r = await onTerminal([{ expect: "No desktop here to play it" }], ["plan", "preview", "two-a.json"], 60, true);
+    expect(r.failed_step, r.screen).toBeNull();
+    expect(r.exit, r.screen).toBe(0);
+    expect(r.screen).not.toContain("now?");
+    expect(r.screen).toContain(path.join(dir, "two-a.preview.mp4"));
+    expect(fs.statSync(path.join(dir, "two-a.preview.mp4")).size).toBeGreaterThan(1000);
+    expect(fs.existsSync(path.join(dir, "preview.mp4"))).toBe(false);
   }, 90_000);
 
   it("the wizard offers a preview before it offers to generate", async () => {

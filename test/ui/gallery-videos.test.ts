@@ -5,7 +5,6 @@
  * unknown to this machine's history) are there too, filterable by space.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newHome, run } from "../cli/helpers.js";
 import { historyFile } from "../../src/cli/journal.js";

@@ -174,13 +174,13 @@ function registerPreview(plan: Command, getContext: ContextGetter): void {
     .description(
       "Render the plan on the local instance, whatever the target, for free: draft quality (a quarter of the frame area, fastest encoder preset), the export's timing, layouts, subtitles, pauses and transitions; ids the local instance lacks get stand-ins, which it names",
     )
-    .option("-o, --output <file>", "where to write the MP4 (replaced if it exists)", "preview.mp4")
+    .option("-o, --output <file>", "where to write the MP4 (replaced if it exists; default <plan>.preview.mp4 beside the plan, preview.mp4 for stdin)")
     .option("--animate-image", "as with generate --animate-image: image media move (slow pan and zoom)")
     .option("--no-open", "do not offer to open the file on a terminal")
-    .action(async (file: string, flags: { output: string; animateImage?: boolean; open?: boolean }, cmd: Command) => {
+    .action(async (file: string, flags: { output?: string; animateImage?: boolean; open?: boolean }, cmd: Command) => {
       const ctx = getContext(cmd);
-      const { runPreview } = await import("./plan-preview-cli.js");
-      await runPreview(ctx, file, flags);
+      const { runPreview, previewPathFor } = await import("./plan-preview-cli.js");
+      await runPreview(ctx, file, { ...flags, output: flags.output ?? previewPathFor(file) });
     });
   examples(preview, [
     "mediagen plan preview plan.json",

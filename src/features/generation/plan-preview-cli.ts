@@ -38,6 +38,19 @@ export function previewLines(r: PreviewResult): string[] {
   return lines;
 }
 
+/**
+ * Where a plan's preview goes by default: `<plan>.preview.mp4` beside the plan (as the wizard writes
+ * it), so the previews of two plans do not replace each other; `preview.mp4` for a plan from stdin.
+ */
+export function previewPathFor(planFile: string): string {
+  return planFile === "-" ? "preview.mp4" : planFile.replace(/(\.json)?$/i, ".preview.mp4");
+}
+
+/** Whether this machine can show a file in a desktop player: a desktop session (macOS, Windows, X or Wayland). */
+function hasDesktop(env: Env): boolean {
+  return process.platform === "darwin" || process.platform === "win32" || !!env.DISPLAY || !!env.WAYLAND_DISPLAY;
+}
+
 /** The desktop's opener for a file (xdg-open, open, start), detached: the command does not wait for the player. */
 export function openFile(file: string): void {
   const [cmd, args] = process.platform === "darwin" ? ["open", [file]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", file]] : ["xdg-open", [file]];
@@ -56,6 +69,11 @@ async function offerToOpen(ctx: Context, file: string, flags: PreviewFlags): Pro
   const env = (ctx as { env?: Env }).env ?? {};
   const stdinTTY = (ctx.io.stdin as { isTTY?: boolean }).isTTY === true;
   if (!stdinTTY || !ctx.io.isStderrTTY || !ctx.opts.input || isCI(env) || ctx.opts.json || ctx.opts.quiet) return;
+  // A headless box (ssh, a container) has nothing to open it with: say where it is instead of asking.
+  if (!hasDesktop(env)) {
+    ctx.io.info(`No desktop here to play it: copy ${file} to a machine with a player (e.g. scp) to watch it.`);
+    return;
+  }
   const { confirm } = await import("@inquirer/prompts");
   const yes = await confirm({ message: `Open ${path.basename(file)} now?`, default: true }, { input: ctx.io.stdin, output: ctx.io.stderr }).catch(() => false);
   if (yes) openFile(file);
