@@ -108,7 +108,8 @@ function answerResult(
 ): void {
   if (result.transport) {
     note?.(req, { dropped: result.transport });
-    return dropConnection(res, result.transport);
+    dropConnection(res, result.transport);
+    return;
   }
   send(result.status, result.body, { ...rateLimitHeaders(result.rateLimit), ...result.headers });
 }

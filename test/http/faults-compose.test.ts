@@ -40,7 +40,9 @@ const start = (body: Record<string, unknown> = { type: "image", model: "imgA-4-f
 const rule = (id: string) => t.faults.list().find((r) => r.id === id)!;
 
 describe("rules evaluated on their own", () => {
-  it("a 429 rule and a job_fail rule on assetStart: the first start is answered 429 (job_fail untouched), the retried start's job fails", { timeout: 90_000 }, async () => {
+  it("a 429 rule and a job_fail rule on assetStart: the first start is answered 429 (job_fail untouched), the retried start's job fails", {
+    timeout: 90_000,
+  }, async () => {
     t.faults.clear();
     const [limited, failing] = t.faults.add([
       { op: "assetStart", action: "error", status: 429, times: 1 },
@@ -55,11 +57,15 @@ describe("rules evaluated on their own", () => {
     expect(second.status).toBe(201);
     const assetId = ((await second.json()) as { asset_ids: string[] }).asset_ids[0]!;
     expect(rule(failing!.id)).toMatchObject({ state: "spent", hits: 1, remaining: 0 });
-    const status = await waitFor(async () => {
-      const r = await fetch(`${server.baseUrl}/asset/status/${assetId}`, { headers: { authorization: `Bearer ${t.key}` } });
-      const b = (await r.json()) as { status: string };
-      return b.status === "failed" ? b : undefined;
-    }, 50_000, 200);
+    const status = await waitFor(
+      async () => {
+        const r = await fetch(`${server.baseUrl}/asset/status/${assetId}`, { headers: { authorization: `Bearer ${t.key}` } });
+        const b = (await r.json()) as { status: string };
+        return b.status === "failed" ? b : undefined;
+      },
+      50_000,
+      200,
+    );
     expect(status).toMatchObject({ status: "failed" });
     // The third start meets no rule: its job is not failed.
     const third = await start();
