@@ -113,29 +113,44 @@ export async function readJsonBody(
  * passes it, with a notice: `unknownFieldsNotice`).
  */
 export function applySets(body: Record<string, unknown>, sets: readonly string[] | undefined, flag = "--set"): Record<string, unknown> {
-  for (const item of sets ?? []) {
+  if (!sets?.length) return body;
+  const out = { ...body };
+  for (const item of sets) {
     const eq = item.indexOf("=");
     const key = eq > 0 ? item.slice(0, eq).trim() : "";
     const path = key.split(".");
     if (eq <= 0 || path.some((p) => p === "")) {
       throw new CliError(`${flag}: expected key=value (a dotted key sets a field of an object: enable.music=true), got "${item}"`, EXIT.usage, "usage_error", flag);
     }
-    const raw = item.slice(eq + 1);
-    let value: unknown = raw;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      // Not JSON: the text itself.
-    }
-    let at = body;
-    for (const p of path.slice(0, -1)) {
-      const next = at[p];
-      at[p] = next && typeof next === "object" && !Array.isArray(next) ? { ...(next as Record<string, unknown>) } : {};
-      at = at[p] as Record<string, unknown>;
-    }
-    at[path[path.length - 1]!] = value;
+    setPath(out, path, setValue(item.slice(eq + 1)));
   }
-  return body;
+  return out;
+}
+
+/** JSON where the text parses as JSON (true, 12, null, {"a":1}, "quoted"), else the text itself. */
+function setValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Sets `path` to `value` in `body`, copying the objects on the way (the caller's nested objects are
+ * left as they were). Fields are defined, never assigned, so a key such as `__proto__` is an ordinary
+ * field and never reaches a prototype.
+ */
+function setPath(body: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const define = (o: Record<string, unknown>, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  let at = body;
+  for (const p of path.slice(0, -1)) {
+    const next = Object.hasOwn(at, p) ? at[p] : undefined;
+    const obj = next && typeof next === "object" && !Array.isArray(next) ? { ...(next as Record<string, unknown>) } : {};
+    define(at, p, obj);
+    at = obj;
+  }
+  define(at, path[path.length - 1]!, value);
 }
 
 /**

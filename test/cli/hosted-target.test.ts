@@ -52,6 +52,9 @@ function normalise(text: string): string {
       // Media links differ by design: file:// in process, signed http from serve. The file is the same.
       .replace(/file:\/\/[^"\s]*?\/local\/media\/([^"\s?]+)/g, "<media:$1>")
       .replace(/http:\/\/127\.0\.0\.1:\d+\/media\/([^"\s?]+)\?exp=\d+&sig=[0-9a-f]{64}/g, "<media:$1>")
+      // A refusal the hosted client makes before sending names the way around it; the local
+      // instance's refusal is the service's own answer, with nothing to get around.
+      .replace(/\nIf the service accepts this, send it with `mediagen api`[^\n]*/g, "")
   );
 }
 

@@ -93,7 +93,7 @@ afterAll(async () => {
 
 describe("mediagen serve over raw HTTP", () => {
   it("prints one JSON line with its loopback base URL once listening", () => {
-    expect(serve.firstLine).toMatch(/^\{"base_url":"http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1"\}$/);
+    expect(serve.firstLine).toMatch(/^\{"base_url":"http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1","dashboard_url":"http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+"\}$/);
     expect(serve.stdout().trim().split("\n")).toHaveLength(1);
   });
 

@@ -23,6 +23,8 @@ describe("the gallery: one card per video, captions, the instance's own jobs", (
   let scriptGen: string;
   let appAsset: string;
   let appSpace: string;
+  /** The run's secret, as a browser holds it once it opened the printed URL. */
+  let cookie = "";
 
   beforeAll(async () => {
     home = newHome();
@@ -49,6 +51,7 @@ describe("the gallery: one card per video, captions, the instance's own jobs", (
     fs.writeFileSync(historyFile(home), lines.filter((l) => !l.includes(appAsset)).join("\n"));
     instance = openLocalInstance({ home, worker: "none" });
     const guard = new PageGuard({ allowRemote: false });
+    cookie = `${guard.cookieName}=${guard.secret}`;
     server = await startServer({ instance, port: 0, pages: (urls) => createUiHandler({ instance, home, urls: () => urls, guard }) });
   }, 240_000);
 
@@ -57,7 +60,7 @@ describe("the gallery: one card per video, captions, the instance's own jobs", (
     await instance?.close();
   });
 
-  const page = async (q = "") => (await fetch(`${server.origin}/${q}`)).text();
+  const page = async (q = "") => (await fetch(`${server.origin}/${q}`, { headers: { cookie } })).text();
   const cards = (html: string) => html.split('<li class="card"').slice(1);
 
   it("one card for the video: its generation, listing its export; no card of its own for the export", async () => {

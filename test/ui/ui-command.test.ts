@@ -34,7 +34,7 @@ describe.skipIf(process.platform !== "linux")("mediagen ui", () => {
       expect(first.status).toBe(303);
       const page = await fetch(`${origin}/`, { headers: { cookie: first.headers.get("set-cookie")!.split(";")[0]! } });
       expect(page.status).toBe(200);
-      expect(await page.text()).toContain("Nothing made on this machine yet.");
+      expect(await page.text()).toContain("Nothing made on this machine or this instance yet.");
     } finally {
       child.kill("SIGINT");
       const r = await child;

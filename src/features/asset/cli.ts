@@ -131,7 +131,7 @@ export type StartFlags = FlagInput<typeof START_FLAGS>;
 /** The pricing request for a start request: the fields that change a price, nothing else. */
 import { assetLife, pricingOf, unpricedSettings, UNPRICED_SETTINGS } from "./life.js";
 import { jobErrorText, lifeState } from "../life.js";
-import { applySets, unnamedKeys } from "./sets.js";
+import { applySets } from "../../cli/body.js";
 import { PRICING_FIELDS } from "../../contract/asset-rules.js";
 export { pricingOf };
 
@@ -178,7 +178,7 @@ export function priceBody(flags: PriceFlags, body: Record<string, unknown> = {})
  * object has no documented name): they are sent as given, and the service decides.
  */
 function sayUnnamed(ctx: Context, body: Record<string, unknown>, known: readonly string[]): void {
-  const extra = unnamedKeys(body, known);
+  const extra = Object.keys(body).filter((k) => !known.includes(k));
   if (extra.length) ctx.io.warn(`Sent as given (the contract does not name ${extra.length === 1 ? "it" : "them"}; the service decides): ${extra.join(", ")}`);
 }
 
