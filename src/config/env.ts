@@ -99,7 +99,11 @@ export const ENV_VARS = {
   LC_TERMINAL: variable("cli", "iTerm2 (set by iTerm2, also over ssh): --show draws pictures as iTerm2 inline images", asSet),
   KITTY_WINDOW_ID: variable("cli", "set by kitty: --show draws pictures with the kitty graphics protocol", asSet),
   TMUX: variable("cli", "set inside tmux, which does not pass pictures on: --show draws nothing", asSet),
-  DISPLAY: variable("cli", "set by an X desktop session: `plan preview` offers to open the preview in a player (without it, or WAYLAND_DISPLAY, on Linux it says where the file is)", asSet),
+  DISPLAY: variable(
+    "cli",
+    "set by an X desktop session: `plan preview` offers to open the preview in a player (without it, or WAYLAND_DISPLAY, on Linux it says where the file is)",
+    asSet,
+  ),
   WAYLAND_DISPLAY: variable("cli", "set by a Wayland desktop session: as DISPLAY", asSet),
   COLUMNS: variable("cli", "width of human tables when the terminal does not report one", (raw) => {
     const n = Number(raw);
