@@ -1,6 +1,6 @@
 /**
  * The example app's tests against the emulator (`mediagen/testing`), under node:test:
- * `node --test examples/node-app/`. One emulator for the file, back to its first state before each test.
+ * `node --test examples/node-app/app.test.mjs`. One emulator for the file, back to its first state before each test.
  */
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";

@@ -24,7 +24,7 @@ function env(): NodeJS.ProcessEnv {
 
 describe('the example app\'s tests (node:test, `import ... from "mediagen/testing"`)', () => {
   it("pass", async () => {
-    const r = await exec(process.execPath, ["--test", "--test-reporter=tap", "examples/node-app/"], { cwd: ROOT, env: env(), timeout: 120_000 }).catch(
+    const r = await exec(process.execPath, ["--test", "--test-reporter=tap", "examples/node-app/app.test.mjs"], { cwd: ROOT, env: env(), timeout: 120_000 }).catch(
       (e: { stdout: string; stderr: string; code: number }) => e,
     );
     const out = `${r.stdout}\n${r.stderr}`;
