@@ -22,6 +22,7 @@ import { workerEntry } from "./worker-entry.js";
 
 export * from "../local/instance.js";
 export { DEFAULT_RATE_LIMIT, rateLimitFromEnv, type RateLimitConfig } from "../local/rate-limit.js";
+export { showLocalDebug } from "../local/debug.js";
 
 /** Checks that migrations number 1, 2, … without gaps or repeats, and returns their SQL in order. */
 function orderedMigrations(migrations: readonly Migration[]): string[] {

@@ -6,5 +6,15 @@ import { readEnv } from "../config/env.js";
  * failures are otherwise recorded on the job.
  */
 export function localDebug(text: string, source = "mediagen-local"): void {
-  if (readEnv("MEDIAGEN_DEBUG")) process.stderr.write(`${source}: ${text}\n`);
+  if (shown || readEnv("MEDIAGEN_DEBUG")) process.stderr.write(`${source}: ${text}\n`);
+}
+
+let shown = false;
+
+/**
+ * The lines on for this process whatever MEDIAGEN_DEBUG says: `serve --debug`, the process's one
+ * command, whose stderr is the operator's (an ignored query parameter, why a request or a job failed).
+ */
+export function showLocalDebug(): void {
+  shown = true;
 }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { writeImage } from "../unit/avatar-fixtures.js";
+import { assertBuilt, childEnv, createKey, startServe } from "./serve-child.js";
 
 let t: TestInstance;
 let server: RunningServer;
@@ -301,5 +302,24 @@ describe("one parse at the door: a refused request has no side effect", () => {
     expect(pictureHits).toBe(hits);
     expect(files()).toEqual(before);
     expect(t.db.prepare("SELECT COUNT(*) AS n FROM avatars").get()).toEqual(avatars);
+  });
+});
+
+describe("serve --debug says which query parameters it ignored", () => {
+  it("a read with a parameter neither the spec nor the docs name is answered, and serve's stderr names it", async () => {
+    assertBuilt();
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mg-serve-debug-"));
+    const env = childEnv(home);
+    const served = await startServe(env, ["--debug", "--no-ui"]);
+    try {
+      const key = await createKey(env);
+      const r = await fetch(`${served.baseUrl}/avatar/list?utm_source=docs`, { headers: { authorization: `Bearer ${key}` } });
+      expect(r.status).toBe(200);
+      await expect.poll(() => served.stderr()).toContain("avatarList: ignored query parameter(s) utm_source");
+      expect(served.stderr()).not.toContain(key);
+    } finally {
+      await served.stop();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -161,7 +161,7 @@ async function runServe(ctx: CliContext, flags: ServeFlags): Promise<void> {
   envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
   const { home: configHome } = await ctx.config();
 
-  const [{ openLocalInstance, rateLimitFromEnv }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
+  const [{ openLocalInstance, rateLimitFromEnv, showLocalDebug }, { startServer, isLoopbackAddress }, { redact }] = await Promise.all([
     import("../../features/local.js"),
     import("../../server/server.js"),
     import("../../engine/redact.js"),
@@ -176,6 +176,9 @@ async function runServe(ctx: CliContext, flags: ServeFlags): Promise<void> {
   const pages = flags.ui ? await dashboardPages(ctx.home, flags) : undefined;
 
   const rateLimit = rateLimitFromEnv(ctx.env);
+  // --debug also turns on the local instance's own lines (query parameters it ignored, why a request
+  // or a job failed), as MEDIAGEN_DEBUG does.
+  if (ctx.opts.debug) showLocalDebug();
   const { instance, home, removeHome } = await openServed(ctx, flags, configHome, faultRules, (home) =>
     openLocalInstance({
       home,
