@@ -26,15 +26,20 @@ export const LookFormat = z.enum(LOOK_FORMATS);
 export type LookFormat = z.infer<typeof LookFormat>;
 export { AVATAR_CREATE_STYLES, AVATAR_EDIT_STYLES, AVATAR_RESOLUTIONS, LOOK_FORMATS } from "../../contract/avatar-vocabulary.js";
 
-/** A look is known by its id; the rest may be absent or null (a look without an id is left out of a list). */
-export const Look = z.looseObject({
-  id: z.string(),
-  name: z.string().nullish(),
+/** What a look shows of its person (every look record and listing carries these; each may be absent or null). */
+const lookTraits = {
   place: z.string().nullish(),
   accessories: z.array(z.string()).nullish(),
   action: z.string().nullish(),
   emotion: z.string().nullish(),
   selfie: z.boolean().nullish(),
+};
+
+/** A look is known by its id; the rest may be absent or null (a look without an id is left out of a list). */
+export const Look = z.looseObject({
+  id: z.string(),
+  name: z.string().nullish(),
+  ...lookTraits,
   format: LookFormat.nullish(),
   /** A URL; a pending look may have none yet (absent, never ""). */
   thumbnail: z.string().min(1).nullish(),
@@ -183,11 +188,7 @@ export const AvatarStatusResponse = z.looseObject({
       avatar_name: z.string().nullish(),
       look_name: z.string().nullish(),
       gender: z.string().nullish(),
-      place: z.string().nullish(),
-      accessories: z.array(z.string()).nullish(),
-      action: z.string().nullish(),
-      emotion: z.string().nullish(),
-      selfie: z.boolean().nullish(),
+      ...lookTraits,
       format: z.string().nullish(),
       thumbnail: z.string().nullish(),
       model_available: z.array(z.string()).nullish(),
@@ -229,11 +230,7 @@ export const AvatarListItem = z.looseObject({
   age_range: z.string().nullish(),
   ethnicity: z.string().nullish(),
   hair_color: z.string().nullish(),
-  place: z.string().nullish(),
-  accessories: z.array(z.string()).nullish(),
-  action: z.string().nullish(),
-  emotion: z.string().nullish(),
-  selfie: z.boolean().nullish(),
+  ...lookTraits,
   format: z.string().nullish(),
   thumbnail: z.string().min(1).nullish(),
   preview: z.string().nullish(),
