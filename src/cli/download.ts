@@ -200,22 +200,14 @@ function proxyOptions(env: Env | undefined) {
   };
 }
 
-/** Passes bytes through until `limit`, then fails (the download is removed by the caller). */
 type UndiciRequest = typeof import("undici").request;
 
-/** One GET; with `publicOnly`, a URL written as a loopback or private address (any spelling) is refused first. */
-async function requestChecked(request: UndiciRequest, url: string, dispatcher: import("undici").Dispatcher, signal: AbortSignal, publicOnly: boolean) {
-  const u = new URL(url);
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new CliError("download failed: redirected to a link that is not http(s)", EXIT.error, "unsafe_url");
-  if (publicOnly) {
-    const { isPrivateAddress } = await import("./result-address.js");
-    const host = u.hostname.replace(/^\[|\]$/g, "");
-    if (net.isIP(host) && isPrivateAddress(host)) throw privateResult(u);
-  }
+/** One GET of a public-only hop; the socket's lookup refusing a private address is the download's refusal. */
+async function requestChecked(request: UndiciRequest, url: string, dispatcher: import("undici").Dispatcher, signal: AbortSignal) {
   try {
     return await request(url, { method: "GET", dispatcher, signal });
   } catch (e) {
-    if ((e as { code?: string }).code === "EPRIVATEADDRESS" || (e as { cause?: { code?: string } }).cause?.code === "EPRIVATEADDRESS") throw privateResult(u);
+    if ((e as { code?: string }).code === "EPRIVATEADDRESS" || (e as { cause?: { code?: string } }).cause?.code === "EPRIVATEADDRESS") throw privateResult(new URL(url));
     throw e;
   }
 }
@@ -228,6 +220,7 @@ function privateResult(u: URL): CliError {
   );
 }
 
+/** Passes bytes through until `limit`, then fails (the download is removed by the caller). */
 function capped(limit: { bytes: number; why: string }, declared: number | undefined): Transform {
   let total = 0;
   return new Transform({
@@ -249,42 +242,86 @@ async function fetchTo(
   limit: { bytes: number; why: string },
   o: { publicOnly: boolean; trace?: Trace; env?: Env },
 ): Promise<void> {
-  const { request, Agent, EnvHttpProxyAgent, interceptors } = await import("undici");
+  const undici = await import("undici");
+  const { request, Agent, EnvHttpProxyAgent, interceptors } = undici;
   const host = new URL(url).hostname;
   const timeouts = { connectTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 300_000 };
-  // A link from a public service goes to public addresses only: the socket's own lookup checks
-  // each name, and redirects are followed here so that every hop is checked (literal addresses too).
-  const { publicOnlyLookup } = o.publicOnly ? await import("./result-address.js") : { publicOnlyLookup: undefined };
-  const base = o.publicOnly
-    ? new Agent({ ...timeouts, connect: { lookup: publicOnlyLookup } })
-    : LOOPBACK.has(host)
-      ? new Agent(timeouts)
-      : new EnvHttpProxyAgent({ ...timeouts, ...proxyOptions(o.env) });
-  const dispatcher = o.publicOnly ? base : base.compose(interceptors.redirect({ maxRedirections: 5 }));
   const t0 = performance.now();
-  try {
-    let target = url;
-    let res = await requestChecked(request, target, dispatcher, signal, o.publicOnly);
-    for (let hop = 0; o.publicOnly && res.statusCode >= 300 && res.statusCode < 400 && typeof res.headers.location === "string"; hop++) {
-      await res.body.dump();
-      if (hop >= 5) throw new CliError("download failed: too many redirects", EXIT.error, "download_failed");
-      target = new URL(res.headers.location, target).toString();
-      res = await requestChecked(request, target, dispatcher, signal, true);
+  if (!o.publicOnly) {
+    const base = LOOPBACK.has(host) ? new Agent(timeouts) : new EnvHttpProxyAgent({ ...timeouts, ...proxyOptions(o.env) });
+    try {
+      const res = await request(url, { method: "GET", dispatcher: base.compose(interceptors.redirect({ maxRedirections: 5 })), signal });
+      o.trace?.(`GET ${url} → ${res.statusCode} (${Math.round(performance.now() - t0)} ms)`);
+      await saveBody(res, out, signal, limit);
+    } finally {
+      // destroy, not close: an interrupted transfer must not be waited for.
+      await (signal.aborted ? base.destroy() : base.close());
     }
-    o.trace?.(`GET ${url} → ${res.statusCode} (${Math.round(performance.now() - t0)} ms)`);
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      await res.body.dump();
-      throw new CliError(`download failed: HTTP ${res.statusCode}`, res.statusCode === 404 ? EXIT.notFound : EXIT.error, "download_failed");
-    }
-    const length = res.headers["content-length"];
-    const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined;
-    if (declared !== undefined && declared > limit.bytes) {
-      res.body.destroy();
-      throw new CliError(`download failed: the file is ${declared} bytes, over ${limit.why}; nothing was saved`, EXIT.error, "download_too_large");
-    }
-    await pipeline(res.body, capped(limit, declared), out, { signal });
-  } finally {
-    // destroy, not close: an interrupted transfer must not be waited for.
-    await (signal.aborted ? base.destroy() : base.close());
+    return;
   }
+  // A link from a public service goes to public addresses only. Redirects are followed here, one
+  // hop at a time, so that every hop is checked: a literal address before anything is sent; a name
+  // by the socket's own lookup when the hop goes direct, or resolved here first when the user's proxy
+  // carries it (the proxy resolves it again; a name this machine cannot resolve is the proxy's to find).
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    const { dispatcher, close } = await publicHop(undici, new URL(target), timeouts, o.env ?? process.env);
+    try {
+      const res = await requestChecked(request, target, dispatcher, signal);
+      if (res.statusCode >= 300 && res.statusCode < 400 && typeof res.headers.location === "string") {
+        await res.body.dump();
+        if (hop >= 5) throw new CliError("download failed: too many redirects", EXIT.error, "download_failed");
+        target = new URL(res.headers.location, target).toString();
+        continue;
+      }
+      o.trace?.(`GET ${url} → ${res.statusCode} (${Math.round(performance.now() - t0)} ms)`);
+      await saveBody(res, out, signal, limit);
+      return;
+    } finally {
+      await close(signal.aborted);
+    }
+  }
+}
+
+/** The dispatcher for one hop of a link from a public service, after the checks its address allows. */
+async function publicHop(
+  undici: typeof import("undici"),
+  u: URL,
+  timeouts: { connectTimeout: number; headersTimeout: number; bodyTimeout: number },
+  env: Env,
+): Promise<{ dispatcher: import("undici").Dispatcher; close: (abort: boolean) => Promise<void> }> {
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new CliError("download failed: redirected to a link that is not http(s)", EXIT.error, "unsafe_url");
+  const { isPrivateAddress, publicOnlyLookup, resolvesPrivate } = await import("./result-address.js");
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(host) ? isPrivateAddress(host) : host === "localhost" || host.endsWith(".localhost")) throw privateResult(u);
+  const { proxyFor } = await import("../hosted/proxy.js");
+  let proxy: URL | undefined;
+  try {
+    proxy = proxyFor(u, env as NodeJS.ProcessEnv);
+  } catch (e) {
+    throw new CliError(`download failed: ${(e as Error).message}`, EXIT.usage, "invalid_proxy");
+  }
+  let agent: import("undici").Dispatcher;
+  if (proxy) {
+    if (!net.isIP(host) && (await resolvesPrivate(host))) throw privateResult(u);
+    agent = new undici.ProxyAgent({ ...timeouts, uri: proxy.href });
+  } else {
+    agent = new undici.Agent({ ...timeouts, connect: { lookup: publicOnlyLookup } });
+  }
+  return { dispatcher: agent, close: (abort) => (abort ? agent.destroy() : agent.close()) };
+}
+
+/** A 2xx answer's body into `out` within `limit`; anything else is the download's error. */
+async function saveBody(res: import("undici").Dispatcher.ResponseData, out: fs.WriteStream, signal: AbortSignal, limit: { bytes: number; why: string }): Promise<void> {
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    await res.body.dump();
+    throw new CliError(`download failed: HTTP ${res.statusCode}`, res.statusCode === 404 ? EXIT.notFound : EXIT.error, "download_failed");
+  }
+  const length = res.headers["content-length"];
+  const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined;
+  if (declared !== undefined && declared > limit.bytes) {
+    res.body.destroy();
+    throw new CliError(`download failed: the file is ${declared} bytes, over ${limit.why}; nothing was saved`, EXIT.error, "download_too_large");
+  }
+  await pipeline(res.body, capped(limit, declared), out, { signal });
 }

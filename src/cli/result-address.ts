@@ -27,8 +27,12 @@ for (const [a, bits] of [
 for (const [a, bits] of [
   ["::", 128],
   ["::1", 128],
+  // IPv4-compatible (deprecated; ::ffff:a.b.c.d, IPv4-mapped, is checked against the IPv4 list).
+  ["::", 96],
+  ["100::", 64],
   ["fc00::", 7],
   ["fe80::", 10],
+  ["fec0::", 10],
   ["ff00::", 8],
   ["64:ff9b::", 96],
   ["2001:db8::", 32],
@@ -40,7 +44,31 @@ for (const [a, bits] of [
 export function isPrivateAddress(ip: string): boolean {
   const family = net.isIP(ip);
   if (family === 0) return true;
+  if (family === 6 && /^2002:/i.test(ip)) {
+    // 6to4: the IPv4 address is bits 16-48, and the relay would deliver to it.
+    const [, a = "0", b = "0"] = expandIpv6(ip);
+    const v4 = [parseInt(a, 16) >> 8, parseInt(a, 16) & 255, parseInt(b, 16) >> 8, parseInt(b, 16) & 255].join(".");
+    if (PRIVATE.check(v4, "ipv4")) return true;
+  }
   return PRIVATE.check(ip, family === 4 ? "ipv4" : "ipv6");
+}
+
+/** The eight groups of an IPv6 address (no embedded IPv4 form). */
+function expandIpv6(ip: string): string[] {
+  const [head = "", tail] = ip.split("::");
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  return [...h, ...Array<string>(Math.max(0, 8 - h.length - t.length)).fill("0"), ...t];
+}
+
+/** Whether `host` (a name) resolves to any private address here; a name that does not resolve: false. */
+export async function resolvesPrivate(host: string): Promise<boolean> {
+  try {
+    const all = await dns.promises.lookup(host, { all: true });
+    return all.some((a) => isPrivateAddress(a.address));
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the service at `baseUrl` is on a private address itself (by its literal host or its name's addresses). */

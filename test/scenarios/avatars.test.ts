@@ -73,6 +73,7 @@ forBothTargets("avatars", (t) => {
     const res = await s.engine.avatarCreate({ prompt: "a man presenting", resolution: "4K", format: "horizontal" });
     expect(s.credits()).toBe(996);
     const done = await settle(s.engine, res);
+    expect(done).toMatchObject({ status: "completed" });
     expect(await pngSize(done.result!.thumbnail!)).toEqual({ width: 3840, height: 2160 });
     // The look's own URL (file:// in process, signed http when served) is an image this target accepts.
     const img = await s.engine.avatarCreate({ images: [done.result!.thumbnail!] });

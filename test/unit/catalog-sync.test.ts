@@ -9,23 +9,28 @@ import { MODELS } from "../../src/features/asset/catalog/models.js";
 import { modelDetail } from "../../src/features/asset/catalog/model-schema.js";
 import { quote } from "../../src/features/asset/catalog/pricing.js";
 import { convertModel } from "../../src/features/asset/catalog-sync.js";
+import { PRICING_FIELDS } from "../../src/contract/asset-rules.js";
 
 const probe = async (req: Record<string, unknown>) => quote(req).total_cost;
+const pricedSetting = (m: (typeof MODELS)[number]) => m.settings.find((s) => s.affects_cost);
 
 describe("convertModel", () => {
   for (const m of MODELS) {
-    it(`${m.name}: the record, input_schema and prices come back the same`, async () => {
-      const c = await convertModel(JSON.parse(JSON.stringify(modelDetail(m))), probe);
+    it(`${m.name}: the record, input_schema and prices (at default settings) come back the same; probes send only documented names`, async () => {
+      const sent: Record<string, unknown>[] = [];
+      const c = await convertModel(JSON.parse(JSON.stringify(modelDetail(m))), async (req) => (sent.push(req), probe(req)));
       if (!("model" in c)) throw new Error(`skipped: ${c.skipped.reason}`);
       expect(modelDetail(c.model)).toEqual(modelDetail(m));
+      for (const req of sent) for (const k of Object.keys(req)) expect(PRICING_FIELDS as readonly string[], JSON.stringify(req)).toContain(k);
+      const setting = pricedSetting(m);
+      if (setting)
+        expect(c.warnings).toContain(
+          `${m.name}: ${setting.key} changes the price, but the service documents no pricing field for model settings; the local price is the one at its default (${String(setting.default_value)})`,
+        );
       const find = (n: string) => (n === m.name ? c.model : undefined);
       const grid: Record<string, unknown>[] = [{}];
       for (const r of m.resolutions) grid.push({ resolution: r });
       for (const d of m.durations) grid.push({ duration: d });
-      for (const s of m.settings) {
-        if (s.type === "boolean") grid.push({ model_settings: { [s.key]: !s.default_value } });
-        else for (const o of s.options) grid.push({ model_settings: { [s.key]: o } });
-      }
       if (m.references) for (let n = 0; n <= m.references.max; n++) grid.push({ image_count: n });
       if (m.render === "upscale") grid.push({ duration: 3 }, { duration: 30 });
       for (const g of grid) expect(quote({ model: m.name, ...g }, find).total_cost, JSON.stringify(g)).toBe(quote({ model: m.name, ...g }).total_cost);

@@ -6,9 +6,10 @@
  *   local definition (catalog/models.ts) of a capability class the local renderer knows (image,
  *   text/image-to-video, frames, extend, motion, edit, upscale, UGC). A model whose inputs or type
  *   belong to no known class is listed as skipped, never guessed.
- * - Prices: the hosted pricing endpoint is asked at every resolution, with the cost-changing setting
- *   on and off, with each option of a priced select, and with a reference more, so the local formula
- *   gives the hosted figures (a file source carries no prices: `base_cost` at default parameters is
+ * - Prices: the hosted pricing endpoint is asked at every resolution, with a reference more and at
+ *   both ends of the durations, so the local formula gives the hosted figures. Only the fields the
+ *   docs name are sent: a cost-changing setting (the settings object has no documented name on that
+ *   endpoint) is priced at its default, and the sync says so (a file source carries no prices: `base_cost` at default parameters is
  *   spread per second, or taken flat).
  * - Storage: one row of `model_catalog` (migration 8) in the instance's SQLite; the handlers read it
  *   per request through `catalogOf`, cached per database by its revision, so a sync or reset is seen
@@ -316,8 +317,9 @@ export async function convertModel(detail: unknown, probe?: PriceProbe): Promise
     render: cls,
   };
   const base = typeof d.base_cost === "number" && d.base_cost >= 0 ? d.base_cost : 0;
-  def.pricing = await pricingOf(def, base, probe);
-  const warnings = probe ? await checkPrices(def, probe) : [];
+  const warnings: string[] = [];
+  def.pricing = await pricingOf(def, base, probe, (w) => warnings.push(w));
+  if (probe) warnings.push(...(await checkPrices(def, probe)));
   return warnings.length ? { model: def, warnings } : { model: def };
 }
 
@@ -338,37 +340,41 @@ async function checkPrices(def: ModelDef, probe: PriceProbe): Promise<string[]> 
   return out;
 }
 
-/** The local formula that gives the hosted prices (see the module comment). */
-async function pricingOf(def: ModelDef, baseCost: number, probe?: PriceProbe): Promise<PricingDef> {
+/**
+ * The local formula that gives the hosted prices (see the module comment). The probes send only the
+ * pricing fields the docs name (PRICING_FIELDS): the settings object has no documented name on the
+ * pricing endpoint, so a cost-changing setting is priced at its default, with a warning.
+ */
+async function pricingOf(def: ModelDef, baseCost: number, probe?: PriceProbe, warn: (w: string) => void = () => {}): Promise<PricingDef> {
   const seconds = def.default_duration;
   const priced = def.settings.find((s) => s.type === "select" && s.affects_cost);
   const audio = def.settings.find((s) => s.type === "boolean" && s.affects_cost && s.controlsAudio);
+  const unpriced = (s: SettingDef) =>
+    warn(
+      `${def.name}: ${s.key} changes the price, but the service documents no pricing field for model settings; the local price is the one at its default (${String(s.default_value)})`,
+    );
   if (seconds !== null && seconds > 0) {
     const byResolution: Record<string, number> = {};
     const resolutions = def.resolutions.length ? def.resolutions : [def.type === "video" ? "720p" : "1K"];
     for (const r of resolutions) {
-      const total = probe ? await probe({ model: def.name, resolution: r, duration: seconds, ...(audio ? { model_settings: { [audio.key]: false } } : {}) }) : baseCost;
+      const total = probe ? await probe({ model: def.name, resolution: r, duration: seconds }) : baseCost;
       byResolution[r] = Math.round(milli(total) / seconds);
     }
-    let audioMilli: number | undefined;
-    if (audio && probe) {
-      const on = await probe({ model: def.name, duration: seconds, model_settings: { [audio.key]: true } });
-      const off = await probe({ model: def.name, duration: seconds, model_settings: { [audio.key]: false } });
-      audioMilli = Math.max(0, Math.round((milli(on) - milli(off)) / seconds));
-    }
+    if (audio && probe) unpriced(audio);
     if (!def.resolutions.length) {
       // A model without a resolution choice is priced at the renderer's default resolution.
       return {
         kind: "per_second",
         byResolution: { [def.type === "video" ? "720p" : "1K"]: byResolution[resolutions[0]!]! },
-        ...(audioMilli ? { audio: audioMilli } : {}),
       };
     }
-    return { kind: "per_second", byResolution, ...(audioMilli ? { audio: audioMilli } : {}) };
+    return { kind: "per_second", byResolution };
   }
   if (priced && priced.type === "select" && probe) {
+    unpriced(priced);
     const prices: Record<string, number> = {};
-    for (const o of priced.options) prices[o] = milli(await probe({ model: def.name, model_settings: { [priced.key]: o } }));
+    const atDefault = milli(await probe({ model: def.name }));
+    for (const o of priced.options) prices[o] = atDefault;
     // The resolution multiplies the setting's price (at the default resolution).
     const at = prices[priced.default_value];
     const resolutionFactor: Record<string, number> = {};
