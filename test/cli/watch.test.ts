@@ -39,7 +39,8 @@ describe.concurrent("--timeout holds while a poll is in flight", () => {
     const r = await run([...hosted(), "asset", "status", id, "--watch", "--timeout", "1s"], opts());
     const took = Date.now() - t0;
     expect(r.exitCode, r.stderr).toBe(8);
-    expect(took).toBeLessThan(4_000);
+    // Far below the 30 s reset or a hang; loose enough for a loaded machine.
+    expect(took).toBeLessThan(10_000);
     // The resume command runs as pasted: it keeps the flags that chose the target.
     expect(r.stderr).toContain(`Resume with: mediagen --target hosted --base-url ${stub.root} asset status ${id} --watch`);
   });
@@ -49,7 +50,8 @@ describe.concurrent("--timeout holds while a poll is in flight", () => {
     // A 1 s timeout: the process still outlives it only by its exit, not by the abandoned connection.
     const r = await runBin([...hosted(), "asset", "status", "hang-2", "--watch", "--timeout", "1s"], opts());
     expect(r.exitCode, r.stderr).toBe(8);
-    expect(Date.now() - t0).toBeLessThan(6_000);
+    // A node start plus the 1 s timeout, on a loaded machine; the abandoned connection would hold it for 60 s.
+    expect(Date.now() - t0).toBeLessThan(20_000);
     expect(r.stderr).toContain(`Resume with: mediagen --target hosted --base-url ${stub.root} asset status hang-2 --watch`);
   });
 });
