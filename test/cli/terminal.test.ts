@@ -33,7 +33,7 @@ interface PtyResult {
 }
 
 /** `mediagen <args>` on a pseudo-terminal of `cols` × `rows`, as an interactive user runs it (no CI). */
-async function onTerminal(cols: number, rows: number, mode: string, args: string[], maxSeconds = 15): Promise<PtyResult> {
+async function onTerminal(cols: number, rows: number, mode: string, args: string[], maxSeconds = 30): Promise<PtyResult> {
   const env = runEnv(home, { MEDIAGEN_API_KEY: KEY, CI: undefined, TERM: "xterm-256color", NO_COLOR: "1" });
   const r = await execa("python3", [PTY, String(cols), String(rows), String(maxSeconds), mode, "--", process.execPath, BIN, ...args], {
     env,
@@ -93,7 +93,7 @@ describe.concurrent("on a terminal, and when it goes away", () => {
     it("SIGHUP while waiting, off a terminal: stops waiting, prints the ids and the resume command, ends by SIGHUP", async () => {
       const from = stub.requests.length;
       const child = startBin([...hosted(), "asset", "status", "pend-33", "--watch", "--json"], opts());
-      for (let i = 0; i < 200 && !stub.requests.slice(from).includes("GET /asset/status/pend-33"); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && !stub.requests.slice(from).includes("GET /asset/status/pend-33"); i++) await new Promise((r) => setTimeout(r, 50));
       child.kill("SIGHUP");
       const r = await child.result;
       expect(r.signal, r.stderr).toBe("SIGHUP");
@@ -108,7 +108,7 @@ describe.concurrent("on a terminal, and when it goes away", () => {
       const id = `slow-${sig}`;
       const child = startBin([...hosted(), "asset", "status", id, "--download", dir], opts());
       const partial = () => fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.endsWith(".part"));
-      for (let i = 0; i < 200 && !partial(); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && !partial(); i++) await new Promise((r) => setTimeout(r, 50));
       expect(partial()).toBe(true);
       child.kill(sig);
       const r = await child.result;
