@@ -15,7 +15,7 @@ import { actionLabel, lookPlacement } from "../../src/media/export/draft.js";
 import { planVisuals } from "../../src/media/export/graph.js";
 import { planSpec } from "../../src/media/export/spec.js";
 import { ff } from "../helpers/fixture-ffmpeg.js";
-import { buildSpec, framesRgb } from "./export-render-fixtures.js";
+import { buildSpec, framesRgb, solidImage, solidVideo } from "./export-render-fixtures.js";
 
 let tools: Tools;
 let dir: string;
@@ -35,7 +35,17 @@ const within = (r: R, outer: R): boolean => r.x >= outer.x && r.y >= outer.y && 
 
 /** A dark picture with a white bar where a look's caption would be (`bar`: x, y, w, h in pixels). */
 function lookWithCaption(file: string, size: string, bar: R): string {
-  ff(tools, ["-f", "lavfi", "-i", `color=c=0x303030:s=${size}:d=1,drawbox=x=${bar.x}:y=${bar.y}:w=${bar.w}:h=${bar.h}:color=white:t=fill`, "-frames:v", "1", "-update", "1", file]);
+  ff(tools, [
+    "-f",
+    "lavfi",
+    "-i",
+    `color=c=0x303030:s=${size}:d=1,drawbox=x=${bar.x}:y=${bar.y}:w=${bar.w}:h=${bar.h}:color=white:t=fill`,
+    "-frames:v",
+    "1",
+    "-update",
+    "1",
+    file,
+  ]);
   return file;
 }
 
@@ -136,7 +146,7 @@ describe("draft render: every letter inside the frame", () => {
     const barRows = [...new Set(white.filter(([, y]) => y > 200).map(([, y]) => y))];
     const widest = Math.max(...barRows.map((y) => white.filter(([, yy]) => yy === y).length));
     expect(widest).toBeGreaterThan(576 * (W / 640) - 12);
-    // The action's label: white text in its box at the top-left corner.
+    // The action's label: white text in its box at the top-right corner.
     const label = actionLabel("smile", W, H)!;
     expect(whitePixels(frame!, W, H, label.rect).length, "the action's label is drawn").toBeGreaterThan(5);
 
@@ -159,5 +169,31 @@ describe("draft render: every letter inside the frame", () => {
     const white = whitePixels(frame!, W, H);
     expect(white.length, "the caption is shown").toBeGreaterThan(300);
     expect(nearestEdge(white, W, H)).toBeGreaterThanOrEqual(4);
+  }, 30_000);
+
+  it("in the half layout's box too; a moving sequence carries its action's label on every frame", async () => {
+    const [W, H] = [360, 640];
+    const look = lookWithCaption(path.join(dir, "tall-half.png"), "360x640", { x: 20, y: 16, w: 320, h: 28 });
+    const still = solidImage(tools, path.join(dir, "media.png"), "0x2040a0", "320x180");
+    const clip = solidVideo(tools, path.join(dir, "clip.mp4"), { color: "0x206020", size: "320x180", seconds: 1 });
+    const spec = buildSpec(
+      [
+        { seconds: 0.5, look, text: null, media: { kind: "image", path: still, show: "half" } },
+        { seconds: 0.5, look, text: null, media: { kind: "video", path: clip, show: "full" } },
+      ],
+      { width: W, height: H },
+    );
+    spec.blocks[0]!.sequences[1]!.action = "wave";
+    const out = path.join(dir, "half-draft.mp4");
+    await renderExport(spec, { outPath: out, tools, draft: true });
+    const [half, moving] = framesRgb(tools, out, [7, 22], W, H);
+    // Half: the media above, the look below, fitted into its 360x320 box with its caption whole.
+    const white = whitePixels(half!, W, H);
+    expect(white.length, "the caption is shown").toBeGreaterThan(150);
+    expect(Math.min(...white.map(([, y]) => y))).toBeGreaterThanOrEqual(H / 2);
+    expect(nearestEdge(white, W, H)).toBeGreaterThanOrEqual(4);
+    const label = actionLabel("wave", W, H)!;
+    expect(whitePixels(half!, W, H, label.rect), "no action, no label").toHaveLength(0);
+    expect(whitePixels(moving!, W, H, label.rect).length, "the action's label over the clip").toBeGreaterThan(5);
   }, 30_000);
 });

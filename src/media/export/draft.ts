@@ -8,7 +8,7 @@
  *   service does). Cover-cropped, the words drawn on a local look's picture were cut at both edges
  *   ("lking into a poc"); fitted, every letter of the picture is inside the visible frame.
  * - A sequence's `action` (the plan's avatar direction: "smile", "point at the door") as a small
- *   label in the frame's top-left corner, shrunk and then shortened to fit the frame's width.
+ *   label in the frame's top-right corner, shrunk and then shortened to fit the frame's width.
  *
  * Pure layout; graph.ts and video-graph.ts turn it into filters.
  */
@@ -70,7 +70,7 @@ export interface DraftLabel {
 }
 
 /**
- * A sequence's action as a one-line label at the frame's top-left corner: at most 3.5 % of the
+ * A sequence's action as a one-line label at the frame's top-right corner: at most 3.5 % of the
  * frame's short side, shrunk to 2.5 % before it is shortened (with an ellipsis) to the frame's width.
  * Null when there is nothing to show.
  */
@@ -88,6 +88,8 @@ export function actionLabel(action: string, W: number, H: number): DraftLabel | 
   const pad = padOf(size);
   if (room(size) < 1 || 2 * margin + 2 * pad + size > H) return null;
   const text = fitLine(clean, room(size));
-  const rect = { x: margin, y: margin, w: Math.ceil(textEm(text) * size) + 2 * pad, h: Math.ceil(size * TEXT_HEIGHT_EM) + 2 * pad };
-  return { text, fontSize: size, x: margin + pad, y: margin + pad, pad, rect };
+  const w = Math.min(W - 2 * margin, Math.ceil(textEm(text) * size) + 2 * pad);
+  // Top right: a local look's own label is at the top left of its picture.
+  const rect = { x: W - margin - w, y: margin, w, h: Math.ceil(size * TEXT_HEIGHT_EM) + 2 * pad };
+  return { text, fontSize: size, x: rect.x + pad, y: margin + pad, pad, rect };
 }

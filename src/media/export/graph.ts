@@ -146,7 +146,7 @@ const KEEP_COLOR = "0xffd400@0.9";
 function fitChain(bgIn: string, fgIn: string, w: number, h: number, fit: Extract<LookPlacement, { mode: "fit" }>, p: "" | "lk", out: string): string[] {
   const q = { w: even(w / 4), h: even(h / 4) };
   const short = Math.min(q.w, q.h);
-  const blur = short >= 8 ? `boxblur=${Math.max(1, Math.min(Math.round(short / 34), Math.floor(short / 4) - 1))}:2,` : "";
+  const blur = short >= 8 ? `boxblur=${Math.max(1, Math.min(Math.round(short / 12), Math.floor(short / 4) - 1))}:2,` : "";
   const { box, keep } = fit;
   const t = Math.max(2, even(Math.min(w, h) * 0.006));
   return [
