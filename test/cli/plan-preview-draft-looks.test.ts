@@ -51,7 +51,9 @@ describe("plan preview: a horizontal look in a vertical draft", () => {
     const out = path.join(dir, "wide-look.preview.mp4");
     const r = await run(["plan", "preview", file, "-o", out, "--json"], { home });
     expect(r.exitCode, r.stderr).toBe(0);
-    const res = r.json<{ width: number; height: number; sequences: { start_ms: number; end_ms: number }[] }>();
+    const res = r.json<{ width: number; height: number; sequences: { start_ms: number; end_ms: number }[]; warnings: string[] }>();
+    // Said, since the export will differ: it crops the look as the service does.
+    expect(res.warnings).toEqual([expect.stringMatching(/^the look \(lk_maya_office\.png\) is another shape .*the export crops it/)]);
     const [W, H] = [res.width, res.height];
     expect([W, H]).toEqual([540, 960]);
     const mid = (s: { start_ms: number; end_ms: number }) => Math.round(((s.start_ms + s.end_ms) / 2000) * 30);

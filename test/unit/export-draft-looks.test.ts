@@ -137,7 +137,10 @@ describe("draft render: every letter inside the frame", () => {
     const spec = buildSpec([{ seconds: 1, look, text: null }], { width: W, height: H });
     spec.blocks[0]!.sequences[0]!.action = "smile";
     const draftOut = path.join(dir, "wide-draft.mp4");
-    await renderExport(spec, { outPath: draftOut, tools, draft: true });
+    const draft = await renderExport(spec, { outPath: draftOut, tools, draft: true });
+    expect(draft.warnings).toEqual([
+      "the look (wide.png) is another shape than its place in the frame: the draft shows it whole, the export crops it to the part framed in yellow",
+    ]);
     const [frame] = framesRgb(tools, draftOut, [15], W, H);
     const white = whitePixels(frame!, W, H);
     expect(white.length, "the caption is shown").toBeGreaterThan(500);
@@ -152,7 +155,7 @@ describe("draft render: every letter inside the frame", () => {
 
     // The full export keeps the service's cover crop: the bar runs from edge to edge there.
     const fullOut = path.join(dir, "wide-full.mp4");
-    await renderExport(spec, { outPath: fullOut, tools });
+    expect((await renderExport(spec, { outPath: fullOut, tools })).warnings).toEqual([]);
     const [full] = framesRgb(tools, fullOut, [15], W, H);
     const fullWhite = whitePixels(full!, W, H);
     expect(nearestEdge(fullWhite, W, H)).toBe(0);

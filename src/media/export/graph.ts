@@ -104,6 +104,8 @@ export interface StillJob {
   sources: string[];
   /** Graph statements from `[in0]`, `[in1]`… (the sources) to `[out]`. */
   chain: string[];
+  /** A draft's look shown whole where the export crops it (draft.ts): its file. */
+  fitted?: string;
 }
 
 /**
@@ -167,7 +169,9 @@ function placementOf(look: string, info: Map<string, InputInfo>, w: number, h: n
 function lookJob(look: string | null, w: number, h: number, info: Map<string, InputInfo>, draft: boolean): StillJob {
   if (!look) return { key: `color|${w}x${h}`, w, h, fmt: "yuv420p", sources: [], chain: [colorChain(w, h, "out")] };
   const pl = placementOf(look, info, w, h, draft);
-  if (pl.mode === "fit") return { key: `fit|${look}|${w}x${h}`, w, h, fmt: "yuv420p", sources: [look, look], chain: fitChain("in0", "in1", w, h, pl, "", "out") };
+  if (pl.mode === "fit") {
+    return { key: `fit|${look}|${w}x${h}`, w, h, fmt: "yuv420p", sources: [look, look], chain: fitChain("in0", "in1", w, h, pl, "", "out"), fitted: look };
+  }
   return { key: `cover|${look}|${w}x${h}`, w, h, fmt: "yuv420p", sources: [look], chain: [coverChain("in0", w, h, "out")] };
 }
 
@@ -212,6 +216,7 @@ function composedStill(plan: RenderPlan, m: RenderMedia, look: string | null, in
       fmt: "yuv420p",
       sources: look ? (pl?.mode === "fit" ? [m.path, look, look] : [m.path, look]) : [m.path],
       chain: [coverChain("in0", mb.w, mb.h, "md"), ...lookPart, `[md][lk]${vertical ? "vstack" : "hstack"}=inputs=2[out]`],
+      ...(look && pl?.mode === "fit" ? { fitted: look } : {}),
     };
   }
   // background: blurred at quarter size, upscaled, the look fitted on top.

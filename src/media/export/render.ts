@@ -37,7 +37,7 @@ import { ExportError, toExportError } from "./errors.js";
 import { planChunks, planVisuals, stillJobs, type Chunk, type GraphOptions, type VideoGraph } from "./graph.js";
 import { buildVideoGraph } from "./video-graph.js";
 import { drawStills, learnInputs } from "./inputs.js";
-import { planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
+import { describeFile, planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
 import { buildAss, planCues } from "./subtitles.js";
 
 export type ExportStep = "render-audio" | "avatar" | "render";
@@ -482,6 +482,11 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     const { visuals, stillFiles, info } = await prepareVisuals(job, plan, tools, wd);
     const chunks = planChunks(plan, visuals, { xfade: usedXfade, budget: o.chunkBudget });
     const labels = actionLabels(plan, tools, wd, o.draft === true, warnings);
+    for (const look of new Set(stillJobs(visuals).flatMap((j) => (j.fitted ? [j.fitted] : [])))) {
+      warnings.push(
+        `${describeFile("the look", look)} is another shape than its place in the frame: the draft shows it whole, the export crops it to the part framed in yellow`,
+      );
+    }
 
     job.step = "rendering the video";
     job.progress("render", STEP_START.render);
