@@ -152,7 +152,7 @@ function fitChain(bgIn: string, fgIn: string, w: number, h: number, fit: Extract
   const { box, keep } = fit;
   const t = Math.max(2, even(Math.min(w, h) * 0.006));
   return [
-    `[${bgIn}]format=rgb24,${cropTo(q.w, q.h)},scale=${q.w}:${q.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,${blur}lutyuv=y=val/2,scale=${w}:${h}:flags=bilinear,setsar=1[${p}bg]`,
+    `[${bgIn}]format=rgb24,${cropTo(q.w, q.h)},scale=${q.w}:${q.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,${blur}lutyuv=y=(val+16)/2,scale=${w}:${h}:flags=bilinear,setsar=1[${p}bg]`,
     `[${fgIn}]format=rgb24,scale=${box.w}:${box.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,setsar=1[${p}fg]`,
     `[${p}bg][${p}fg]overlay=x=${box.x}:y=${box.y}:format=yuv420,drawbox=x=${keep.x}:y=${keep.y}:w=${keep.w}:h=${keep.h}:color=${KEEP_COLOR}:t=${t},format=yuv420p,setsar=1[${out}]`,
   ];
