@@ -3,7 +3,10 @@
  * free — no job, no ledger entry on any space, nothing kept but the MP4. It runs the generation's own
  * steps (build.ts) and the export's renderer (media/export) with the same timing, layouts, subtitles,
  * pauses and transitions as a full export, at draft quality: half the width and height (a quarter
- * of the area), x264's fastest preset, a soundtrack without loudness normalisation.
+ * of the area), x264's fastest preset, a soundtrack without loudness normalisation. What a draft
+ * adds to be looked at (media/export/draft.ts): a look of another shape than the video is shown
+ * whole with the export's crop framed (so the words on a local look are not cut), and a sequence's
+ * `action` is a label in the corner.
  *
  * Ids the local instance does not have (a hosted voice or look that `local catalog sync` did not
  * copy, an asset of a hosted library) are replaced by stand-ins and reported, so a hosted plan can
@@ -14,7 +17,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { exportSize, type ExportFormat } from "../../media/export/spec.js";
+import { exportSize, type ExportFormat, type RenderSpec } from "../../media/export/spec.js";
 import type { LocalInstance } from "../../local/instance.js";
 import type { RequestContext } from "../../local/types.js";
 import { allLookViews } from "../avatar/records.js";
@@ -96,6 +99,18 @@ function sequencesOfTimeline(t: VideoTimeline): PreviewSequence[] {
   });
 }
 
+/** The sequences' `action` (the plan's avatar direction), which the draft shows as a label. */
+export function withActions(spec: RenderSpec, t: VideoTimeline): RenderSpec {
+  const blocks = spec.blocks.map((b, i) => ({
+    ...b,
+    sequences: b.sequences.map((s, j) => {
+      const action = t.blocks[i]?.sequences[j]?.action;
+      return action ? { ...s, action } : s;
+    }),
+  }));
+  return { ...spec, blocks };
+}
+
 /** The request as the local instance resolves it, with stand-ins for the ids it does not have. */
 function resolveRequest(instance: LocalInstance, body: Json) {
   const space = instance.spaceForKey(instance.defaultKey());
@@ -134,7 +149,7 @@ export async function previewPlan(instance: LocalInstance, o: PreviewInput): Pro
     const { getTools } = await import("../../media/tools.js");
     const tools = await getTools();
     const { renderExport } = await import("../../media/export/render.js");
-    const r = await renderExport(renderSpecOf(timeline, size, instance.mediaDir), {
+    const r = await renderExport(withActions(renderSpecOf(timeline, size, instance.mediaDir), timeline), {
       outPath: o.outPath,
       signal,
       tools,

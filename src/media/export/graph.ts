@@ -23,6 +23,7 @@
  *   blend and the copy of each repeated frame it writes on were ~5 % of the render (video-graph.ts).
  */
 import { num } from "../filtergraph.js";
+import { lookPlacement, type LookPlacement } from "./draft.js";
 import type { PlannedSequence, RenderMedia, RenderPlan } from "./spec.js";
 
 export interface InputInfo {
@@ -103,6 +104,8 @@ export interface StillJob {
   sources: string[];
   /** Graph statements from `[in0]`, `[in1]`… (the sources) to `[out]`. */
   chain: string[];
+  /** A draft's look shown whole where the export crops it (draft.ts): its file. */
+  fitted?: string;
 }
 
 /**
@@ -134,11 +137,42 @@ function colorChain(w: number, h: number, out: string): string {
   return `color=c=${NO_LOOK_COLOR}:s=${w}x${h}:d=1,trim=end_frame=1,format=yuv420p,setsar=1[${out}]`;
 }
 
-/** The look (or a plain background) covering w×h, as one StillJob. */
-function lookJob(look: string | null, w: number, h: number): StillJob {
-  return look
-    ? { key: `cover|${look}|${w}x${h}`, w, h, fmt: "yuv420p", sources: [look], chain: [coverChain("in0", w, h, "out")] }
-    : { key: `color|${w}x${h}`, w, h, fmt: "yuv420p", sources: [], chain: [colorChain(w, h, "out")] };
+/** The frame around the part of a fitted look the export keeps (draft.ts). */
+const KEEP_COLOR = "0xffd400@0.9";
+
+/**
+ * A draft's look of another shape than its w×h box (draft.ts): fitted whole at `fit.box` over a
+ * darkened blur of its cover (drawn at quarter size), the export's crop framed. `bgIn` and `fgIn` are
+ * two pads of the same picture; `p` prefixes the internal labels (buildStillsGraph renames them).
+ */
+function fitChain(bgIn: string, fgIn: string, w: number, h: number, fit: Extract<LookPlacement, { mode: "fit" }>, p: "" | "lk", out: string): string[] {
+  const q = { w: even(w / 4), h: even(h / 4) };
+  const short = Math.min(q.w, q.h);
+  const blur = short >= 8 ? `boxblur=${Math.max(1, Math.min(Math.round(short / 12), Math.floor(short / 4) - 1))}:2,` : "";
+  const { box, keep } = fit;
+  const t = Math.max(2, even(Math.min(w, h) * 0.006));
+  return [
+    `[${bgIn}]format=rgb24,${cropTo(q.w, q.h)},scale=${q.w}:${q.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,${blur}lutyuv=y=(val+16)/2,scale=${w}:${h}:flags=bilinear,setsar=1[${p}bg]`,
+    `[${fgIn}]format=rgb24,scale=${box.w}:${box.h}:out_color_matrix=bt709:out_range=tv,format=yuv420p,setsar=1[${p}fg]`,
+    `[${p}bg][${p}fg]overlay=x=${box.x}:y=${box.y}:format=yuv420,drawbox=x=${keep.x}:y=${keep.y}:w=${keep.w}:h=${keep.h}:color=${KEEP_COLOR}:t=${t},format=yuv420p,setsar=1[${out}]`,
+  ];
+}
+
+/** How a look is placed in a w×h box: covered, or (drafts only) fitted when the cover would cut it. */
+function placementOf(look: string, info: Map<string, InputInfo>, w: number, h: number, draft: boolean): LookPlacement {
+  if (!draft) return { mode: "cover" };
+  const li = info.get(look);
+  return lookPlacement(li?.width, li?.height, w, h);
+}
+
+/** The look (or a plain background) covering w×h — in a draft, fitted when the cover would cut it — as one StillJob. */
+function lookJob(look: string | null, w: number, h: number, info: Map<string, InputInfo>, draft: boolean): StillJob {
+  if (!look) return { key: `color|${w}x${h}`, w, h, fmt: "yuv420p", sources: [], chain: [colorChain(w, h, "out")] };
+  const pl = placementOf(look, info, w, h, draft);
+  if (pl.mode === "fit") {
+    return { key: `fit|${look}|${w}x${h}`, w, h, fmt: "yuv420p", sources: [look, look], chain: fitChain("in0", "in1", w, h, pl, "", "out"), fitted: look };
+  }
+  return { key: `cover|${look}|${w}x${h}`, w, h, fmt: "yuv420p", sources: [look], chain: [coverChain("in0", w, h, "out")] };
 }
 
 /** An image covering w×h (`motion`: MOTION_MARGIN larger, for its zoom and pan). */
@@ -163,20 +197,26 @@ function fgJob(look: string, info: Map<string, InputInfo>, box: { w: number; h: 
 }
 
 /** Everything of a layout is still: composed once by the stills run. */
-function composedStill(plan: RenderPlan, m: RenderMedia, look: string | null, info: Map<string, InputInfo>): StillJob {
+function composedStill(plan: RenderPlan, m: RenderMedia, look: string | null, info: Map<string, InputInfo>, draft: boolean): StillJob {
   const { W, H } = plan;
   const boxes = layoutBoxes(W, H);
   if (m.show === "full") return imageJob(m.path, W, H, false);
   if (m.show === "half") {
     const { vertical, media: mb, avatar: ab } = boxes.half;
-    const lookPart = look ? coverChain("in1", ab.w, ab.h, "lk") : colorChain(ab.w, ab.h, "lk");
+    const pl = look ? placementOf(look, info, ab.w, ab.h, draft) : undefined;
+    const lookPart = !look
+      ? [colorChain(ab.w, ab.h, "lk")]
+      : pl?.mode === "fit"
+        ? fitChain("in1", "in2", ab.w, ab.h, pl, "lk", "lk")
+        : [coverChain("in1", ab.w, ab.h, "lk")];
     return {
-      key: `half|${m.path}|${look ?? ""}|${W}x${H}`,
+      key: `half${pl?.mode === "fit" ? "-fit" : ""}|${m.path}|${look ?? ""}|${W}x${H}`,
       w: W,
       h: H,
       fmt: "yuv420p",
-      sources: look ? [m.path, look] : [m.path],
-      chain: [coverChain("in0", mb.w, mb.h, "md"), lookPart, `[md][lk]${vertical ? "vstack" : "hstack"}=inputs=2[out]`],
+      sources: look ? (pl?.mode === "fit" ? [m.path, look, look] : [m.path, look]) : [m.path],
+      chain: [coverChain("in0", mb.w, mb.h, "md"), ...lookPart, `[md][lk]${vertical ? "vstack" : "hstack"}=inputs=2[out]`],
+      ...(look && pl?.mode === "fit" ? { fitted: look } : {}),
     };
   }
   // background: blurred at quarter size, upscaled, the look fitted on top.
@@ -199,28 +239,29 @@ function mediaPart(m: RenderMedia, w: number, h: number): Part {
   return m.animate ? { kind: "motion", job: imageJob(m.path, w, h, true) } : { kind: "still", job: imageJob(m.path, w, h, false) };
 }
 
-function visualOf(plan: RenderPlan, p: PlannedSequence, info: Map<string, InputInfo>): SequenceVisual {
+function visualOf(plan: RenderPlan, p: PlannedSequence, info: Map<string, InputInfo>, draft: boolean): SequenceVisual {
   const { W, H } = plan;
   const boxes = layoutBoxes(W, H);
   const s = p.seq;
   const look = s.look_image_path;
   const m = s.media && s.media.show !== "hide" ? s.media : undefined;
-  if (!m) return { type: "still", frame: lookJob(look, W, H) };
+  if (!m) return { type: "still", frame: lookJob(look, W, H, info, draft) };
   const avatarVideo: Part | undefined = s.look_video ? { kind: "video", file: s.look_video.path, trimStart: s.look_video.start_s } : undefined;
   const moves = m.kind === "video" || m.animate === true || (avatarVideo !== undefined && m.show !== "full");
-  if (!moves) return { type: "still", frame: composedStill(plan, m, look, info) };
+  if (!moves) return { type: "still", frame: composedStill(plan, m, look, info, draft) };
   if (m.show === "full") return { type: "full", part: mediaPart(m, W, H) };
   if (m.show === "half") {
     const { media: mb, avatar: ab } = boxes.half;
-    return { type: "half", media: mediaPart(m, mb.w, mb.h), avatar: avatarVideo ?? { kind: "still", job: lookJob(look, ab.w, ab.h) } };
+    return { type: "half", media: mediaPart(m, mb.w, mb.h), avatar: avatarVideo ?? { kind: "still", job: lookJob(look, ab.w, ab.h, info, draft) } };
   }
   const q = boxes.quarter;
   const fg: Part | undefined = avatarVideo ?? (look ? { kind: "still", job: fgJob(look, info, boxes.fgBox) } : undefined);
   return { type: "background", media: mediaPart(m, q.w, q.h), ...(fg ? { fg } : {}) };
 }
 
-export function planVisuals(plan: RenderPlan, info: Map<string, InputInfo>): SequenceVisual[] {
-  return plan.sequences.map((p) => visualOf(plan, p, info));
+/** `draft`: looks a cover would cut are fitted whole instead (draft.ts). */
+export function planVisuals(plan: RenderPlan, info: Map<string, InputInfo>, o: { draft?: boolean } = {}): SequenceVisual[] {
+  return plan.sequences.map((p) => visualOf(plan, p, info, o.draft === true));
 }
 
 /** The still jobs a visual reads. */
@@ -271,7 +312,7 @@ export function buildStillsGraph(jobs: StillJob[], stillInput: (file: string, in
       src.forEach((label, i) => {
         t = t.split(`[in${i}]`).join(`[${label}]`);
       });
-      return t.replace(/\[(md|lk|bg|fg|out)\]/g, (_m, l: string) => `[j${k}${l}]`);
+      return t.replace(/\[(md|lkbg|lkfg|lk|bg|fg|out)\]/g, (_m, l: string) => `[j${k}${l}]`);
     };
     for (const stmt of j.chain) lines.push(rename(stmt));
     outputs.push(`j${k}out`);
@@ -299,6 +340,8 @@ export interface GraphOptions {
    * non-reference frames, and scaled with swscale's fastest flags.
    */
   draft?: boolean;
+  /** Drafts: a drawtext filter per sequence index, the label of its action (draft.ts), drawn over its picture. */
+  labels?: Map<number, string>;
 }
 
 export interface VideoGraph {

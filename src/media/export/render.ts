@@ -23,6 +23,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { readEnv } from "../../config/env.js";
 import { removeQuietly, tempPathFor } from "../atomic.js";
+import { canDrawText, drawText } from "../card.js";
 import { num } from "../filtergraph.js";
 import { THUMBNAIL_JPEG_ARGS } from "../image.js";
 import { mp4Info } from "../mp4-info.js";
@@ -31,11 +32,12 @@ import { runTool } from "../run.js";
 import { getTools, type Tools } from "../tools.js";
 import { buildAudioJob, renderAudio } from "./audio.js";
 import { exportCaps, type ExportCaps } from "./caps.js";
+import { actionLabel } from "./draft.js";
 import { ExportError, toExportError } from "./errors.js";
 import { planChunks, planVisuals, stillJobs, type Chunk, type GraphOptions, type VideoGraph } from "./graph.js";
 import { buildVideoGraph } from "./video-graph.js";
 import { drawStills, learnInputs } from "./inputs.js";
-import { planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
+import { describeFile, planSpec, type RenderPlan, type RenderSpec } from "./spec.js";
 import { buildAss, planCues } from "./subtitles.js";
 
 export type ExportStep = "render-audio" | "avatar" | "render";
@@ -54,7 +56,8 @@ export interface RenderExportOptions {
    * Draft quality (`plan preview`): x264 `ultrafast` at constant QP 23 on one thread, videos decoded
    * without their loop filter and non-reference frames and scaled with the fastest flags
    * (video-graph.ts), the soundtrack without loudness normalisation, with AAC's fast coder at 64k.
-   * Timing, layouts, subtitles and transitions are the export's.
+   * Timing, layouts, subtitles and transitions are the export's; a look the cover would cut is shown
+   * whole with the export's crop framed, and each sequence's `action` is labelled (draft.ts).
    */
   draft?: boolean;
   /** x264 threads (0 = x264's choice). */
@@ -252,7 +255,7 @@ async function prepareVisuals(job: ExportJob, plan: RenderPlan, tools: Tools, wd
   const tp = performance.now();
   const { images, videos } = await learnInputs(plan, tools, job.ac.signal);
   videos.catch(() => undefined); // awaited below; a failure there must not go unobserved meanwhile
-  const visuals = planVisuals(plan, images);
+  const visuals = planVisuals(plan, images, { draft: job.o.draft === true });
   job.step = "drawing the stills";
   const stillFiles = await drawStills(stillJobs(visuals), plan, tools, { workDir: wd, cacheDir: job.o.cacheDir, signal: job.ac.signal });
   job.step = "reading the inputs";
@@ -260,6 +263,22 @@ async function prepareVisuals(job: ExportJob, plan: RenderPlan, tools: Tools, wd
   job.timings.avatar = performance.now() - tp;
   job.cancelled();
   return { visuals, stillFiles, info };
+}
+
+/** Drafts: each sequence's action as a label (draft.ts), as a drawtext filter by sequence index. */
+function actionLabels(plan: RenderPlan, tools: Tools, wd: string, draft: boolean, warnings: string[]): Map<number, string> | undefined {
+  const wanted = draft ? plan.sequences.filter((p) => p.seq.action) : [];
+  if (wanted.length === 0) return undefined;
+  if (!canDrawText(tools)) {
+    warnings.push("this ffmpeg cannot draw text: the sequences' actions are not shown");
+    return undefined;
+  }
+  const labels = new Map<number, string>();
+  for (const p of wanted) {
+    const l = actionLabel(p.seq.action!, plan.W, plan.H);
+    if (l) labels.set(p.index, drawText(tools, wd, { text: l.text, size: l.fontSize, x: l.x, y: l.y, boxPad: l.pad }));
+  }
+  return labels;
 }
 
 /** The encoder's arguments of one render run. */
@@ -462,6 +481,12 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     const subtitles = writeSubtitles(plan, tools, caps, wd, warnings);
     const { visuals, stillFiles, info } = await prepareVisuals(job, plan, tools, wd);
     const chunks = planChunks(plan, visuals, { xfade: usedXfade, budget: o.chunkBudget });
+    const labels = actionLabels(plan, tools, wd, o.draft === true, warnings);
+    for (const look of new Set(stillJobs(visuals).flatMap((j) => (j.fitted ? [j.fitted] : [])))) {
+      warnings.push(
+        `${describeFile("the look", look)} is another shape than its place in the frame: the draft shows it whole, the export crops it to the part framed in yellow`,
+      );
+    }
 
     job.step = "rendering the video";
     job.progress("render", STEP_START.render);
@@ -469,7 +494,7 @@ export async function renderExport(spec: RenderSpec, o: RenderExportOptions): Pr
     const videoFiles: string[] = [];
     const thumb = thumbnailFrame(plan, o.thumbnail, wd);
     for (const [k, chunk] of chunks.entries()) {
-      const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles, draft: o.draft === true }, chunk);
+      const vg = buildVideoGraph(plan, visuals, { xfade: usedXfade, subtitles, info, stillFiles, draft: o.draft === true, ...(labels ? { labels } : {}) }, chunk);
       const inChunk = thumb && thumb.frame >= chunk.startFrame && thumb.frame < chunk.startFrame + chunk.frames;
       videoFiles.push(await renderChunk(job, plan, tools, caps, vg, chunk, k, wd, inChunk ? { ...thumb, frame: thumb.frame - chunk.startFrame } : undefined));
     }

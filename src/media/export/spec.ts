@@ -98,6 +98,11 @@ export interface RenderSequence {
    */
   look_video?: { path: string; start_s: number };
   media?: RenderMedia;
+  /**
+   * The avatar direction of the sequence (the plan's `action`, e.g. "smile"): a draft shows it as a
+   * label in the frame's corner (draft.ts); a full export does not draw it.
+   */
+  action?: string;
   /** Spoken sequences: one per sentence, in order; they time the speech and the subtitles. */
   sentences: RenderSentence[];
 }

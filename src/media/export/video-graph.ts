@@ -216,13 +216,17 @@ function fgBoxOf(g: RunGraph, fg: Part): { w: number; h: number } {
 }
 
 /** The branch drawing `nf` frames of sequence i's visual, from `offset` frames into it, to `[seg]`. */
-function drawSequence(g: RunGraph, i: number, nf: number, offset: number, seg: string): void {
+function drawSequence(g: RunGraph, i: number, nf: number, offset: number, out: string): void {
   const v = g.visuals[i]!;
   const { W, H } = g.plan;
   const at = { nf, offset, span: g.plan.sequences[i]!.frames + g.XF + 1 };
+  // A draft's action label: on a still's one frame before it repeats, else on every frame drawn.
+  const label = g.o.labels?.get(i);
+  const seg = label && v.type !== "still" ? g.label("unlabelled") : out;
+  if (seg !== out) g.lines.push(`[${seg}]${label},${g.join}[${out}]`);
   switch (v.type) {
     case "still":
-      g.lines.push(`[${g.still(v.frame)}]${g.loop(nf)},format=yuv420p[${seg}]`);
+      g.lines.push(`[${g.still(v.frame)}]${label ? `${label},` : ""}${g.loop(nf)},format=yuv420p[${seg}]`);
       break;
     case "full":
       drawPart(g, v.part, at, { w: W, h: H }, [], "yuv420p", seg);
