@@ -77,7 +77,7 @@ export class Background {
     }
     if (this.o.mode !== "detached") return;
     try {
-      ensureDetachedWorker(this.instance.db, this.instance.clock, this.instance.home, this.o.workerEntry);
+      ensureDetachedWorker(this.instance.db, this.instance.leaseClock, this.instance.home, this.o.workerEntry);
     } catch (e) {
       // The request that queued the work succeeded; the next kick (or `mediagen serve`) runs it.
       localDebug(`could not start a background worker: ${(e as Error).message}`);
@@ -104,7 +104,7 @@ export class Background {
         if (this.instance.jobs.hasDue()) this.worker.wake();
         return;
       }
-      if (this.o.mode === "detached") ensureDetachedWorker(this.instance.db, this.instance.clock, this.instance.home, this.o.workerEntry);
+      if (this.o.mode === "detached") ensureDetachedWorker(this.instance.db, this.instance.leaseClock, this.instance.home, this.o.workerEntry);
     } catch (e) {
       // The request goes on; the next look (a second later) tries again.
       localDebug(`looking after the job queue failed: ${(e as Error).message}`);

@@ -83,6 +83,8 @@ export class LocalInstance implements LocalInstanceApi {
   readonly defaultKeyPath: string;
   /** The injected (or system) clock moved by `local clock` (clock.ts InstanceClock). */
   readonly clock: InstanceClock;
+  /** Leases of jobs and workers: the injected (or system) clock, which `local clock` does not move. */
+  readonly leaseClock: Clock;
   readonly ids: IdGen;
   readonly workerMode: WorkerMode;
   readonly leaseMs: number;
@@ -119,6 +121,7 @@ export class LocalInstance implements LocalInstanceApi {
       },
       tx: (fn) => this.tx(fn),
     });
+    this.leaseClock = this.clock.base;
     this.ids = opts.ids ?? randomIds;
     this.workerMode = opts.worker ?? "detached";
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
@@ -173,7 +176,7 @@ export class LocalInstance implements LocalInstanceApi {
     });
     this.snapshots = new Snapshots(this);
     this.requests = new RequestJournal(this);
-    this.lifecycle = new Lifecycle(this.storage, this.background, this.clock, forgetAuth);
+    this.lifecycle = new Lifecycle(this.storage, this.background, this.leaseClock, forgetAuth);
 
     if (this.workerMode === "inline") this.background.launch();
     // Work left behind by a worker that died (or a machine that restarted) resumes with the next command.

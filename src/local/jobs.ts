@@ -50,6 +50,10 @@ export class JobQueue implements JobsApi {
   private now(): number {
     return this.instance.clock.now();
   }
+  /** Leases count on the lease clock: moving the emulated time (`local clock`) does not end them. */
+  private leaseNow(): number {
+    return this.instance.leaseClock.now();
+  }
 
   enqueue(job: EnqueueJob): string {
     const id = this.instance.ids.prefixed("job_");
@@ -83,13 +87,12 @@ export class JobQueue implements JobsApi {
 
   /** A job is due when queued and its time has come, or running under an expired lease. */
   hasDue(lane?: Lane): boolean {
-    const now = this.now();
     return !!this.db
       .prepare(
         `SELECT 1 FROM jobs WHERE ${lane ? LANE_SQL[lane] : "1"}
            AND ((status = 'queued' AND run_after <= ?) OR (status = 'running' AND lease_expires <= ?)) LIMIT 1`,
       )
-      .get(now, now);
+      .get(this.now(), this.leaseNow());
   }
 
   /** Anything not finished at all (a detached worker stays while this is true). */
@@ -99,7 +102,9 @@ export class JobQueue implements JobsApi {
 
   /** Jobs of a lane running under a live lease, in every process using the instance. */
   runningCount(lane: Lane): number {
-    const row = this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE ${LANE_SQL[lane]} AND status = 'running' AND lease_expires > ?`).get(this.now()) as { n: number };
+    const row = this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE ${LANE_SQL[lane]} AND status = 'running' AND lease_expires > ?`).get(this.leaseNow()) as {
+      n: number;
+    };
     return row.n;
   }
 
@@ -115,13 +120,14 @@ export class JobQueue implements JobsApi {
       if (cap !== undefined && this.runningCount(lane) >= cap) return undefined;
       for (;;) {
         const now = this.now();
+        const leaseNow = this.leaseNow();
         const job = this.db
           .prepare(
             `SELECT * FROM jobs WHERE ${LANE_SQL[lane]}
                AND ((status = 'queued' AND run_after <= ?) OR (status = 'running' AND lease_expires <= ?))
              ORDER BY run_after, created_at, rowid LIMIT 1`,
           )
-          .get(now, now) as JobRow | undefined;
+          .get(now, leaseNow) as JobRow | undefined;
         if (!job) return undefined;
         const kind = this.kinds[job.kind];
         if (!kind) {
@@ -138,7 +144,7 @@ export class JobQueue implements JobsApi {
             `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_expires = ?,
                     last_error = COALESCE(?, last_error), updated_at = ? WHERE id = ?`,
           )
-          .run(token, now + leaseMs, lost ? "a previous attempt lost its worker (lease expired)" : null, now, job.id);
+          .run(token, leaseNow + leaseMs, lost ? "a previous attempt lost its worker (lease expired)" : null, now, job.id);
         return this.get(job.id)!;
       }
     });
@@ -176,10 +182,9 @@ export class JobQueue implements JobsApi {
    */
   renew(jobId: string, token: string, leaseMs: number): boolean {
     return this.instance.tx(() => {
-      const now = this.now();
       const r = this.db
         .prepare("UPDATE jobs SET lease_expires = ?, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
-        .run(now + leaseMs, now, jobId, token);
+        .run(this.leaseNow() + leaseMs, this.now(), jobId, token);
       return r.changes === 1;
     });
   }
@@ -233,8 +238,7 @@ export class JobQueue implements JobsApi {
    * Returns how many leases it ended.
    */
   expireLeasesOf(dead: (token: string) => boolean): number {
-    const now = this.now();
-    const held = this.db.prepare("SELECT id, lease_owner FROM jobs WHERE status = 'running' AND lease_expires > ?").all(now) as {
+    const held = this.db.prepare("SELECT id, lease_owner FROM jobs WHERE status = 'running' AND lease_expires > ?").all(this.leaseNow()) as {
       id: string;
       lease_owner: string | null;
     }[];
@@ -245,7 +249,7 @@ export class JobQueue implements JobsApi {
       for (const j of orphans) {
         n += this.db
           .prepare("UPDATE jobs SET lease_expires = ?, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
-          .run(this.now(), this.now(), j.id, j.lease_owner).changes;
+          .run(this.leaseNow(), this.now(), j.id, j.lease_owner).changes;
       }
       return n;
     });

@@ -164,6 +164,11 @@ export interface LocalInstanceApi {
   /** Absolute path of the media dir (`$MEDIAGEN_HOME/local/media`). */
   readonly mediaDir: string;
   readonly clock: Clock;
+  /**
+   * The clock job and worker leases count on: the injected (or the machine's) clock, never moved by
+   * `local clock advance|freeze`, so moving the emulated time does not make a running job look dead.
+   */
+  readonly leaseClock: Clock;
   readonly ids: IdGen;
   readonly ledger: LedgerApi;
   readonly jobs: JobsApi;

@@ -120,9 +120,9 @@ export class Worker {
   start(exclusive = false): boolean {
     if (this.running) return true;
     if (this.opts.register) {
-      const now = this.instance.clock.now();
+      const now = this.instance.leaseClock.now();
       const row = { id: this.id, pid: process.pid, mode: this.opts.mode, lease_expires: now + this.opts.leaseMs, started_at: now };
-      if (!registerWorker(this.instance.db, this.instance.clock, row, exclusive)) return false;
+      if (!registerWorker(this.instance.db, this.instance.leaseClock, row, exclusive)) return false;
       this.rowTimer = setInterval(() => this.renewRow(), Math.max(10, Math.floor(this.opts.leaseMs / 3)));
       if (!this.opts.keepAlive) this.rowTimer.unref();
     }
@@ -133,13 +133,13 @@ export class Worker {
 
   private renewRow(): void {
     try {
-      const now = this.instance.clock.now();
+      const now = this.instance.leaseClock.now();
       // Through tx: it refuses a database that was deleted under this process.
       this.instance.tx(() => {
         if (!renewWorker(this.instance.db, this.id, now + this.opts.leaseMs)) {
           registerWorker(
             this.instance.db,
-            this.instance.clock,
+            this.instance.leaseClock,
             { id: this.id, pid: process.pid, mode: this.opts.mode, lease_expires: now + this.opts.leaseMs, started_at: now },
             false,
           );

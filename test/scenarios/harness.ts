@@ -205,9 +205,10 @@ export class TargetHarness {
         key === undefined
           ? new RawDispatchEngine(this.instance, undefined)
           : this.instance.engine(key, undefined, {
-              // Waits move the instance's clock, as the hosted client's do below.
-              now: () => this.clock.now(),
-              sleep: async (ms) => this.clock.advance(ms),
+              // Waits move the instance's clock (as `local clock advance` does: leases stay on the
+              // base clock, so a 429's wait does not end a running job's lease), as the hosted client's do below.
+              now: () => this.instance.clock.now(),
+              sleep: async (ms) => void this.instance.clock.advance(ms),
               random: () => 0,
               ...(opts.rateLimitRetries !== undefined ? { rateLimitRetries: opts.rateLimitRetries } : {}),
             });
@@ -219,8 +220,8 @@ export class TargetHarness {
         // The served instance answers every request here, the ones the client would refuse too.
         checkRequests: false,
         // The client waits on the same clock the instance counts windows with, without sleeping.
-        now: () => this.clock.now(),
-        sleep: async (ms) => this.clock.advance(ms),
+        now: () => this.instance.clock.now(),
+        sleep: async (ms) => void this.instance.clock.advance(ms),
         random: () => 0,
         ...(opts.rateLimitRetries !== undefined ? { rateLimitRetries: opts.rateLimitRetries } : {}),
         ...(opts.debug ? { debug: opts.debug } : {}),

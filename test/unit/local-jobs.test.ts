@@ -174,6 +174,25 @@ describe("leases", () => {
     expect(t.jobs.get(id)?.last_error).toMatch(/lost its worker/);
   });
 
+  test("moving the instance's clock (`local clock advance`, `freeze`) does not end a lease; only its own time does", async () => {
+    const { t, clock } = setup({ leaseMs: 5_000 });
+    register("t-time-travel", () => {});
+    const id = enqueue(t, "t-time-travel", 2);
+    expect(t.jobs.claim("busy-worker#1", "work", 5_000)?.id).toBe(id);
+    t.advanceClock("2h");
+    expect(t.jobs.claim("other#1", "work", 5_000)).toBeUndefined();
+    expect(t.jobs.runningCount("work")).toBe(1);
+    t.freezeClock();
+    expect(t.jobs.claim("other#2", "work", 5_000)).toBeUndefined();
+    // The holder renews on its lease's own time, and keeps the job through both moves.
+    clock.advance(4_000);
+    expect(t.jobs.renew(id, "busy-worker#1", 5_000)).toBe(true);
+    clock.advance(4_000);
+    expect(t.jobs.claim("other#3", "work", 5_000)).toBeUndefined();
+    clock.advance(1_001);
+    expect(t.jobs.claim("other#4", "work", 5_000)?.id).toBe(id);
+  });
+
   test("with no attempts left, a lost job is given up once and never run", async () => {
     const { t, clock } = setup({ leaseMs: 5_000 });
     const probe = register("t-lost", () => {});
