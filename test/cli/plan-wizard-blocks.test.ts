@@ -160,6 +160,12 @@ describe.concurrent("the wizard, round 3", () => {
     expect(job, made.screen).toBeDefined();
     const history = (await run(["history", "--json", "--no-refresh"], { home })).json<{ id: string; video_format?: { format: string } }[]>();
     expect(history.find((h) => h.id === job)?.video_format).toEqual({ format: "horizontal" });
+    // The video made: horizontal, with music (off when not asked).
+    const status = (await run(["generation", "status", job!, "--json"], { home })).json<{ result: { video_id: string } }>();
+    const video = (await run(["local", "videos", "show", status.result.video_id, "--json"], { home })).json<{
+      timeline: { format: string; options: { music: boolean } };
+    }>();
+    expect(video.timeline).toMatchObject({ format: "horizontal", options: { music: true } });
   });
 
   it("at 50 columns the timeline, the notes and the warnings fit the terminal, at word boundaries, ids whole", { timeout: 90_000 }, async () => {
