@@ -10,7 +10,12 @@
  * then writes it atomically (temp file + rename). Work in progress is kept as a draft beside the
  * output (plan-draft.ts) and offered on the next run; Ctrl-C with unsaved work asks before the draft
  * is discarded (a second Ctrl-C quits, keeping it), then exits 130. A look whose shape differs from
- * the video's is said when picked. Without a terminal it refuses (exit 2) and names the non-interactive way.
+ * the video's is said when picked. Each spoken block asks its voice once its look is known, the one
+ * fitting the look's gender and the text's language offered first; another is kept with a warning.
+ * After saving, the video's format and background music (request fields, not plan fields: they go to
+ * `generate` as flags) come before "Make the video now?". What the wizard prints itself fits the
+ * terminal's width (broken between words, ids whole). Without a terminal it refuses (exit 2) and names
+ * the non-interactive way.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -21,7 +26,7 @@ import { checkPlan, MEDIA_SHOW, refProblem, type MediaShowValue, type PlanBlock 
 import { estimateSpeechMs } from "./text.js";
 import { draftPath, readDraft, removeDraft, writeDraft } from "./plan-draft.js";
 import { lookFitNote } from "./plan-formats.js";
-import { fitParts, wrapWords } from "./plan-show.js";
+import { fitParts, planTimeline, timelineLines, wrapWords } from "./plan-show.js";
 import { stderrWidth } from "../../cli/output.js";
 import { textLanguage } from "../../cli/voice-for-look.js";
 import { wrapExample } from "../../cli/help-text.js";
@@ -618,7 +623,6 @@ class Wizard {
     const checked = checkPlan(plan, { allowLocalFiles: this.target === "local" });
     this.say("");
     if (checked.blocks) {
-      const { planTimeline, timelineLines } = await import("./plan-show.js");
       const tl = planTimeline(checked.blocks as PlanBlock[], this.target);
       const names = { voice: (id: string) => this.voices.find((v) => v.id === id)?.name, look: (id: string) => this.looks.find((x) => x.id === id)?.look_name };
       for (const l of timelineLines(tl, names, this.width)) this.say(l);
@@ -838,7 +842,7 @@ class Wizard {
       ...(mp4 ? ["--export", "--download", shellWord(mp4)] : next === "export" ? ["--export"] : []),
     ];
     const head = `${next === "no" ? "To make it later" : "Running"}:`;
-    // A command too wide for the terminal is broken between words with " \\", so it still pastes as one.
+    // A command too wide for the terminal is broken between words, each break ending in a backslash, so it still pastes as one.
     if (head.length + 1 + args.join(" ").length <= this.width) this.say(`${head} ${args.join(" ")}`);
     else this.err.write(`${head}\n${wrapExample(args.join(" "), this.width)}\n`);
     if (next === "no") return;
