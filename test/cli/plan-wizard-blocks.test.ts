@@ -205,7 +205,7 @@ describe.concurrent("the wizard, round 3", () => {
       { expect: "❯ Maya at the office", send: ENTER },
       { expect: "Note:" },
       { expect: "Total: about" },
-      // Saved; the command to make it later is broken with " \\" to fit.
+      // Saved; the command to make it later is broken between words, a backslash at each break, to fit.
       ...SAVE,
       { expect: "Video format", send: ENTER },
       { expect: "Background music?", send: "y" + ENTER },
