@@ -111,6 +111,9 @@ export function videoFlags(v: VideoChoice): string[] {
   ];
 }
 
+/** A language code without its region (`en-US` → `en`), as a text's words tell it. */
+const baseLanguage = (code: string) => String(code).toLowerCase().split(/[-_]/)[0] ?? "";
+
 /** A draft's state as written by this wizard (checked loosely: the blocks are read as they were kept). */
 function isState(s: unknown): s is State {
   const x = s as Partial<State> | null;
@@ -489,9 +492,9 @@ class Wizard {
     return this.looks.find((l) => l.id === id);
   }
 
-  /** The language a block's text is in, when its words say (undefined otherwise). */
+  /** The language a block's text is in (a base code: `en`), when its words say; undefined otherwise. */
   textLanguageOf(b: WBlock): string | undefined {
-    const langs = [...new Set(this.voices.map((v) => v.language))];
+    const langs = [...new Set(this.voices.map((v) => baseLanguage(v.language)))];
     return textLanguage(b.sequences.map((s) => s.text ?? "").join(" "), langs);
   }
 
@@ -504,8 +507,9 @@ class Wizard {
   async pickBlockVoice(st: State, b: WBlock): Promise<void> {
     const look = this.speakingLook(st, b);
     const lang = this.textLanguageOf(b);
-    const wanted = lang ?? this.voices.find((v) => v.id === st.voice)?.language;
-    const fits = (v: VoiceItem) => (!look?.gender || v.gender === look.gender) && (!wanted || v.language === wanted);
+    const defaultLanguage = this.voices.find((v) => v.id === st.voice)?.language;
+    const wanted = lang ?? (defaultLanguage ? baseLanguage(defaultLanguage) : undefined);
+    const fits = (v: VoiceItem) => (!look?.gender || v.gender === look.gender) && (!wanted || baseLanguage(v.language) === wanted);
     const known = [b.voice_id, st.voice, ...st.blocks.map((x) => x.voice_id)].flatMap((id) => this.voices.filter((v) => v.id === id));
     const first = known.find(fits) ?? this.voices.find(fits) ?? known[0] ?? this.voices[0]!;
     const ordered = [first, ...this.voices.filter((v) => v !== first && fits(v)), ...this.voices.filter((v) => v !== first && !fits(v))];
@@ -524,7 +528,7 @@ class Wizard {
     const v = this.voices.find((x) => x.id === id);
     const off: string[] = [];
     if (v && look?.gender && v.gender && v.gender !== look.gender) off.push(`is a ${v.gender} voice on a ${look.gender} look (${look.look_name})`);
-    if (v && lang && v.language && v.language !== lang) off.push(`speaks ${v.language}, the text reads as ${lang}`);
+    if (v && lang && v.language && baseLanguage(v.language) !== lang) off.push(`speaks ${v.language}, the text reads as ${lang}`);
     if (v && off.length) this.say(`Warning: ${v.name} (${v.id}) ${off.join("; it ")}. Kept: "Edit a block…" changes it.`);
   }
 
