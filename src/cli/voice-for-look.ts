@@ -17,6 +17,11 @@ const COMMON_WORDS: Record<string, readonly string[]> = {
 
 /** The language a text is most likely in, among those given (by common words); the first when unsure. */
 export function guessLanguage(text: string, among: readonly string[]): string | undefined {
+  return textLanguage(text, among) ?? (among.includes("en") ? "en" : among[0]);
+}
+
+/** The language a text's common words say, among those given; undefined when none of its words tell. */
+export function textLanguage(text: string, among: readonly string[]): string | undefined {
   const words = text
     .toLowerCase()
     .split(/[^\p{L}]+/u)
@@ -29,7 +34,7 @@ export function guessLanguage(text: string, among: readonly string[]): string | 
     const n = words.filter((w) => common.includes(w)).length;
     if (n > score) [best, score] = [lang, n];
   }
-  return best ?? (among.includes("en") ? "en" : among[0]);
+  return best;
 }
 
 export interface VoicePick {

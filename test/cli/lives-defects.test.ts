@@ -208,6 +208,8 @@ describe("the wizard's generate-and-export", () => {
       { expect: "Block 1 · voice Noah (vc_noah)" },
       { expect: "What next?", send: "\u001b[A\u001b[A\r" },
       { expect: "Preview it first?", send: "\r" },
+      { expect: "Video format", send: "\r" },
+      { expect: "Background music?", send: "\r" },
       { expect: "Make the video now?", send: "\u001b[B\u001b[B\r" },
       { expect: "--export --download" },
       { expect: "short.mp4" },

@@ -56,6 +56,8 @@ describe("plan preview on a terminal", () => {
       { expect: "What next?", send: UP + UP + ENTER },
       { expect: "Preview it first?", send: "y" + ENTER },
       { expect: "Open short.preview.mp4 now?", send: "n" + ENTER },
+      { expect: "Video format", send: ENTER },
+      { expect: "Background music?", send: ENTER },
       { expect: "Make the video now?", send: ENTER },
     ];
     const r = await onTerminal(steps, ["plan", "edit", "short.json"]);

@@ -32,6 +32,9 @@ const firstSequence = (text: string): Step[] => [
   { expect: "Look for this sequence", send: ENTER },
   { expect: "Action", send: ENTER },
   { expect: "Media on screen", send: ENTER },
+  // The block's voice: the default one, Olivia, fits the look (female) and the text (English).
+  { expect: "Voice of this block (type to search)" },
+  { expect: "❯ Olivia", send: ENTER },
 ];
 
 beforeAll(() => {
@@ -70,6 +73,8 @@ describe.concurrent("plan new keeps a draft", () => {
       { expect: "Block 1 · voice Olivia (vc_olivia) · look Maya in the kitchen (lk_maya_kitchen)" },
       { expect: "What next?", send: UP + UP + ENTER },
       { expect: "Preview it first?", send: ENTER },
+      { expect: "Video format", send: ENTER },
+      { expect: "Background music?", send: ENTER },
       { expect: "Make the video now?", send: ENTER },
     ];
     const r2 = await onTerminal(["plan", "new", "-o", "kept.json"], again, { home, cwd: dir });

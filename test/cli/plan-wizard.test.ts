@@ -63,6 +63,9 @@ describe("plan new on a terminal", () => {
       { expect: "Media on screen", send: DOWN + DOWN + DOWN + ENTER },
       { expect: "Path of the image or video file", send: "kitchen.png" + ENTER },
       { expect: "How to show it", send: ENTER },
+      // The block's voice, pre-filled with the default voice (it fits the look: female, English).
+      { expect: "Voice of this block (type to search)" },
+      { expect: "❯ Olivia", send: ENTER },
       { expect: "Add another sequence to this block?", send: ENTER },
       // The running timeline and price.
       { expect: "Block 1 · voice Olivia (vc_olivia) · look Maya in the kitchen (lk_maya_kitchen)" },
@@ -76,6 +79,8 @@ describe("plan new on a terminal", () => {
       { expect: "❯ Maya at the office", send: ENTER },
       { expect: "Action", send: "smiles" + ENTER },
       { expect: "Media on screen", send: ENTER },
+      { expect: "Voice of this block (type to search)" },
+      { expect: "❯ Olivia", send: ENTER },
       { expect: "Add another sequence to this block?", send: ENTER },
       // A silence of 1.5 s.
       { expect: "What next?", send: DOWN + ENTER },
@@ -87,6 +92,8 @@ describe("plan new on a terminal", () => {
       // Save (second from the bottom of the menu), then do not generate now.
       { expect: "What next?", send: UP + UP + ENTER },
       { expect: "Preview it first?", send: ENTER },
+      { expect: "Video format", send: ENTER },
+      { expect: "Background music?", send: ENTER },
       { expect: "Make the video now?", send: ENTER },
       { expect: "To make it later: mediagen generate --plan plan.json --watch" },
     ];
@@ -137,6 +144,8 @@ describe("plan new on a terminal", () => {
       { expect: "Delete block 2?", send: "y" + ENTER },
       { expect: "What next?", send: UP + UP + ENTER },
       { expect: "Preview it first?", send: ENTER },
+      { expect: "Video format", send: ENTER },
+      { expect: "Background music?", send: ENTER },
       { expect: "Make the video now?", send: ENTER },
     ];
     const r = await onTerminal(steps, ["plan", "edit", "edit-me.json"]).finally(() => fs.renameSync(file, path.join(home, "edited.json")));
@@ -156,6 +165,8 @@ describe("plan new on a terminal", () => {
       { expect: "Block 1 · voice Noah (vc_noah)" },
       { expect: "What next?", send: UP + UP + ENTER },
       { expect: "Preview it first?", send: ENTER },
+      { expect: "Video format", send: ENTER },
+      { expect: "Background music?", send: ENTER },
       { expect: "Make the video now?", send: DOWN + ENTER },
       { expect: "Running: mediagen generate --plan short.json --watch" },
     ];

@@ -109,9 +109,77 @@ export function clock(ms: number): string {
 
 const seconds = (ms: number) => `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
 
+/** The text quoted, cut at `max` characters with "…" (between words when one ends in the last third). */
 function quote(text: string, max: number): string {
-  const t = text.length > max ? text.slice(0, Math.max(1, max - 1)) + "…" : text;
-  return `"${t}"`;
+  if (text.length <= max) return `"${text}"`;
+  const cut = text.slice(0, Math.max(1, max - 1));
+  const space = cut.lastIndexOf(" ");
+  const t = space >= (cut.length * 2) / 3 ? cut.slice(0, space).replace(/[\s,;:.]+$/, "") : cut;
+  return `"${t}…"`;
+}
+
+/** An id of the service (`vc_emma`, `lk_maya_kitchen`), maybe in brackets or before a comma: never cut. */
+const ID_WORD = /^\(?[A-Za-z]+_[\w-]+\)?[,.;:]?$/;
+
+/** A word longer than `room` (a link, a path) shortened in its middle, its end (the file's name) kept; an id stays whole. */
+function shortenWord(word: string, room: number): string {
+  if (word.length <= room || room < 8 || ID_WORD.test(word)) return word;
+  const head = Math.floor((room - 1) * 0.4);
+  return `${word.slice(0, head)}…${word.slice(word.length - (room - 1 - head))}`;
+}
+
+/**
+ * A line fitted to `width` columns: broken between words (a "·" stays with the word after it, so no
+ * line ends with one), each further line indented by the line's own leading spaces plus `indent`; a
+ * word too long for a line is shortened in its middle, an id never. Unchanged when the width is unknown.
+ */
+export function wrapWords(text: string, width: number, indent = "  "): string[] {
+  if (!Number.isFinite(width) || width <= 0 || text.length <= width) return [text];
+  const lead = /^ */.exec(text)![0];
+  const words: string[] = [];
+  for (const w of text.slice(lead.length).split(/ +/)) {
+    const prev = words[words.length - 1];
+    if (prev === "·") words[words.length - 1] = `· ${w}`;
+    else words.push(w);
+  }
+  const out: string[] = [];
+  let line = lead;
+  let empty = true;
+  const rest = width - lead.length - indent.length;
+  for (const word of words) {
+    // A word too long for any line (a link) is shortened where it is, when some room is left there.
+    const inPlace = word.length > rest && !ID_WORD.test(word) && width - line.length - 1 >= 20;
+    if (!empty && !inPlace && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = lead + indent;
+      empty = true;
+    }
+    const w = shortenWord(word, width - line.length - (empty ? 0 : 1));
+    line = empty ? line + w : `${line} ${w}`;
+    empty = false;
+  }
+  out.push(line);
+  return out;
+}
+
+/**
+ * Parts of a line joined by " · " within `width`: a part that does not fit on the line starts the
+ * next one (indented by `lead` and "  · "), and is itself wrapped between words when longer than a line.
+ */
+export function fitParts(parts: readonly string[], width: number, lead = ""): string[] {
+  const one = lead + parts.join(" · ");
+  if (!Number.isFinite(width) || width <= 0 || one.length <= width) return [one];
+  const out: string[] = [];
+  let line = lead + parts[0];
+  for (const part of parts.slice(1)) {
+    if (line.length + 3 + part.length <= width) line += ` · ${part}`;
+    else {
+      out.push(...wrapWords(line, width));
+      line = `${lead}  · ${part}`;
+    }
+  }
+  out.push(...wrapWords(line, width, "    "));
+  return out;
 }
 
 export function mediaText(m: PlanMedia): string {
@@ -124,29 +192,42 @@ export interface ShowNames {
   look?(id: string): string | undefined;
 }
 
-/** The timeline as lines: one header per block, one line per sequence, then the totals. */
-export function timelineLines(tl: PlanTimeline, names: ShowNames = {}, width = 100): string[] {
+/**
+ * The timeline as lines: one header per block, one line per sequence, then the totals. With a
+ * `width` (the wizard's terminal), every line fits it: texts are cut shorter, the rest wraps between
+ * words, ids whole.
+ */
+export function timelineLines(tl: PlanTimeline, names: ShowNames = {}, width?: number): string[] {
+  const w = width ?? 100;
+  const fit = width === undefined ? Infinity : width;
   const voice = (id: string | null) => (id === null ? "request's voice" : names.voice?.(id) ? `${names.voice(id)} (${id})` : id);
   const look = (id: string | null) => (id === null ? "request's avatar" : names.look?.(id) ? `${names.look(id)} (${id})` : id);
   const lines: string[] = [];
+  // Below 80 columns the notes under a sequence are indented less, so their words have room.
+  const pad = fit < 80 ? "    " : " ".repeat(17);
   for (const b of tl.blocks) {
-    const head = b.silent ? `Block ${b.index + 1} · silent` : `Block ${b.index + 1} · voice ${b.audio_url ? `audio ${b.audio_url}` : voice(b.voice_id)}`;
-    lines.push(`${head} · look ${look(b.look_id)}`);
+    const head = b.silent ? ["silent"] : [`voice ${b.audio_url ? `audio ${b.audio_url}` : voice(b.voice_id)}`];
+    lines.push(...fitParts([`Block ${b.index + 1}`, ...head, `look ${look(b.look_id)}`], fit));
     for (const s of b.sequences) {
       const when = `  ${clock(s.start_ms)}–${clock(s.end_ms)}`;
-      const say = s.silent ? `(silence, ${seconds(s.duration_ms)})` : `${quote(s.text!, Math.max(20, width - 40))} (about ${seconds(s.duration_ms)})`;
-      lines.push(`${when}  ${say}`);
+      const about = ` (about ${seconds(s.duration_ms)})`;
+      const room = Math.max(16, Math.min(w - 40, w - when.length - about.length - 4));
+      const say = s.silent ? `(silence, ${seconds(s.duration_ms)})` : `${quote(s.text!, room)}${about}`;
+      lines.push(...wrapWords(`${when}  ${say}`, fit, "    "));
       const extras: string[] = [];
       if (s.look_from === "sequence") extras.push(`look ${look(s.look_id)}`);
       if (s.action) extras.push(`action: ${s.action}`);
       if (s.media) extras.push(`media: ${mediaText(s.media)}`);
-      if (extras.length) lines.push(`                 ${extras.join(" · ")}`);
+      if (extras.length) lines.push(...fitParts(extras, fit, pad));
     }
   }
   const price = tl.estimated_credits === null ? "price unknown" : `${tl.exact ? "" : "about "}${tl.estimated_credits} credit${tl.estimated_credits === 1 ? "" : "s"}`;
   lines.push(
-    `Total: about ${seconds(tl.total_ms)} (${clock(tl.total_ms)}), ${tl.blocks.length} block${tl.blocks.length === 1 ? "" : "s"}, ${price}` +
-      (tl.automatic_broll ? "; no sequence has media, so automatic b-roll fills the slots" : ""),
+    ...wrapWords(
+      `Total: about ${seconds(tl.total_ms)} (${clock(tl.total_ms)}), ${tl.blocks.length} block${tl.blocks.length === 1 ? "" : "s"}, ${price}` +
+        (tl.automatic_broll ? "; no sequence has media, so automatic b-roll fills the slots" : ""),
+      fit,
+    ),
   );
   return lines;
 }

@@ -10,7 +10,12 @@
  * then writes it atomically (temp file + rename). Work in progress is kept as a draft beside the
  * output (plan-draft.ts) and offered on the next run; Ctrl-C with unsaved work asks before the draft
  * is discarded (a second Ctrl-C quits, keeping it), then exits 130. A look whose shape differs from
- * the video's is said when picked. Without a terminal it refuses (exit 2) and names the non-interactive way.
+ * the video's is said when picked. Each spoken block asks its voice once its look is known, the one
+ * fitting the look's gender and the text's language offered first; another is kept with a warning.
+ * After saving, the video's format and background music (request fields, not plan fields: they go to
+ * `generate` as flags) come before "Make the video now?". What the wizard prints itself fits the
+ * terminal's width (broken between words, ids whole). Without a terminal it refuses (exit 2) and names
+ * the non-interactive way.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -21,6 +26,10 @@ import { checkPlan, MEDIA_SHOW, refProblem, type MediaShowValue, type PlanBlock 
 import { estimateSpeechMs } from "./text.js";
 import { draftPath, readDraft, removeDraft, writeDraft } from "./plan-draft.js";
 import { lookFitNote } from "./plan-formats.js";
+import { fitParts, planTimeline, timelineLines, wrapWords } from "./plan-show.js";
+import { stderrWidth } from "../../cli/output.js";
+import { textLanguage } from "../../cli/voice-for-look.js";
+import { wrapExample } from "../../cli/help-text.js";
 
 export interface WizardOptions {
   output: string;
@@ -74,6 +83,36 @@ interface State {
 }
 
 type Prompts = typeof import("@inquirer/prompts");
+
+/** What the step before "Make the video now?" chose: the request's `format` (and size) and `enable.music`; nothing chosen is today's request. */
+export interface VideoChoice {
+  format?: string;
+  width?: string;
+  height?: string;
+  music?: true;
+}
+
+/** The request's formats (the spec's `format` of POST /generation/start); vertical is the service's default. */
+const FORMAT_CHOICES = [
+  { name: "vertical — 9:16 (the default)", value: "" },
+  { name: "square — 1:1", value: "square" },
+  { name: "ads — 4:5", value: "ads" },
+  { name: "horizontal — 16:9", value: "horizontal" },
+  { name: "custom — a width and height of yours", value: "custom" },
+];
+
+/** The flags of `generate` that say a VideoChoice. */
+export function videoFlags(v: VideoChoice): string[] {
+  return [
+    ...(v.format ? ["--format", v.format] : []),
+    ...(v.width ? ["--width", v.width] : []),
+    ...(v.height ? ["--height", v.height] : []),
+    ...(v.music ? ["--music"] : []),
+  ];
+}
+
+/** A language code without its region (`en-US` → `en`), as a text's words tell it. */
+const baseLanguage = (code: string) => String(code).toLowerCase().split(/[-_]/)[0] ?? "";
 
 /** A draft's state as written by this wizard (checked loosely: the blocks are read as they were kept). */
 function isState(s: unknown): s is State {
@@ -192,8 +231,13 @@ class Wizard {
   private get io() {
     return { input: this.ctx.io.stdin, output: this.ctx.io.stderr };
   }
-  private say(line = "") {
-    this.err.write(line + "\n");
+  /** The terminal's width (Infinity when it reports none): what the wizard's own lines are fitted to. */
+  private get width(): number {
+    return stderrWidth(this.ctx.io);
+  }
+  /** A line (or several) on stderr, each broken between words to fit the terminal, ids whole. */
+  private say(text = "") {
+    for (const line of text.split("\n")) for (const l of wrapWords(line, this.width)) this.err.write(l + "\n");
   }
 
   async load(): Promise<void> {
@@ -442,6 +486,52 @@ class Wizard {
     return { text, duration_ms: duration, look_id: look === blockLook ? null : look, action: action || null, media };
   }
 
+  /** The look on screen while a block speaks first: its first sequence's, else the block's. */
+  speakingLook(st: State, b: WBlock): LookItem | undefined {
+    const id = b.sequences[0]?.look_id ?? this.blockLook(st, b);
+    return this.looks.find((l) => l.id === id);
+  }
+
+  /** The language a block's text is in (a base code: `en`), when its words say; undefined otherwise. */
+  textLanguageOf(b: WBlock): string | undefined {
+    const langs = [...new Set(this.voices.map((v) => baseLanguage(v.language)))];
+    return textLanguage(b.sequences.map((s) => s.text ?? "").join(" "), langs);
+  }
+
+  /**
+   * A spoken block's voice, asked once its look is known: every voice, the one suggested first (Enter
+   * takes it): the block's own or the plan's default when it fits the look's gender and the text's
+   * language (else the default voice's language), else another block's that fits, else the first that
+   * fits. A voice of another gender than the look, or another language than the text, is kept, with a warning.
+   */
+  async pickBlockVoice(st: State, b: WBlock): Promise<void> {
+    const look = this.speakingLook(st, b);
+    const lang = this.textLanguageOf(b);
+    const defaultLanguage = this.voices.find((v) => v.id === st.voice)?.language;
+    const wanted = lang ?? (defaultLanguage ? baseLanguage(defaultLanguage) : undefined);
+    const fits = (v: VoiceItem) => (!look?.gender || v.gender === look.gender) && (!wanted || baseLanguage(v.language) === wanted);
+    const known = [b.voice_id, st.voice, ...st.blocks.map((x) => x.voice_id)].flatMap((id) => this.voices.filter((v) => v.id === id));
+    const first = known.find(fits) ?? this.voices.find(fits) ?? known[0] ?? this.voices[0]!;
+    const ordered = [first, ...this.voices.filter((v) => v !== first && fits(v)), ...this.voices.filter((v) => v !== first && !fits(v))];
+    const id = await this.p.search(
+      {
+        message: "Voice of this block (type to search)",
+        pageSize: 8,
+        source: async (term) =>
+          ordered
+            .filter((v) => !term || `${v.name} ${v.id} ${v.language} ${v.gender}`.toLowerCase().includes(term.toLowerCase()))
+            .map((v) => ({ name: `${v.name} — ${v.language}, ${v.gender} (${v.id})`, value: v.id, short: `${v.name} (${v.id})` })),
+      },
+      this.io,
+    );
+    b.voice_id = id === st.voice ? null : id;
+    const v = this.voices.find((x) => x.id === id);
+    const off: string[] = [];
+    if (v && look?.gender && v.gender && v.gender !== look.gender) off.push(`is a ${v.gender} voice on a ${look.gender} look (${look.look_name})`);
+    if (v && lang && v.language && baseLanguage(v.language) !== lang) off.push(`speaks ${v.language}, the text reads as ${lang}`);
+    if (v && off.length) this.say(`Warning: ${v.name} (${v.id}) ${off.join("; it ")}. Kept: "Edit a block…" changes it.`);
+  }
+
   blockLook(st: State, b: WBlock): string {
     return b.look_id ?? st.look;
   }
@@ -450,7 +540,11 @@ class Wizard {
     const b: WBlock = { voice_id: null, look_id: null, extra: {}, sequences: [] };
     for (;;) {
       b.sequences.push(await this.askSequence(false, st.look));
-      if (b.sequences.length === 1) st.blocks.push(b);
+      if (b.sequences.length === 1) {
+        st.blocks.push(b);
+        this.keep(st);
+        await this.pickBlockVoice(st, b);
+      }
       this.keep(st);
       if (!(await this.p.confirm({ message: "Add another sequence to this block?", default: false }, this.io))) break;
     }
@@ -513,11 +607,11 @@ class Wizard {
         );
         b.sequences.splice(j, 1);
       } else if (what === "voice") {
-        const v = await this.pickVoice("Voice of this block", b.voice_id ?? st.voice);
-        b.voice_id = v === st.voice ? null : v;
+        await this.pickBlockVoice(st, b);
       } else if (what === "look") {
         const l = await this.pickLook("Look of this block");
         b.look_id = l === st.look ? null : l;
+        if (!silent) await this.pickBlockVoice(st, b);
       }
     }
   }
@@ -525,17 +619,17 @@ class Wizard {
   /** The timeline so far, its length and price (stderr). */
   async summary(st: State): Promise<void> {
     if (!st.blocks.length) {
-      this.say(`\nDefault voice ${this.voiceName(st.voice)}, default look ${this.lookName(st.look)}. No block yet.`);
+      this.say("");
+      for (const l of fitParts([`Default voice ${this.voiceName(st.voice)}`, `default look ${this.lookName(st.look)}`, "No block yet."], this.width)) this.say(l);
       return;
     }
     const plan = planOf(st);
     const checked = checkPlan(plan, { allowLocalFiles: this.target === "local" });
     this.say("");
     if (checked.blocks) {
-      const { planTimeline, timelineLines } = await import("./plan-show.js");
       const tl = planTimeline(checked.blocks as PlanBlock[], this.target);
-      for (const l of timelineLines(tl, { voice: (id) => this.voices.find((v) => v.id === id)?.name, look: (id) => this.looks.find((x) => x.id === id)?.look_name }))
-        this.say(l);
+      const names = { voice: (id: string) => this.voices.find((v) => v.id === id)?.name, look: (id: string) => this.looks.find((x) => x.id === id)?.look_name };
+      for (const l of timelineLines(tl, names, this.width)) this.say(l);
     } else {
       for (const p of checked.problems) this.say(`problem: ${p.message}`);
     }
@@ -635,7 +729,7 @@ class Wizard {
     this.ctx.io.out(out);
     this.say(`Saved ${o.output} (checked with the plan rules and the ${this.target} target's ids).`);
     await this.offerPreview(o.output);
-    await this.offerGenerate(o.output);
+    await this.offerGenerate(o.output, await this.askVideo(st));
     return true;
   }
 
@@ -693,7 +787,42 @@ class Wizard {
     await runPreview(this.ctx, file, { output: out, reportOnStderr: true });
   }
 
-  async offerGenerate(file: string): Promise<void> {
+  /**
+   * The video's format and background music (the request's `format` and `enable.music`: the sequence
+   * plan has neither, so they go to `generate` as flags). Enter, Enter: vertical, no music flag, as before.
+   */
+  async askVideo(st: State): Promise<VideoChoice> {
+    const v: VideoChoice = {};
+    const format = await this.p.select({ message: "Video format", choices: FORMAT_CHOICES, default: "" }, this.io);
+    if (format) v.format = format;
+    if (format === "custom") {
+      const px = (message: string, def: string) =>
+        this.p.input(
+          { message, default: def, validate: (x) => (/^\d+$/.test(x.trim()) && Number(x) >= 1 && Number(x) <= 5000 ? true : "a whole number of pixels, 1 to 5000") },
+          this.io,
+        );
+      v.width = String(Number(await px("Width in pixels (1 to 5000)", "1080")));
+      v.height = String(Number(await px("Height in pixels (1 to 5000)", "1920")));
+    }
+    if (format) this.sayLookFits(st, v);
+    if (await this.p.confirm({ message: "Background music?", default: false }, this.io)) v.music = true;
+    return v;
+  }
+
+  /** Each look of the plan whose shape differs from the chosen format's: said once. */
+  sayLookFits(st: State, v: VideoChoice): void {
+    const w = Number(v.width);
+    const h = Number(v.height);
+    // A custom size is judged by its shape.
+    const shape = v.format !== "custom" ? v.format : w > h ? "horizontal" : w === h ? "square" : "vertical";
+    const ids = new Set(planOf(st).flatMap((b) => [b.look_id, ...(b.sequences as { look_id?: unknown }[]).map((s) => s.look_id)]));
+    for (const l of this.looks) {
+      const note = ids.has(l.id) ? lookFitNote(l.look_name, l.format, shape) : undefined;
+      if (note) this.say(`Note: ${note}.`);
+    }
+  }
+
+  async offerGenerate(file: string, video: VideoChoice = {}): Promise<void> {
     const next = await this.p.select(
       {
         message: "Make the video now?",
@@ -713,12 +842,16 @@ class Wizard {
       "--plan",
       shellWord(file),
       "--watch",
+      ...videoFlags(video),
       ...(mp4 ? ["--export", "--download", shellWord(mp4)] : next === "export" ? ["--export"] : []),
     ];
-    this.say(`${next === "no" ? "To make it later" : "Running"}: ${args.join(" ")}`);
+    const head = `${next === "no" ? "To make it later" : "Running"}:`;
+    // A command too wide for the terminal is broken between words, each break ending in a backslash, so it still pastes as one.
+    if (head.length + 1 + args.join(" ").length <= this.width) this.say(`${head} ${args.join(" ")}`);
+    else this.err.write(`${head}\n${wrapExample(args.join(" "), this.width)}\n`);
     if (next === "no") return;
     const { runGenerate } = await import("./cli.js");
-    await runGenerate(this.ctx, { plan: file, watch: true, yes: true, ...(mp4 ? { export: true, download: mp4 } : {}) });
+    await runGenerate(this.ctx, { plan: file, watch: true, yes: true, ...video, ...(mp4 ? { export: true, download: mp4 } : {}) });
   }
 }
 
