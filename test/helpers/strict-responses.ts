@@ -48,6 +48,16 @@ const UpperCode = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: "should be an u
  */
 const MODEL_NAMES = [...MODEL_AVAILABLE, "veo-3", "veo-3-fast", "veo-3-lite", "seedance-2", "seedance-2-fast", "seedance-2-1080p"] as const;
 const ModelAvailable = z.array(z.enum(MODEL_NAMES));
+/** hosted-facts, GET /avatar/list: the catalog's age ranges (a closed list there; src has it only as help text). */
+const AgeRange = z.enum(["senior", "adult", "young_adult", "adolescent"]);
+/**
+ * hosted-facts: the catalog's hair colours (a closed list there). UNSETTLED: an avatar made from a
+ * prompt that names no hair colour says `unspecified` on the emulator; the documents do not say what
+ * the service answers for it.
+ */
+const HairColor = z.enum(["black", "brown", "blonde", "red", "gray", "white", "bald", "unspecified"]);
+/** hosted-facts: "Languages are codes such as `en`; regional tags are not documented". */
+const Language = z.string().regex(/^[a-z]{2,3}$/, { error: "should be a language code such as en" });
 
 interface StateRule {
   /** The values of the state field this rule is for. */
@@ -99,10 +109,11 @@ function product(total: string, per: string, count: string) {
 // Folder
 
 const Folder = z.strictObject({
-  id: Id,
+  // hosted-facts: "Ids are 24 lowercase hex characters".
+  id: z.string().regex(/^[0-9a-f]{24}$/, { error: "should be 24 lowercase hex characters" }),
   name: Text,
   type: z.enum(FOLDER_TYPES),
-  parent_folder_id: Id.nullable(),
+  parent_folder_id: z.string().regex(/^[0-9a-f]{24}$/, { error: "should be a folder id (24 lowercase hex characters) or null" }).nullable(),
   created_at: Iso,
 });
 
@@ -315,8 +326,13 @@ const AssetPricing = refined(
 );
 
 /** Exactly one of `url`, `asset_id`, `avatar_id` (an `asset_id` reference: the id only). */
+/**
+ * A reference's `url` as submitted: a URL, or (in process, docs/local-differences.md "References") a
+ * local path the CLI made absolute, which the record shows as given.
+ */
+const ReferenceUrl = z.string().refine((v) => v.startsWith("/") || URL.canParse(v), { error: "should be a URL (or, in process, an absolute local path)" });
 const ReferenceItem = z
-  .strictObject({ url: Url.optional(), asset_id: Id.optional(), avatar_id: Id.optional() })
+  .strictObject({ url: ReferenceUrl.optional(), asset_id: Id.optional(), avatar_id: Id.optional() })
   .refine((r) => Object.keys(r).length === 1, { error: "should have exactly one of url, asset_id, avatar_id" });
 
 const GenerationParams = z.strictObject({
@@ -407,9 +423,9 @@ const person = {
   avatar_name: Text,
   look_name: Text,
   gender: Gender,
-  age_range: Text,
+  age_range: AgeRange,
   ethnicity: Text,
-  hair_color: Text,
+  hair_color: HairColor,
 };
 
 /** `error_message`: a string when the look is `error`, otherwise null. */
@@ -426,9 +442,9 @@ const Avatar = z.strictObject({
   name: Text,
   gender: Gender,
   age: Text,
-  age_range: Text,
+  age_range: AgeRange,
   ethnicity: Text,
-  hair_color: Text,
+  hair_color: HairColor,
   // UNSETTLED (as a look's): an avatar with no ready look has no picture yet; the emulator leaves it out.
   thumbnail: Url.optional(),
   looks: z.array(Look),
@@ -498,7 +514,7 @@ const ResourceAvatar = z.strictObject({
 const Voice = z.strictObject({
   id: Id,
   name: Text,
-  language: z.string().min(2),
+  language: Language,
   gender: Gender,
   tags: z.array(Text),
   source: z.enum(["space", "config"]),
@@ -509,7 +525,7 @@ const Voice = z.strictObject({
 const ResourceVoice = z.strictObject({
   id: Id,
   name: Text,
-  language: z.string().min(2),
+  language: Language,
   accent: Text,
   gender: Gender,
   tags: z.array(Text),
@@ -522,10 +538,13 @@ const ResourceVoice = z.strictObject({
 const Script = z.strictObject({ script: z.string().min(1), cost: Credits, extractedImages: z.array(Url) });
 
 const JobStarted = z.strictObject({ job_id: Id, status: z.literal("pending"), estimated_credits: Credits });
+/** hosted-facts: generation job ids are `run_` followed by an opaque id. */
+const RunId = z.string().regex(/^run_./, { error: "should be run_ followed by an id" });
+const GenerationStarted = JobStarted.extend({ job_id: RunId });
 
 const GenerationStatus = refined(
   z.strictObject({
-    job_id: Id,
+    job_id: RunId,
     status: z.enum(JOB_STATUSES),
     progress_step: Percent,
     current_step: z.enum(GENERATION_STEPS).nullable(),
@@ -592,7 +611,7 @@ export const STRICT_RESPONSES = {
   voiceGet: Voice,
   resourceVoices: z.array(ResourceVoice),
   scriptGenerate: Script,
-  generationStart: JobStarted,
+  generationStart: GenerationStarted,
   generationStatus: GenerationStatus,
   videoDuplicate: VideoDuplicate,
   exportStart: JobStarted,

@@ -62,7 +62,11 @@ const made: Record<string, string> = {};
 const take = (op: OpName, body: unknown): void => {
   const b = body as Record<string, unknown>;
   if (op === "assetStart") made.asset = (b.asset_ids as string[])[0]!;
-  if (op === "avatarList") Object.assign(made, { catalogAvatar: (body as { avatar_id: string }[])[0]!.avatar_id, catalogLook: (body as { id: string }[])[0]!.id });
+  if (op === "avatarList") {
+    // The last look is the catalog's (space looks come first): one with a picture, to edit.
+    const look = (body as { id: string; avatar_id: string }[]).at(-1)!;
+    Object.assign(made, { catalogAvatar: look.avatar_id, catalogLook: look.id });
+  }
   if (op === "avatarEdit") made.editedLook = b.look_id as string;
   if (op === "generationStart") made.job = b.job_id as string;
 };

@@ -11,7 +11,7 @@ import { responseProblems } from "../../src/hosted/response-check.js";
 import { expectStrict, STRICT_RESPONSES, strictProblems } from "../helpers/strict-responses.js";
 
 const T = "2026-01-02T03:04:05.000Z";
-const folder = { id: "f1", name: "x", type: "assets", parent_folder_id: null, created_at: T };
+const folder = { id: "6653b8e1f2a4c5d6e7f80aaa", name: "x", type: "assets", parent_folder_id: null, created_at: T };
 const generatingAsset = {
   asset_id: "as_1",
   status: "generating",
