@@ -90,9 +90,12 @@ function stateRules(key: string, rules: readonly StateRule[]) {
 
 /** The same rules, run even when a field's own check failed (so one answer reports all its problems). */
 function refined<T extends z.ZodType>(schema: T, ...checks: ((v: unknown, ctx: Ctx) => void)[]): T {
-  return schema.superRefine((v, ctx) => {
-    for (const c of checks) c(v, ctx);
-  }, { when: () => true }) as unknown as T;
+  return schema.superRefine(
+    (v, ctx) => {
+      for (const c of checks) c(v, ctx);
+    },
+    { when: () => true },
+  ) as unknown as T;
 }
 
 /** `total` = `per` × `count` (credits may be fractional: compared to a thousandth). */
@@ -113,7 +116,10 @@ const Folder = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{24}$/, { error: "should be 24 lowercase hex characters" }),
   name: Text,
   type: z.enum(FOLDER_TYPES),
-  parent_folder_id: z.string().regex(/^[0-9a-f]{24}$/, { error: "should be a folder id (24 lowercase hex characters) or null" }).nullable(),
+  parent_folder_id: z
+    .string()
+    .regex(/^[0-9a-f]{24}$/, { error: "should be a folder id (24 lowercase hex characters) or null" })
+    .nullable(),
   created_at: Iso,
 });
 
@@ -134,7 +140,8 @@ function defaultsInChoices(v: unknown, ctx: Ctx): void {
     if (!Array.isArray(choices)) continue;
     const d = v[def];
     if (choices.length === 0 && d !== undefined && d !== null) ctx.addIssue({ code: "custom", path: [def], input: d, message: `should be absent: ${list} is empty` });
-    if (choices.length > 0 && !choices.includes(d)) ctx.addIssue({ code: "custom", path: [def], input: d, message: `should be one of ${list} (${choices.join(", ")}), got ${String(d)}` });
+    if (choices.length > 0 && !choices.includes(d))
+      ctx.addIssue({ code: "custom", path: [def], input: d, message: `should be one of ${list} (${choices.join(", ")}), got ${String(d)}` });
   }
 }
 
@@ -173,8 +180,10 @@ const summaryFields = {
 function maxResolution(v: unknown, ctx: Ctx): void {
   if (!isRecord(v) || !isRecord(v.capabilities) || !Array.isArray(v.capabilities.supported_resolutions)) return;
   const list = v.capabilities.supported_resolutions as unknown[];
-  if (list.length === 0 && v.max_resolution !== undefined) ctx.addIssue({ code: "custom", path: ["max_resolution"], input: v.max_resolution, message: "should be absent: the model has no resolution choice" });
-  if (list.length > 0 && !list.includes(v.max_resolution)) ctx.addIssue({ code: "custom", path: ["max_resolution"], input: v.max_resolution, message: `should be one of the model's resolutions (${list.join(", ")})` });
+  if (list.length === 0 && v.max_resolution !== undefined)
+    ctx.addIssue({ code: "custom", path: ["max_resolution"], input: v.max_resolution, message: "should be absent: the model has no resolution choice" });
+  if (list.length > 0 && !list.includes(v.max_resolution))
+    ctx.addIssue({ code: "custom", path: ["max_resolution"], input: v.max_resolution, message: `should be one of the model's resolutions (${list.join(", ")})` });
 }
 
 const ModelSummary = refined(z.strictObject(summaryFields), maxResolution);
@@ -185,11 +194,14 @@ function filteredOnce(v: unknown, ctx: Ctx): void {
   v.models.forEach((m, i) => {
     if (!isRecord(m)) return;
     for (const k of ["type", "provider"] as const) {
-      if (v[k] !== undefined && m[k] !== undefined) ctx.addIssue({ code: "custom", path: ["models", i, k], input: m[k], message: `should be absent: the listing is filtered on ${k} (given once at the root)` });
-      if (v[k] === undefined && m[k] === undefined) ctx.addIssue({ code: "custom", path: ["models", i, k], input: undefined, message: `is missing (an unfiltered item carries ${k})` });
+      if (v[k] !== undefined && m[k] !== undefined)
+        ctx.addIssue({ code: "custom", path: ["models", i, k], input: m[k], message: `should be absent: the listing is filtered on ${k} (given once at the root)` });
+      if (v[k] === undefined && m[k] === undefined)
+        ctx.addIssue({ code: "custom", path: ["models", i, k], input: undefined, message: `is missing (an unfiltered item carries ${k})` });
     }
   });
-  if (typeof v.count === "number" && v.count !== v.models.length) ctx.addIssue({ code: "custom", path: ["count"], input: v.count, message: `should be the number of models listed (${v.models.length}), got ${v.count}` });
+  if (typeof v.count === "number" && v.count !== v.models.length)
+    ctx.addIssue({ code: "custom", path: ["count"], input: v.count, message: `should be the number of models listed (${v.models.length}), got ${v.count}` });
 }
 
 const ModelList = refined(
@@ -207,11 +219,13 @@ function settingShape(v: unknown, ctx: Ctx): void {
   if (!isRecord(v)) return;
   if (v.type === "boolean") {
     if (v.options !== undefined) ctx.addIssue({ code: "custom", path: ["options"], input: v.options, message: "should be absent for a boolean setting" });
-    if (typeof v.default_value !== "boolean") ctx.addIssue({ code: "custom", path: ["default_value"], input: v.default_value, message: "should be a boolean (the setting is boolean)" });
+    if (typeof v.default_value !== "boolean")
+      ctx.addIssue({ code: "custom", path: ["default_value"], input: v.default_value, message: "should be a boolean (the setting is boolean)" });
   }
   if (v.type === "select") {
     if (!Array.isArray(v.options)) ctx.addIssue({ code: "custom", path: ["options"], input: v.options, message: "is missing (a select setting has options)" });
-    else if (!v.options.includes(v.default_value)) ctx.addIssue({ code: "custom", path: ["default_value"], input: v.default_value, message: "should be one of the options" });
+    else if (!v.options.includes(v.default_value))
+      ctx.addIssue({ code: "custom", path: ["default_value"], input: v.default_value, message: "should be one of the options" });
   }
 }
 
@@ -263,10 +277,17 @@ function detailAgrees(v: unknown, ctx: Ctx): void {
   ] as const) {
     const a = JSON.stringify(props[prop]?.enum ?? []);
     const b = JSON.stringify(v.capabilities[cap] ?? []);
-    if (a !== b) ctx.addIssue({ code: "custom", path: ["input_schema", "properties", prop], input: props[prop], message: `enum ${a} should equal capabilities.${cap} ${b}` });
+    if (a !== b)
+      ctx.addIssue({ code: "custom", path: ["input_schema", "properties", prop], input: props[prop], message: `enum ${a} should equal capabilities.${cap} ${b}` });
   }
   const slots = Object.keys(props).filter((k) => (SLOT_NAMES as readonly string[]).includes(k));
-  if (slots.length && props.references) ctx.addIssue({ code: "custom", path: ["input_schema", "properties", "references"], input: props.references, message: "should be absent: a slot model lists its named slots instead of references" });
+  if (slots.length && props.references)
+    ctx.addIssue({
+      code: "custom",
+      path: ["input_schema", "properties", "references"],
+      input: props.references,
+      message: "should be absent: a slot model lists its named slots instead of references",
+    });
 }
 
 const ModelDetail = refined(
@@ -299,7 +320,12 @@ const AssetStart = refined(
   product("total_cost", "cost_per_generation", "count"),
   (v, ctx) => {
     if (isRecord(v) && Array.isArray(v.asset_ids) && typeof v.count === "number" && v.asset_ids.length !== v.count)
-      ctx.addIssue({ code: "custom", path: ["asset_ids"], input: v.asset_ids, message: `should hold one id per generation (count ${v.count}), got ${v.asset_ids.length}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["asset_ids"],
+        input: v.asset_ids,
+        message: `should hold one id per generation (count ${v.count}), got ${v.asset_ids.length}`,
+      });
   },
 );
 
@@ -377,7 +403,12 @@ const Asset = refined(
   (v, ctx) => {
     if (!isRecord(v)) return;
     if ((v.width === undefined) !== (v.height === undefined))
-      ctx.addIssue({ code: "custom", path: [v.width === undefined ? "width" : "height"], input: undefined, message: "is missing (width and height come together, when known)" });
+      ctx.addIssue({
+        code: "custom",
+        path: [v.width === undefined ? "width" : "height"],
+        input: undefined,
+        message: "is missing (width and height come together, when known)",
+      });
     if (v.type === "video" && v.status === "completed") {
       for (const f of ["thumbnail_url", "duration_seconds"]) {
         if (v[f] === undefined) ctx.addIssue({ code: "custom", path: [f], input: undefined, message: "is missing (a completed video has it)" });
@@ -431,8 +462,10 @@ const person = {
 /** `error_message`: a string when the look is `error`, otherwise null. */
 function errorMessageByStatus(v: unknown, ctx: Ctx): void {
   if (!isRecord(v)) return;
-  if (v.status === "error" && typeof v.error_message !== "string") ctx.addIssue({ code: "custom", path: ["error_message"], input: v.error_message, message: "should be a string when status is error" });
-  if (v.status !== "error" && v.error_message !== null) ctx.addIssue({ code: "custom", path: ["error_message"], input: v.error_message, message: `should be null when status is ${String(v.status)}` });
+  if (v.status === "error" && typeof v.error_message !== "string")
+    ctx.addIssue({ code: "custom", path: ["error_message"], input: v.error_message, message: "should be a string when status is error" });
+  if (v.status !== "error" && v.error_message !== null)
+    ctx.addIssue({ code: "custom", path: ["error_message"], input: v.error_message, message: `should be null when status is ${String(v.status)}` });
 }
 
 const LookDetail = refined(z.strictObject({ ...lookFields, ...person, error_message: Text.nullable() }), thumbnailWhenReady, errorMessageByStatus);
@@ -559,8 +592,10 @@ const GenerationStatus = refined(
   // hosted-facts: `current_step` is null once completed (a step name before).
   (v, ctx) => {
     if (!isRecord(v) || !("current_step" in v)) return;
-    if (v.status === "completed" && v.current_step !== null) ctx.addIssue({ code: "custom", path: ["current_step"], input: v.current_step, message: "should be null once completed" });
-    if (v.status !== "completed" && v.current_step === null) ctx.addIssue({ code: "custom", path: ["current_step"], input: null, message: `should be a step name while ${String(v.status)}` });
+    if (v.status === "completed" && v.current_step !== null)
+      ctx.addIssue({ code: "custom", path: ["current_step"], input: v.current_step, message: "should be null once completed" });
+    if (v.status !== "completed" && v.current_step === null)
+      ctx.addIssue({ code: "custom", path: ["current_step"], input: null, message: `should be a step name while ${String(v.status)}` });
   },
 );
 

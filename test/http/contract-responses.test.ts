@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
-import { operations, type OpName } from "../../src/features/operations.js";
+import type { OpName } from "../../src/features/operations.js";
 import { ROUTES, fillPath } from "../../src/features/routes.js";
 import { strictProblems } from "../helpers/strict-responses.js";
 import { ErrorBody, ErrorEnvelope } from "../../src/contract/error-schemas.js";
