@@ -365,12 +365,11 @@ const GenerationParams = z.strictObject({
   model: Id,
   // A promptless model (an upscale) has no prompt to show: the record keeps the field (the spec lists it).
   prompt: Text,
-  // UNSETTLED: the spec lists aspect_ratio, resolution and duration without a condition; a model with
-  // no such choice ("—" in the hosted catalog: image models have no duration, some no resolution)
-  // has none to show, and the emulator leaves them out then.
-  aspect_ratio: Text.optional(),
-  resolution: Text.optional(),
-  duration: z.number().optional(),
+  // The ratio and resolution used, for a model without a choice too (its fixed ones).
+  aspect_ratio: Text,
+  resolution: Text,
+  // Seconds of video: a video's is required (checked with the asset's type), an image has none.
+  duration: z.number().min(0).optional(),
   references: z.array(ReferenceItem).min(1, { error: "should be omitted when no reference was used" }).optional(),
 });
 
@@ -409,6 +408,18 @@ const Asset = refined(
         input: undefined,
         message: "is missing (width and height come together, when known)",
       });
+    if (isRecord(v.generation_params)) {
+      const d = v.generation_params.duration;
+      if (v.type === "video" && d === undefined)
+        ctx.addIssue({ code: "custom", path: ["generation_params", "duration"], input: undefined, message: "is missing (a video's generation has a duration)" });
+      if (v.type !== "video" && d !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["generation_params", "duration"],
+          input: d,
+          message: `should be absent for ${String(v.type)} (duration is seconds of video)`,
+        });
+    }
     if (v.type === "video" && v.status === "completed") {
       for (const f of ["thumbnail_url", "duration_seconds"]) {
         if (v[f] === undefined) ctx.addIssue({ code: "custom", path: [f], input: undefined, message: "is missing (a completed video has it)" });
