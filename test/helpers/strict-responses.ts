@@ -249,22 +249,28 @@ const Choice = (item: z.ZodType) =>
     .looseObject({ type: z.enum(["string", "integer"]), enum: z.array(item).min(1), default: item })
     .refine((p) => p.enum.includes(p.default), { error: "default should be one of enum", path: ["default"] });
 
-const InputSchema = z.strictObject({
-  type: z.literal("object"),
-  required: z.array(z.enum(START_FIELDS as [string, ...string[]])),
-  // JSON Schema per field: open values (the spec gives only the `duration` enum and the slots), closed names.
-  properties: z
-    .looseObject({
-      aspect_ratio: Choice(Text).optional(),
-      resolution: Choice(Text).optional(),
-      duration: Choice(z.number().int({ error: "should be whole seconds" })).optional(),
-    })
-    .superRefine((props, ctx) => {
-      for (const k of Object.keys(props)) {
-        if (!START_FIELDS.includes(k)) ctx.addIssue({ code: "custom", path: [k], input: props[k], message: "is not a field of asset start" });
-      }
-    }),
-});
+const InputSchema = z
+  .strictObject({
+    type: z.literal("object"),
+    required: z.array(z.enum(START_FIELDS as [string, ...string[]])),
+    // JSON Schema per field: open values (the spec gives only the `duration` enum and the slots), closed names.
+    properties: z
+      .looseObject({
+        aspect_ratio: Choice(Text).optional(),
+        resolution: Choice(Text).optional(),
+        duration: Choice(z.number().int({ error: "should be whole seconds" })).optional(),
+      })
+      .superRefine((props, ctx) => {
+        for (const k of Object.keys(props)) {
+          if (!START_FIELDS.includes(k)) ctx.addIssue({ code: "custom", path: [k], input: props[k], message: "is not a field of asset start" });
+        }
+      }),
+  })
+  .superRefine((s, ctx) => {
+    s.required.forEach((k, i) => {
+      if (!(k in s.properties)) ctx.addIssue({ code: "custom", path: ["required", i], input: k, message: `names ${k}, which properties does not list` });
+    });
+  });
 
 /** The input schema and the capabilities tell the same choices. */
 function detailAgrees(v: unknown, ctx: Ctx): void {
