@@ -84,7 +84,9 @@ describe("strict response schemas", () => {
     expect(lines("assetStatus", { ...generatingAsset, status: "failed" })).toEqual(["error is missing (the spec gives it when status is failed)"]);
     expect(lines("assetStatus", { ...generatingAsset, thumbnail_url: "http://127.0.0.1:1/t.jpg" })).toEqual(["thumbnail_url should be absent when type is image"]);
     const { duration: _d, ...noDuration } = completedVideo.generation_params;
-    expect(lines("assetStatus", { ...completedVideo, generation_params: noDuration })).toEqual(["generation_params.duration is missing (a video's generation has a duration)"]);
+    expect(lines("assetStatus", { ...completedVideo, generation_params: noDuration })).toEqual([
+      "generation_params.duration is missing (a video's generation has a duration)",
+    ]);
     expect(lines("exportStatus", { ...exportDone, status: "processing" })).toEqual(["result should be absent when status is processing"]);
     expect(lines("exportStatus", { ...exportDone, result: undefined })).toEqual(["result is missing (the spec gives it when status is completed)"]);
     expect(lines("generationStatus", { job_id: "run_1", status: "completed", progress_step: 100, current_step: "ASSEMBLY" })).toEqual([
