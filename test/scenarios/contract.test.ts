@@ -59,6 +59,17 @@ describe("ContractCheckedEngine", () => {
     await expect(new ContractCheckedEngine(new Answering(folder)).folderCreate({ name: "x" })).rejects.toThrow(/type should be one of "assets", "videos", got "images"/);
   });
 
+  it("strict (the local target's check) names the drift the tolerant schema lets pass: a missing field, one the spec does not give", async () => {
+    const folder = { id: "6653b8e1f2a4c5d6e7f80aaa", name: "x", type: "assets", parent_folder_id: null, extra: 1 };
+    expect(await new ContractCheckedEngine(new Answering(folder)).folderCreate({ name: "x" })).toBe(folder);
+    const strict = new ContractCheckedEngine(new Answering(folder), { strict: true });
+    await expect(strict.folderCreate({ name: "x" })).rejects.toThrow(
+      /folderCreate answered a body the spec's record of it refuses: created_at is missing; body has a field the spec does not give: "extra"/,
+    );
+    const { extra: _, ...conforming } = { ...folder, created_at: "2025-01-01T00:00:00Z" };
+    expect(await new ContractCheckedEngine(new Answering(conforming), { strict: true }).folderCreate({ name: "x" })).toBe(conforming);
+  });
+
   it("passes a conforming body through unchanged", async () => {
     const folder = { id: "f1", name: "x", type: "assets", parent_folder_id: null, created_at: "2025-01-01T00:00:00Z", extra: 1 };
     expect(await new ContractCheckedEngine(new Answering(folder)).folderCreate({ name: "x" })).toBe(folder);
