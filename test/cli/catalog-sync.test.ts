@@ -35,8 +35,6 @@ function stubCatalog(): { details: Json[]; price(req: Json): number | undefined 
       ...(base.capabilities as Json),
       supported_durations: [3, 9],
       default_duration: 3,
-      supported_resolutions: ["720p", "1080p"],
-      default_resolution: "720p",
     },
     input_schema: { ...schema, properties: Object.fromEntries(Object.entries(schema.properties).filter(([k]) => k !== "model_settings")) },
   };

@@ -134,7 +134,6 @@ function defaultsInChoices(v: unknown, ctx: Ctx): void {
   for (const [list, def] of [
     ["supported_aspect_ratios", "default_aspect_ratio"],
     ["supported_durations", "default_duration"],
-    ["supported_resolutions", "default_resolution"],
   ] as const) {
     const choices = v[list];
     if (!Array.isArray(choices)) continue;
@@ -153,11 +152,8 @@ const Capabilities = refined(
     default_aspect_ratio: Text.optional(),
     supported_durations: z.array(z.number().int({ error: "should be whole seconds" })),
     default_duration: z.number().int().optional(),
-    // UNSETTLED: hosted-facts says the service has resolution keys in `capabilities` but does not
-    // document their names; the emulator sends these two (the CLI's `asset model` reads them, and
-    // catalog sync reads them from the service). Accepted here, reported to the lead.
-    supported_resolutions: z.array(Text),
-    default_resolution: Text.nullable(),
+    // No resolution keys: hosted-facts says the service's are not documented, so the emulator sends
+    // none (the choices are the detail's input_schema `resolution`, and max_resolution).
   }),
   defaultsInChoices,
 );
@@ -176,10 +172,11 @@ const summaryFields = {
   capabilities: Capabilities,
 };
 
-/** The summary's `max_resolution` is the model's highest resolution: present exactly when it has a choice. */
+/** A detail's `max_resolution` is one of its input schema's resolutions: present exactly when it has a choice. */
 function maxResolution(v: unknown, ctx: Ctx): void {
-  if (!isRecord(v) || !isRecord(v.capabilities) || !Array.isArray(v.capabilities.supported_resolutions)) return;
-  const list = v.capabilities.supported_resolutions as unknown[];
+  if (!isRecord(v) || !isRecord(v.input_schema) || !isRecord(v.input_schema.properties)) return;
+  const r = (v.input_schema.properties as Record<string, { enum?: unknown[] } | undefined>).resolution;
+  const list = r?.enum ?? [];
   if (list.length === 0 && v.max_resolution !== undefined)
     ctx.addIssue({ code: "custom", path: ["max_resolution"], input: v.max_resolution, message: "should be absent: the model has no resolution choice" });
   if (list.length > 0 && !list.includes(v.max_resolution))
@@ -279,7 +276,6 @@ function detailAgrees(v: unknown, ctx: Ctx): void {
   for (const [prop, cap] of [
     ["duration", "supported_durations"],
     ["aspect_ratio", "supported_aspect_ratios"],
-    ["resolution", "supported_resolutions"],
   ] as const) {
     const a = JSON.stringify(props[prop]?.enum ?? []);
     const b = JSON.stringify(v.capabilities[cap] ?? []);

@@ -30,7 +30,7 @@ function publicShape(name: string) {
     prompt: required.includes("prompt") ? (d.max_prompt_length === null ? "required" : `required, cap ${d.max_prompt_length}`) : "promptless",
     durations: d.capabilities!.supported_durations!,
     aspect_ratios: d.capabilities!.supported_aspect_ratios!,
-    resolutions: d.capabilities!.supported_resolutions!,
+    resolutions: ((props.resolution as Json | undefined)?.enum as string[] | undefined) ?? [],
     settings: (d.settings ?? []).map(
       (x) => `${x.key} ${x.type === "select" ? `(${(x as { options: string[] }).options.join("/")})` : "(boolean)"}${x.affects_cost ? ", affects cost" : ""}`,
     ),

@@ -275,7 +275,8 @@ export async function convertModel(detail: unknown, probe?: PriceProbe): Promise
     return isObj(p) && p.default !== undefined ? p.default : fallback;
   };
   const aspect = strings(enumOf("aspect_ratio", caps.supported_aspect_ratios));
-  const resolutions = strings(enumOf("resolution", caps.supported_resolutions));
+  // The resolution choices: the input schema's (capabilities' keys for them are not documented).
+  const resolutions = strings(enumOf("resolution", undefined));
   const durations = numbers(enumOf("duration", caps.supported_durations));
   const settings = settingsOf(d.settings);
   const refs = isObj(props.references) ? props.references : undefined;
@@ -307,7 +308,7 @@ export async function convertModel(detail: unknown, probe?: PriceProbe): Promise
     aspect_ratios: aspect,
     default_aspect_ratio: aspect.length ? String(defaultOf("aspect_ratio", caps.default_aspect_ratio ?? aspect[0])) : null,
     resolutions,
-    default_resolution: resolutions.length ? String(defaultOf("resolution", caps.default_resolution ?? resolutions[0])) : null,
+    default_resolution: resolutions.length ? String(defaultOf("resolution", resolutions[0])) : null,
     durations,
     default_duration: durations.length ? Number(defaultOf("duration", caps.default_duration ?? durations[0])) : null,
     settings,

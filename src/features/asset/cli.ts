@@ -251,6 +251,9 @@ function modelLines(m: ModelDetail): string[] {
   const props = (m.input_schema?.properties ?? {}) as Record<string, unknown>;
   const required = m.input_schema?.required ?? [];
   const orAbsent = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
+  // The resolution choices are named in the input schema only (capabilities' keys for them are not documented).
+  const r = props.resolution as { enum?: unknown; default?: unknown } | undefined;
+  const resolutionProp = r && Array.isArray(r.enum) ? { enum: r.enum.map(String), default: typeof r.default === "string" ? r.default : null } : undefined;
 
   const lines = keyValues([
     ["name", m.name],
@@ -262,7 +265,7 @@ function modelLines(m: ModelDetail): string[] {
     ["plans", m.required_plans],
     ["references", typeof c.min_images === "number" || typeof c.max_images === "number" ? `${c.min_images ?? "?"} to ${c.max_images ?? "?"}` : null],
     ["aspect ratios", choicesLine(orAbsent(c.supported_aspect_ratios), c.default_aspect_ratio)],
-    ["resolutions", choicesLine(orAbsent(c.supported_resolutions), c.default_resolution)],
+    ["resolutions", choicesLine(orAbsent(resolutionProp?.enum), resolutionProp?.default)],
     ["durations", choicesLine(orAbsent(c.supported_durations), c.default_duration, (v) => `${formatDurations(v)} s`)],
     ["prompt cap", m.max_prompt_length],
     ["inputs", Object.keys(props).map((k) => (required.includes(k) ? `${k}*` : k))],

@@ -203,8 +203,6 @@ export const ModelCapabilities = z.looseObject({
   default_aspect_ratio: z.string().nullish(),
   supported_durations: z.array(z.number()).nullish(),
   default_duration: z.number().nullish(),
-  supported_resolutions: z.array(z.string()).nullish(),
-  default_resolution: z.string().nullish(),
 });
 export type ModelCapabilities = z.infer<typeof ModelCapabilities>;
 

@@ -123,8 +123,8 @@ export function modelSummary(model: ModelDef): ModelSummary {
       ...(model.default_aspect_ratio !== null ? { default_aspect_ratio: model.default_aspect_ratio } : {}),
       supported_durations: [...model.durations],
       ...(model.default_duration !== null ? { default_duration: model.default_duration } : {}),
-      supported_resolutions: [...model.resolutions],
-      default_resolution: model.default_resolution,
+      // No resolution keys: the service has them here but its docs do not name them (hosted-facts);
+      // the choices are in the detail's input_schema (`resolution` enum and default) and max_resolution.
     },
   };
 }
