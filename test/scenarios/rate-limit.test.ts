@@ -12,8 +12,8 @@ forBothTargets("rate limit", (t) => {
     }
     expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => 99 - i));
     const reset = engine.lastRateLimit()!.reset;
-    expect(reset * 1000).toBeGreaterThan(t.clock.now());
-    expect(reset * 1000).toBeLessThanOrEqual(t.clock.now() + 61_000);
+    expect(reset * 1000).toBeGreaterThan(t.instance.clock.now());
+    expect(reset * 1000).toBeLessThanOrEqual(t.instance.clock.now() + 61_000);
 
     const err = await apiError(engine.folderList());
     expect(err.status).toBe(429);
@@ -22,7 +22,7 @@ forBothTargets("rate limit", (t) => {
     expect(err.headers).toMatchObject({ "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) });
 
     // A rejected request is not counted; the next window starts afresh.
-    t.clock.advance(reset * 1000 - t.clock.now() + 1);
+    t.instance.clock.advance(reset * 1000 - t.instance.clock.now() + 1);
     await engine.folderCreate({ name: "after the window" });
     expect(engine.lastRateLimit()).toMatchObject({ limit: 100, remaining: 99 });
   });
@@ -41,12 +41,12 @@ forBothTargets("rate limit", (t) => {
     const engine = t.engine({ debug: (l) => lines.push(l) });
     for (let i = 0; i < 100; i++) await engine.folderList();
     const reset = engine.lastRateLimit()!.reset;
-    const before = t.clock.now();
+    const before = t.instance.clock.now();
     await expect(engine.folderCreate({ name: "101st" })).resolves.toMatchObject({ name: "101st" });
-    // The harness's clients sleep by moving the shared clock: it waited until the window reset.
-    expect(t.clock.now()).toBeGreaterThanOrEqual(reset * 1000);
+    // The harness's clients sleep by moving the instance's clock: it waited until the window reset.
+    expect(t.instance.clock.now()).toBeGreaterThanOrEqual(reset * 1000);
     // At most a window, plus the second the server's Date header rounds down on the hosted target.
-    expect(t.clock.now() - before).toBeLessThanOrEqual(62_000);
+    expect(t.instance.clock.now() - before).toBeLessThanOrEqual(62_000);
     if (t.target === "hosted") expect(lines.some((l) => l.startsWith("← 429"))).toBe(true);
     expect(engine.lastRateLimit()).toMatchObject({ remaining: 99 });
   });
