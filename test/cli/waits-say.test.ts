@@ -42,7 +42,8 @@ describe.concurrent("rate-limit waits", () => {
 
     it("--request-timeout 2s: a window that resets later is not waited for: exit 6, saying why", async () => {
       const home = newHome();
-      const env = { MEDIAGEN_LOCAL_RATE_LIMIT: "1", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "60000" };
+      // An hour's window: windows start at multiples of their length, and a minute's could end between the two commands.
+      const env = { MEDIAGEN_LOCAL_RATE_LIMIT: "1", MEDIAGEN_LOCAL_RATE_WINDOW_MS: "3600000" };
       expect((await run(["folder", "list"], { home, env })).exitCode).toBe(0);
       const r = await run(["folder", "list", "--request-timeout", "2s", "--json"], { home, env });
       expect(r.exitCode, r.stderr).toBe(6);
