@@ -3,6 +3,7 @@
  * when no secret is known), each webhook-id once: forged, stale, unsigned and replayed posts are
  * reported, not forwarded (unless --forward-invalid), and do not count towards --count.
  */
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type WebhookEvent } from "../../src/cli/webhook-receiver.js";
 import { signWebhook } from "../../src/local/webhooks.js";
@@ -20,6 +21,15 @@ const body = (id: string) => JSON.stringify({ task: "asset_generation", status: 
 
 function signed(id: string, text: string, ts = Math.floor(Date.now() / 1000), secret = SECRET): Record<string, string> {
   return { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(ts), "webhook-signature": signWebhook(secret, id, ts, text) };
+}
+
+/** A port nothing listens on now: the system's choice for a server that is closed again. */
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
 }
 
 async function post(url: string, headers: Record<string, string>, text: string): Promise<void> {
@@ -67,19 +77,20 @@ describe("listen --count", () => {
   it("counts only trusted deliveries: forged posts and replays do not end it", async () => {
     const home = newHome();
     expect((await run(["local", "webhooks", "secret", "set", SECRET, "-q"], { home })).exitCode).toBe(0);
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    // A port the system just handed out (and took back) is free; a random one may not be.
+    const port = await freePort();
     const running = startInProcess(["listen", "--port", String(port), "--count", "1", "--json"], { home });
+    let ended = false;
+    void running.result.finally(() => (ended = true));
     const url = `http://127.0.0.1:${port}/webhook`;
-    for (
-      let i = 0;
-      i < 200 &&
-      !(await fetch(url).then(
+    const up = () =>
+      fetch(url).then(
         (x) => x.ok,
         () => false,
-      ));
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 25));
+      );
+    // Up to 30 s for the listener on a loaded machine; a listener that ended says why.
+    for (let i = 0; i < 1200 && !ended && !(await up()); i++) await new Promise((r) => setTimeout(r, 25));
+    if (ended) expect((await running.result).stderr).toBe("the listener running");
     for (let i = 0; i < 3; i++) await post(url, signed(`whd_f${i}`, body("x"), undefined, "whsec_" + Buffer.from("forger").toString("base64")), body("x"));
     const ok = body("real");
     await post(url, signed("whd_real", ok), ok);
