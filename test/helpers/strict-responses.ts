@@ -183,7 +183,8 @@ function maxResolution(v: unknown, ctx: Ctx): void {
     ctx.addIssue({ code: "custom", path: ["max_resolution"], input: v.max_resolution, message: `should be one of the model's resolutions (${list.join(", ")})` });
 }
 
-const ModelSummary = refined(z.strictObject(summaryFields), maxResolution);
+// A summary has no input schema to check max_resolution against: the detail's check does (maxResolution).
+const ModelSummary = z.strictObject(summaryFields);
 
 /** A filtered listing gives the filtered `type`/`provider` once at the root and leaves it out of every item; unfiltered items carry both. */
 function filteredOnce(v: unknown, ctx: Ctx): void {
