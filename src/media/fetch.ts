@@ -262,14 +262,34 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
     if (Number.isFinite(declared) && declared > maxBytes) {
       throw new MediaFetchError(`${shown} is ${declared} bytes, over the ${maxBytes}-byte limit`, "too_large");
     }
-    out = fs.createWriteStream(tmp);
+    const file = fs.createWriteStream(tmp);
+    out = file;
+    // The file's errors are kept and thrown here, never left unlistened: a write still in flight when
+    // the fetch is cut short (a timeout, a cancel) reports ERR_STREAM_DESTROYED after the destroy, and
+    // an unlistened 'error' would end the whole process (serve, a worker).
+    let writeError: Error | undefined;
+    file.on("error", (e) => {
+      writeError ??= e;
+    });
     let total = 0;
     for await (const chunk of res as AsyncIterable<Buffer>) {
       total += chunk.byteLength;
       if (total > maxBytes) {
         throw new MediaFetchError(`${shown} is over the ${maxBytes}-byte limit`, "too_large");
       }
-      if (!out.write(chunk)) await new Promise<void>((r) => out!.once("drain", r));
+      if (!file.write(chunk)) {
+        // Drained, or closed by an error: either way the wait is over (the error is thrown below).
+        await new Promise<void>((r) => {
+          const done = () => {
+            file.off("drain", done);
+            file.off("close", done);
+            r();
+          };
+          file.on("drain", done);
+          file.on("close", done);
+        });
+      }
+      if (writeError) throw writeError;
     }
     await new Promise<void>((resolve, reject) => out!.end((e?: Error | null) => (e ? reject(e) : resolve())));
     out = undefined;
