@@ -116,6 +116,10 @@ export class JobQueue implements JobsApi {
    * whichever process runs them).
    */
   claim(token: string, lane: Lane, leaseMs: number, cap?: number): JobRow | undefined {
+    // Looked at first without the write lock, which a worker polling an idle queue would otherwise
+    // take several times a second: a worker stopped (SIGSTOP) inside that transaction would hold
+    // every other process's writes until their busy timeout, over and over.
+    if (!this.claimable(lane)) return undefined;
     return this.instance.tx(() => {
       if (cap !== undefined && this.runningCount(lane) >= cap) return undefined;
       for (;;) {
@@ -148,6 +152,18 @@ export class JobQueue implements JobsApi {
         return this.get(job.id)!;
       }
     });
+  }
+
+  /** Whether some job of the lane is due or has lost its lease (a read: no lock is taken). */
+  private claimable(lane: Lane): boolean {
+    return (
+      this.db
+        .prepare(
+          `SELECT 1 FROM jobs WHERE ${LANE_SQL[lane]}
+             AND ((status = 'queued' AND run_after <= ?) OR (status = 'running' AND lease_expires <= ?)) LIMIT 1`,
+        )
+        .get(this.now(), this.leaseNow()) !== undefined
+    );
   }
 
   private holds(jobId: string, token: string): boolean {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { ManualClock } from "../../src/local/clock.js";
+import { defaultDriver } from "../../src/local/db/open.js";
 import { loadLocalParts } from "../../src/features/local.js";
 import type { JobKind, JobRow, JobRunContext } from "../../src/local/types.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
@@ -191,6 +192,27 @@ describe("leases", () => {
     expect(t.jobs.claim("other#3", "work", 5_000)).toBeUndefined();
     clock.advance(1_001);
     expect(t.jobs.claim("other#4", "work", 5_000)?.id).toBe(id);
+  });
+
+  test("polling an idle queue takes no write lock: another process holding it (a stopped worker) does not block the poll", async () => {
+    const { t } = setup();
+    register("t-idle", () => {});
+    const other = defaultDriver.connect(t.dbPath);
+    other.exec(`PRAGMA busy_timeout = 0`);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      const t0 = Date.now();
+      expect(t.jobs.claim("idle#1", "work", 5_000)).toBeUndefined();
+      expect(t.jobs.claim("idle#2", "webhook", 5_000)).toBeUndefined();
+      // Before, each poll waited out the busy timeout (10 s) and then failed.
+      expect(Date.now() - t0).toBeLessThan(2_000);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    // With the lock free again, a due job is claimed as before.
+    const id = enqueue(t, "t-idle", 1);
+    expect(t.jobs.claim("idle#3", "work", 5_000)?.id).toBe(id);
   });
 
   test("with no attempts left, a lost job is given up once and never run", async () => {
