@@ -154,6 +154,10 @@ export async function download(url: string, dir: string, name: string, opts: Sav
 
   const t0 = performance.now();
   const out = fs.createWriteStream(tmp, { flags: "wx" });
+  // Listened to at once: the file opens while the request is still being made, and an error with no
+  // listener (a full disk, a directory made read-only meanwhile) would end the process uncaught. The
+  // pipeline that writes to it reports the same error where the download is.
+  out.on("error", () => undefined);
   try {
     if (remote) {
       const publicOnly = opts.serviceBaseUrl !== undefined && !(await import("./result-address.js").then((m) => m.isPrivateService(opts.serviceBaseUrl!)));
