@@ -17,7 +17,8 @@ const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local|
 const UI = "^src/ui/";
 const UI_COMMANDS = "^src/cli/commands/(ui|serve)\\.ts$";
 const DOOR = "^src/features/local\\.ts$";
-const CONTRACT = ["^src/contract/", "^src/features/[^/]+/contract\\.ts$"];
+/** The contracts and the route facts they are made of (each feature's routes.ts: data, no zod). */
+const CONTRACT = ["^src/contract/", "^src/features/[^/]+/(contract|routes)\\.ts$"];
 /** Read by every layer, media included: it imports nothing, so it drags no layer along. */
 const ENV_TABLE = "^src/config/env\\.ts$";
 
@@ -113,14 +114,14 @@ module.exports = {
         "Type-only imports of the operation table and the feature contracts type its dispatch.",
       severity: "error",
       from: { path: "^src/local/" },
-      to: { path: ["^src/features/", "^src/hosted/", "^src/cli/"], pathNot: "^src/features/(operations|[^/]+/contract)\\.ts$" },
+      to: { path: ["^src/features/", "^src/hosted/", "^src/cli/"], pathNot: "^src/features/(operations|routes|[^/]+/contract)\\.ts$" },
     },
     {
       name: "local-core-types-only-from-features",
       comment: "What the local core takes from the features is types only.",
       severity: "error",
       from: { path: "^src/local/" },
-      to: { path: "^src/features/(operations|[^/]+/contract)\\.ts$", dependencyTypesNot: ["type-only"] },
+      to: { path: "^src/features/(operations|routes|[^/]+/contract)\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "media-node-only",

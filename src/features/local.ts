@@ -13,10 +13,10 @@ import { webhookKinds } from "../local/webhook-kind.js";
 import { localDebug } from "../local/debug.js";
 import { openLocalInstance as openCore, type LocalInstance, type OpenOptions } from "../local/instance.js";
 import type { HandlerTable, JobKind, LocalParts } from "../local/types.js";
-import { FEATURES } from "./index.js";
+import { FEATURE_EMULATORS, type FeatureEmulator } from "./emulators.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { OpName } from "./operations.js";
-import { ROUTES, carriesInput, type RouteTable } from "./routes.js";
+import { FEATURE_LIST, ROUTES, carriesInput, featureOf, type RouteTable } from "./routes.js";
 import type { LocalPart, Migration } from "./types.js";
 import { workerEntry } from "./worker-entry.js";
 
@@ -69,8 +69,6 @@ export function composeParts(parts: readonly LocalPart[], table: { operations: R
   };
 }
 
-type Feature = (typeof FEATURES)[number];
-
 /**
  * Every feature's part, each loaded once, on demand, into the shared tables of `localParts`: a
  * feature's handlers when one of its operations is dispatched, and every feature's handlers and job
@@ -89,23 +87,24 @@ function lazyParts(): LocalParts {
     }
     return p;
   };
-  const handlersOf = (f: Feature) => once(`${f.name}:handlers`, () => ("local" in f ? f.local() : Promise.resolve({})));
-  const jobsOf = (f: Feature) => once(`${f.name}:jobs`, async () => ("jobs" in f ? { jobKinds: await f.jobs() } : {}));
+  const emulator = (name: string): FeatureEmulator => FEATURE_EMULATORS[name as keyof typeof FEATURE_EMULATORS];
+  const handlersOf = (name: string) => once(`${name}:handlers`, async () => (await emulator(name).local?.()) ?? {});
+  const jobsOf = (name: string) => once(`${name}:jobs`, async () => ({ jobKinds: (await emulator(name).jobs?.()) ?? {} }));
   // One import at a time: concurrent import() of modules that share dependencies can fail in Node 20's
   // loader ("request for 'node:fs' is not in cache"), and a module that failed to link stays failed
   // for the life of the process. Seen in a detached worker that then never ran a job.
   const loadAll = async (): Promise<void> => {
-    for (const f of FEATURES) {
-      await handlersOf(f);
-      await jobsOf(f);
+    for (const { name } of FEATURE_LIST) {
+      await handlersOf(name);
+      await jobsOf(name);
     }
   };
   parts.load = async (op?: OpName): Promise<void> => {
     if (op === undefined) return loadAll();
-    // Operations are named <feature><Verb>; one that is not (or not found there) loads every feature.
-    const owner = FEATURES.find((f) => op.startsWith(f.name));
-    if (owner) await handlersOf(owner);
-    if (!(op in parts.handlers)) for (const f of FEATURES) await handlersOf(f);
+    // The feature that declares the operation; one no feature declares (or not found there) loads every feature.
+    const owner = featureOf(op);
+    if (owner) await handlersOf(owner.name);
+    if (!(op in parts.handlers)) for (const { name } of FEATURE_LIST) await handlersOf(name);
   };
   return parts;
 }

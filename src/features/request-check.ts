@@ -6,9 +6,9 @@
  */
 import type { z } from "zod";
 import { knownKeys, requestProblems, problemResponse, type RequestCodes, type RequestProblem } from "../contract/request-check.js";
-import { ROUTES } from "./routes.js";
+import { ROUTES, featureOf } from "./routes.js";
 import type { ErrorBody } from "../contract/errors.js";
-import type { OpName } from "./operations.js";
+import type { OpName } from "./routes.js";
 
 interface ContractModule {
   operations: Record<string, { request: z.ZodType }>;
@@ -17,29 +17,11 @@ interface ContractModule {
 
 const FALLBACK_CODES: RequestCodes = { missing: "missing_field", invalid: "invalid_value" };
 
-/**
- * Each feature's contract by the prefix of its operations' names, loaded on demand (not through the
- * feature manifests, which reach the commands: the CLI's dry runs import this module).
- */
-const CONTRACTS: Record<string, () => Promise<unknown>> = {
-  folder: () => import("./folder/contract.js"),
-  asset: () => import("./asset/contract.js"),
-  avatar: () => import("./avatar/contract.js"),
-  voice: () => import("./voice/contract.js"),
-  resourceAvatars: () => import("./avatar/contract.js"),
-  resource: () => import("./voice/contract.js"),
-  script: () => import("./script/contract.js"),
-  // Generation start's rules include the plan's, which its contract file may not load.
-  generation: () => import("./generation/door.js"),
-  video: () => import("./video/contract.js"),
-  export: () => import("./export/contract.js"),
-};
-
 /** The request schema and codes of `op`, or undefined for an operation no contract declares. */
 export async function requestContract(op: string): Promise<{ schema: z.ZodType; codes: RequestCodes } | undefined> {
-  const prefix = Object.keys(CONTRACTS).find((p) => op.startsWith(p));
-  if (!prefix) return undefined;
-  const c = (await CONTRACTS[prefix]!()) as ContractModule;
+  const feature = featureOf(op);
+  if (!feature) return undefined;
+  const c = (await ("door" in feature ? feature.door() : feature.contract())) as ContractModule;
   const def = c.operations[op];
   return def ? { schema: def.request, codes: c.requestCodes?.[op] ?? FALLBACK_CODES } : undefined;
 }

@@ -1,53 +1,55 @@
 /**
- * The route table: method, path, success status and summary of every operation of the service, in
- * route order (within a feature, literal paths before parameterised ones sharing a prefix). It is the
- * light half of the operation table (src/features/operations.ts): no zod, no contract module, so the
- * CLI, the local dispatch and the server route and call without loading any schema. The zod schemas
- * stay in each feature's contract.ts; test/unit/routes.test.ts keeps the two tables identical (an
- * operation added to a contract is added here too, in the same order).
+ * The list of features, at the level of their operations: each feature's route facts (its
+ * `routes.ts`: method, path, success status, summary, error codes, what its jobs fail with) and how
+ * to load its contract (the zod schemas). Everything that spans operations derives from it: the route
+ * table below, the operation names and types (./operations.ts), the contract each door judges a
+ * request by (./request-check.ts), the hosted client's response check and the fault rules' codes.
+ * It loads no schema, so the CLI, the local dispatch and the server route and call without zod.
+ * Within a feature, literal paths come before parameterised ones sharing a prefix (route order).
+ * The feature manifests (./index.ts: commands, local handlers, jobs) follow the same order
+ * (test/unit/lives.test.ts).
  */
-import { API_PREFIX, type OperationDef } from "../contract/operation.js";
-import type { OpName } from "./operations.js";
+import { API_PREFIX, type RouteFacts } from "../contract/operation.js";
+import { folderRoutes } from "./folder/routes.js";
+import { assetRoutes } from "./asset/routes.js";
+import { avatarRoutes } from "./avatar/routes.js";
+import { voiceRoutes } from "./voice/routes.js";
+import { scriptRoutes } from "./script/routes.js";
+import { generationRoutes } from "./generation/routes.js";
+import { videoRoutes } from "./video/routes.js";
+import { exportRoutes } from "./export/routes.js";
 
 export { API_PREFIX };
 
+export const FEATURE_LIST = [
+  { name: "folder", routes: folderRoutes, contract: () => import("./folder/contract.js") },
+  { name: "asset", routes: assetRoutes, contract: () => import("./asset/contract.js") },
+  { name: "avatar", routes: avatarRoutes, contract: () => import("./avatar/contract.js") },
+  { name: "voice", routes: voiceRoutes, contract: () => import("./voice/contract.js") },
+  { name: "script", routes: scriptRoutes, contract: () => import("./script/contract.js") },
+  // Generation start's request rules include the plan's, which its contract file may not load.
+  { name: "generation", routes: generationRoutes, contract: () => import("./generation/contract.js"), door: () => import("./generation/door.js") },
+  { name: "video", routes: videoRoutes, contract: () => import("./video/contract.js") },
+  { name: "export", routes: exportRoutes, contract: () => import("./export/contract.js") },
+] as const;
+
+type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
+type AllRoutes = UnionToIntersection<(typeof FEATURE_LIST)[number]["routes"]>;
+
+/** The name of every operation of the service. */
+export type OpName = keyof AllRoutes;
+
 /** An operation without its schemas. */
-export type RouteDef = Omit<OperationDef, "request" | "response">;
+export type RouteDef = RouteFacts;
 export type RouteTable = { readonly [K in OpName]: RouteDef };
 
-export const ROUTES: RouteTable = {
-  // folder
-  folderCreate: { method: "POST", path: "/folder/create", status: 201, summary: "Create a folder" },
-  folderList: { method: "GET", path: "/folder/list", status: 200, summary: "List folders" },
-  // asset
-  assetModels: { method: "GET", path: "/asset/models", status: 200, summary: "List models" },
-  assetModel: { method: "GET", path: "/asset/models/{name}", status: 200, summary: "One model with its input_schema", aliases: ["/models/{name}"] },
-  assetPricing: { method: "POST", path: "/asset/pricing", status: 200, summary: "Dry-run price of an asset generation" },
-  assetStart: { method: "POST", path: "/asset/start", status: 201, summary: "Start image or video generation" },
-  assetStatus: { method: "GET", path: "/asset/status/{assetId}", status: 200, summary: "Status of one asset" },
-  // avatar
-  avatarCreate: { method: "POST", path: "/avatar/create", status: 201, summary: "Create an avatar with its first look" },
-  avatarEdit: { method: "POST", path: "/avatar/edit", status: 201, summary: "New look from an existing one" },
-  avatarStatus: { method: "GET", path: "/avatar/status", status: 200, summary: "Status of a look's generation", query: "required" },
-  avatarList: { method: "GET", path: "/avatar/list", status: 200, summary: "List looks, space first" },
-  avatarLook: { method: "GET", path: "/avatar/{avatar_id}/look/{look_id}", status: 200, summary: "One look" },
-  avatarGet: { method: "GET", path: "/avatar/{avatar_id}", status: 200, summary: "One avatar with its looks" },
-  resourceAvatars: { method: "GET", path: "/resources/avatars", status: 200, summary: "Looks of the space and the public catalog (legacy listing)" },
-  // voice
-  voiceList: { method: "GET", path: "/voice/list", status: 200, summary: "List voices, space first" },
-  voiceGet: { method: "GET", path: "/voice/{id}", status: 200, summary: "One voice" },
-  resourceVoices: { method: "GET", path: "/resources/voices", status: 200, summary: "Voices with accent and preview" },
-  // script
-  scriptGenerate: { method: "POST", path: "/script/generate", status: 200, summary: "Generate a video script" },
-  // generation
-  generationStart: { method: "POST", path: "/generation/start", status: 201, summary: "Start a video generation job" },
-  generationStatus: { method: "GET", path: "/generation/status/{job_id}", status: 200, summary: "Status of a generation job" },
-  // video
-  videoDuplicate: { method: "POST", path: "/video/duplicate", status: 201, summary: "Duplicate a completed video" },
-  // export
-  exportStart: { method: "POST", path: "/export/start", status: 201, summary: "Start an export job" },
-  exportStatus: { method: "GET", path: "/export/status/{job_id}", status: 200, summary: "Status of an export job" },
-};
+/** The route table: every operation's route facts, in route order. */
+export const ROUTES: RouteTable = Object.assign({}, ...FEATURE_LIST.map((f) => f.routes)) as RouteTable;
+
+/** The feature an operation belongs to (undefined for a name no feature declares). */
+export function featureOf(op: string): (typeof FEATURE_LIST)[number] | undefined {
+  return FEATURE_LIST.find((f) => Object.hasOwn(f.routes, op));
+}
 
 /**
  * Whether a request carries anything the contract judges beyond its path: a POST body always; a

@@ -2,12 +2,11 @@
  * What a feature (one resource of the service) declares. `src/features/index.ts` lists the features;
  * the operation table, the server's routes, the local dispatch, the job kinds, the migrations and the
  * command registry are all derived from that list. A manifest is light: it names the feature's
- * commands and how to load its contract and its local part, and loads nothing itself (the CLI reads
+ * commands and how to load its local part, and loads nothing itself (the CLI reads
  * it on every start).
  */
 import type { CommandModule } from "../cli/types.js";
 import type { HandlerTable, JobKind } from "../local/types.js";
-import type { OperationDef } from "../contract/operation.js";
 
 /** One top-level CLI command (a group such as `asset`, or a single command such as `serve`). */
 export interface CommandEntry {
@@ -29,24 +28,13 @@ export interface Migration {
   sql: string;
 }
 
-/**
- * What a feature adds to the local instance: its handlers, loaded when an operation of the feature is
- * first dispatched, and its job kinds (the manifest's `jobs()`), loaded before a worker claims a job.
- * Its migrations are not here: they are in src/features/migrations.ts, so opening the instance loads
- * no handler.
- */
+/** What a feature adds to the local instance (./emulators.ts): its handlers and its job kinds. */
 export interface LocalPart {
   handlers?: HandlerTable;
   jobKinds?: Record<string, JobKind>;
 }
 
-export interface FeatureManifest<Ops extends Record<string, OperationDef> = Record<string, OperationDef>> {
+export interface FeatureManifest {
   name: string;
   commands: readonly CommandEntry[];
-  /** The feature's zod contract; `operations` is its slice of the operation table. */
-  contract(): Promise<{ operations: Ops }>;
-  /** Its local handlers (absent: the local instance answers 501). */
-  local?(): Promise<LocalPart>;
-  /** Its job kinds, which run in a worker (they reach the media layer: never loaded to answer a read). */
-  jobs?(): Promise<Record<string, JobKind>>;
 }

@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
-import { ROUTES, carriesInput } from "../features/routes.js";
-import { FEATURES } from "../features/index.js";
+import { ROUTES, carriesInput, featureOf } from "../features/routes.js";
 import { BaseEngine, type CallOptions, type RateLimitInfo } from "../engine/engine.js";
 import { refusedBeforeSending } from "../engine/errors.js";
 import { fillPathOrRefuse } from "../engine/path-params.js";
@@ -23,15 +22,11 @@ export type HostedEngineOptions = HttpClientOptions & {
   warn?: (line: string) => void;
 };
 
-/**
- * The response schema of `op`: from the contract of the feature the operation is named after (one
- * contract, not all of them), else from the whole operation table.
- */
+/** The response schema of `op`, from the contract of the feature it belongs to (one contract, not all of them). */
 async function responseSchema(op: OpName): Promise<z.ZodType> {
-  const owner = FEATURES.find((f) => op.startsWith(f.name));
-  const own = owner ? ((await owner.contract()).operations as Record<string, { response: z.ZodType }>)[op] : undefined;
-  if (own) return own.response;
-  return (await import("../features/operations.js")).operations[op].response;
+  const feature = featureOf(op);
+  if (!feature) throw new Error(`no contract declares the operation ${op}`);
+  return ((await feature.contract()).operations as Record<string, { response: z.ZodType }>)[op]!.response;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { ERROR_CODES } from "../contract/errors.js";
 import { LocalAdminError } from "./admin-error.js";
 import { parseDurationMs } from "./duration.js";
-import { ANY_OPERATION_CODES, defaultCodeFor, JOB_FAULTS, OPERATION_ERROR_CODES, PROGRESS_OPERATIONS, WEBHOOK_TASKS } from "./fault-codes.js";
+import { ANY_OPERATION_CODES, defaultCodeFor, jobFaults, operationCodes, progressOperations, WEBHOOK_TASKS, type Routes } from "./fault-codes.js";
 
 export type FaultAction =
   | { kind: "error"; status: number; code: string; message?: string; retry_after?: number }
@@ -128,17 +128,17 @@ function msRange(v: unknown): { min_ms: number; max_ms: number } {
   return { min_ms: ms, max_ms: ms };
 }
 
-function errorAction(op: string, r: FaultRuleInput): FaultAction {
+function errorAction(op: string, r: FaultRuleInput, routes: Routes): FaultAction {
   let status = r.status === undefined ? undefined : Number(r.status);
   let code = optionalText(r.code, "code");
   if (status !== undefined && !(Number.isInteger(status) && status >= 400 && status <= 599))
     throw invalid(`status must be an HTTP error status (400-599), got ${String(r.status)}`);
   if (!code) {
     if (status === undefined) throw invalid("an error rule needs a status or a code (e.g. status 503, code asset_not_found)");
-    code = defaultCodeFor(op, status) ?? null;
-    if (!code) throw invalid(`${op} answers no ${status} in the spec; give a code (${allowedCodes(op).join(", ")})`);
+    code = defaultCodeFor(op, status, routes) ?? null;
+    if (!code) throw invalid(`${op} answers no ${status} in the spec; give a code (${allowedCodes(op, routes).join(", ")})`);
   }
-  const allowed = allowedCodes(op);
+  const allowed = allowedCodes(op, routes);
   if (op !== "*" && !allowed.includes(code)) throw invalid(`${op} never answers ${code} in the spec; it answers ${allowed.join(", ")}`);
   const known = (ERROR_CODES as Record<string, { status: number }>)[code];
   if (!known) throw invalid(`unknown error code ${code}`);
@@ -161,12 +161,12 @@ function retryAfterOf(v: unknown): number | undefined {
   return n;
 }
 
-function allowedCodes(op: string): string[] {
-  return [...(OPERATION_ERROR_CODES[op] ?? []), ...ANY_OPERATION_CODES];
+function allowedCodes(op: string, routes: Routes): string[] {
+  return [...operationCodes(op, routes), ...ANY_OPERATION_CODES];
 }
 
-function jobFailAction(op: string, r: FaultRuleInput): FaultAction {
-  const spec = JOB_FAULTS[op]!;
+function jobFailAction(op: string, r: FaultRuleInput, routes: Routes): FaultAction {
+  const spec = routes[op]!.job!;
   const code = optionalText(r.code, "code") ?? spec.codes[0]!;
   if (!spec.codes.includes(code)) throw invalid(`a job started by ${op} fails with ${spec.codes.join(", ")}, not ${code}`);
   const step = optionalText(r.step, "step");
@@ -176,10 +176,10 @@ function jobFailAction(op: string, r: FaultRuleInput): FaultAction {
   return { kind: "job_fail", code, ...(step ? { step } : {}) };
 }
 
-function actionOf(kind: FaultKind, op: string, r: FaultRuleInput): FaultAction {
+function actionOf(kind: FaultKind, op: string, r: FaultRuleInput, routes: Routes): FaultAction {
   switch (kind) {
     case "error":
-      return errorAction(op, r);
+      return errorAction(op, r, routes);
     case "latency":
       return { kind, ...msRange(r.ms ?? "1s") };
     case "reset":
@@ -188,7 +188,7 @@ function actionOf(kind: FaultKind, op: string, r: FaultRuleInput): FaultAction {
     case "webhook_duplicate":
       return { kind };
     case "job_fail":
-      return jobFailAction(op, r);
+      return jobFailAction(op, r, routes);
     case "job_stall":
       return { kind, ms: ruleMs(r.ms ?? "30s", "ms") };
     case "progress_backwards": {
@@ -203,10 +203,16 @@ function actionOf(kind: FaultKind, op: string, r: FaultRuleInput): FaultAction {
   }
 }
 
-function checkOp(kind: FaultKind, op: string, operations: readonly string[]): void {
+function checkOp(kind: FaultKind, op: string, routes: Routes): void {
   const stage = stageOf(kind);
   const valid =
-    stage === "request" ? [...operations, "*"] : stage === "job" ? Object.keys(JOB_FAULTS) : stage === "progress" ? [...PROGRESS_OPERATIONS] : [...WEBHOOK_TASKS, "*"];
+    stage === "request"
+      ? [...Object.keys(routes), "*"]
+      : stage === "job"
+        ? Object.keys(jobFaults(routes))
+        : stage === "progress"
+          ? progressOperations(routes)
+          : [...WEBHOOK_TASKS, "*"];
   if (!valid.includes(op)) {
     const what = stage === "webhook" ? "webhook task" : "operation";
     throw invalid(`${kind} rules match the ${what}s ${valid.join(", ")}; got "${op}"`);
@@ -244,15 +250,16 @@ function checkFields(kind: FaultKind, r: FaultRuleInput): void {
 }
 
 /** Checks a rule as given; throws LocalAdminError("invalid") naming the part at fault. */
-export function checkRule(r: FaultRuleInput, operations: readonly string[], now: number): CheckedRule {
+/** `routes`: every operation's route facts (which request rules must name, with their codes). */
+export function checkRule(r: FaultRuleInput, routes: Routes, now: number): CheckedRule {
   if (!r || typeof r !== "object" || Array.isArray(r)) throw invalid("a fault rule must be an object");
   const op = optionalText(r.op, "op");
   if (!op) throw invalid("op is required: an operation (e.g. assetStatus), a webhook task, or *");
   const kind = optionalText(r.action, "action") as FaultKind | null;
   if (!kind || !FAULT_KINDS.includes(kind)) throw invalid(`action must be one of ${FAULT_KINDS.join(", ")}`);
   checkFields(kind, r);
-  checkOp(kind, op, operations);
-  const action = actionOf(kind, op, r);
+  checkOp(kind, op, routes);
+  const action = actionOf(kind, op, r, routes);
   const probability = r.probability === undefined ? 1 : numberOf(r.probability, "probability");
   if (!(probability > 0 && probability <= 1)) throw invalid(`probability must be above 0 and at most 1, got ${String(r.probability)}`);
   let remaining: number | null = null;

@@ -7,6 +7,7 @@
  */
 import { abortableSleep } from "../engine/sleep.js";
 import { LocalAdminError } from "./admin-error.js";
+import type { Routes } from "./fault-codes.js";
 import { checkRule, stageOf, type CheckedRule, type FaultAction, type FaultRuleInput, type FaultStage } from "./fault-rule.js";
 import type { SqlStatement as Statement } from "./db/driver.js";
 import type { Clock, DB, IdGen, JobRow } from "./types.js";
@@ -52,8 +53,8 @@ export interface FaultsHost {
   readonly clock: Clock;
   readonly ids: IdGen;
   tx<T>(fn: () => T): T;
-  /** Operation names of the route table, which request rules must name. */
-  operationNames(): readonly string[];
+  /** The route table: the operations request rules must name, with the codes each may answer. */
+  routes(): Routes;
 }
 
 /** What a request gets from the rules that fired for it. */
@@ -108,7 +109,7 @@ export class Faults {
     const now = this.host.clock.now();
     const checked = list.map((r, i) => {
       try {
-        return checkRule(r, this.host.operationNames(), now);
+        return checkRule(r, this.host.routes(), now);
       } catch (e) {
         if (e instanceof LocalAdminError && list.length > 1) throw new LocalAdminError("invalid", `rule ${i + 1}: ${e.message}`);
         throw e;

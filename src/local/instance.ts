@@ -157,7 +157,7 @@ export class LocalInstance implements LocalInstanceApi {
       clock: this.clock,
       ids: this.ids,
       tx: (fn) => this.tx(fn),
-      operationNames: () => Object.keys(this.parts.operations),
+      routes: () => this.parts.operations,
     });
     let prepareFailureSaid = false;
     this.background = new Background(this, {

@@ -3,7 +3,8 @@
  * to the per-endpoint rules and job kinds. This file is the agreement between those parts.
  */
 import type { Plan } from "../contract/plans.js";
-import type { OpName, OpRequest, OpResponse, RouteTable } from "../features/operations.js";
+import type { OpName, OpRequest, OpResponse } from "../features/operations.js";
+import type { RouteTable } from "../features/routes.js";
 import type { WebhookPayload } from "../contract/webhook.js";
 import type { Faults } from "./faults.js";
 import type { SqlDatabase } from "./db/driver.js";

@@ -4,15 +4,14 @@
  * status is a read of the table that says it is that kind's status; the id shapes tell kinds apart.
  */
 import { describe, expect, it } from "vitest";
-import { ROUTES } from "../../src/features/routes.js";
-import { FEATURES } from "../../src/features/index.js";
+import { FEATURE_LIST, ROUTES } from "../../src/features/routes.js";
 import { FEATURE_LIVES, isRead, jobKinds, jobLife, kindsByShape, lifeOf, lifeOps, startedBy } from "../../src/features/lives.js";
 import { lifeState } from "../../src/features/life.js";
 
 describe("the table of operation lives", () => {
   it("has one life per operation of the route table, and one slice per feature of the feature list", () => {
     expect(new Set(lifeOps())).toEqual(new Set(Object.keys(ROUTES)));
-    expect(Object.keys(FEATURE_LIVES)).toEqual(FEATURES.map((f) => f.name));
+    expect(Object.keys(FEATURE_LIVES)).toEqual(FEATURE_LIST.map((f) => f.name));
   });
 
   it("a GET is a read; every start has a price rule and a description; a paid start says what it debits or what it starts", () => {

@@ -2,12 +2,14 @@
  * The route table (src/features/routes.ts: no zod) is the light half of the operation table (the
  * features' zod contracts merged in src/features/operations.ts): routing, calling and dispatching read
  * it, so it must say exactly what the contracts say, operation by operation and in the same order
- * (route order matters: literal paths before parameterised ones sharing a prefix).
+ * (route order matters: literal paths before parameterised ones sharing a prefix). Both are made of
+ * the same route facts (each feature's routes.ts), so this holds by construction; the test keeps it.
  */
 import { describe, expect, it } from "vitest";
 import { operations } from "../../src/features/operations.js";
 import { FEATURES } from "../../src/features/index.js";
-import { ROUTES, matchRoute } from "../../src/features/routes.js";
+import { FEATURE_LIST, ROUTES, featureOf, matchRoute } from "../../src/features/routes.js";
+import { FEATURE_EMULATORS } from "../../src/features/emulators.js";
 import { MIGRATIONS } from "../../src/features/migrations.js";
 
 describe("route table", () => {
@@ -29,19 +31,22 @@ describe("route table", () => {
     expect(matchRoute("GET", "/nowhere")).toBeUndefined();
   });
 
-  it("owns each operation by the feature whose name prefixes it, or loads every feature for it", async () => {
-    // src/features/local.ts loads a feature's handlers for an operation named after it.
-    const misnamed: string[] = [];
-    let owned = 0;
-    for (const f of FEATURES) {
-      for (const op of Object.keys((await f.contract()).operations)) {
-        const owner = FEATURES.find((g) => op.startsWith(g.name));
-        if (owner === f) owned++;
-        else if (owner) misnamed.push(`${op} belongs to ${f.name} but is named after ${owner.name}`);
+  it("each feature's contract declares exactly the operations of its route facts, and each operation has one feature", async () => {
+    const owners = new Map<string, string>();
+    for (const f of FEATURE_LIST) {
+      expect(Object.keys((await f.contract()).operations), f.name).toEqual(Object.keys(f.routes));
+      for (const op of Object.keys(f.routes)) {
+        expect(owners.get(op), op).toBeUndefined();
+        owners.set(op, f.name);
+        expect(featureOf(op)?.name).toBe(f.name);
       }
     }
-    expect(misnamed).toEqual([]);
-    expect(owned).toBeGreaterThan(Object.keys(ROUTES).length / 2);
+    expect(featureOf("noSuchOperation")).toBeUndefined();
+  });
+
+  it("the commands (features/index.ts) and the emulators (features/emulators.ts) follow the feature list", () => {
+    expect(FEATURES.map((f) => f.name)).toEqual(FEATURE_LIST.map((f) => f.name));
+    expect(Object.keys(FEATURE_EMULATORS)).toEqual(FEATURE_LIST.map((f) => f.name));
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { assetRoutes } from "./routes.js";
 import { Timestamp } from "../../contract/common.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { IMAGE_EXTENSIONS, ImageReferenceInput, NonEmptyString, ReferenceInput, VIDEO_EXTENSIONS, WebhookUrl, wholeBetween } from "../../contract/request-fields.js";
@@ -280,31 +281,9 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  assetModels: op({ method: "GET", path: "/asset/models", status: 200, request: ModelListRequest, response: ModelListResponse, summary: "List models" }),
-  assetModel: op({
-    method: "GET",
-    path: "/asset/models/{name}",
-    status: 200,
-    request: ModelGetRequest,
-    response: ModelDetail,
-    aliases: ["/models/{name}"],
-    summary: "One model with its input_schema",
-  }),
-  assetPricing: op({
-    method: "POST",
-    path: "/asset/pricing",
-    status: 200,
-    request: AssetPricingRequest,
-    response: AssetPricingResponse,
-    summary: "Dry-run price of an asset generation",
-  }),
-  assetStart: op({
-    method: "POST",
-    path: "/asset/start",
-    status: 201,
-    request: AssetStartRequest,
-    response: AssetStartResponse,
-    summary: "Start image or video generation",
-  }),
-  assetStatus: op({ method: "GET", path: "/asset/status/{assetId}", status: 200, request: AssetStatusRequest, response: Asset, summary: "Status of one asset" }),
+  assetModels: op(assetRoutes.assetModels, { request: ModelListRequest, response: ModelListResponse }),
+  assetModel: op(assetRoutes.assetModel, { request: ModelGetRequest, response: ModelDetail }),
+  assetPricing: op(assetRoutes.assetPricing, { request: AssetPricingRequest, response: AssetPricingResponse }),
+  assetStart: op(assetRoutes.assetStart, { request: AssetStartRequest, response: AssetStartResponse }),
+  assetStatus: op(assetRoutes.assetStatus, { request: AssetStatusRequest, response: Asset }),
 } as const;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { avatarRoutes } from "./routes.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { GenderFilter, ListFilter, NonEmptyString, QueryBoolInput, WebhookUrl, isHttpUrl } from "../../contract/request-fields.js";
 import { NAME_MAX, PROMPT_MAX } from "../../contract/limits.js";
@@ -286,33 +287,11 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  avatarCreate: op({
-    method: "POST",
-    path: "/avatar/create",
-    status: 201,
-    request: AvatarCreateRequest,
-    response: AvatarLookRef,
-    summary: "Create an avatar with its first look",
-  }),
-  avatarEdit: op({ method: "POST", path: "/avatar/edit", status: 201, request: AvatarEditRequest, response: AvatarLookRef, summary: "New look from an existing one" }),
-  avatarStatus: op({
-    method: "GET",
-    path: "/avatar/status",
-    status: 200,
-    request: AvatarStatusRequest,
-    response: AvatarStatusResponse,
-    summary: "Status of a look's generation",
-    query: "required",
-  }),
-  avatarList: op({ method: "GET", path: "/avatar/list", status: 200, request: AvatarListRequest, response: AvatarListResponse, summary: "List looks, space first" }),
-  avatarLook: op({ method: "GET", path: "/avatar/{avatar_id}/look/{look_id}", status: 200, request: AvatarLookRequest, response: LookDetail, summary: "One look" }),
-  avatarGet: op({ method: "GET", path: "/avatar/{avatar_id}", status: 200, request: AvatarGetRequest, response: Avatar, summary: "One avatar with its looks" }),
-  resourceAvatars: op({
-    method: "GET",
-    path: "/resources/avatars",
-    status: 200,
-    request: ResourceAvatarsRequest,
-    response: ResourceAvatarsResponse,
-    summary: "Looks of the space and the public catalog (legacy listing)",
-  }),
+  avatarCreate: op(avatarRoutes.avatarCreate, { request: AvatarCreateRequest, response: AvatarLookRef }),
+  avatarEdit: op(avatarRoutes.avatarEdit, { request: AvatarEditRequest, response: AvatarLookRef }),
+  avatarStatus: op(avatarRoutes.avatarStatus, { request: AvatarStatusRequest, response: AvatarStatusResponse }),
+  avatarList: op(avatarRoutes.avatarList, { request: AvatarListRequest, response: AvatarListResponse }),
+  avatarLook: op(avatarRoutes.avatarLook, { request: AvatarLookRequest, response: LookDetail }),
+  avatarGet: op(avatarRoutes.avatarGet, { request: AvatarGetRequest, response: Avatar }),
+  resourceAvatars: op(avatarRoutes.resourceAvatars, { request: ResourceAvatarsRequest, response: ResourceAvatarsResponse }),
 } as const;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { exportRoutes } from "./routes.js";
 import { JobStatus, customSize } from "../generation/contract.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { NonEmptyString, WebhookUrl } from "../../contract/request-fields.js";
@@ -80,13 +81,6 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  exportStart: op({ method: "POST", path: "/export/start", status: 201, request: ExportStartRequest, response: ExportStartResponse, summary: "Start an export job" }),
-  exportStatus: op({
-    method: "GET",
-    path: "/export/status/{job_id}",
-    status: 200,
-    request: ExportStatusRequest,
-    response: ExportJob,
-    summary: "Status of an export job",
-  }),
+  exportStart: op(exportRoutes.exportStart, { request: ExportStartRequest, response: ExportStartResponse }),
+  exportStatus: op(exportRoutes.exportStatus, { request: ExportStatusRequest, response: ExportJob }),
 } as const;

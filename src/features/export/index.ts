@@ -1,5 +1,3 @@
-import type { LocalPart } from "../types.js";
-
 export const exp = {
   name: "export",
   commands: [
@@ -9,7 +7,4 @@ export const exp = {
       load: async () => ({ command: (await import("./cli.js")).exportCommand }),
     },
   ],
-  contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).exportHandlers }),
-  jobs: async () => (await import("./job.js")).exportKinds,
 } as const;

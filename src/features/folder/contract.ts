@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { folderRoutes } from "./routes.js";
 import { Timestamp } from "../../contract/common.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { NAME_MAX } from "../../contract/limits.js";
@@ -43,6 +44,6 @@ export const requestCodes = { folderCreate: FOLDER_CODES, folderList: FOLDER_COD
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  folderCreate: op({ method: "POST", path: "/folder/create", status: 201, request: FolderCreateRequest, response: Folder, summary: "Create a folder" }),
-  folderList: op({ method: "GET", path: "/folder/list", status: 200, request: FolderListRequest, response: FolderListResponse, summary: "List folders" }),
+  folderCreate: op(folderRoutes.folderCreate, { request: FolderCreateRequest, response: Folder }),
+  folderList: op(folderRoutes.folderList, { request: FolderListRequest, response: FolderListResponse }),
 } as const;

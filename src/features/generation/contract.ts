@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { generationRoutes } from "./routes.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { IMAGE_EXTENSIONS, WebUrl, WebhookUrl, extensionOf } from "../../contract/request-fields.js";
 
@@ -243,20 +244,6 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  generationStart: op({
-    method: "POST",
-    path: "/generation/start",
-    status: 201,
-    request: GenerationStartRequest,
-    response: GenerationStartResponse,
-    summary: "Start a video generation job",
-  }),
-  generationStatus: op({
-    method: "GET",
-    path: "/generation/status/{job_id}",
-    status: 200,
-    request: GenerationStatusRequest,
-    response: GenerationStatusResponse,
-    summary: "Status of a generation job",
-  }),
+  generationStart: op(generationRoutes.generationStart, { request: GenerationStartRequest, response: GenerationStartResponse }),
+  generationStatus: op(generationRoutes.generationStatus, { request: GenerationStatusRequest, response: GenerationStatusResponse }),
 } as const;

@@ -1,5 +1,3 @@
-import type { LocalPart } from "../types.js";
-
 export const generation = {
   name: "generation",
   commands: [
@@ -20,7 +18,4 @@ export const generation = {
       load: async () => ({ command: (await import("./plan-cli.js")).planCommand }),
     },
   ],
-  contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).generationHandlers }),
-  jobs: async () => (await import("./job.js")).generationKinds,
 } as const;

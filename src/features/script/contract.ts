@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { scriptRoutes } from "./routes.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { isHttpUrl } from "../../contract/request-fields.js";
 
@@ -67,12 +68,5 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  scriptGenerate: op({
-    method: "POST",
-    path: "/script/generate",
-    status: 200,
-    request: ScriptGenerateRequest,
-    response: ScriptGenerateResponse,
-    summary: "Generate a video script",
-  }),
+  scriptGenerate: op(scriptRoutes.scriptGenerate, { request: ScriptGenerateRequest, response: ScriptGenerateResponse }),
 } as const;

@@ -1,5 +1,3 @@
-import type { LocalPart } from "../types.js";
-
 export const script = {
   name: "script",
   commands: [
@@ -10,9 +8,4 @@ export const script = {
       load: () => import("./cli.js"),
     },
   ],
-  contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => {
-    const { scriptHandlers } = await import("./local.js");
-    return { handlers: scriptHandlers };
-  },
 } as const;

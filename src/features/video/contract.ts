@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { videoRoutes } from "./routes.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 
 /** Video record: only `video_id` and `status` are shown by the spec; `done` means completed. */
@@ -32,12 +33,5 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  videoDuplicate: op({
-    method: "POST",
-    path: "/video/duplicate",
-    status: 201,
-    request: VideoDuplicateRequest,
-    response: VideoDuplicateResponse,
-    summary: "Duplicate a completed video",
-  }),
+  videoDuplicate: op(videoRoutes.videoDuplicate, { request: VideoDuplicateRequest, response: VideoDuplicateResponse }),
 } as const;

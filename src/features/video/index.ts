@@ -1,5 +1,3 @@
-import type { LocalPart } from "../types.js";
-
 export const video = {
   name: "video",
   commands: [
@@ -10,9 +8,4 @@ export const video = {
       load: () => import("./cli.js"),
     },
   ],
-  contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => {
-    const { videoHandlers } = await import("./local.js");
-    return { handlers: videoHandlers };
-  },
 } as const;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
+import { voiceRoutes } from "./routes.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { GenderFilter, ListFilter, NonEmptyString, QueryBoolInput } from "../../contract/request-fields.js";
 
@@ -60,14 +61,7 @@ export const requestCodes = {
 
 /** The operations of this resource: method, path, success status, request and response schemas. */
 export const operations = {
-  voiceList: op({ method: "GET", path: "/voice/list", status: 200, request: VoiceListRequest, response: VoiceListResponse, summary: "List voices, space first" }),
-  voiceGet: op({ method: "GET", path: "/voice/{id}", status: 200, request: VoiceGetRequest, response: Voice, summary: "One voice" }),
-  resourceVoices: op({
-    method: "GET",
-    path: "/resources/voices",
-    status: 200,
-    request: ResourceVoicesRequest,
-    response: ResourceVoicesResponse,
-    summary: "Voices with accent and preview",
-  }),
+  voiceList: op(voiceRoutes.voiceList, { request: VoiceListRequest, response: VoiceListResponse }),
+  voiceGet: op(voiceRoutes.voiceGet, { request: VoiceGetRequest, response: Voice }),
+  resourceVoices: op(voiceRoutes.resourceVoices, { request: ResourceVoicesRequest, response: ResourceVoicesResponse }),
 } as const;

@@ -1,5 +1,3 @@
-import type { LocalPart } from "../types.js";
-
 export const voice = {
   name: "voice",
   commands: [
@@ -9,6 +7,4 @@ export const voice = {
       load: () => import("./cli.js"),
     },
   ],
-  contract: () => import("./contract.js"),
-  local: async (): Promise<LocalPart> => ({ handlers: (await import("./local.js")).voiceHandlers }),
 } as const;

@@ -1,0 +1,41 @@
+/**
+ * The emulator side of each feature (the local instance's handlers and job kinds), keyed by the
+ * names of the feature list (./routes.ts): the type checker refuses a feature without an entry or an
+ * entry without a feature. Kept apart from the commands (./index.ts), so the local target loads no
+ * command and a command loads no handler.
+ */
+import type { FEATURE_LIST } from "./routes.js";
+import type { JobKind } from "../local/types.js";
+import type { LocalPart } from "./types.js";
+
+export type FeatureName = (typeof FEATURE_LIST)[number]["name"];
+
+export interface FeatureEmulator {
+  /** Its local handlers (absent: the local instance answers 501). */
+  local?(): Promise<LocalPart>;
+  /** Its job kinds, which run in a worker (they reach the media layer: never loaded to answer a read). */
+  jobs?(): Promise<Record<string, JobKind>>;
+}
+
+export const FEATURE_EMULATORS: { readonly [K in FeatureName]: FeatureEmulator } = {
+  folder: { local: async () => ({ handlers: (await import("./folder/local.js")).folderHandlers }) },
+  asset: {
+    local: async () => ({ handlers: (await import("./asset/local.js")).assetHandlers }),
+    jobs: async () => (await import("./asset/job.js")).assetKinds,
+  },
+  avatar: {
+    local: async () => ({ handlers: (await import("./avatar/local.js")).avatarHandlers }),
+    jobs: async () => (await import("./avatar/job.js")).lookKinds,
+  },
+  voice: { local: async () => ({ handlers: (await import("./voice/local.js")).voiceHandlers }) },
+  script: { local: async () => ({ handlers: (await import("./script/local.js")).scriptHandlers }) },
+  generation: {
+    local: async () => ({ handlers: (await import("./generation/local.js")).generationHandlers }),
+    jobs: async () => (await import("./generation/job.js")).generationKinds,
+  },
+  video: { local: async () => ({ handlers: (await import("./video/local.js")).videoHandlers }) },
+  export: {
+    local: async () => ({ handlers: (await import("./export/local.js")).exportHandlers }),
+    jobs: async () => (await import("./export/job.js")).exportKinds,
+  },
+};
