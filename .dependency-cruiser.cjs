@@ -17,6 +17,8 @@ const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local|
 const UI = "^src/ui/";
 const UI_COMMANDS = "^src/cli/commands/(ui|serve)\\.ts$";
 const DOOR = "^src/features/local\\.ts$";
+/** The interface commands are typed against (the frame's context implements it). */
+const COMMAND_CONTEXT = "^src/cli/command-context\\.ts$";
 /** The contracts and the route facts they are made of (each feature's routes.ts: data, no zod). */
 const CONTRACT = ["^src/contract/", "^src/features/[^/]+/(contract|routes)\\.ts$"];
 /** Read by every layer, media included: it imports nothing, so it drags no layer along. */
@@ -48,8 +50,15 @@ module.exports = {
         "Only the context and the `serve`/`local` commands open the local target, and only by a dynamic import() of src/features/local.ts " +
         "(or a type-only import), so every other command starts without SQLite.",
       severity: "error",
-      from: { path: CLI, pathNot: DOOR_KEEPERS },
+      from: { path: CLI, pathNot: [...DOOR_KEEPERS, COMMAND_CONTEXT] },
       to: { path: DOOR },
+    },
+    {
+      name: "cli-local-door-types",
+      comment: "What a command gets from the frame (src/cli/command-context.ts) names the local instance's type, and nothing more of it.",
+      severity: "error",
+      from: { path: COMMAND_CONTEXT },
+      to: { path: DOOR, dependencyTypesNot: ["type-only"] },
     },
     {
       name: "cli-local-door-lazy",

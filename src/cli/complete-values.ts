@@ -1,7 +1,7 @@
 /** Dynamic completion values (models, voices, looks, folders) from the engine, cached for 10 minutes. */
 import fs from "node:fs";
 import path from "node:path";
-import type { CliContext } from "./context.js";
+import type { CommandContext } from "./command-context.js";
 import type { Engine } from "../engine/engine.js";
 import { cacheDir } from "../config/paths.js";
 import type { DynamicKind } from "./complete.js";
@@ -35,7 +35,7 @@ async function fetchLines(engine: Engine, kind: DynamicKind): Promise<string[]> 
  * every start): `jobs` are the ids with something to wait for or download (their life has a status
  * or a kept result), `videos` the videos made (a generation's video_id, a duplicate).
  */
-async function historyLines(ctx: CliContext, kind: "jobs" | "videos"): Promise<string[]> {
+async function historyLines(ctx: CommandContext, kind: "jobs" | "videos"): Promise<string[]> {
   const [{ readHistory }, { jobLife }] = await Promise.all([import("./journal.js"), import("../features/lives.js")]);
   const rows = readHistory(ctx.home);
   const seen = new Set<string>();
@@ -51,7 +51,7 @@ async function historyLines(ctx: CliContext, kind: "jobs" | "videos"): Promise<s
 }
 
 /** Values of a kind for the current target, from a 10-minute cache or the engine. */
-export async function dynamicValues(ctx: CliContext, kind: DynamicKind, now = ctx.runtime.clock.now()): Promise<string[]> {
+export async function dynamicValues(ctx: CommandContext, kind: DynamicKind, now = ctx.runtime.clock.now()): Promise<string[]> {
   if (kind === "jobs" || kind === "videos") return historyLines(ctx, kind);
   const { config } = ctx.resolve();
   const crypto = await import("node:crypto");

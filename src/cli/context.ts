@@ -7,13 +7,13 @@ import type { Engine, Target } from "../engine/engine.js";
 import type { LocalInstance } from "../features/local.js";
 import type { PreviewInput, PreviewResult } from "../features/generation/preview-types.js";
 import { mediagenHome, type Env } from "../config/paths.js";
-import { readConfig, resolveProfile, resolveSettings, type ResolvedSettings } from "../config/profiles.js";
+import { readConfig, resolveProfile, resolveSettings } from "../config/profiles.js";
 import { resolveKey } from "../config/credentials.js";
 import { InvalidEnvError, readEnv } from "../config/env.js";
 import { setNoticeSink } from "../engine/notices.js";
 import { registerSecret } from "../engine/redact.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../engine/timeouts.js";
-import { CliError, EXIT, type Context, type DownloadOptions, type GlobalOptions, type ResolvedConfig, type WaitOptions, type WaitSpec } from "./types.js";
+import { CliError, EXIT, type DownloadOptions, type GlobalOptions, type ResolvedConfig, type WaitOptions, type WaitSpec } from "./types.js";
 import { isCI, type FrameIO } from "./io.js";
 import { GuardedEngine } from "./guarded-engine.js";
 import { defaultQuietLines, toJson } from "./output.js";
@@ -26,18 +26,14 @@ import { parseDuration } from "./parse.js";
 import type { Explain } from "./errors.js";
 import type { JobStart, JobUpdate } from "./journal.js";
 import { defaultRuntime, type InterruptOptions, type Runtime } from "./runtime.js";
+import type { CommandContext, Resolution } from "./command-context.js";
 
 /** How long closing the engine may take once the command is over (an abandoned call must not hold the exit). */
 const CLOSE_LIMIT_MS = 1_000;
 
-export interface Resolution {
-  config: ResolvedConfig;
-  settings: ResolvedSettings;
-  /** Never printed; only handed to the engine. */
-  key: string | undefined;
-}
+export type { Resolution };
 
-export class CliContext implements Context {
+export class CliContext implements CommandContext {
   readonly trace: Trace | undefined;
   private resolution?: Resolution;
   private enginePromise?: Promise<Engine>;

@@ -11,7 +11,7 @@
  */
 import readline from "node:readline";
 import { readEnv } from "../config/env.js";
-import type { CliContext } from "./context.js";
+import type { CommandContext } from "./command-context.js";
 import { CliError, EXIT } from "./types.js";
 import { creditsText } from "./credits-note.js";
 import type { Command } from "commander";
@@ -30,22 +30,22 @@ export interface CostCheck {
 }
 
 /** The confirmation threshold in credits (Infinity: never ask). */
-export function confirmAbove(ctx: CliContext): number {
+export function confirmAbove(ctx: CommandContext): number {
   return readEnv("MEDIAGEN_CONFIRM_ABOVE", ctx.env);
 }
 
 /** Whether a command must know its price before starting: a guard or a question may need it. */
-export function needsPrice(ctx: CliContext, o: { maxCredits?: number; yes?: boolean }): boolean {
+export function needsPrice(ctx: CommandContext, o: { maxCredits?: number; yes?: boolean }): boolean {
   return o.maxCredits !== undefined || (!o.yes && (ctx.io.canPrompt || refusesToAsk(ctx)) && Number.isFinite(confirmAbove(ctx)));
 }
 
 /** A terminal where `--no-input` forbids the question the start would ask. */
-function refusesToAsk(ctx: CliContext): boolean {
+function refusesToAsk(ctx: CommandContext): boolean {
   return ctx.opts.input === false && ctx.io.isStdoutTTY && (ctx.io.stdin as { isTTY?: boolean }).isTTY === true;
 }
 
 /** One line from stdin after `question` on stderr: true for y/yes. Ctrl-C is exit 130. */
-async function askYes(ctx: CliContext, question: string): Promise<boolean> {
+async function askYes(ctx: CommandContext, question: string): Promise<boolean> {
   ctx.io.stderr.write(question);
   const rl = readline.createInterface({ input: ctx.io.stdin, terminal: false });
   let off: () => void = () => {};
@@ -64,7 +64,7 @@ async function askYes(ctx: CliContext, question: string): Promise<boolean> {
 }
 
 /** Refuses (exit 2) or asks, as the module comment says; returns when the start may go ahead. */
-export async function guardCost(ctx: CliContext, c: CostCheck): Promise<void> {
+export async function guardCost(ctx: CommandContext, c: CostCheck): Promise<void> {
   if (c.maxCredits !== undefined) {
     if (c.price === null) {
       throw new CliError(
@@ -143,7 +143,7 @@ export function maxCreditsFrom(value: string | number | undefined): number | und
  * (the command stops there); otherwise `--max-credits` and the question apply, and the answer is "go".
  */
 export async function guardStart(
-  ctx: CliContext,
+  ctx: CommandContext,
   engine: Engine,
   op: OpName,
   body: Record<string, unknown>,
@@ -174,7 +174,7 @@ export async function guardStart(
 }
 
 /** A start's price by its life; a video this machine made is priced in its own format (the history's). */
-export async function priceWithHistory(ctx: CliContext, engine: Engine, op: OpName, body: Record<string, unknown>): Promise<Price> {
+export async function priceWithHistory(ctx: CommandContext, engine: Engine, op: OpName, body: Record<string, unknown>): Promise<Price> {
   const { lifeOf } = await import("../features/lives.js");
   const rule = lifeOf(op).price;
   if (!rule) return { credits: 0, exact: true, basis: "nothing is debited" };

@@ -5,7 +5,7 @@
  * bad id among good ones neither hides the good results nor goes unnoticed.
  */
 import { serviceBody } from "../engine/service-body.js";
-import type { CliContext } from "./context.js";
+import type { CommandContext } from "./command-context.js";
 import { CliError } from "./types.js";
 import { describeError, renderError } from "./errors.js";
 import { toJson } from "./output.js";
@@ -38,7 +38,7 @@ function naming(e: unknown, id: string, label: string): unknown {
   return e;
 }
 
-export async function printEach<T>(ctx: CliContext, spec: EachSpec<T>): Promise<void> {
+export async function printEach<T>(ctx: CommandContext, spec: EachSpec<T>): Promise<void> {
   const values: T[] = [];
   const asked: string[] = [];
   const failures: unknown[] = [];

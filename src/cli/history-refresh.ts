@@ -5,7 +5,7 @@
  * at most MAX_ROWS reads, under one deadline; a read that fails leaves its row as it was.
  * `--no-refresh` shows the history as recorded.
  */
-import type { CliContext } from "./context.js";
+import type { CommandContext } from "./command-context.js";
 import type { HistoryEntry } from "./journal.js";
 import type { Engine, OpName } from "../engine/engine.js";
 import { historyFields, lifeState } from "../features/life.js";
@@ -21,7 +21,7 @@ function stale(e: HistoryEntry): boolean {
 }
 
 /** Refreshes the stale rows of `rows` in place, and records what was learnt. */
-export async function refreshRows(ctx: CliContext, rows: HistoryEntry[]): Promise<void> {
+export async function refreshRows(ctx: CommandContext, rows: HistoryEntry[]): Promise<void> {
   const candidates = rows.filter(stale);
   if (!candidates.length) return;
   let engine: Engine;

@@ -4,7 +4,8 @@
  */
 import { suggestFlagsByWords } from "./flag-suggest.js";
 import { Command, Help, Option } from "commander";
-import type { ContextGetter, GlobalOptions } from "./types.js";
+import type { GlobalOptions } from "./types.js";
+import type { ContextGetter } from "./command-context.js";
 import { afterHelp, examples, formatHelpItem, formatHelpText } from "./help-text.js";
 import { COMMANDS, addStub, firstOperand, initRegistry, loadAllCommands, loadCommand, stubTerms } from "./registry.js";
 

@@ -6,7 +6,7 @@
  * it to the module, so a summary is written once.
  */
 import type { Command } from "commander";
-import type { ContextGetter } from "./types.js";
+import type { ContextGetter } from "./command-context.js";
 import type { CommandEntry } from "../features/types.js";
 import { FEATURES } from "../features/index.js";
 import { PROFILE_KEYS } from "../config/profiles.js";

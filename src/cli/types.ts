@@ -1,9 +1,3 @@
-/**
- * The agreement between the CLI frame (main, context, io, output, wait) and the command modules.
- * Command modules import only types at top level (plus commander's Command type) and load anything
- * heavy inside their action handlers, so `mediagen --help` stays fast.
- */
-import type { Command } from "commander";
 import type { Readable, Writable } from "node:stream";
 import type { Engine, Target } from "../engine/engine.js";
 import type { PollSchedule } from "../contract/poll.js";
@@ -112,21 +106,6 @@ export interface Context {
   previewPlan?(input: import("../features/generation/preview-types.js").PreviewInput): Promise<import("../features/generation/preview-types.js").PreviewResult>;
   /** Reads a JSON body from a file path or `-` (stdin). Usage error (exit 2) when it does not parse. */
   readBody(pathOrDash: string): Promise<Record<string, unknown>>;
-}
-
-export type ContextGetter = (cmd: Command) => Context;
-
-/**
- * What the registry hands a command beside the context: loading every command group (help and
- * completion walk the whole tree). Handed in, so no command imports the registry that lists it.
- */
-export interface CommandTree {
-  loadAll(): Promise<void>;
-}
-
-/** A command group: registers its commands on the program. */
-export interface CommandModule {
-  register(program: Command, getContext: ContextGetter, tree: CommandTree): void;
 }
 
 /** Exit codes (CLI-CONVENTIONS.md). */

@@ -14,7 +14,7 @@
 import type { PollSchedule } from "../contract/poll.js";
 import type { Target } from "../engine/engine.js";
 import type { JobKind } from "./journal.js";
-import type { CliContext } from "./context.js";
+import type { CommandContext } from "./command-context.js";
 import { CliError, EXIT } from "./types.js";
 import { DEFAULT_TIMEOUT_MS, type JobResult, type WaitJob, type WaitState } from "./wait.js";
 import { waitOptionsFrom, formatDuration } from "./parse.js";
@@ -64,7 +64,7 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[], kind: WatchKind<T>, flags: WatchFlags): Promise<void> {
+export async function watchJobs<T>(ctx: CommandContext, jobs: readonly WaitJob<T>[], kind: WatchKind<T>, flags: WatchFlags): Promise<void> {
   const waitOpts = waitOptionsFrom(flags);
   const dir = flags.download !== undefined ? prepareDir(flags.download) : undefined;
   // One Ctrl-C handler for the wait and the downloads after it: no moment where SIGINT kills silently.
@@ -150,7 +150,7 @@ export async function watchJobs<T>(ctx: CliContext, jobs: readonly WaitJob<T>[],
 }
 
 /** What the wait learnt, into the journal: each job's last status, and the file saved for it. */
-async function journalOutcome<T>(ctx: CliContext, kind: WatchKind<T>, journal: JobKind, results: readonly JobResult<T>[], saved: Map<WaitJob<T>, string>) {
+async function journalOutcome<T>(ctx: CommandContext, kind: WatchKind<T>, journal: JobKind, results: readonly JobResult<T>[], saved: Map<WaitJob<T>, string>) {
   const updates = results
     .filter((r) => r.value !== undefined)
     .map((r) => {
@@ -181,7 +181,7 @@ function annotate<T>(r: JobResult<T>): unknown {
   return r.error;
 }
 
-function printJobs<T>(ctx: CliContext, results: readonly JobResult<T>[], kind: WatchKind<T>, saved: Map<WaitJob<T>, string>): void {
+function printJobs<T>(ctx: CommandContext, results: readonly JobResult<T>[], kind: WatchKind<T>, saved: Map<WaitJob<T>, string>): void {
   if (ctx.opts.json) {
     // One document: the service's bodies as sent (an odd field a command read as absent is still
     // printed), and a saved file in its job's object (`saved`), as well as on stderr.

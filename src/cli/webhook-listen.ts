@@ -13,8 +13,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { CliError, EXIT, type ContextGetter } from "./types.js";
-import type { CliContext } from "./context.js";
+import { CliError, EXIT } from "./types.js";
+import type { ContextGetter } from "./command-context.js";
+import type { CommandContext } from "./command-context.js";
 import type { WebhookEvent } from "./webhook-receiver.js";
 
 /** After the command's own wait (its job is over): how long the delivery may take to arrive. */
@@ -30,7 +31,7 @@ export interface WebhookListenOptions {
 }
 
 /** Where signatures are checked from: a flag's value, MEDIAGEN_WEBHOOK_SECRET, or the local instance's secret. */
-export async function webhookSecret(ctx: CliContext, flag?: string): Promise<{ secret?: string; from: string }> {
+export async function webhookSecret(ctx: CommandContext, flag?: string): Promise<{ secret?: string; from: string }> {
   if (flag !== undefined && flag.trim() !== "") return { secret: flag.trim(), from: "--secret" };
   const { readEnv } = await import("../config/env.js");
   const env = readEnv("MEDIAGEN_WEBHOOK_SECRET", ctx.env);
@@ -50,7 +51,7 @@ export async function webhookSecret(ctx: CliContext, flag?: string): Promise<{ s
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 /** The flag is for targets that can reach this machine's loopback: the local one, or a `mediagen serve` on it. */
-async function checkReachable(ctx: CliContext): Promise<void> {
+async function checkReachable(ctx: CommandContext): Promise<void> {
   if ((await ctx.target()) === "local") return;
   const base = (await ctx.config()).baseUrl;
   let host = "";
@@ -87,7 +88,7 @@ export function addWebhookListen(cmd: Command, getContext: ContextGetter, o: Web
   holder._actionHandler = async (args: unknown[]) => {
     const opts = cmd.opts<Record<string, unknown>>();
     if (opts.webhookListen !== true) return inner.call(cmd, args);
-    const ctx = getContext(cmd) as CliContext;
+    const ctx = getContext(cmd);
     const given = o.fields.find((f) => opts[f] !== undefined);
     if (given)
       throw new CliError(

@@ -32,6 +32,9 @@ export interface OperationDef extends RouteFacts {
 }
 
 /** Declares one operation of a feature's contract: its route facts (its `routes.ts`) and its schemas, with their precise types. */
-export function op<R extends RouteFacts, Req extends z.ZodType, Res extends z.ZodType>(route: R, schemas: { request: Req; response: Res }): R & { request: Req; response: Res } {
+export function op<R extends RouteFacts, Req extends z.ZodType, Res extends z.ZodType>(
+  route: R,
+  schemas: { request: Req; response: Res },
+): R & { request: Req; response: Res } {
   return { ...route, ...schemas };
 }

@@ -5,8 +5,20 @@
  * command and a command loads no handler.
  */
 import type { FEATURE_LIST } from "./routes.js";
-import type { JobKind } from "../local/types.js";
-import type { LocalPart } from "./types.js";
+import type { HandlerTable, JobKind } from "../local/types.js";
+
+/** A schema change of the local instance owned by a feature (./migrations.ts). */
+export interface Migration {
+  /** Global `PRAGMA user_version` this migration brings the schema to (1 is the local core). */
+  version: number;
+  sql: string;
+}
+
+/** What a feature adds to the local instance: its handlers and its job kinds. */
+export interface LocalPart {
+  handlers?: HandlerTable;
+  jobKinds?: Record<string, JobKind>;
+}
 
 export type FeatureName = (typeof FEATURE_LIST)[number]["name"];
 

@@ -17,7 +17,7 @@ import { FEATURE_EMULATORS, type FeatureEmulator } from "./emulators.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { OpName } from "./operations.js";
 import { FEATURE_LIST, ROUTES, carriesInput, featureOf, type RouteTable } from "./routes.js";
-import type { LocalPart, Migration } from "./types.js";
+import type { LocalPart, Migration } from "./emulators.js";
 import { workerEntry } from "./worker-entry.js";
 
 export * from "../local/instance.js";

@@ -13,7 +13,7 @@ import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/schema.js";
 import { exportsTable } from "./export/schema.js";
 import { emulatorTables, EMULATOR_MIGRATION_VERSION } from "../local/db/emulator-schema.js";
 import { webhookIdColumn, WEBHOOK_ID_MIGRATION_VERSION } from "../local/db/webhook-id-schema.js";
-import type { Migration } from "./types.js";
+import type { Migration } from "./emulators.js";
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: core },

@@ -26,7 +26,7 @@ import {
   type ServerNotification,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CliContext } from "../cli/context.js";
+import type { CommandContext } from "../cli/command-context.js";
 import type { Engine, OpName } from "../engine/engine.js";
 import { redact, registerSecret } from "../engine/redact.js";
 import { runWaitAll, type WaitJob } from "../cli/wait.js";
@@ -149,7 +149,7 @@ export class McpSession {
   private readonly ended = new AbortController();
 
   constructor(
-    private readonly ctx: CliContext,
+    private readonly ctx: CommandContext,
     private readonly engine: Engine,
     readonly options: McpOptions,
   ) {
@@ -476,7 +476,7 @@ export class McpSession {
   }
 }
 
-export async function runMcp(ctx: CliContext, options: McpOptions): Promise<void> {
+export async function runMcp(ctx: CommandContext, options: McpOptions): Promise<void> {
   const engine = await ctx.engine();
   // The local default key is used without being configured: masked like a configured one.
   if (engine.target === "local" && !ctx.runtime.engine && !ctx.resolve().key) registerSecret((await ctx.localInstance()).defaultKey());

@@ -10,7 +10,8 @@ import path from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { CliError, type CommandModule, type Context, type IO } from "../../src/cli/types.js";
+import { CliError, type IO } from "../../src/cli/types.js";
+import type { CommandContext, CommandModule } from "../../src/cli/command-context.js";
 import { generateCommand } from "../../src/features/generation/cli.js";
 import { command as duplicateCommand } from "../../src/features/video/cli.js";
 import { goodPlan } from "./generation-fixtures.js";
@@ -60,7 +61,7 @@ async function runCli(mod: CommandModule, name: string, args: string[], stdin = 
     target: async () => "local",
     print: <T>(r: T, human: (r: T) => string[]) => out.push(...human(r)),
     readBody: async (p: string) => JSON.parse(p === "-" ? stdin : fs.readFileSync(p, "utf8")) as Record<string, unknown>,
-  } as unknown as Context;
+  } as unknown as CommandContext;
   const program = new Command().exitOverride();
   const cmd = program.command(name).exitOverride();
   mod.register(cmd, () => ctx, { loadAll: () => Promise.reject(new Error("no command tree here")) });

@@ -6,7 +6,7 @@
  * stderr (a bar redrawn in place on a terminal, one line per finished line elsewhere) and a summary
  * at the end; with --json, NDJSON events on stdout (`started`, `line`, then `summary`).
  */
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import type { Engine } from "../../engine/engine.js";
 import { CliError, EXIT } from "../types.js";
 import type { BatchKind, BatchLine } from "./input.js";
@@ -37,7 +37,7 @@ export interface RunBatchOptions {
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
 /** Every line's price, through the pacer (the asset prices are requests too). */
-async function pricesOf(ctx: CliContext, lines: readonly BatchLine[], pacer: Pacer): Promise<Map<number, LinePrice>> {
+async function pricesOf(ctx: CommandContext, lines: readonly BatchLine[], pacer: Pacer): Promise<Map<number, LinePrice>> {
   const engine = await ctx.engine();
   const target = engine.target;
   const prices = new Map<number, LinePrice>();
@@ -61,7 +61,7 @@ async function pricesOf(ctx: CliContext, lines: readonly BatchLine[], pacer: Pac
   return prices;
 }
 
-export async function priceBatch(ctx: CliContext, lines: readonly BatchLine[]): Promise<void> {
+export async function priceBatch(ctx: CommandContext, lines: readonly BatchLine[]): Promise<void> {
   const ac = new AbortController();
   const off = ctx.onInterrupt(() => ac.abort(new CliError("Interrupted; nothing was started.", EXIT.interrupted, "interrupted")));
   try {
@@ -101,7 +101,7 @@ export async function priceBatch(ctx: CliContext, lines: readonly BatchLine[]): 
  * engine records every start it makes (src/cli/guarded-engine.ts); what is left is a start a crash
  * left unrecorded, which the batch found on the instance and adopted.
  */
-function journal(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "started" }>): void {
+function journal(ctx: CommandContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "started" }>): void {
   const l = lines.find((x) => x.line === e.line);
   if (!l || !ctx.recordJobs || !e.adopted) return;
   const kind =
@@ -136,7 +136,7 @@ function journal(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchE
 }
 
 /** What became of a finished line's jobs, for the history. */
-function journalDone(ctx: CliContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "line" }>): void {
+function journalDone(ctx: CommandContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "line" }>): void {
   const l = lines.find((x) => x.line === e.line);
   if (!l || !ctx.recordUpdates) return;
   // Each id's kind is the one the history recorded at its start (no guess from its shape).
@@ -153,7 +153,7 @@ class Progress {
   private lastDraw = 0;
   private drawn = false;
   constructor(
-    private readonly ctx: CliContext,
+    private readonly ctx: CommandContext,
     private readonly runner: () => BatchRunner | undefined,
     private readonly now: () => number,
   ) {
@@ -233,7 +233,7 @@ class Progress {
   }
 }
 
-export async function runBatch(ctx: CliContext, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
+export async function runBatch(ctx: CommandContext, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
   const engine = await ctx.engine();
   const target = engine.target;
   if (target === "hosted") {
@@ -301,7 +301,7 @@ function creditsLine(s: BatchSummary): string {
   return `${all}${s.credits_refunded ? `, ${s.credits_refunded} refunded (failed jobs)` : ""}`;
 }
 
-async function reportSummary(ctx: CliContext, summary: BatchSummary, o: RunBatchOptions): Promise<void> {
+async function reportSummary(ctx: CommandContext, summary: BatchSummary, o: RunBatchOptions): Promise<void> {
   const withManifest = { ...summary, manifest: o.manifestPath, out: o.out };
   if (ctx.opts.json) ctx.io.out(JSON.stringify({ event: "summary", ...withManifest }));
   else {
@@ -333,7 +333,7 @@ async function reportSummary(ctx: CliContext, summary: BatchSummary, o: RunBatch
   }
 }
 
-async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
+async function runLocked(ctx: CommandContext, engine: Engine, lines: readonly BatchLine[], o: RunBatchOptions): Promise<void> {
   const target = engine.target;
   const manifest = readManifest(o.manifestPath);
   // Where the jobs live: the hosted base URL, or the local instance's home.
@@ -401,7 +401,7 @@ async function runLocked(ctx: CliContext, engine: Engine, lines: readonly BatchL
 }
 
 /** How to add the credits the refused lines lacked/** How to add the credits the refused lines lacked, on this target (stderr). */
-async function addCreditsHint(ctx: CliContext, missing: number | null): Promise<void> {
+async function addCreditsHint(ctx: CommandContext, missing: number | null): Promise<void> {
   const space = await ctx.localSpace().catch(() => undefined);
   ctx.io.info(
     space

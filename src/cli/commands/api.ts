@@ -9,8 +9,9 @@
 import type { Command } from "commander";
 import { collect } from "../parse.js";
 import { examples } from "../help-text.js";
-import { CliError, EXIT, type CommandModule } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { apiFields, apiMethod, buildApiRequest, inputBody, queryStrings, type ApiRequest } from "../api-request.js";
 
 interface ApiFlags {
@@ -26,13 +27,13 @@ interface ApiAnswer {
   text?: string;
 }
 
-async function readFileText(ctx: CliContext, file: string, flag: string): Promise<string> {
+async function readFileText(ctx: CommandContext, file: string, flag: string): Promise<string> {
   const { readWithinBodyLimit } = await import("../body.js");
   return readWithinBodyLimit(file, ctx.io, flag);
 }
 
 /** The request of this command line. */
-async function requestOf(ctx: CliContext, method: string, rawPath: string, opts: ApiFlags): Promise<ApiRequest> {
+async function requestOf(ctx: CommandContext, method: string, rawPath: string, opts: ApiFlags): Promise<ApiRequest> {
   const m = apiMethod(method);
   const fields = await apiFields({ raw: opts.rawField ?? [], typed: opts.field ?? [] }, (file) => readFileText(ctx, file, "-F"));
   const input = opts.input !== undefined ? { body: inputBody(await readFileText(ctx, opts.input, "--input"), opts.input === "-" ? "stdin" : opts.input) } : undefined;
@@ -45,7 +46,7 @@ function withQuery(path: string, query: Record<string, string>): string {
 }
 
 /** The hosted service (or `serve`) over HTTP, with the hosted client's retries, waits, proxy and --debug. */
-async function sendHosted(ctx: CliContext, req: ApiRequest): Promise<ApiAnswer> {
+async function sendHosted(ctx: CommandContext, req: ApiRequest): Promise<ApiAnswer> {
   const { HttpClient } = await import("../../hosted/client.js");
   const http = new HttpClient(ctx.hostedOptions());
   try {
@@ -58,7 +59,7 @@ async function sendHosted(ctx: CliContext, req: ApiRequest): Promise<ApiAnswer> 
 }
 
 /** The local instance through its own dispatch: the route table of `serve`, then the operation's handler. */
-async function sendLocal(ctx: CliContext, req: ApiRequest): Promise<ApiAnswer> {
+async function sendLocal(ctx: CommandContext, req: ApiRequest): Promise<ApiAnswer> {
   const [{ matchRoute, API_PREFIX }, { errorResponse }] = await Promise.all([import("../../features/routes.js"), import("../../contract/errors.js")]);
   const where = `${req.method} ${API_PREFIX}${req.path}`;
   let route: ReturnType<typeof matchRoute>;
@@ -88,7 +89,7 @@ async function sendLocal(ctx: CliContext, req: ApiRequest): Promise<ApiAnswer> {
 }
 
 /** Pretty JSON on a terminal; as received (or compact JSON) otherwise. */
-function printBody(ctx: CliContext, answer: ApiAnswer): void {
+function printBody(ctx: CommandContext, answer: ApiAnswer): void {
   if (answer.body === undefined && answer.text === undefined) return;
   if (ctx.io.isStdoutTTY || answer.text === undefined) {
     ctx.io.out(ctx.io.isStdoutTTY ? JSON.stringify(answer.body, null, 2) : JSON.stringify(answer.body));
@@ -98,13 +99,13 @@ function printBody(ctx: CliContext, answer: ApiAnswer): void {
 }
 
 /** An error answer's body on stdout too (as `gh api` does), then the error for its exit code. */
-async function printAndThrow(ctx: CliContext, err: unknown): Promise<never> {
+async function printAndThrow(ctx: CommandContext, err: unknown): Promise<never> {
   const e = err as { name?: string; status?: number; body?: unknown };
   if (e?.name === "ApiError" && typeof e.status === "number") printBody(ctx, { status: e.status, body: e.body });
   throw err;
 }
 
-async function run(ctx: CliContext, method: string, path: string, opts: ApiFlags): Promise<void> {
+async function run(ctx: CommandContext, method: string, path: string, opts: ApiFlags): Promise<void> {
   const req = await requestOf(ctx, method, path, opts);
   const target = await ctx.target();
   let answer: ApiAnswer;
@@ -129,7 +130,7 @@ export const command: CommandModule = {
       .option("-f, --raw-field <key=value>", "a string field (repeatable)", collect)
       .option("--input <file>", "the request body from a JSON file, or - for stdin (fields then go in the query string)")
       .action(async (method: string, path: string, opts: ApiFlags, cmd: Command) => {
-        const ctx = getContext(cmd) as CliContext;
+        const ctx = getContext(cmd);
         if (opts.input === "-" && (opts.field ?? []).some((f) => f.includes("=@-"))) {
           throw new CliError("--input - and -F key=@- cannot both read stdin", EXIT.usage, "usage_error", "--input");
         }

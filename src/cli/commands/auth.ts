@@ -4,12 +4,13 @@
  */
 import type { Command } from "commander";
 import { readEnv } from "../../config/env.js";
-import { CliError, EXIT, type CommandModule, type ContextGetter, type IO } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT, type IO } from "../types.js";
+import type { CommandModule, ContextGetter } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { keyValues } from "../output.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 /** Asks for the key without echoing it (inquirer's password prompt on the terminal). */
 export type HiddenPrompt = (io: Pick<IO, "stdin" | "stderr">) => Promise<string>;
@@ -67,7 +68,7 @@ export const HOSTED_ACCOUNT_NOTE = "the hosted API does not tell the space, plan
  * key's space, plan and balance where the target can tell. Used by `auth status` and `whoami`.
  * Returns the report and the exit code the check calls for.
  */
-export async function statusReport(ctx: CliContext): Promise<{ report: StatusReport; exit: number; code: string }> {
+export async function statusReport(ctx: CommandContext): Promise<{ report: StatusReport; exit: number; code: string }> {
   const { config, key } = ctx.resolve();
   const { maskKey } = await import("../../engine/redact.js");
   let shownKey = key;

@@ -8,8 +8,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule, ContextGetter } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { defineFlags, type FlagInput } from "../flags.js";
 
@@ -47,7 +48,7 @@ const DEFAULT_TIMEOUT_MS = 20 * 60_000;
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
 
-async function readInput(ctx: CliContext, file: string): Promise<string> {
+async function readInput(ctx: CommandContext, file: string): Promise<string> {
   if (file === "-") {
     if ((ctx.io.stdin as { isTTY?: boolean }).isTTY) throw usage("<file>", "stdin is a terminal; pipe the lines in or name a file", "usage_error");
     const chunks: Buffer[] = [];
@@ -61,7 +62,7 @@ async function readInput(ctx: CliContext, file: string): Promise<string> {
   }
 }
 
-async function loadLines(ctx: CliContext, file: string, template: string | undefined) {
+async function loadLines(ctx: CommandContext, file: string, template: string | undefined) {
   const input = await import("../batch/input.js");
   const text = await readInput(ctx, file);
   const from = file === "-" ? "stdin" : file;
@@ -85,7 +86,7 @@ function register(group: Command, getContext: ContextGetter): void {
       .command("run <file>")
       .description("Run every request of a JSONL file (or a CSV with --as) under the rate limit, save the results, resumable: run it again to go on"),
   ).action(async (file: string, raw: FlagInput<typeof RUN_FLAGS>, cmd: Command) => {
-    const ctx = getContext(cmd) as CliContext;
+    const ctx = getContext(cmd);
     const o = RUN_FLAGS.values(raw);
     const { parseDuration } = await import("../parse.js");
     const parallel = o.parallel ?? DEFAULT_PARALLEL;
@@ -131,7 +132,7 @@ function register(group: Command, getContext: ContextGetter): void {
 
   const price = INPUT_FLAGS.addTo(group.command("price <file>").description("Print what each line and the whole batch would cost; nothing is started")).action(
     async (file: string, raw: FlagInput<typeof INPUT_FLAGS>, cmd: Command) => {
-      const ctx = getContext(cmd) as CliContext;
+      const ctx = getContext(cmd);
       const o = INPUT_FLAGS.values(raw);
       const lines = await loadLines(ctx, file, o.as);
       const { priceBatch } = await import("../batch/command.js");

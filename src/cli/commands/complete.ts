@@ -1,14 +1,14 @@
 /** Hidden `mediagen __complete …`: what the completion scripts call. Prints nothing on any error. */
 import type { Command } from "commander";
-import type { CommandModule, CommandTree, ContextGetter } from "../types.js";
-import type { CliContext } from "../context.js";
+import type { CommandModule, CommandTree, ContextGetter } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import type { DynamicKind } from "../complete.js";
 
 const DYNAMIC = ["models", "voices", "looks", "folders"];
 
 export const command: CommandModule = {
   register(complete: Command, getContext: ContextGetter, tree: CommandTree) {
-    const get = getContext as (cmd: Command) => CliContext;
+    const get = getContext as (cmd: Command) => CommandContext;
     complete
       .argument("<kind>", `words, or one of ${DYNAMIC.join(", ")}`)
       .argument("[words...]", "the words typed after `mediagen` (after --)")

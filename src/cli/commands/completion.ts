@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Argument, type Command } from "commander";
-import type { CommandModule } from "../types.js";
+import type { CommandModule } from "../command-context.js";
 import { examples } from "../help-text.js";
 
 export const SHELL_FILES: Record<string, string> = { bash: "mediagen.bash", zsh: "_mediagen", fish: "mediagen.fish" };

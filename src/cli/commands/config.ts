@@ -1,13 +1,13 @@
 /** `mediagen config …`: the settings of a profile (target, base_url) in $MEDIAGEN_HOME/config.json. */
 import type { Command } from "commander";
-import type { CommandModule, ContextGetter } from "../types.js";
-import type { CliContext } from "../context.js";
+import type { CommandModule, ContextGetter } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
 import { readEnv } from "../../config/env.js";
 import { PROFILE_KEYS } from "../../config/profiles.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 export const KEYS_HELP = `settings: ${PROFILE_KEYS.join(", ")}`;
 

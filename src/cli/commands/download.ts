@@ -11,8 +11,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule, ContextGetter } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { defineFlags, type FlagInput } from "../flags.js";
 import type { HistoryEntry } from "../journal.js";
@@ -44,7 +45,7 @@ interface Resolved {
 const isNotFound = (e: unknown) => (e as { name?: string; status?: number })?.name === "ApiError" && (e as { status?: number }).status === 404;
 
 /** A video has no file of its own: the command that makes one. */
-function videoAnswer(ctx: CliContext, id: string, how: string): CliError {
+function videoAnswer(ctx: CommandContext, id: string, how: string): CliError {
   return new CliError(
     `${id} is a video (${how}): it has no file of its own until it is exported. Export it with: ${exportCommand(ctx, id)}`,
     EXIT.usage,
@@ -53,7 +54,7 @@ function videoAnswer(ctx: CliContext, id: string, how: string): CliError {
   );
 }
 
-function exportCommand(ctx: CliContext, videoId: string): string {
+function exportCommand(ctx: CommandContext, videoId: string): string {
   const target = ctx.opts.target ? ` --target ${ctx.opts.target}` : "";
   return `mediagen export ${videoId} --download ${videoId}.mp4${target}`;
 }
@@ -63,7 +64,7 @@ function exportCommand(ctx: CliContext, videoId: string): string {
  * their status reads (free); the first that knows it wins. A 24-hex id no status read knows may be a
  * video, which has no read of its own: the answer says how to export it.
  */
-async function probe(ctx: CliContext, engine: Engine, id: string): Promise<Resolved> {
+async function probe(ctx: CommandContext, engine: Engine, id: string): Promise<Resolved> {
   const { kindsByShape, jobLife } = await import("../../features/lives.js");
   const kinds = kindsByShape(id);
   for (const kind of kinds) {
@@ -96,7 +97,7 @@ async function probe(ctx: CliContext, engine: Engine, id: string): Promise<Resol
 }
 
 /** The history's word on the id, or the target's. */
-async function resolve(ctx: CliContext, id: string): Promise<Resolved & { engine: Engine }> {
+async function resolve(ctx: CommandContext, id: string): Promise<Resolved & { engine: Engine }> {
   const { findJob, readHistory } = await import("../journal.js");
   let entry = findJob(ctx.home, id, ctx.opts.target);
   if (!entry) {
@@ -135,7 +136,7 @@ function copySaved(entry: HistoryEntry, dir: string, name: string, force: boolea
   return dest;
 }
 
-async function run(ctx: CliContext, asked: string, flags: Flags): Promise<void> {
+async function run(ctx: CommandContext, asked: string, flags: Flags): Promise<void> {
   const { jobLife } = await import("../../features/lives.js");
   const { checkTemplate, nameFrom, uniqueName } = await import("../file-name.js");
   if (flags.name !== undefined) checkTemplate(flags.name);
@@ -195,7 +196,7 @@ async function run(ctx: CliContext, asked: string, flags: Flags): Promise<void> 
 }
 
 async function saveFinished(
-  ctx: CliContext,
+  ctx: CommandContext,
   a: { id: string; kind: JobKindName; dir: string; flags: Flags; value: unknown; job: { label: string }; watchKind: import("../watch.js").WatchKind<unknown> },
 ): Promise<void> {
   const { id, kind, flags, value, job, watchKind } = a;
@@ -234,7 +235,7 @@ async function saveFinished(
 export const command: CommandModule = {
   register(download: Command, getContext: ContextGetter) {
     FLAGS.addTo(download.argument("<id>", "the job's id: an asset, a look, a generation (its video thumbnail), an export, a script"));
-    download.action(async (id: string, opts: Flags, cmd: Command) => run(getContext(cmd) as CliContext, id, FLAGS.values(opts)));
+    download.action(async (id: string, opts: Flags, cmd: Command) => run(getContext(cmd), id, FLAGS.values(opts)));
     examples(download, [
       "mediagen download 65f0c2a1b3e4d5f6a7b8c9d0",
       "mediagen download lk_0123456789abcdef01234567 --dir thumbs/",

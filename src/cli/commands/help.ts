@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../types.js";
+import { CliError, EXIT, type Context } from "../types.js";
+import type { CommandModule } from "../command-context.js";
 import { examples, HELP_TOPICS, type HelpTopic } from "../help-text.js";
 import { table, widthOf } from "../output.js";
 

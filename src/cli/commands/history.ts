@@ -3,8 +3,9 @@
  * most recent first. The service has no list of jobs; this is the CLI's own record, like a shell's.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule, ContextGetter } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { cell, table, visibleLength, widthOf, wrapCell } from "../output.js";
 import { defineFlags, type FlagInput } from "../flags.js";
@@ -91,7 +92,7 @@ function historyLines(rows: HistoryEntry[], width: number): string[] {
 }
 
 /** `--show`: each saved file drawn, then its id and path (nothing at all where pictures cannot be drawn). */
-async function showSaved(ctx: CliContext, rows: readonly HistoryEntry[]): Promise<void> {
+async function showSaved(ctx: CommandContext, rows: readonly HistoryEntry[]): Promise<void> {
   for (const j of rows) {
     if (j.saved && (await ctx.showPicture(j.saved))) ctx.io.out(`  ${j.id}  ${j.saved}`);
   }
@@ -100,7 +101,7 @@ async function showSaved(ctx: CliContext, rows: readonly HistoryEntry[]): Promis
 export const command: CommandModule = {
   register(history: Command, getContext: ContextGetter) {
     FLAGS.addTo(history).action(async (opts: FlagInput<typeof FLAGS>, cmd: Command) => {
-      const ctx = getContext(cmd) as CliContext;
+      const ctx = getContext(cmd);
       const flags = FLAGS.values(opts);
       if (flags.limit !== undefined && flags.limit < 0) throw new CliError("--limit: expected 0 or more", EXIT.usage, "invalid_value", "--limit");
       const limit = flags.limit ?? DEFAULT_LIMIT;

@@ -8,8 +8,8 @@
  * Ctrl-C stops it (exit 0); --count stops it after that many deliveries.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule } from "../command-context.js";
 import { examples } from "../help-text.js";
 
 interface ListenFlags {
@@ -34,7 +34,7 @@ export const command: CommandModule = {
       .option("--secret <whsec>", "signing secret to check signatures with (default: MEDIAGEN_WEBHOOK_SECRET, else the local instance's)")
       .option("--count <n>", "stop after this many deliveries")
       .action(async (flags: ListenFlags, cmd: Command) => {
-        const ctx = getContext(cmd) as CliContext;
+        const ctx = getContext(cmd);
         const port = Number(flags.port);
         if (!/^\d+$/.test(flags.port.trim()) || port > 65535) throw usage("--port", `expected a number from 0 to 65535, got "${flags.port}"`);
         if (flags.forwardTo !== undefined) {

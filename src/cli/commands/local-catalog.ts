@@ -9,11 +9,11 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { Engine } from "../../engine/engine.js";
 import { CliError, EXIT } from "../types.js";
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 interface SyncOptions {
   fromHosted?: boolean;
@@ -28,7 +28,7 @@ type AvatarSync = typeof import("../../features/avatar/catalog-sync.js");
  * The hosted public avatars and their looks, with each look's picture copied into the local media
  * dir (under a temp name first, then renamed to its real type's extension).
  */
-async function copyHostedAvatars(ctx: CliContext, engine: Engine, mediaDir: string): Promise<{ avatars: unknown[]; skipped: { name: string; reason: string }[] }> {
+async function copyHostedAvatars(ctx: CommandContext, engine: Engine, mediaDir: string): Promise<{ avatars: unknown[]; skipped: { name: string; reason: string }[] }> {
   const sync: AvatarSync = await import("../../features/avatar/catalog-sync.js");
   const ids = sync.publicAvatarIds(await engine.avatarList({ onlyPublic: true } as never));
   const records: unknown[] = [];
@@ -90,7 +90,7 @@ function readModelsFile(file: string): { models: unknown[]; voices?: unknown[] }
 }
 
 /** `local catalog sync`: reads the source, converts, stores; prints what was copied and skipped. */
-async function syncCatalog(ctx: CliContext, opts: SyncOptions): Promise<void> {
+async function syncCatalog(ctx: CommandContext, opts: SyncOptions): Promise<void> {
   if ((opts.fromHosted ? 1 : 0) + (opts.from !== undefined ? 1 : 0) !== 1) {
     throw new CliError("give exactly one of --from-hosted and --from <file.json>", EXIT.usage, "usage_error", "--from-hosted");
   }

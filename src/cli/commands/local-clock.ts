@@ -4,10 +4,10 @@
  * instance (serve included). Local only: the hosted service's time is its own.
  */
 import type { Command } from "commander";
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 interface ClockState {
   offset_ms: number;
@@ -29,7 +29,7 @@ export function registerClock(local: Command, get: Getter): void {
   const clock = local.command("clock").description("Move the local instance's clock: link expiry, rate windows, job timings and created_at follow it");
   examples(clock, ["mediagen local clock advance 8d", "mediagen local clock freeze", "mediagen local clock reset", "mediagen local clock show --json"]);
 
-  const act = (name: string, summary: string, run: (i: Awaited<ReturnType<CliContext["localInstance"]>>, arg?: string) => ClockState, arg?: [string, string]) => {
+  const act = (name: string, summary: string, run: (i: Awaited<ReturnType<CommandContext["localInstance"]>>, arg?: string) => ClockState, arg?: [string, string]) => {
     const c = clock.command(name).description(summary);
     if (arg) c.argument(arg[0], arg[1]);
     c.action(async (...args: unknown[]) => {

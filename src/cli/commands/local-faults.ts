@@ -7,11 +7,11 @@
 import fs from "node:fs";
 import type { Command } from "commander";
 import { CliError, EXIT } from "../types.js";
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 interface AddFlags {
   status?: string;
@@ -72,7 +72,7 @@ function paramsText(r: RuleView): string {
     .join(" ");
 }
 
-function rulesTable(ctx: CliContext, rules: RuleView[]): string[] {
+function rulesTable(ctx: CommandContext, rules: RuleView[]): string[] {
   if (!rules.length) {
     ctx.io.info("No fault rules.");
     return [];

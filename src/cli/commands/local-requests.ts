@@ -5,11 +5,11 @@
  */
 import type { Command } from "commander";
 import { CliError, EXIT } from "../types.js";
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 interface Entry {
   seq: number;
@@ -38,7 +38,7 @@ function line(e: Entry): string {
   return `${e.at.slice(11, 23)} ${e.method} ${e.path} ${e.op ?? "-"} ${e.status ?? e.error ?? "-"} ${e.duration_ms} ms ${e.request_id ?? ""}`.trimEnd();
 }
 
-function rows(ctx: CliContext, entries: Entry[]): string[] {
+function rows(ctx: CommandContext, entries: Entry[]): string[] {
   if (!entries.length) {
     ctx.io.info("No requests recorded (serve records every request to the API and to media links).");
     return [];
@@ -59,7 +59,7 @@ function rows(ctx: CliContext, entries: Entry[]): string[] {
 }
 
 /** Prints what arrives after `after` until Ctrl-C: one JSON line each with --json, else one text line. */
-async function follow(ctx: CliContext, list: (after: number) => Entry[], after: number): Promise<void> {
+async function follow(ctx: CommandContext, list: (after: number) => Entry[], after: number): Promise<void> {
   const stop = new AbortController();
   const off = ctx.onInterrupt(() => stop.abort());
   void ctx.runtime.signals.nextStop().then(() => stop.abort());

@@ -5,11 +5,11 @@
  * path, POST /_mediagen/snapshots/<name>/restore, where it takes effect at once).
  */
 import type { Command } from "commander";
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 interface SnapshotView {
   name: string;

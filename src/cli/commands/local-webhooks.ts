@@ -7,10 +7,10 @@
 import fs from "node:fs";
 import type { Command } from "commander";
 import { CliError, EXIT } from "../types.js";
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 interface DeliveryView {
   id: string;
@@ -38,7 +38,7 @@ function readData(file: string): Record<string, unknown> {
 }
 
 /** Polls the delivery until it is no longer pending (or the wait ends); its view. */
-async function settle(ctx: CliContext, id: string, wait: boolean): Promise<DeliveryView> {
+async function settle(ctx: CommandContext, id: string, wait: boolean): Promise<DeliveryView> {
   const instance = await ctx.localInstance();
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
@@ -49,7 +49,7 @@ async function settle(ctx: CliContext, id: string, wait: boolean): Promise<Deliv
   }
 }
 
-function report(ctx: CliContext, d: DeliveryView, wait: boolean): void {
+function report(ctx: CommandContext, d: DeliveryView, wait: boolean): void {
   const view = { id: d.id, task: d.task, url: d.url, status: d.status, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error };
   ctx.print(
     view,

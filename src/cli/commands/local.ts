@@ -3,8 +3,9 @@
  * reset). Always acts on the instance under $MEDIAGEN_HOME, whatever the target.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule, ContextGetter } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { cell, table, widthOf, type Column } from "../output.js";
 import { parseCredits } from "../parse.js";
@@ -16,7 +17,7 @@ import { registerSnapshots } from "./local-snapshot.js";
 import { registerWebhookReplay } from "./local-webhooks.js";
 import { registerClock } from "./local-clock.js";
 
-type Getter = (cmd: Command) => CliContext;
+type Getter = (cmd: Command) => CommandContext;
 
 /**
  * A key on the command line shows in `ps` and the shell's history, so revoke and regenerate also take
@@ -25,7 +26,7 @@ type Getter = (cmd: Command) => CliContext;
 const KEY_ARGUMENT = "the key's id (key_…, from `local keys list`), - to read the key from stdin, or the key itself";
 const KEY_STDIN_MAX = 4096;
 
-async function keyArgument(ctx: CliContext, ref: string): Promise<string> {
+async function keyArgument(ctx: CommandContext, ref: string): Promise<string> {
   if (ref !== "-") return ref;
   const io = ctx.io;
   if ((io.stdin as { isTTY?: boolean }).isTTY === true) {
@@ -55,7 +56,7 @@ async function plan(value: string) {
 }
 
 /** Prints a freshly minted key: data on stdout, the shown-once warning on stderr. */
-function printKey(ctx: CliContext, result: { api_key: string; space_id?: string }, extra: string[] = []) {
+function printKey(ctx: CommandContext, result: { api_key: string; space_id?: string }, extra: string[] = []) {
   ctx.print(
     result,
     (r) => [r.api_key],
@@ -453,7 +454,7 @@ export const command: CommandModule = {
 };
 
 /** The human view of an empty list: a note on stderr, no rows. */
-function noVideos(ctx: CliContext): string[] {
+function noVideos(ctx: CommandContext): string[] {
   ctx.io.info("No videos.");
   return [];
 }

@@ -4,8 +4,8 @@
  * src/mcp/, loaded only when the command runs.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { collect, parseCredits } from "../parse.js";
 
@@ -22,7 +22,7 @@ export const command: CommandModule = {
       .option("--max-credits <n>", "the most this session may spend: each start is priced first and refused past it (a start whose price is unknown too)")
       .option("--read-only", "offer only the tools that read (lists, statuses, pricing, wait_for, download): nothing can be started")
       .action(async (flags: McpFlags, cmd: Command) => {
-        const ctx = getContext(cmd) as CliContext;
+        const ctx = getContext(cmd);
         if (ctx.io.isStdoutTTY && ctx.io.canPrompt) {
           ctx.io.info("mediagen mcp speaks the Model Context Protocol on stdin/stdout: configure it in an MCP client (see `mediagen mcp --help`). Ctrl-C stops.");
         }

@@ -5,8 +5,9 @@
 import type { Command } from "commander";
 import { readEnv } from "../../config/env.js";
 import { envSetting } from "../env-setting.js";
-import { CliError, EXIT, type CommandModule } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { parseDuration } from "../parse.js";
 import type { LocalInstance } from "../../features/local.js";
@@ -56,7 +57,11 @@ export function parsePort(value: string): number {
 }
 
 /** Refuses a bad --public-url and warns about every flag that opens the instance up. */
-function checkServeFlags(ctx: CliContext, flags: ServeFlags, isLoopbackAddress: (host: string) => boolean): { allowLocalFiles: boolean; allowPrivateNetwork: boolean } {
+function checkServeFlags(
+  ctx: CommandContext,
+  flags: ServeFlags,
+  isLoopbackAddress: (host: string) => boolean,
+): { allowLocalFiles: boolean; allowPrivateNetwork: boolean } {
   if (flags.publicUrl !== undefined) {
     try {
       const u = new URL(flags.publicUrl);
@@ -119,7 +124,7 @@ interface ServedInstance {
  * instance takes it from the configured home) and with the rules of `--faults`.
  */
 async function openServed(
-  ctx: CliContext,
+  ctx: CommandContext,
   flags: ServeFlags,
   configHome: string,
   faultRules: unknown[] | undefined,
@@ -148,7 +153,7 @@ async function openServed(
 }
 
 /** Opens the instance and starts the server over it, then serves until stopped. */
-async function runServe(ctx: CliContext, flags: ServeFlags): Promise<void> {
+async function runServe(ctx: CommandContext, flags: ServeFlags): Promise<void> {
   const port = parsePort(flags.port);
   const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
   const connections = {
@@ -218,7 +223,7 @@ async function runServe(ctx: CliContext, flags: ServeFlags): Promise<void> {
 
 /** Prints where the server listens, then on the first stop signal drains requests and jobs and closes. */
 async function serveUntilStopped(
-  ctx: CliContext,
+  ctx: CommandContext,
   flags: ServeFlags,
   s: {
     instance: LocalInstance;
@@ -277,7 +282,7 @@ export const command: CommandModule = {
       .option("--max-connections-per-client <n>", "connections held at once from one client address (same rule)", "128")
       .option("--headers-timeout <duration>", "time a client has to send a request's headers; past it: 408 and closed", "20s")
       .option("--body-timeout <duration>", "time a client has, after the headers, to send the body; past it: 408 and closed", "30s")
-      .action(async (flags: ServeFlags, cmd: Command) => runServe(getContext(cmd) as CliContext, flags));
+      .action(async (flags: ServeFlags, cmd: Command) => runServe(getContext(cmd), flags));
     examples(serve, [
       "mediagen serve",
       'mediagen serve --port 0 --json        # prints {"base_url": …} once listening',

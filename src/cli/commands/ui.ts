@@ -5,9 +5,10 @@
  */
 import type { Command } from "commander";
 import { spawn } from "node:child_process";
-import type { CliContext } from "../context.js";
+import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
-import { CliError, EXIT, type CommandModule } from "../types.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule } from "../command-context.js";
 import { parsePort } from "./serve.js";
 
 interface UiFlags {
@@ -16,7 +17,7 @@ interface UiFlags {
 }
 
 /** Opens the URL in the desktop's browser; says so when it cannot (no desktop, no opener). */
-function openBrowser(ctx: CliContext, url: string): void {
+function openBrowser(ctx: CommandContext, url: string): void {
   const [cmd, args] = process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
   try {
     const child = spawn(cmd, args as string[], { stdio: "ignore", detached: true });
@@ -32,7 +33,7 @@ export const command: CommandModule = {
     ui.option("--port <port>", "port on 127.0.0.1; 0 picks a free one", "4020")
       .option("--open", "open the dashboard in the browser")
       .action(async (flags: UiFlags, cmd: Command) => {
-        const ctx = getContext(cmd) as CliContext;
+        const ctx = getContext(cmd);
         const port = parsePort(flags.port);
         const [{ openLocalInstance }, { startUiServer }] = await Promise.all([import("../../features/local.js"), import("../../ui/server.js")]);
         const instance = openLocalInstance({ home: ctx.home, worker: "detached" });

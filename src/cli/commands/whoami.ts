@@ -4,14 +4,14 @@
  * says so). The same report as `auth status`, which also checks the key.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type ContextGetter } from "../types.js";
-import type { CliContext } from "../context.js";
+import { CliError, EXIT } from "../types.js";
+import type { CommandModule, ContextGetter } from "../command-context.js";
 import { examples } from "../help-text.js";
 
 export const command: CommandModule = {
   register(whoami: Command, getContext: ContextGetter) {
     whoami.action(async (_opts: unknown, cmd: Command) => {
-      const ctx = getContext(cmd) as CliContext;
+      const ctx = getContext(cmd);
       const { statusReport, statusLines } = await import("./auth.js");
       const { report, exit, code } = await statusReport(ctx);
       // `credits -q` is for a script that wants the balance; `whoami -q` the space.

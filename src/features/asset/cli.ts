@@ -4,7 +4,8 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context, type ContextGetter } from "../../cli/types.js";
+import { CliError, EXIT } from "../../cli/types.js";
+import type { CommandModule, ContextGetter } from "../../cli/command-context.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues, stderrWidth, table, widthOf, wrapCell } from "../../cli/output.js";
@@ -13,7 +14,7 @@ import { BODY_FLAG, defineFlags, SIMULATE_FLAG, type FlagInput } from "../../cli
 import type { Asset, AssetPricingResponse, AssetStartResponse, ModelDetail, ModelListResponse, ReferenceItem } from "./contract.js";
 import { assetSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
-import type { CliContext } from "../../cli/context.js";
+import type { CommandContext } from "../../cli/command-context.js";
 import type { WatchKind } from "../../cli/watch.js";
 import type { WaitJob } from "../../cli/wait.js";
 import { refundNote } from "../../cli/credits-note.js";
@@ -177,7 +178,7 @@ export function priceBody(flags: PriceFlags, body: Record<string, unknown> = {})
  * The one stderr line for fields of an open body the contract does not name (pricing's settings
  * object has no documented name): they are sent as given, and the service decides.
  */
-function sayUnnamed(ctx: Context, body: Record<string, unknown>, known: readonly string[]): void {
+function sayUnnamed(ctx: CommandContext, body: Record<string, unknown>, known: readonly string[]): void {
   const extra = Object.keys(body).filter((k) => !known.includes(k));
   if (extra.length) ctx.io.warn(`Sent as given (the contract does not name ${extra.length === 1 ? "it" : "them"}; the service decides): ${extra.join(", ")}`);
 }
@@ -212,7 +213,7 @@ export function defaultCost(m: { base_cost?: number | null; capabilities?: { def
   return typeof d === "number" ? `${m.base_cost} (${d} s)` : String(m.base_cost);
 }
 
-function modelsTable(ctx: Context, r: ModelListResponse): string[] {
+function modelsTable(ctx: CommandContext, r: ModelListResponse): string[] {
   if (!r.models.length) {
     ctx.io.info("No models match.");
     return [];
@@ -354,10 +355,10 @@ export function assetWatch(engine: Engine, ids: readonly string[]): { jobs: Wait
 }
 
 /** Waits on every id under one deadline and saves the results (see watch.ts for what is printed). */
-async function watchAssets(ctx: Context, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
+async function watchAssets(ctx: CommandContext, engine: Engine, ids: string[], flags: WatchOptionFlags): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
   const { jobs, kind } = assetWatch(engine, ids);
-  await watchJobs(ctx as CliContext, jobs, kind, flags);
+  await watchJobs(ctx, jobs, kind, flags);
 }
 
 // ---- commands -------------------------------------------------------------------------------------
@@ -439,7 +440,7 @@ function registerStart(asset: Command, getContext: ContextGetter): void {
     if (!flags.dryRun) await checkWaitFlags(opts);
     ctx.explainWith?.(START_FLAGS.givenFlags(flags), body);
     const engine = await ctx.engine();
-    const cli = ctx as CliContext;
+    const cli = ctx;
     const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
     const guard = { ...(flags.maxCredits !== undefined ? { maxCredits: flags.maxCredits } : {}), ...(flags.yes ? { yes: true } : {}) };
     if (flags.maxCredits !== undefined && !(flags.maxCredits >= 0)) throw usage("--max-credits", "expected 0 or more credits");
@@ -495,7 +496,7 @@ function registerStatus(asset: Command, getContext: ContextGetter): void {
       return;
     }
     const { printEach } = await import("../../cli/each.js");
-    await printEach(ctx as CliContext, {
+    await printEach(ctx, {
       ids,
       read: (id) => engine.assetStatus({ assetId: id }),
       label: (id) => `asset ${id}`,

@@ -5,7 +5,8 @@
 import path from "node:path";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context, type ContextGetter } from "../../cli/types.js";
+import { CliError, EXIT } from "../../cli/types.js";
+import type { CommandModule, ContextGetter } from "../../cli/command-context.js";
 import { examples, watchOptions, type WatchOptionFlags } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { absoluteIfFile, checkWaitFlags, waits } from "../../cli/parse.js";
@@ -13,7 +14,7 @@ import { BODY_FLAG, defineFlags, SIMULATE_FLAG, type FlagInput } from "../../cli
 import type { Avatar, AvatarListItem, AvatarLookRef, AvatarStatusResponse, LookDetail, ResourceAvatar } from "./contract.js";
 import { avatarSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
-import type { CliContext } from "../../cli/context.js";
+import type { CommandContext } from "../../cli/command-context.js";
 import type { WatchKind } from "../../cli/watch.js";
 import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
@@ -106,7 +107,7 @@ export function listQuery(f: ListFlags): Record<string, unknown> {
 }
 
 /** `avatar list --legacy`: another filter than --gender and --tags is a usage error naming it. */
-function legacyQuery(ctx: Context, flags: ReturnType<typeof LIST_FLAGS.values>): Record<string, unknown> {
+function legacyQuery(ctx: CommandContext, flags: ReturnType<typeof LIST_FLAGS.values>): Record<string, unknown> {
   const query = LIST_FLAGS.request(flags);
   const other = Object.keys(query).find((field) => !LEGACY_FILTERS.has(field));
   if (other !== undefined) {
@@ -121,7 +122,7 @@ function legacyQuery(ctx: Context, flags: ReturnType<typeof LIST_FLAGS.values>):
  * `avatar edit --look <id>` without `--avatar`: a look belongs to one avatar, so the avatar is read
  * from the look list (undefined when the list does not have it: then --avatar is asked for).
  */
-async function avatarOfLook(ctx: Context, lookId: string): Promise<string | undefined> {
+async function avatarOfLook(ctx: CommandContext, lookId: string): Promise<string | undefined> {
   const looks = (await (await ctx.engine()).avatarList({})) as { id: string; avatar_id?: string }[];
   return looks.find((l) => l.id === lookId)?.avatar_id;
 }
@@ -166,7 +167,7 @@ function lookLines(l: LookDetail): string[] {
   ]);
 }
 
-function avatarLines(ctx: Context, a: Avatar): string[] {
+function avatarLines(ctx: CommandContext, a: Avatar): string[] {
   const head = keyValues([
     ["avatar", a.id],
     ["name", a.name],
@@ -189,7 +190,7 @@ function avatarLines(ctx: Context, a: Avatar): string[] {
   return [...head, "", ...looks];
 }
 
-function listTable(ctx: Context, items: AvatarListItem[]): string[] {
+function listTable(ctx: CommandContext, items: AvatarListItem[]): string[] {
   if (!items.length) {
     ctx.io.info("No looks match.");
     return [];
@@ -212,7 +213,7 @@ function listTable(ctx: Context, items: AvatarListItem[]): string[] {
   );
 }
 
-function legacyTable(ctx: Context, items: ResourceAvatar[]): string[] {
+function legacyTable(ctx: CommandContext, items: ResourceAvatar[]): string[] {
   if (!items.length) {
     ctx.io.info("No looks match.");
     return [];
@@ -257,10 +258,10 @@ export function lookCost(body: Record<string, unknown>, promptBased: boolean): n
  * Waits for the look and saves its thumbnail when asked (see watch.ts for what is printed). `cost`:
  * what the create or edit that started it was charged, when this command knows.
  */
-async function watchLook(ctx: Context, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags, cost?: number): Promise<void> {
+async function watchLook(ctx: CommandContext, engine: Engine, ref: AvatarLookRef, flags: WatchOptionFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
   const { jobs, kind } = lookWatch(engine, ref, cost);
-  await watchJobs(ctx as CliContext, jobs, kind, flags);
+  await watchJobs(ctx, jobs, kind, flags);
 }
 
 /** The wait for a look (watch.ts): its status, its failure, and its thumbnail to save. */
@@ -293,7 +294,7 @@ async function checkLookOfAvatar(engine: Engine, body: Record<string, unknown>):
 }
 
 /** Prints a create/edit answer, then waits when asked. */
-async function answer(ctx: Context, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string, cost: number): Promise<void> {
+async function answer(ctx: CommandContext, engine: Engine, res: AvatarLookRef, flags: WatchOptionFlags, line: (r: AvatarLookRef) => string, cost: number): Promise<void> {
   if (!waits(flags)) {
     ctx.print(
       res,
@@ -331,7 +332,7 @@ function registerCreate(avatar: Command, getContext: ContextGetter): void {
     await checkWaitFlags(opts);
     ctx.explainWith?.(CREATE_FLAGS.givenFlags(flags), body);
     const engine = await ctx.engine();
-    if ((await guardStart(ctx as CliContext, engine, "avatarCreate", body, flags)) === "dry-run") return;
+    if ((await guardStart(ctx, engine, "avatarCreate", body, flags)) === "dry-run") return;
     const res = await engine.avatarCreate(body, simulate ? { simulate } : {});
     const promptBased = typeof body.prompt === "string" && body.prompt.trim() !== "";
     await answer(ctx, engine, res, opts, (r) => `Created avatar ${r.avatar_id} with look ${r.look_id}`, lookCost(body, promptBased));
@@ -370,7 +371,7 @@ function registerEdit(avatar: Command, getContext: ContextGetter): void {
     await checkWaitFlags(opts);
     ctx.explainWith?.(EDIT_FLAGS.givenFlags(flags), body);
     const engine = await ctx.engine();
-    if ((await guardStart(ctx as CliContext, engine, "avatarEdit", body, flags, () => checkLookOfAvatar(engine, body))) === "dry-run") return;
+    if ((await guardStart(ctx, engine, "avatarEdit", body, flags, () => checkLookOfAvatar(engine, body))) === "dry-run") return;
     const res = await engine.avatarEdit(body, simulate ? { simulate } : {});
     await answer(ctx, engine, res, opts, (r) => `New look ${r.look_id} of avatar ${r.avatar_id}`, lookCost(body, true));
   });
@@ -431,7 +432,7 @@ function registerLook(avatar: Command, getContext: ContextGetter): void {
       }
       if (!l.thumbnail) throw new CliError(`look ${l.id} has no thumbnail yet`, EXIT.error, "no_thumbnail");
       const { resumeCommand } = await import("../../cli/resume.js");
-      const saved = await (ctx as CliContext).save(l.thumbnail, opts.download, thumbnailName(l.id, l.thumbnail), {
+      const saved = await ctx.save(l.thumbnail, opts.download, thumbnailName(l.id, l.thumbnail), {
         force: opts.force === true,
         resume: resumeCommand(ctx.opts, ["avatar", "look", avatarId, lookId, "--download", opts.download, ...(opts.force ? ["--force"] : [])]),
       });

@@ -8,7 +8,8 @@
  */
 import path from "node:path";
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
+import { CliError, EXIT } from "../../cli/types.js";
+import type { CommandModule } from "../../cli/command-context.js";
 import { examples, SHOW_HELP } from "../../cli/help-text.js";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
@@ -17,7 +18,7 @@ import { parseSimulate, waitOptionsFrom } from "../../cli/parse.js";
 import { shellQuote, withGlobalFlags } from "../../cli/resume.js";
 import { exportSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
-import type { CliContext } from "../../cli/context.js";
+import type { CommandContext } from "../../cli/command-context.js";
 import type { ExportJob, ExportStartResponse } from "./contract.js";
 import { exportLife } from "./life.js";
 import { jobErrorText, lifeState } from "../life.js";
@@ -156,7 +157,7 @@ export async function checkExportWaitFlags(flags: ExportWaitFlags): Promise<void
  * the saved path (or the status) for people, the status object with --json (and a `{"id","saved"}`
  * line on stderr), the path or the job id with -q. A failed export is exit 7, a timeout 8, Ctrl-C 130.
  */
-export async function followExport(ctx: Context, engine: Engine, jobId: string, flags: ExportWaitFlags, madeBy?: string): Promise<ExportJob> {
+export async function followExport(ctx: CommandContext, engine: Engine, jobId: string, flags: ExportWaitFlags, madeBy?: string): Promise<ExportJob> {
   const target = await checkDownload(flags);
   const resume = [
     "mediagen",
@@ -186,7 +187,7 @@ export async function followExport(ctx: Context, engine: Engine, jobId: string, 
     const url = last.result?.video_url;
     if (!url) throw new CliError(`export ${jobId} completed without a video_url to download`, EXIT.error, "no_url");
     // Ctrl-C during the download prints the same resume command as during the wait.
-    saved = await (ctx as CliContext).save(url, target.dir, target.name ?? `${jobId}.mp4`, { force: flags.force === true, resume: withGlobalFlags(ctx.opts, resume) });
+    saved = await ctx.save(url, target.dir, target.name ?? `${jobId}.mp4`, { force: flags.force === true, resume: withGlobalFlags(ctx.opts, resume) });
   }
   // The history keeps the ending and the file, on the export's row and on the generation that made its video.
   const file = saved !== undefined ? { saved } : {};
@@ -211,7 +212,14 @@ export async function followExport(ctx: Context, engine: Engine, jobId: string, 
  * POST /export/start with `body`, then (with --watch or --download) follows the job. Without a wait
  * stdout carries the job id; the price is talk on stderr.
  */
-export async function runExport(ctx: Context, engine: Engine, body: Record<string, unknown>, flags: ExportWaitFlags, simulate?: string, madeBy?: string): Promise<void> {
+export async function runExport(
+  ctx: CommandContext,
+  engine: Engine,
+  body: Record<string, unknown>,
+  flags: ExportWaitFlags,
+  simulate?: string,
+  madeBy?: string,
+): Promise<void> {
   const wait = flags.watch === true || flags.download !== undefined;
   if (wait) await checkExportWaitFlags(flags);
   const res = await engine.exportStart(body, simulate ? { simulate } : {});
@@ -258,7 +266,7 @@ export const exportCommand: CommandModule = {
       if (!flags.dryRun && (opts.watch || opts.download !== undefined)) await checkExportWaitFlags(opts);
       const engine = await ctx.engine();
       const { guardStart } = await import("../../cli/cost-guard.js");
-      if ((await guardStart(ctx as CliContext, engine, "exportStart", body, flags)) === "dry-run") return;
+      if ((await guardStart(ctx, engine, "exportStart", body, flags)) === "dry-run") return;
       await runExport(ctx, engine, body, opts, flags.simulate);
     });
     addWebhookListen(start, getContext, { fields: ["webhook"] });

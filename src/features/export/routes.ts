@@ -7,6 +7,29 @@ import { JOB_ERROR_CODES } from "../../contract/errors.js";
 import type { RouteFacts } from "../../contract/operation.js";
 
 export const exportRoutes = {
-  exportStart: { method: "POST", path: "/export/start", status: 201, summary: "Start an export job", errors: ["MISSING_VIDEO_ID", "INVALID_FORMAT", "INVALID_AVATAR_MODEL", "INCOMPATIBLE_AVATAR_MODEL", "VIDEO_NOT_READY", "VIDEO_NOT_FOUND", "UNAUTHORIZED_VIDEO", "insufficient_credits"], job: { codes: JOB_ERROR_CODES.export, steps: ["render-audio", "avatar", "render"] } },
-  exportStatus: { method: "GET", path: "/export/status/{job_id}", status: 200, summary: "Status of an export job", errors: ["JOB_NOT_FOUND", "UNAUTHORIZED_JOB"], progress: true },
+  exportStart: {
+    method: "POST",
+    path: "/export/start",
+    status: 201,
+    summary: "Start an export job",
+    errors: [
+      "MISSING_VIDEO_ID",
+      "INVALID_FORMAT",
+      "INVALID_AVATAR_MODEL",
+      "INCOMPATIBLE_AVATAR_MODEL",
+      "VIDEO_NOT_READY",
+      "VIDEO_NOT_FOUND",
+      "UNAUTHORIZED_VIDEO",
+      "insufficient_credits",
+    ],
+    job: { codes: JOB_ERROR_CODES.export, steps: ["render-audio", "avatar", "render"] },
+  },
+  exportStatus: {
+    method: "GET",
+    path: "/export/status/{job_id}",
+    status: 200,
+    summary: "Status of an export job",
+    errors: ["JOB_NOT_FOUND", "UNAUTHORIZED_JOB"],
+    progress: true,
+  },
 } as const satisfies Record<string, RouteFacts>;

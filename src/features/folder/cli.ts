@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
+import { CliError, EXIT, type Context } from "../../cli/types.js";
+import type { CommandModule } from "../../cli/command-context.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { BODY_FLAG, defineFlags, type FlagInput } from "../../cli/flags.js";

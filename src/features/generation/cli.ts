@@ -9,7 +9,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Option, type Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
+import { CliError, EXIT } from "../../cli/types.js";
+import type { CommandModule } from "../../cli/command-context.js";
 import { examples, SHOW_HELP } from "../../cli/help-text.js";
 import { addWebhookListen } from "../../cli/webhook-listen.js";
 import { keyValues } from "../../cli/output.js";
@@ -18,7 +19,7 @@ import { HOSTED_MEDIA_HELP, hostedMediaError } from "../../cli/flags.js";
 import { readWithinBodyLimit } from "../../cli/body.js";
 import { generationSchedule } from "../../contract/poll.js";
 import type { Engine } from "../../engine/engine.js";
-import type { CliContext } from "../../cli/context.js";
+import type { CommandContext } from "../../cli/command-context.js";
 import type { WatchKind } from "../../cli/watch.js";
 import type { WaitJob } from "../../cli/wait.js";
 import { refundedOn, refundNote } from "../../cli/credits-note.js";
@@ -129,7 +130,7 @@ export function generateBody(flags: GenerateFlags, body: Record<string, unknown>
   return overlayFlags(flags, FIELDS, body);
 }
 
-export async function readStdin(ctx: Context): Promise<string> {
+export async function readStdin(ctx: CommandContext): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of ctx.io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
   return Buffer.concat(chunks).toString("utf8");
@@ -139,7 +140,7 @@ export async function readStdin(ctx: Context): Promise<string> {
  * `--script`: `-` reads stdin, `@file` or an existing file is read, anything else is the text itself;
  * a value that looks like a path and names no file is a usage error (src/cli/text-arg.ts).
  */
-export async function scriptText(ctx: Context, value: string): Promise<string> {
+export async function scriptText(ctx: CommandContext, value: string): Promise<string> {
   const { fileOrText } = await import("../../cli/text-arg.js");
   return fileOrText(value, "--script", async () => {
     if ((ctx.io.stdin as { isTTY?: boolean }).isTTY) {
@@ -221,7 +222,7 @@ function hostedMediaProblem(opts: GenerateFlags & { plan?: string }, body: Recor
  * `--plan file|-`: a JSON array of speech blocks (or an object with `sequence_plan`), checked with
  * the service's plan rules. Every problem is printed with its JSON path; any problem is exit 2.
  */
-export async function readPlan(ctx: Context, value: string): Promise<unknown[]> {
+export async function readPlan(ctx: CommandContext, value: string): Promise<unknown[]> {
   let textIn: string;
   let from: string;
   let baseDir = process.cwd();
@@ -297,10 +298,10 @@ interface WaitFlags {
 }
 
 /** `cost`: the estimate debited at start, when this command started the job. */
-async function watchGeneration(ctx: Context, engine: Engine, jobId: string, flags: WaitFlags, cost?: number): Promise<void> {
+async function watchGeneration(ctx: CommandContext, engine: Engine, jobId: string, flags: WaitFlags, cost?: number): Promise<void> {
   const { watchJobs } = await import("../../cli/watch.js");
   const { jobs, kind } = generationWatch(engine, jobId, cost);
-  await watchJobs(ctx as CliContext, jobs, kind, {
+  await watchJobs(ctx, jobs, kind, {
     ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
     ...(flags.interval !== undefined ? { interval: flags.interval } : {}),
   });
@@ -371,7 +372,7 @@ export type GenerateOptions = GenerateFlags &
  * size (POST /export/start) and follows the export, saving the MP4 with --download. stdout carries
  * what the export ends with, so one command goes from input to file.
  */
-async function generateAndExport(ctx: Context, engine: Engine, jobId: string, opts: GenerateOptions): Promise<void> {
+async function generateAndExport(ctx: CommandContext, engine: Engine, jobId: string, opts: GenerateOptions): Promise<void> {
   const { runExport } = await import("../export/cli.js");
   const video = await ctx.wait<GenerationStatusResponse>(
     {
@@ -393,7 +394,7 @@ async function generateAndExport(ctx: Context, engine: Engine, jobId: string, op
     throw new CliError(`generation ${jobId} completed without a video_id: nothing to export`, EXIT.error, "no_video");
   }
   // Resumed after the export was started (from this machine): follow that export, do not pay again.
-  const home = (ctx as Partial<CliContext>).home;
+  const home = (ctx as Partial<CommandContext>).home;
   const started = home ? await (await import("../../cli/resume.js")).exportOfVideo(home, videoId, await ctx.target()) : undefined;
   if (started) {
     if (!ctx.opts.json) ctx.io.info(`Video ${videoId} is done; following its export ${started}`);
@@ -424,7 +425,7 @@ function exportWaitFlags(opts: GenerateOptions) {
  * only the start can say it does not exist. An avatar's id where a look id is needed is refused (the
  * list says what it is), naming its looks.
  */
-async function checkOnTarget(ctx: Context, engine: Engine, body: Record<string, unknown>): Promise<void> {
+async function checkOnTarget(ctx: CommandContext, engine: Engine, body: Record<string, unknown>): Promise<void> {
   const { nearNames, voiceNamed, lookNamed } = await import("../../cli/names.js");
   const voice = typeof body.voice_id === "string" ? body.voice_id.trim() : undefined;
   const look = typeof body.avatar_id === "string" ? body.avatar_id.trim() : undefined;
@@ -470,7 +471,7 @@ function once<T>(f: () => Promise<T>): () => Promise<T> {
 }
 
 /** Each list read once, when first needed. */
-function lazyLists(ctx: Context, names: NamesModule) {
+function lazyLists(ctx: CommandContext, names: NamesModule) {
   const voices = once(() => ctx.engine().then((e) => e.voiceList({}) as Promise<import("../../cli/names.js").VoiceItem[]>));
   const looks = once(() => ctx.engine().then((e) => e.avatarList({}) as Promise<import("../../cli/names.js").LookItem[]>));
   return {
@@ -510,7 +511,7 @@ export function sentIds(body: Record<string, unknown>, lists: ReturnType<typeof 
  * video gets a voice of the look's gender and the prompt's language, else the instance's default
  * voice, and which one is said on stderr.
  */
-async function resolveNames(ctx: Context, opts: GenerateOptions, body: Record<string, unknown>, lists: ReturnType<typeof lazyLists>): Promise<void> {
+async function resolveNames(ctx: CommandContext, opts: GenerateOptions, body: Record<string, unknown>, lists: ReturnType<typeof lazyLists>): Promise<void> {
   const { resolveName, idShaped } = await import("../../cli/names.js");
   const say = (line: string) => {
     if (!ctx.opts.json) ctx.io.info(line);
@@ -541,7 +542,7 @@ async function resolveNames(ctx: Context, opts: GenerateOptions, body: Record<st
 }
 
 /** What `generate` does with its options (the wizard runs a saved plan through it too). */
-export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<void> {
+export async function runGenerate(ctx: CommandContext, opts: GenerateOptions): Promise<void> {
   const fromStdin = [
     ["--script", opts.script],
     ["--plan", opts.plan],
@@ -589,7 +590,7 @@ export async function runGenerate(ctx: Context, opts: GenerateOptions): Promise<
     maxCredits = Number(opts.maxCredits);
     if (!/^\d+(\.\d+)?$/.test(opts.maxCredits.trim())) throw usage("--max-credits", `expected a number of credits, got "${opts.maxCredits}"`);
   }
-  const cli = ctx as CliContext;
+  const cli = ctx;
   const { guardCost, needsPrice } = await import("../../cli/cost-guard.js");
   const guard = { ...(maxCredits !== undefined ? { maxCredits } : {}), ...(opts.yes ? { yes: true } : {}) };
   if (opts.dryRun || needsPrice(cli, guard)) {

@@ -5,7 +5,8 @@
  * `edit` (the interactive wizard, plan-wizard.ts). Running a plan stays `generate --plan`.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context, type ContextGetter } from "../../cli/types.js";
+import { CliError, EXIT, type Context } from "../../cli/types.js";
+import type { CommandModule, ContextGetter } from "../../cli/command-context.js";
 import { examples } from "../../cli/help-text.js";
 import type { PlanIssue, Verdict } from "./plan-io.js";
 

@@ -19,7 +19,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { CliError, EXIT, type Context } from "../../cli/types.js";
+import { CliError, EXIT } from "../../cli/types.js";
+import type { CommandContext } from "../../cli/command-context.js";
 import { isCI, type Env } from "../../cli/io.js";
 import type { Engine } from "../../engine/engine.js";
 import { checkPlan, MEDIA_SHOW, refProblem, type MediaShowValue, type PlanBlock } from "./plan.js";
@@ -221,7 +222,7 @@ class Wizard {
   drafted = false;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: CommandContext,
     private readonly engine: Engine,
     private readonly output: string,
   ) {
@@ -865,7 +866,7 @@ function besidePlan(file: string): string {
   }
 }
 
-export async function runWizard(ctx: Context, o: WizardOptions): Promise<void> {
+export async function runWizard(ctx: CommandContext, o: WizardOptions): Promise<void> {
   const env = (ctx as { env?: Env }).env ?? {};
   const stdinTTY = (ctx.io.stdin as { isTTY?: boolean }).isTTY === true;
   if (!stdinTTY || !ctx.io.isStderrTTY || !ctx.opts.input || isCI(env)) {

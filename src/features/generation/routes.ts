@@ -7,6 +7,44 @@ import { JOB_ERROR_CODES } from "../../contract/errors.js";
 import type { RouteFacts } from "../../contract/operation.js";
 
 export const generationRoutes = {
-  generationStart: { method: "POST", path: "/generation/start", status: 201, summary: "Start a video generation job", errors: ["MISSING_CONTENT", "MISSING_FIELD", "MISSING_VOICE", "INSUFFICIENT_CREDITS", "INVALID_VOICE_ID", "INVALID_AVATAR_ID", "INVALID_FORMAT", "INVALID_PLAN", "PLAN_RESOLUTION_FAILED"], job: { codes: JOB_ERROR_CODES.generation, steps: ["QUEUE", "MEDIA_UPLOAD", "SCRIPT_GENERATION", "VOICE_GENERATION", "TRANSCRIPTION", "SEARCH_MEDIA", "PLACE_BROLL", "ANIMATE_IMAGES", "DISPLAY_BROLL", "ASSEMBLY"], } },
-  generationStatus: { method: "GET", path: "/generation/status/{job_id}", status: 200, summary: "Status of a generation job", errors: ["JOB_NOT_FOUND", "UNAUTHORIZED_JOB"], progress: true },
+  generationStart: {
+    method: "POST",
+    path: "/generation/start",
+    status: 201,
+    summary: "Start a video generation job",
+    errors: [
+      "MISSING_CONTENT",
+      "MISSING_FIELD",
+      "MISSING_VOICE",
+      "INSUFFICIENT_CREDITS",
+      "INVALID_VOICE_ID",
+      "INVALID_AVATAR_ID",
+      "INVALID_FORMAT",
+      "INVALID_PLAN",
+      "PLAN_RESOLUTION_FAILED",
+    ],
+    job: {
+      codes: JOB_ERROR_CODES.generation,
+      steps: [
+        "QUEUE",
+        "MEDIA_UPLOAD",
+        "SCRIPT_GENERATION",
+        "VOICE_GENERATION",
+        "TRANSCRIPTION",
+        "SEARCH_MEDIA",
+        "PLACE_BROLL",
+        "ANIMATE_IMAGES",
+        "DISPLAY_BROLL",
+        "ASSEMBLY",
+      ],
+    },
+  },
+  generationStatus: {
+    method: "GET",
+    path: "/generation/status/{job_id}",
+    status: 200,
+    summary: "Status of a generation job",
+    errors: ["JOB_NOT_FOUND", "UNAUTHORIZED_JOB"],
+    progress: true,
+  },
 } as const satisfies Record<string, RouteFacts>;

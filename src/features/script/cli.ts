@@ -4,13 +4,14 @@
  * stderr; `--json` prints the service's object.
  */
 import type { Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
+import { CliError, EXIT } from "../../cli/types.js";
+import type { CommandModule } from "../../cli/command-context.js";
 import { examples } from "../../cli/help-text.js";
 import { isCI } from "../../cli/io.js";
 import { collect, givenFieldFlags, overlayFlags, parseSimulate, type FlagField } from "../../cli/parse.js";
 import { formatCredits } from "../../contract/credits.js";
 import type { ScriptGenerateResponse } from "./contract.js";
-import type { CliContext } from "../../cli/context.js";
+import type { CommandContext } from "../../cli/command-context.js";
 import { addStartGuardOptions } from "../../cli/cost-guard.js";
 
 export interface ScriptFlags {
@@ -40,7 +41,7 @@ export function scriptBody(flags: ScriptFlags, body: Record<string, unknown> = {
   return overlayFlags(flags, FIELDS, body);
 }
 
-async function readStdinText(ctx: Context, what: string): Promise<string> {
+async function readStdinText(ctx: CommandContext, what: string): Promise<string> {
   const stdin = ctx.io.stdin as NodeJS.ReadableStream & { isTTY?: boolean };
   if (stdin.isTTY) {
     if (!ctx.opts.input || isCI(process.env)) {
@@ -53,7 +54,7 @@ async function readStdinText(ctx: Context, what: string): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").replace(/\s+$/, "");
 }
 
-async function askPrompt(ctx: Context): Promise<string> {
+async function askPrompt(ctx: CommandContext): Promise<string> {
   const { input } = await import("@inquirer/prompts");
   return input({ message: "What is the video about?", required: true }, { input: ctx.io.stdin, output: ctx.io.stderr });
 }
@@ -90,7 +91,7 @@ export const command: CommandModule = {
         const engine = await ctx.engine();
         const { guardStart, startGuardFrom } = await import("../../cli/cost-guard.js");
         const guard = startGuardFrom(opts);
-        if ((await guardStart(ctx as CliContext, engine, "scriptGenerate", body, guard)) === "dry-run") return;
+        if ((await guardStart(ctx, engine, "scriptGenerate", body, guard)) === "dry-run") return;
         const res = await engine.scriptGenerate(body, simulate ? { simulate } : {});
         if (!ctx.opts.json) {
           ctx.io.info(`Script: ${credits(res.cost)}`);

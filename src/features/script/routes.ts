@@ -6,5 +6,11 @@
 import type { RouteFacts } from "../../contract/operation.js";
 
 export const scriptRoutes = {
-  scriptGenerate: { method: "POST", path: "/script/generate", status: 200, summary: "Generate a video script", errors: ["MISSING_FIELD", "INVALID_TYPE", "INVALID_VALUE", "INSUFFICIENT_CREDITS", "SCRIPT_GENERATION_FAILED"] },
+  scriptGenerate: {
+    method: "POST",
+    path: "/script/generate",
+    status: 200,
+    summary: "Generate a video script",
+    errors: ["MISSING_FIELD", "INVALID_TYPE", "INVALID_VALUE", "INSUFFICIENT_CREDITS", "SCRIPT_GENERATION_FAILED"],
+  },
 } as const satisfies Record<string, RouteFacts>;

@@ -5,8 +5,9 @@
  * follows the export and `--download file.mp4|dir` saves it, as `generate --export` does.
  */
 import { Option, type Command } from "commander";
-import { CliError, EXIT, type CommandModule, type Context } from "../../cli/types.js";
-import type { CliContext } from "../../cli/context.js";
+import { CliError, EXIT } from "../../cli/types.js";
+import type { CommandModule } from "../../cli/command-context.js";
+import type { CommandContext } from "../../cli/command-context.js";
 import { addStartGuardOptions } from "../../cli/cost-guard.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues } from "../../cli/output.js";
@@ -50,7 +51,7 @@ export function duplicateBody(videoId: string | undefined, flags: DuplicateFlags
  * value that names nothing and could be an id is sent as it is); each is said on stderr. Returns the
  * ids sent, for a did-you-mean when the service does not know one.
  */
-async function resolveDuplicateNames(ctx: Context, opts: DuplicateFlags, body: Record<string, unknown>): Promise<import("../../cli/names.js").SentId[]> {
+async function resolveDuplicateNames(ctx: CommandContext, opts: DuplicateFlags, body: Record<string, unknown>): Promise<import("../../cli/names.js").SentId[]> {
   const names = await import("../../cli/names.js");
   const say = (line: string) => {
     if (!ctx.opts.json) ctx.io.info(line);
@@ -97,7 +98,7 @@ function exportBody(videoId: string, opts: ChainFlags): Record<string, unknown> 
   };
 }
 
-async function runDuplicate(ctx: Context, videoId: string | undefined, opts: ChainFlags): Promise<void> {
+async function runDuplicate(ctx: CommandContext, videoId: string | undefined, opts: ChainFlags): Promise<void> {
   const body = duplicateBody(videoId, opts, opts.body ? await ctx.readBody(opts.body) : {});
   if (body.video_id === undefined) throw new CliError("missing <video_id>", EXIT.usage, "missing_field", "video_id");
   const exporting = opts.export === true || opts.download !== undefined;
@@ -125,7 +126,7 @@ async function runDuplicate(ctx: Context, videoId: string | undefined, opts: Cha
   await (await import("../../cli/contract-check.js")).refuseAsTheServiceWould("videoDuplicate", body);
   const sent = await resolveDuplicateNames(ctx, opts, body);
   const engine = await ctx.engine();
-  const cli = ctx as CliContext;
+  const cli = ctx;
   const { guardStart, startGuardFrom } = await import("../../cli/cost-guard.js");
   const guard = startGuardFrom(opts);
   // The copy is free; what the chain costs is its export, priced as the source's (the copy keeps its format).

@@ -6,5 +6,11 @@
 import type { RouteFacts } from "../../contract/operation.js";
 
 export const videoRoutes = {
-  videoDuplicate: { method: "POST", path: "/video/duplicate", status: 201, summary: "Duplicate a completed video", errors: ["MISSING_VIDEO_ID", "INVALID_TYPE", "INVALID_VOICE_ID", "INVALID_AVATAR_ID", "VIDEO_NOT_FOUND", "UNAUTHORIZED_VIDEO", "VIDEO_NOT_READY", "INTERNAL_ERROR"] },
+  videoDuplicate: {
+    method: "POST",
+    path: "/video/duplicate",
+    status: 201,
+    summary: "Duplicate a completed video",
+    errors: ["MISSING_VIDEO_ID", "INVALID_TYPE", "INVALID_VOICE_ID", "INVALID_AVATAR_ID", "VIDEO_NOT_FOUND", "UNAUTHORIZED_VIDEO", "VIDEO_NOT_READY", "INTERNAL_ERROR"],
+  },
 } as const satisfies Record<string, RouteFacts>;

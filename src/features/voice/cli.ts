@@ -3,7 +3,8 @@
  * sample), get (GET /voice/{id}). Space voices come first; the catalog is limited by the plan.
  */
 import type { Command } from "commander";
-import type { CommandModule, Context } from "../../cli/types.js";
+import type { Context } from "../../cli/types.js";
+import type { CommandModule } from "../../cli/command-context.js";
 import { examples } from "../../cli/help-text.js";
 import { keyValues, table, widthOf } from "../../cli/output.js";
 import { defineFlags, type FlagInput } from "../../cli/flags.js";
