@@ -83,6 +83,11 @@ export interface OperationLife {
   check?(input: Body): string | undefined;
   /** The job kind whose status this read returns (a status operation). */
   statusOf?: JobKindName;
+  /**
+   * The kind of \`mediagen batch\` line that makes this start (its command's name), and, where lines of
+   * that kind make more than one start, which lines make this one.
+   */
+  batch?: { kind: string; when?(body: Body): boolean };
 }
 
 /** A job's state as the waits see it. */

@@ -83,3 +83,18 @@ describe("the table of operation lives", () => {
     expect((await price({ video_id: "v", format: "square" }, tools())).credits).toBe(0);
   });
 });
+
+describe("batch lines read the lives", () => {
+  it("each kind of batch line starts the operation whose life names it", async () => {
+    const { BATCH_KINDS, startOp } = await import("../../src/cli/batch/input.js");
+    const ops = BATCH_KINDS.map((kind) => startOp({ kind, body: {} }));
+    expect(ops).toEqual(
+      BATCH_KINDS.map(
+        (k) =>
+          ({ asset: "assetStart", avatar: "avatarCreate", generate: "generationStart", export: "exportStart", script: "scriptGenerate", duplicate: "videoDuplicate" })[k],
+      ),
+    );
+    expect(startOp({ kind: "avatar", body: { look_id: "lk_1" } })).toBe("avatarEdit");
+    for (const op of ops) expect(lifeOf(op).effect).not.toBe("read");
+  });
+});

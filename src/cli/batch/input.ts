@@ -8,6 +8,8 @@
  */
 import crypto from "node:crypto";
 import { CliError, EXIT } from "../types.js";
+import { lifeOf, lifeOps } from "../../features/lives.js";
+import type { OpName } from "../../features/operations.js";
 import { defineFlags, longName, type FlagSet, type FlagDecl } from "../flags.js";
 
 export const BATCH_KINDS = ["asset", "avatar", "generate", "export", "script", "duplicate"] as const;
@@ -154,22 +156,14 @@ export function parseJsonl(text: string, from: string): BatchLine[] {
   return out;
 }
 
-/** The operation a line of each kind starts (avatar: an edit when it names a look). */
-function startOp(l: BatchLine): string {
-  switch (l.kind) {
-    case "asset":
-      return "assetStart";
-    case "avatar":
-      return l.body.look_id !== undefined ? "avatarEdit" : "avatarCreate";
-    case "generate":
-      return "generationStart";
-    case "export":
-      return "exportStart";
-    case "script":
-      return "scriptGenerate";
-    case "duplicate":
-      return "videoDuplicate";
-  }
+/** The operation a line starts: the start whose life names the line's kind (src/features/<f>/life.ts, \`batch\`). */
+export function startOp(l: Pick<BatchLine, "kind" | "body">): OpName {
+  const op = lifeOps().find((o) => {
+    const b = lifeOf(o).batch;
+    return b?.kind === l.kind && (b.when?.(l.body) ?? true);
+  });
+  if (!op) throw new Error(`no operation starts a batch line of kind ${l.kind}`);
+  return op as OpName;
 }
 
 /**

@@ -18,7 +18,8 @@ import fs from "node:fs";
 import type { CallOptions, Engine, Target } from "../../engine/engine.js";
 import type { PollSchedule } from "../../contract/poll.js";
 import { assetSchedule, avatarSchedule, exportSchedule, generationSchedule, localSchedule } from "../../contract/poll.js";
-import type { BatchLine, BatchKind } from "./input.js";
+import { startOp, type BatchLine, type BatchKind } from "./input.js";
+import { lifeOf } from "../../features/lives.js";
 import { apply, claimedIds, emptyLine, type Event, type LineState, type Manifest, type ManifestWriter, type Phase, type Step, type StepState } from "./manifest.js";
 import { type Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
 import { addCredits, type LinePrice } from "./price.js";
@@ -392,8 +393,12 @@ export class BatchRunner {
       }
       case "duplicate": {
         const st = await this.ensureStarted(l, "start", l.body, async () => {
-          const r = await e.videoDuplicate(l.body as never, this.callOpts(undefined));
-          return { ids: [r.video_id], cost: 0, video_id: r.video_id };
+          // What the start made, as its life reads the answer (a copy is a new video, free).
+          const op = startOp(l);
+          const r = (await e.call(op, l.body as never, this.callOpts(undefined))) as Record<string, unknown>;
+          const made = lifeOf(op).started?.(l.body, r)[0];
+          if (!made) throw new LineStop("failed", "start", "job", "no_video", `the answer to ${op} names no video`);
+          return { ids: [made.id], cost: made.cost ?? 0, video_id: made.video_id ?? made.id };
         });
         const videoId = st.videoId ?? st.ids![0]!;
         if (!l.export) return [];

@@ -39,6 +39,7 @@ export const assetLife: FeatureLife = {
     assetPricing: { effect: "read" },
     assetStatus: { effect: "read", statusOf: "asset" },
     assetStart: {
+      batch: { kind: "asset" },
       effect: "paid start",
       what: (input) => `${count(input)} generation${count(input) === 1 ? "" : "s"} of ${str(input.model) ?? "a model"}`,
       price: async (input, tools) => {

@@ -21,6 +21,7 @@ function lookStarted(input: Body, res: Body, cost: number, status: string): Star
 export const avatarLife: FeatureLife = {
   operations: {
     avatarCreate: {
+      batch: { kind: "avatar", when: (body) => body.look_id === undefined },
       effect: "paid start",
       what: (input) => (promptBased(input) ? `an avatar look generated at ${resolutionOf(input)}` : "an avatar from images"),
       // A prompt wins over images; a look made from images is free.
@@ -33,6 +34,7 @@ export const avatarLife: FeatureLife = {
       check: () => "`mediagen avatar list` shows whether the avatar was made",
     },
     avatarEdit: {
+      batch: { kind: "avatar", when: (body) => body.look_id !== undefined },
       effect: "paid start",
       what: (input) => `a new look at ${resolutionOf(input)}${upscaled(input)}`,
       price: (input) => ({

@@ -41,6 +41,7 @@ export function exportPriceBefore(input: Body, tools?: PriceTools): Price {
 export const exportLife: FeatureLife = {
   operations: {
     exportStart: {
+      batch: { kind: "export" },
       effect: "paid start",
       what: (input) => `an export of video ${str(input.video_id) ?? ""}`.trim(),
       price: exportPriceBefore,

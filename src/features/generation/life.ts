@@ -10,6 +10,7 @@ import { COMPLETED_OR_FAILED, resultOf, extOf, num, statusByJobId, str, type Fea
 export const generationLife: FeatureLife = {
   operations: {
     generationStart: {
+      batch: { kind: "generate" },
       effect: "paid start",
       what: () => "this video generation",
       price: async (input, tools) => {

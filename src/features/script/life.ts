@@ -27,6 +27,7 @@ function scriptId(): string {
 export const scriptLife: FeatureLife = {
   operations: {
     scriptGenerate: {
+      batch: { kind: "script" },
       effect: "paid start",
       what: () => "a script",
       price: scriptPrice,

@@ -7,6 +7,7 @@ import { str, type FeatureLife } from "../life.js";
 export const videoLife: FeatureLife = {
   operations: {
     videoDuplicate: {
+      batch: { kind: "duplicate" },
       effect: "free start",
       what: (input) => `a copy of video ${str(input.video_id) ?? ""}`.trim(),
       price: () => ({ credits: 0, exact: true, basis: "a duplicate costs nothing (its export may)" }),
