@@ -18,7 +18,7 @@ interface Cruise {
 }
 
 /** The strongly connected parts of the graph with more than one file (Tarjan), largest first. */
-export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
