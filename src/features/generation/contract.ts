@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
-import { generationRoutes } from "./routes.js";
+import { GENERATION_STEPS, generationRoutes } from "./routes.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { IMAGE_EXTENSIONS, WebUrl, WebhookUrl, extensionOf } from "../../contract/request-fields.js";
 
@@ -184,23 +184,7 @@ export const JOB_STATUSES = ["pending", "processing", "completed", "failed"] as 
 export const JobStatus = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof JobStatus>;
 
-/**
- * `current_step` values, in the order a job goes through them (hosted-facts names them "for example";
- * `ASSEMBLY`, the last step, is the local instance's name for the step whose failure code is
- * ASSEMBLY_FAILED). Steps a request does not need are skipped.
- */
-export const GENERATION_STEPS = [
-  "QUEUE",
-  "MEDIA_UPLOAD",
-  "SCRIPT_GENERATION",
-  "VOICE_GENERATION",
-  "TRANSCRIPTION",
-  "SEARCH_MEDIA",
-  "PLACE_BROLL",
-  "ANIMATE_IMAGES",
-  "DISPLAY_BROLL",
-  "ASSEMBLY",
-] as const;
+export { GENERATION_STEPS };
 
 export const GenerationStatusRequest = z.strictObject({ job_id: z.string().min(1) });
 /**

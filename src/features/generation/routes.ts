@@ -6,6 +6,24 @@
 import { JOB_ERROR_CODES } from "../../contract/errors.js";
 import type { RouteFacts } from "../../contract/operation.js";
 
+/**
+ * `current_step` values, in the order a job goes through them (hosted-facts names them "for example";
+ * `ASSEMBLY`, the last step, is the local instance's name for the step whose failure code is
+ * ASSEMBLY_FAILED). Steps a request does not need are skipped.
+ */
+export const GENERATION_STEPS = [
+  "QUEUE",
+  "MEDIA_UPLOAD",
+  "SCRIPT_GENERATION",
+  "VOICE_GENERATION",
+  "TRANSCRIPTION",
+  "SEARCH_MEDIA",
+  "PLACE_BROLL",
+  "ANIMATE_IMAGES",
+  "DISPLAY_BROLL",
+  "ASSEMBLY",
+] as const;
+
 export const generationRoutes = {
   generationStart: {
     method: "POST",
@@ -25,18 +43,7 @@ export const generationRoutes = {
     ],
     job: {
       codes: JOB_ERROR_CODES.generation,
-      steps: [
-        "QUEUE",
-        "MEDIA_UPLOAD",
-        "SCRIPT_GENERATION",
-        "VOICE_GENERATION",
-        "TRANSCRIPTION",
-        "SEARCH_MEDIA",
-        "PLACE_BROLL",
-        "ANIMATE_IMAGES",
-        "DISPLAY_BROLL",
-        "ASSEMBLY",
-      ],
+      steps: GENERATION_STEPS,
     },
   },
   generationStatus: {
