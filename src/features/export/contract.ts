@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { op } from "../../contract/operation.js";
-import { exportRoutes } from "./routes.js";
+import { EXPORT_STEPS, exportRoutes } from "./routes.js";
 import { JobStatus, customSize } from "../generation/contract.js";
 import type { RequestCodes } from "../../contract/request-check.js";
 import { NonEmptyString, WebhookUrl } from "../../contract/request-fields.js";
@@ -9,7 +9,7 @@ import { EXPORT_FORMATS, EXPORT_SIZES } from "../../contract/export-formats.js";
 
 export { EXPORT_FORMATS, EXPORT_SIZES };
 
-export const EXPORT_STEPS = ["render-audio", "avatar", "render"] as const;
+export { EXPORT_STEPS };
 export const ExportStep = z.enum(EXPORT_STEPS);
 
 /** An export's status: a wait reads its status, its progress and, once completed, its video_url; only the status is needed. */

@@ -6,6 +6,8 @@
 import { JOB_ERROR_CODES } from "../../contract/errors.js";
 import type { RouteFacts } from "../../contract/operation.js";
 
+export const EXPORT_STEPS = ["render-audio", "avatar", "render"] as const;
+
 export const exportRoutes = {
   exportStart: {
     method: "POST",
@@ -22,7 +24,7 @@ export const exportRoutes = {
       "UNAUTHORIZED_VIDEO",
       "insufficient_credits",
     ],
-    job: { codes: JOB_ERROR_CODES.export, steps: ["render-audio", "avatar", "render"] },
+    job: { codes: JOB_ERROR_CODES.export, steps: EXPORT_STEPS },
   },
   exportStatus: {
     method: "GET",
