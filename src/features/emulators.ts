@@ -4,7 +4,7 @@
  * entry without a feature. Kept apart from the commands (./index.ts), so the local target loads no
  * command and a command loads no handler.
  */
-import type { FEATURE_LIST } from "./routes.js";
+import type { FeatureName } from "./routes.js";
 import type { HandlerTable, JobKind } from "../local/types.js";
 
 /** A schema change of the local instance owned by a feature (./migrations.ts). */
@@ -19,8 +19,6 @@ export interface LocalPart {
   handlers?: HandlerTable;
   jobKinds?: Record<string, JobKind>;
 }
-
-export type FeatureName = (typeof FEATURE_LIST)[number]["name"];
 
 export interface FeatureEmulator {
   /** Its local handlers (absent: the local instance answers 501). */

@@ -11,7 +11,6 @@
  * `src/features/lives.ts`.
  */
 import type { PollSchedule } from "../contract/poll.js";
-import type { OpName } from "./operations.js";
 
 export type Effect = "read" | "paid start" | "free start";
 
@@ -111,7 +110,8 @@ export interface JobLife {
   idShape?: RegExp;
   /** The status operation and the spec's poll schedule; absent when the job has no status of its own. */
   status?: {
-    op: OpName;
+    /** The status operation's name. */
+    op: string;
     request(ref: StartedJob): Body;
     schedule: PollSchedule;
     /** The field of the answer that names the job (`job_id`, `asset_id`, `look_id`). */
@@ -133,7 +133,7 @@ export interface JobLife {
 export const COMPLETED_OR_FAILED = { done: ["completed"], failed: ["failed"] } as const;
 
 /** A status read addressed by the job's `job_id` (generation and export jobs). */
-export function statusByJobId(op: OpName, schedule: PollSchedule): NonNullable<JobLife["status"]> {
+export function statusByJobId(op: string, schedule: PollSchedule): NonNullable<JobLife["status"]> {
   return { op, request: (ref) => ({ job_id: ref.id }), schedule, idField: "job_id" };
 }
 
@@ -177,6 +177,7 @@ export const num = (v: unknown): number | undefined => (typeof v === "number" &&
 
 /** A feature's slice of the table. */
 export interface FeatureLife {
-  operations: Partial<Record<OpName, OperationLife>>;
+  /** Each operation of the feature by name (test/unit/lives.test.ts: exactly the route table's). */
+  operations: Readonly<Record<string, OperationLife>>;
   jobs?: Partial<Record<JobKindName, JobLife>>;
 }

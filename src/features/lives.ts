@@ -3,33 +3,14 @@
  * kind lives. Every surface asks here (the cost guard, waits, history, download, completion, batch,
  * MCP) instead of switching on operation names or id prefixes.
  *
- * The lives are listed by feature, in the order of the feature list (src/features/index.ts), but
- * imported here from each feature's `life.ts` rather than through its manifest: the manifests load
- * the features' commands, and the commands read this table, so going through them would make a
- * cycle. test/unit/lives.test.ts keeps this list and the feature list the same.
+ * The lives come from the feature list (src/features/routes.ts), which names each feature's
+ * `life.ts`; test/unit/lives.test.ts keeps them and the route table the same.
  */
 import type { FeatureLife, JobKindName, JobLife, OperationLife, StartRecord } from "./life.js";
-import type { OpName } from "./operations.js";
-import { folderLife } from "./folder/life.js";
-import { assetLife } from "./asset/life.js";
-import { avatarLife } from "./avatar/life.js";
-import { voiceLife } from "./voice/life.js";
-import { scriptLife } from "./script/life.js";
-import { generationLife } from "./generation/life.js";
-import { videoLife } from "./video/life.js";
-import { exportLife } from "./export/life.js";
+import { FEATURE_LIST, type OpName } from "./routes.js";
 
-/** One life per feature, by the feature's name. */
-export const FEATURE_LIVES: Readonly<Record<string, FeatureLife>> = {
-  folder: folderLife,
-  asset: assetLife,
-  avatar: avatarLife,
-  voice: voiceLife,
-  script: scriptLife,
-  generation: generationLife,
-  video: videoLife,
-  export: exportLife,
-};
+/** One life per feature, by the feature's name, in the feature list's order. */
+export const FEATURE_LIVES: Readonly<Record<string, FeatureLife>> = Object.fromEntries(FEATURE_LIST.map((f) => [f.name, f.life]));
 
 const OPS = new Map<string, OperationLife>();
 const JOBS = new Map<JobKindName, JobLife>();

@@ -1,9 +1,10 @@
 /**
  * The list of features, at the level of their operations: each feature's route facts (its
- * `routes.ts`: method, path, success status, summary, error codes, what its jobs fail with) and how
- * to load its contract (the zod schemas). Everything that spans operations derives from it: the route
- * table below, the operation names and types (./operations.ts), the contract each door judges a
- * request by (./request-check.ts), the hosted client's response check and the fault rules' codes.
+ * `routes.ts`: method, path, success status, summary, error codes, what its jobs fail with), the life
+ * of each operation and job (its `life.ts`) and how to load its contract (the zod schemas).
+ * Everything that spans operations derives from it: the route table below, the operation names and
+ * types (./operations.ts), the table of lives (./lives.ts), the contract each door judges a request
+ * by (./request-check.ts), the hosted client's response check and the fault rules' codes.
  * It loads no schema, so the CLI, the local dispatch and the server route and call without zod.
  * Within a feature, literal paths come before parameterised ones sharing a prefix (route order).
  * The feature manifests (./index.ts: commands, local handlers, jobs) follow the same order
@@ -11,27 +12,38 @@
  */
 import { API_PREFIX, type RouteFacts } from "../contract/operation.js";
 import { folderRoutes } from "./folder/routes.js";
+import { folderLife } from "./folder/life.js";
 import { assetRoutes } from "./asset/routes.js";
+import { assetLife } from "./asset/life.js";
 import { avatarRoutes } from "./avatar/routes.js";
+import { avatarLife } from "./avatar/life.js";
 import { voiceRoutes } from "./voice/routes.js";
+import { voiceLife } from "./voice/life.js";
 import { scriptRoutes } from "./script/routes.js";
+import { scriptLife } from "./script/life.js";
 import { generationRoutes } from "./generation/routes.js";
+import { generationLife } from "./generation/life.js";
 import { videoRoutes } from "./video/routes.js";
+import { videoLife } from "./video/life.js";
 import { exportRoutes } from "./export/routes.js";
+import { exportLife } from "./export/life.js";
 
 export { API_PREFIX };
 
 export const FEATURE_LIST = [
-  { name: "folder", routes: folderRoutes, contract: () => import("./folder/contract.js") },
-  { name: "asset", routes: assetRoutes, contract: () => import("./asset/contract.js") },
-  { name: "avatar", routes: avatarRoutes, contract: () => import("./avatar/contract.js") },
-  { name: "voice", routes: voiceRoutes, contract: () => import("./voice/contract.js") },
-  { name: "script", routes: scriptRoutes, contract: () => import("./script/contract.js") },
+  { name: "folder", routes: folderRoutes, life: folderLife, contract: () => import("./folder/contract.js") },
+  { name: "asset", routes: assetRoutes, life: assetLife, contract: () => import("./asset/contract.js") },
+  { name: "avatar", routes: avatarRoutes, life: avatarLife, contract: () => import("./avatar/contract.js") },
+  { name: "voice", routes: voiceRoutes, life: voiceLife, contract: () => import("./voice/contract.js") },
+  { name: "script", routes: scriptRoutes, life: scriptLife, contract: () => import("./script/contract.js") },
   // Generation start's request rules include the plan's, which its contract file may not load.
-  { name: "generation", routes: generationRoutes, contract: () => import("./generation/contract.js"), door: () => import("./generation/door.js") },
-  { name: "video", routes: videoRoutes, contract: () => import("./video/contract.js") },
-  { name: "export", routes: exportRoutes, contract: () => import("./export/contract.js") },
+  { name: "generation", routes: generationRoutes, life: generationLife, contract: () => import("./generation/contract.js"), door: () => import("./generation/door.js") },
+  { name: "video", routes: videoRoutes, life: videoLife, contract: () => import("./video/contract.js") },
+  { name: "export", routes: exportRoutes, life: exportLife, contract: () => import("./export/contract.js") },
 ] as const;
+
+/** The name of each feature of the list. */
+export type FeatureName = (typeof FEATURE_LIST)[number]["name"];
 
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
 type AllRoutes = UnionToIntersection<(typeof FEATURE_LIST)[number]["routes"]>;
