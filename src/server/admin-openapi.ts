@@ -3,6 +3,8 @@
  * (src/server/admin.ts, admin-routes.ts). Every endpoint of the route table is here
  * (test/http/admin-api.test.ts checks the two agree). The API itself (`/api/public/v1`) is the spec's.
  */
+import { FAULT_KINDS } from "../local/fault-rule.js";
+
 const json = (schema: Record<string, unknown>) => ({ content: { "application/json": { schema } } });
 const ok = (description: string, schema: Record<string, unknown> = { type: "object" }) => ({ description, ...json(schema) });
 const body = (properties: Record<string, unknown>, required: string[] = []) => ({
@@ -18,27 +20,14 @@ const errors = {
 };
 const op = (summary: string, responses: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ summary, ...extra, responses: { ...responses, ...errors } });
 
+
 const faultRule = {
   type: "object",
   additionalProperties: false,
   required: ["op", "action"],
   properties: {
     op: { type: "string", description: "operation (assetStatus…), webhook task (video_generate…) or *" },
-    action: {
-      enum: [
-        "error",
-        "latency",
-        "reset",
-        "empty",
-        "job_fail",
-        "job_stall",
-        "progress_backwards",
-        "webhook_drop",
-        "webhook_duplicate",
-        "webhook_delay",
-        "webhook_reorder",
-      ],
-    },
+    action: { enum: [...FAULT_KINDS] },
     status: { type: "integer", minimum: 400, maximum: 599, description: "error" },
     code: { type: "string", description: "error: the spec's code; job_fail: the job's error code" },
     message: { type: "string", description: "error" },
