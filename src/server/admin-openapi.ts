@@ -20,7 +20,6 @@ const errors = {
 };
 const op = (summary: string, responses: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ summary, ...extra, responses: { ...responses, ...errors } });
 
-
 const faultRule = {
   type: "object",
   additionalProperties: false,
