@@ -4,6 +4,7 @@
  * when colour is on.
  */
 import { escapeControls } from "./terminal-text.js";
+import stringWidth from "string-width";
 
 export type Paint = (s: string) => string;
 export interface Styles {
@@ -50,9 +51,8 @@ export function resetStyles(): void {
   Object.assign(errStyle, plainStyles());
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matches the escape (ESC) that starts an ANSI colour sequence.
-const ANSI_RE = /\u001b\[[0-9;]*m/g;
-export const visibleLength = (s: string) => s.replace(ANSI_RE, "").length;
+/** The columns a string takes on a terminal: colour codes none, a CJK character or an emoji two, a combining mark none. */
+export const visibleLength = (s: string): number => stringWidth(s);
 
 /** How a value reads in a table cell or a key/value line. */
 export function cell(v: unknown): string {
@@ -84,22 +84,44 @@ const MIN_WRAP = 10;
 /** …or narrower than its longest word, up to this many characters (longer words are split). */
 const MIN_WORD = 20;
 
-/** Splits a cell into lines of at most `width` characters, at spaces when it can. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** `s` padded with spaces to `width` columns (on the left for right-aligned). */
+function padTo(s: string, width: number, align: "left" | "right" = "left"): string {
+  const fill = " ".repeat(Math.max(0, width - visibleLength(s)));
+  return align === "right" ? fill + s : s + fill;
+}
+
+/** The longest start of `s` that fits in `width` columns (at least one character), and the rest. */
+function cutAt(s: string, width: number): [string, string] {
+  let used = 0;
+  let end = 0;
+  for (const { segment } of graphemes.segment(s)) {
+    const w = visibleLength(segment);
+    if (used + w > width && end > 0) break;
+    used += w;
+    end += segment.length;
+  }
+  return [s.slice(0, end), s.slice(end)];
+}
+
+/** Splits a cell into lines of at most `width` columns, at spaces when it can (CJK and emoji take two). */
 export function wrapCell(s: string, width: number): string[] {
-  if (s.length <= width || width <= 0) return [s];
+  if (visibleLength(s) <= width || width <= 0) return [s];
   const lines: string[] = [];
   let line = "";
   for (const word of s.split(/ +/)) {
     let w = word;
-    if (line && line.length + 1 + w.length <= width) {
+    if (line && visibleLength(line) + 1 + visibleLength(w) <= width) {
       line += " " + w;
       continue;
     }
     if (line) lines.push(line);
     line = "";
-    while (w.length > width) {
-      lines.push(w.slice(0, width));
-      w = w.slice(width);
+    while (visibleLength(w) > width) {
+      const [head, rest] = cutAt(w, width);
+      lines.push(head);
+      w = rest;
     }
     line = w;
   }
@@ -119,11 +141,11 @@ export function table<T>(rows: readonly T[], allColumns: readonly Column<T>[], w
   const isId = (c: Column<T>, i: number) => (marked ? c.id === true : i === 0);
   const all = allColumns.map((c, i) => {
     const cells = rows.map((r) => cell(c.get(r)));
-    const natural = Math.max(c.header.length, ...cells.map((x) => x.length));
+    const natural = Math.max(visibleLength(c.header), ...cells.map(visibleLength));
     const id = isId(c, i);
     // A wrapped column is not made narrower than its longest word (up to MIN_WORD), so words stay whole.
-    const longestWord = Math.max(0, ...cells.flatMap((x) => x.split(/ +/).map((w) => w.length)));
-    const min = id || c.whole ? natural : Math.min(natural, Math.max(c.header.length, MIN_WRAP, Math.min(longestWord, MIN_WORD)));
+    const longestWord = Math.max(0, ...cells.flatMap((x) => x.split(/ +/).map(visibleLength)));
+    const min = id || c.whole ? natural : Math.min(natural, Math.max(visibleLength(c.header), MIN_WRAP, Math.min(longestWord, MIN_WORD)));
     return { c, cells, natural, min, id };
   });
   type Col = (typeof all)[number];
@@ -160,7 +182,7 @@ export function table<T>(rows: readonly T[], allColumns: readonly Column<T>[], w
           .map((w, i) => {
             const x = kept[i]!;
             const t = w[n] ?? "";
-            const padded = x.c.align === "right" ? t.padStart(widths.get(x)!) : t.padEnd(widths.get(x)!);
+            const padded = padTo(t, widths.get(x)!, x.c.align);
             return paint ? paint(padded) : padded;
           })
           .join(" ".repeat(GAP))
@@ -183,8 +205,8 @@ export function table<T>(rows: readonly T[], allColumns: readonly Column<T>[], w
  * it: a wrapped live line cannot be redrawn in place. Talk that stays (notes) wraps at words instead.
  */
 export function fitLine(s: string, width: number): string {
-  if (!Number.isFinite(width) || width <= 0 || s.length <= width) return s;
-  return width === 1 ? "…" : s.slice(0, width - 1) + "…";
+  if (!Number.isFinite(width) || width <= 0 || visibleLength(s) <= width) return s;
+  return width === 1 ? "…" : cutAt(s, width - 1)[0] + "…";
 }
 
 /** The width of stderr when it is a terminal that reports one; Infinity otherwise (never wrapped). */
@@ -195,8 +217,8 @@ export function stderrWidth(io: { isStderrTTY: boolean; stderr: unknown }): numb
 
 /** Aligned `label  value` lines for one record. */
 export function keyValues(pairs: ReadonlyArray<readonly [string, unknown]>): string[] {
-  const w = Math.max(0, ...pairs.map(([k]) => k.length));
-  return pairs.map(([k, v]) => `${style.dim(k.padEnd(w))}  ${cell(v)}`.trimEnd());
+  const w = Math.max(0, ...pairs.map(([k]) => visibleLength(k)));
+  return pairs.map(([k, v]) => `${style.dim(padTo(k, w))}  ${cell(v)}`.trimEnd());
 }
 
 /** The JSON form of a result: the service object unchanged. */

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { cell, defaultQuietLines, keyValues, table, visibleLength, widthOf } from "../../src/cli/output.js";
+import { cell, defaultQuietLines, fitLine, keyValues, table, visibleLength, widthOf, wrapCell } from "../../src/cli/output.js";
 import { colorEnabled, createIO, terminalWidth } from "../../src/cli/io.js";
 import { resumeCommand, shellQuote, withGlobalFlags } from "../../src/cli/resume.js";
 import { describeError, exitCodeForStatus, renderError } from "../../src/cli/errors.js";
@@ -36,6 +36,31 @@ describe("table", () => {
     expect(text).not.toContain("…");
     // Every word of the long name is still there, on the lines of its row.
     for (const w of rows[0]!.name.split(" ")) expect(text).toContain(w);
+  });
+
+  it("lines up columns after CJK and emoji names (two columns each on a terminal), and wraps them by their width", () => {
+    type R = { name: string; id: string };
+    const r: R[] = [
+      { name: "東京の夜景", id: "vc_1" },
+      { name: "🎬 trailer 🎥", id: "vc_2" },
+      { name: "plain", id: "vc_3" },
+    ];
+    const c = [
+      { header: "name", get: (x: R) => x.name },
+      { header: "id", get: (x: R) => x.id, id: true },
+    ];
+    const lines = table(r, c);
+    // The id column starts at the same terminal column on every line.
+    const starts = lines.map((l) => visibleLength(l.slice(0, l.search(/(ID|vc_\d)$/))));
+    expect(new Set(starts).size, lines.join("\n")).toBe(1);
+    expect(visibleLength("東京の夜景")).toBe(10);
+    // Wrapped to 14 columns, no line of the CJK name is wider than its column.
+    const narrow = table([{ name: "東京の夜景と大阪の朝焼け", id: "vc_9" }], c, 20);
+    for (const l of narrow) expect(visibleLength(l)).toBeLessThanOrEqual(20);
+    expect(narrow.join("")).toContain("vc_9");
+    expect(wrapCell("東京の夜景", 4)).toEqual(["東京", "の夜", "景"]);
+    // A live line (spinner) is cut by its width on the terminal, not its length.
+    expect(fitLine("東京の夜景", 5)).toBe("東京…");
   });
 
   it("never cuts an id: on a terminal too narrow for the ids, the line is longer instead", () => {
