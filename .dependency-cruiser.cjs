@@ -4,15 +4,15 @@
  * and the fixture trees of test/unit/layers.test.ts.
  */
 
-/** What a feature keeps for the local target only: handlers, job kinds, migrations. */
-const FEATURE_LOCAL_ONLY = "^src/features/[^/]+/(local|job|schema)\\.ts$";
-/** The CLI side: the frame, every feature's commands, and the MCP server (`mediagen mcp`), which sits beside them. */
-const CLI = ["^src/cli/", "^src/features/[^/]+/cli\\.ts$", "^src/mcp/"];
+/** What a feature keeps for the local target only (its emulator/ folder): handlers, job kinds, tables, renders. */
+const FEATURE_LOCAL_ONLY = "^src/features/[^/]+/emulator/";
+/** The CLI side: the frame, every feature's client/ folder (its commands), and the MCP server (`mediagen mcp`), which sits beside them. */
+const CLI = ["^src/cli/", "^src/features/[^/]+/client/", "^src/mcp/"];
 /** The MCP server and the one command that starts it. */
 const MCP = "^src/mcp/";
 const MCP_COMMAND = "^src/cli/commands/mcp\\.ts$";
 /** The modules allowed to open the local target, lazily: the one door from the CLI into it. */
-const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local|batch|ui)\\.ts$"];
+const DOOR_KEEPERS = ["^src/cli/context\\.ts$", "^src/cli/commands/(serve|local|local-[a-z]+|batch|ui)\\.ts$"];
 /** The dashboard pages (`mediagen ui`, and `/` of `mediagen serve`) and the two commands that load them. */
 const UI = "^src/ui/";
 const UI_COMMANDS = "^src/cli/commands/(ui|serve)\\.ts$";
@@ -41,8 +41,16 @@ module.exports = {
       severity: "error",
       from: { path: CLI },
       to: {
-        path: ["^src/local/", FEATURE_LOCAL_ONLY, "^src/features/worker-main\\.ts$", "^src/media/", "^node_modules/better-sqlite3/"],
+        path: ["^src/local/", "^src/features/worker-main\\.ts$", "^src/media/", "^node_modules/better-sqlite3/"],
       },
+    },
+    {
+      name: "cli-not-emulator",
+      comment:
+        "A CLI module never loads a feature's emulator (its emulator/ folder); the door keepers (the context, `serve`, `local …`, `batch`, `ui`) may, lazily (rule cli-local-door-lazy).",
+      severity: "error",
+      from: { path: CLI, pathNot: DOOR_KEEPERS },
+      to: { path: FEATURE_LOCAL_ONLY },
     },
     {
       name: "cli-local-door",
@@ -62,10 +70,10 @@ module.exports = {
     },
     {
       name: "cli-local-door-lazy",
-      comment: "Even the door keepers load src/features/local.ts lazily: a static import would load SQLite for every command.",
+      comment: "Even the door keepers load src/features/local.ts and the features' emulators lazily: a static import would load SQLite for every command.",
       severity: "error",
       from: { path: DOOR_KEEPERS },
-      to: { path: DOOR, dynamic: false, dependencyTypesNot: ["type-only"] },
+      to: { path: [DOOR, FEATURE_LOCAL_ONLY], dynamic: false, dependencyTypesNot: ["type-only", "type-import"] },
     },
     {
       name: "cli-server-only-serve",
@@ -115,6 +123,21 @@ module.exports = {
       severity: "error",
       from: { pathNot: MCP },
       to: { path: "^node_modules/@modelcontextprotocol/" },
+    },
+    {
+      name: "emulator-not-client",
+      comment: "A feature's emulator (its emulator/ folder) never reaches the CLI side: the frame, any feature's client/ folder, the MCP server.",
+      severity: "error",
+      from: { path: FEATURE_LOCAL_ONLY },
+      to: { path: CLI },
+    },
+    {
+      name: "emulator-across-features",
+      comment:
+        "A feature's emulator reaches another feature only through that feature's shared modules (its contract, routes, life) or the public part of its emulator (emulator/public/), never its emulator's internals.",
+      severity: "error",
+      from: { path: "^src/features/([^/]+)/emulator/" },
+      to: { path: "^src/features/[^/]+/emulator/", pathNot: ["^src/features/$1/emulator/", "^src/features/[^/]+/emulator/public/"] },
     },
     {
       name: "local-core-not-above",

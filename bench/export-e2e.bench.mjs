@@ -21,8 +21,8 @@ import { fileURLToPath } from "node:url";
 import { getTools, probe } from "../dist/media/index.js";
 import { exportCaps } from "../dist/media/export/index.js";
 import { openLocalInstance } from "../dist/features/local.js";
-import { addSpaceVoice } from "../dist/features/voice/lookup.js";
-import { readExport } from "../dist/features/export/record.js";
+import { addSpaceVoice } from "../dist/features/voice/emulator/public/lookup.js";
+import { readExport } from "../dist/features/export/emulator/record.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const kit = process.env.REFERENCE_RENDER_DIR ?? path.resolve(here, "../../shared/bench/reference-render");

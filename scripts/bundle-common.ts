@@ -52,6 +52,6 @@ import "../src/features/routes.ts";
 // every asset command.
 import "../src/local/debug.ts";
 import "../src/local/version.ts";
-import "../src/features/asset/query.ts";
-import "../src/features/asset/record.ts";
-import "../src/features/asset/schema.ts";
+import "../src/features/asset/emulator/query.ts";
+import "../src/features/asset/emulator/public/record.ts";
+import "../src/features/asset/emulator/schema.ts";

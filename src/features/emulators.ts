@@ -28,24 +28,24 @@ export interface FeatureEmulator {
 }
 
 export const FEATURE_EMULATORS: { readonly [K in FeatureName]: FeatureEmulator } = {
-  folder: { local: async () => ({ handlers: (await import("./folder/local.js")).folderHandlers }) },
+  folder: { local: async () => ({ handlers: (await import("./folder/emulator/local.js")).folderHandlers }) },
   asset: {
-    local: async () => ({ handlers: (await import("./asset/local.js")).assetHandlers }),
-    jobs: async () => (await import("./asset/job.js")).assetKinds,
+    local: async () => ({ handlers: (await import("./asset/emulator/local.js")).assetHandlers }),
+    jobs: async () => (await import("./asset/emulator/job.js")).assetKinds,
   },
   avatar: {
-    local: async () => ({ handlers: (await import("./avatar/local.js")).avatarHandlers }),
-    jobs: async () => (await import("./avatar/job.js")).lookKinds,
+    local: async () => ({ handlers: (await import("./avatar/emulator/local.js")).avatarHandlers }),
+    jobs: async () => (await import("./avatar/emulator/job.js")).lookKinds,
   },
-  voice: { local: async () => ({ handlers: (await import("./voice/local.js")).voiceHandlers }) },
-  script: { local: async () => ({ handlers: (await import("./script/local.js")).scriptHandlers }) },
+  voice: { local: async () => ({ handlers: (await import("./voice/emulator/local.js")).voiceHandlers }) },
+  script: { local: async () => ({ handlers: (await import("./script/emulator/local.js")).scriptHandlers }) },
   generation: {
-    local: async () => ({ handlers: (await import("./generation/local.js")).generationHandlers }),
-    jobs: async () => (await import("./generation/job.js")).generationKinds,
+    local: async () => ({ handlers: (await import("./generation/emulator/local.js")).generationHandlers }),
+    jobs: async () => (await import("./generation/emulator/job.js")).generationKinds,
   },
-  video: { local: async () => ({ handlers: (await import("./video/local.js")).videoHandlers }) },
+  video: { local: async () => ({ handlers: (await import("./video/emulator/local.js")).videoHandlers }) },
   export: {
-    local: async () => ({ handlers: (await import("./export/local.js")).exportHandlers }),
-    jobs: async () => (await import("./export/job.js")).exportKinds,
+    local: async () => ({ handlers: (await import("./export/emulator/local.js")).exportHandlers }),
+    jobs: async () => (await import("./export/emulator/public/job.js")).exportKinds,
   },
 };

@@ -134,6 +134,6 @@ export async function previewPlan(
   instance: LocalInstance,
   input: import("./generation/preview-types.js").PreviewInput,
 ): Promise<import("./generation/preview-types.js").PreviewResult> {
-  const { previewPlan: run } = await import("./generation/preview.js");
+  const { previewPlan: run } = await import("./generation/emulator/preview.js");
   return run(instance, input);
 }

@@ -5,12 +5,12 @@
  * appended here with the next version.
  */
 import { core } from "../local/db/core-schema.js";
-import { assets, modelCatalogTable, CATALOG_MIGRATION_VERSION, catalogAvatarsColumn, CATALOG_AVATARS_MIGRATION_VERSION } from "./asset/schema.js";
-import { avatars, lookTagsColumn, LOOK_TAGS_MIGRATION_VERSION } from "./avatar/schema.js";
-import { generations } from "./generation/schema.js";
-import { videos } from "./video/schema.js";
-import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/schema.js";
-import { exportsTable } from "./export/schema.js";
+import { assets, modelCatalogTable, CATALOG_MIGRATION_VERSION, catalogAvatarsColumn, CATALOG_AVATARS_MIGRATION_VERSION } from "./asset/emulator/schema.js";
+import { avatars, lookTagsColumn, LOOK_TAGS_MIGRATION_VERSION } from "./avatar/emulator/schema.js";
+import { generations } from "./generation/emulator/schema.js";
+import { videos } from "./video/emulator/schema.js";
+import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/emulator/schema.js";
+import { exportsTable } from "./export/emulator/schema.js";
 import { emulatorTables, EMULATOR_MIGRATION_VERSION } from "../local/db/emulator-schema.js";
 import { webhookIdColumn, WEBHOOK_ID_MIGRATION_VERSION } from "../local/db/webhook-id-schema.js";
 import type { Migration } from "./emulators.js";

@@ -401,7 +401,7 @@ export class McpSession {
         value = await this.engine.avatarList({});
         break;
       default:
-        value = (await import("../features/generation/plan-schema.js")).planJsonSchema();
+        value = (await import("../features/generation/client/plan-schema.js")).planJsonSchema();
     }
     return { uri, mimeType: r.mimeType, text: redact(JSON.stringify(value, null, 2)) };
   }

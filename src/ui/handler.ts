@@ -6,8 +6,8 @@
 import { constants as fsConstants, promises as fsp } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readHistory, JOB_KINDS, type JobKind } from "../cli/journal.js";
-import { listVideos, readVideo } from "../features/video/record.js";
-import { videoView } from "../features/video/show.js";
+import { listVideos, readVideo } from "../features/video/emulator/public/record.js";
+import { videoView } from "../features/video/emulator/show.js";
 import type { LocalInstance } from "../features/local.js";
 import type { UrlBuilder } from "../local/types.js";
 import { contentTypeOf, parseRange } from "../server/media.js";

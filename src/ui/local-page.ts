@@ -1,5 +1,5 @@
 /** `/local`: the local instance — spaces, keys, ledgers with a chart, jobs, webhook deliveries, videos. */
-import type { VideoRow } from "../features/video/record.js";
+import type { VideoRow } from "../features/video/emulator/public/record.js";
 import { creditsChart } from "./chart.js";
 import { html, prettyJson, type Html } from "./html.js";
 import { layout, tableOf, when } from "./layout.js";

@@ -1,5 +1,5 @@
 /** `/videos/<id>`: a video's player (its latest export) beside its timeline, as `local videos show` prints it. */
-import { videoLines, sec, type VideoView } from "../features/video/show.js";
+import { videoLines, sec, type VideoView } from "../features/video/emulator/show.js";
 import { html, type Html } from "./html.js";
 import { layout, tableOf, when } from "./layout.js";
 

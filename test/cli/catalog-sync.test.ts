@@ -10,8 +10,8 @@ import type { AddressInfo } from "node:net";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MODELS } from "../../src/features/asset/catalog/models.js";
-import { modelDetail } from "../../src/features/asset/catalog/model-schema.js";
+import { MODELS } from "../../src/features/asset/emulator/catalog/models.js";
+import { modelDetail } from "../../src/features/asset/emulator/catalog/model-schema.js";
 import { newHome, run } from "./helpers.js";
 
 type Json = Record<string, unknown>;

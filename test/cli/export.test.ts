@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { VideoTimeline } from "../../src/features/video/timeline.js";
+import type { VideoTimeline } from "../../src/features/video/emulator/public/timeline.js";
 import { getTools, probe } from "../../src/media/index.js";
 import { readWavInfo } from "../../src/media/wav.js";
 import { newHome, run, runBin } from "./helpers.js";

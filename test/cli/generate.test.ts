@@ -9,7 +9,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generationCredits } from "../../src/contract/pricing.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
-import { spokenMs, sequencesOf, type VideoTimeline } from "../../src/features/video/timeline.js";
+import { spokenMs, sequencesOf, type VideoTimeline } from "../../src/features/video/emulator/public/timeline.js";
 import { renderImage, renderVideo } from "../../src/media/index.js";
 import { readWavInfo } from "../../src/media/wav.js";
 import { goodPlan } from "../unit/generation-fixtures.js";

@@ -11,7 +11,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newHome, run } from "./helpers.js";
 import { onTerminal, replayScreen } from "./pty.js";
-import { COST_NOTE } from "../../src/features/asset/cli.js";
+import { COST_NOTE } from "../../src/features/asset/client/cli.js";
 
 let home: string;
 let deep: string;

@@ -15,7 +15,7 @@ import { runInProcess } from "../helpers/cli.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 import { withCatalogPictures } from "../helpers/catalog-pictures.js";
 import { applySets } from "../../src/cli/body.js";
-import type { GenerationSpec } from "../../src/features/generation/request.js";
+import type { GenerationSpec } from "../../src/features/generation/emulator/request.js";
 
 const KEY = `mk_live_${"b".repeat(64)}`;
 let server: http.Server;

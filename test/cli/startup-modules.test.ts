@@ -58,7 +58,7 @@ async function loaded(args: string[], home: string): Promise<{ exitCode: number;
 const HEAVY: [string, RegExp][] = [
   ["zod", /^node_modules\/zod\//],
   ["a contract (zod schemas)", /^src\/features\/[^/]+\/contract\.ts$|^src\/features\/operations\.ts$|^src\/contract\/[^/]+-schemas\.ts$/],
-  ["the model catalog", /^src\/features\/asset\/catalog\//],
+  ["the model catalog", /^src\/features\/asset\/emulator\/catalog\//],
   ["the media layer", /^src\/media\//],
   ["undici", /^node_modules\/undici\//],
   ["the HTTP server", /^src\/server\//],
@@ -117,7 +117,7 @@ describe("modules loaded at start-up", () => {
       expect(sources).toContain("src/local/db/node-sqlite.ts");
       expect(sources.filter((s) => s.startsWith("node_modules/better-sqlite3/"))).toEqual([]);
     } else expect(sources).toContain("node_modules/better-sqlite3/lib/database.js");
-    expect(sources).toContain("src/features/folder/local.ts");
+    expect(sources).toContain("src/features/folder/emulator/local.ts");
     expect(heavyIn(sources)).toEqual([]);
     // No other feature's handlers.
     expect(sources.filter((s) => /^src\/features\/(?!folder\/)[^/]+\/(local|job)\.ts$/.test(s))).toEqual([]);
@@ -126,7 +126,7 @@ describe("modules loaded at start-up", () => {
   it("asset models does load the catalog (the trace sees what a command needs)", async () => {
     const { exitCode, sources } = await loaded(["asset", "models", "--json"], path.join(tmp, "home-models"));
     expect(exitCode).toBe(0);
-    expect(sources.some((s) => s.startsWith("src/features/asset/catalog/"))).toBe(true);
+    expect(sources.some((s) => s.startsWith("src/features/asset/emulator/catalog/"))).toBe(true);
     expect(sources.filter((s) => s.startsWith("src/media/"))).toEqual([]);
   });
 });

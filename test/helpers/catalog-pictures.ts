@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CATALOG_VOICES, catalogVoicePreviewRelPath, ensureCatalogVoicePreviews, type CatalogVoice } from "../../src/features/voice/catalog.js";
+import { CATALOG_VOICES, catalogVoicePreviewRelPath, ensureCatalogVoicePreviews, type CatalogVoice } from "../../src/features/voice/emulator/catalog.js";
 import { copyMediaDir, seedCatalogPictures } from "./catalog-seed.js";
 import { newHome } from "./cli.js";
 

@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { CATALOG_AVATARS, catalogLookRelPath } from "../../src/features/avatar/catalog.js";
+import { CATALOG_AVATARS, catalogLookRelPath } from "../../src/features/avatar/emulator/public/catalog.js";
 import { instancePaths } from "../../src/local/storage.js";
 
 export const CATALOG_SEED_VAR = "MG_TEST_CATALOG_SEED";

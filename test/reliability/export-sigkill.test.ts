@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
-import { processesUnder } from "../../src/features/export/reap.js";
-import { exportDir, readExport } from "../../src/features/export/record.js";
+import { processesUnder } from "../../src/features/export/emulator/reap.js";
+import { exportDir, readExport } from "../../src/features/export/emulator/record.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 import { requireBuilt, startFixture } from "./fixtures/processes.js";
 import { probeOutput } from "../helpers/fixture-ffmpeg.js";

@@ -7,8 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { toMilli } from "../../src/contract/credits.js";
-import { readGeneration } from "../../src/features/generation/job.js";
-import { readVideo } from "../../src/features/video/record.js";
+import { readGeneration } from "../../src/features/generation/emulator/job.js";
+import { readVideo } from "../../src/features/video/emulator/public/record.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 import { requireBuilt, startFixture } from "./fixtures/processes.js";
 

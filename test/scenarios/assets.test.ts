@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Asset } from "../../src/features/asset/contract.js";
 import { toMilli } from "../../src/contract/credits.js";
 import type { Engine } from "../../src/engine/engine.js";
-import { MODELS, type ModelDef } from "../../src/features/asset/catalog/models.js";
+import { MODELS, type ModelDef } from "../../src/features/asset/emulator/catalog/models.js";
 import { pngSize } from "../../src/media/inputs.js";
 import { getTools, renderImage, renderVideo } from "../../src/media/index.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";

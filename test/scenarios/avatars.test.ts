@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { waitFor } from "../helpers/local.js";
-import { CATALOG_AVATARS } from "../../src/features/avatar/catalog.js";
+import { CATALOG_AVATARS } from "../../src/features/avatar/emulator/public/catalog.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
 

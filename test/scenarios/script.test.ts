@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ScriptGenerateResponse } from "../../src/features/script/contract.js";
-import { countWords } from "../../src/features/script/text.js";
+import { countWords } from "../../src/features/script/emulator/text.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { apiError, forBothTargets, type TargetHarness } from "./harness.js";
 

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { CATALOG_VOICES } from "../../src/features/voice/catalog.js";
-import { addSpaceVoice } from "../../src/features/voice/lookup.js";
+import { CATALOG_VOICES } from "../../src/features/voice/emulator/catalog.js";
+import { addSpaceVoice } from "../../src/features/voice/emulator/public/lookup.js";
 import { apiError, forBothTargets } from "./harness.js";
 
 const tierIds = (tiers: string[]) => CATALOG_VOICES.filter((v) => tiers.includes(v.tier)).map((v) => v.id);

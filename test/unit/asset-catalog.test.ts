@@ -5,12 +5,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ModelDetail, ModelSummary, SLOT_NAMES } from "../../src/features/asset/contract.js";
 import { ApiError } from "../../src/engine/errors.js";
-import { MODELS, findModel, type ModelDef } from "../../src/features/asset/catalog/models.js";
-import { modelDetail, modelSummary } from "../../src/features/asset/catalog/model-schema.js";
-import { aspectRatioName, frameSize, upscaleSize, videoResolutionName } from "../../src/features/asset/catalog/frames.js";
-import { assetBaseName, slugify } from "../../src/features/asset/names.js";
-import type { StartLookups } from "../../src/features/asset/refs.js";
-import { validateStart } from "../../src/features/asset/validate.js";
+import { MODELS, findModel, type ModelDef } from "../../src/features/asset/emulator/catalog/models.js";
+import { modelDetail, modelSummary } from "../../src/features/asset/emulator/catalog/model-schema.js";
+import { aspectRatioName, frameSize, upscaleSize, videoResolutionName } from "../../src/features/asset/emulator/catalog/frames.js";
+import { assetBaseName, slugify } from "../../src/features/asset/emulator/names.js";
+import type { StartLookups } from "../../src/features/asset/emulator/public/refs.js";
+import { validateStart } from "../../src/features/asset/emulator/validate.js";
 
 type Json = Record<string, unknown>;
 
@@ -277,7 +277,7 @@ describe("local model catalog", () => {
   });
 
   it("prices the classes whose notes say how: upscale by source length, imgB-edit by reference count", async () => {
-    const { quote } = await import("../../src/features/asset/catalog/pricing.js");
+    const { quote } = await import("../../src/features/asset/emulator/catalog/pricing.js");
     expect([4, 10, 30].map((d) => quote({ model: "vidC-upscale", duration: d }).cost_per_generation)).toEqual([2, 5, 15]);
     expect([0, 3, 6].map((n) => quote({ model: "imgB-edit", image_count: n }).cost_per_generation)).toEqual([0.3, 0.6, 0.9]);
   });

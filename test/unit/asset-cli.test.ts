@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PRICE_FLAGS, formatDurations, parseElement, parseRef, parseSettings, priceBody, startBody } from "../../src/features/asset/cli.js";
+import { PRICE_FLAGS, formatDurations, parseElement, parseRef, parseSettings, priceBody, startBody } from "../../src/features/asset/client/cli.js";
 import { CliError } from "../../src/cli/types.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-"));

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/local/clock.js";
-import { assetKind, failAsset } from "../../src/features/asset/job.js";
+import { assetKind, failAsset } from "../../src/features/asset/emulator/job.js";
 import type { JobRow } from "../../src/local/types.js";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
 

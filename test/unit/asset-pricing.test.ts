@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
-import { quote, snapDuration, type PricingRequest } from "../../src/features/asset/catalog/pricing.js";
+import { quote, snapDuration, type PricingRequest } from "../../src/features/asset/emulator/catalog/pricing.js";
 
 describe("snapDuration", () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AssetRow, RenderParams } from "../../src/features/asset/record.js";
-import type { ResolvedRef } from "../../src/features/asset/refs.js";
-import { MAX_FOLLOW_SECONDS, planRender } from "../../src/features/asset/render-plan.js";
+import type { AssetRow, RenderParams } from "../../src/features/asset/emulator/public/record.js";
+import type { ResolvedRef } from "../../src/features/asset/emulator/public/refs.js";
+import { MAX_FOLLOW_SECONDS, planRender } from "../../src/features/asset/emulator/render-plan.js";
 
 const ref = (name: string, kind: "image" | "video" = "image"): ResolvedRef => ({ item: { url: name }, kind, source: `/src/${name}` });
 const local = (r: ResolvedRef) => r.source.replace("/src/", "/local/");

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MODEL_AVAILABLE } from "../../src/features/avatar/contract.js";
-import { CATALOG_AVATARS, catalogLookRelPath } from "../../src/features/avatar/catalog.js";
-import { avatarThumbnailPath, ensureAvatarThumbnail } from "../../src/features/avatar/lookup.js";
+import { CATALOG_AVATARS, catalogLookRelPath } from "../../src/features/avatar/emulator/public/catalog.js";
+import { avatarThumbnailPath, ensureAvatarThumbnail } from "../../src/features/avatar/emulator/public/lookup.js";
 import { openTestInstance } from "../helpers/local.js";
 import { pngSizeOf, writeImage } from "./avatar-fixtures.js";
 

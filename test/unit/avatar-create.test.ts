@@ -4,7 +4,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
-import { avatarHandlers } from "../../src/features/avatar/local.js";
+import { avatarHandlers } from "../../src/features/avatar/emulator/local.js";
 import type { Handler } from "../../src/local/types.js";
 import { contextFor, expectError, insertAvatar, pngSizeOf, rejection, spaceRow, writeImage } from "./avatar-fixtures.js";
 

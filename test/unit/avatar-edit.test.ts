@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
-import { avatarHandlers } from "../../src/features/avatar/local.js";
+import { avatarHandlers } from "../../src/features/avatar/emulator/local.js";
 import type { Handler } from "../../src/local/types.js";
-import type { LookJobPayload } from "../../src/features/avatar/job.js";
+import type { LookJobPayload } from "../../src/features/avatar/emulator/job.js";
 import { contextFor, expectError, pngSizeOf, rejection, spaceRow, writeImage } from "./avatar-fixtures.js";
 
 const edit = avatarHandlers.avatarEdit as Handler<"avatarEdit">;

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readImageSize } from "../../src/features/avatar/image.js";
+import { readImageSize } from "../../src/features/avatar/emulator/image.js";
 import { getTools } from "../../src/media/tools.js";
 import { fixtureTools } from "../helpers/fixture-ffmpeg.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AVATAR_LIMITS, createPlan, editPlan, lookFromPrompt, lookSize, personFromPrompt, titleFrom } from "../../src/features/avatar/input.js";
+import { AVATAR_LIMITS, createPlan, editPlan, lookFromPrompt, lookSize, personFromPrompt, titleFrom } from "../../src/features/avatar/emulator/input.js";
 import { refuseRequest } from "../../src/features/request-check.js";
 import { apiErrorOf } from "../helpers/errors.js";
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { openTestInstance, type TestInstance } from "../helpers/local.js";
-import { avatarHandlers, statusOf } from "../../src/features/avatar/local.js";
-import { CATALOG_AVATARS } from "../../src/features/avatar/catalog.js";
+import { avatarHandlers, statusOf } from "../../src/features/avatar/emulator/local.js";
+import { CATALOG_AVATARS } from "../../src/features/avatar/emulator/public/catalog.js";
 import type { Handler } from "../../src/local/types.js";
 import { contextFor, expectError, pngSizeOf, rejection, spaceRow } from "./avatar-fixtures.js";
 import { withCatalogPictures } from "../helpers/catalog-pictures.js";

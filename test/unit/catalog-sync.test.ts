@@ -1,14 +1,14 @@
 /**
- * The catalog sync's conversion (src/features/asset/catalog-sync.ts): every built-in model, published
+ * The catalog sync's conversion (src/features/asset/emulator/public/catalog-sync.ts): every built-in model, published
  * as the service publishes it (GET /asset/models/{name}) and priced through POST /asset/pricing,
  * converts back to a definition with the same record, input_schema and prices; a model of a class the
  * local renderer does not know is skipped with the reason, never guessed.
  */
 import { describe, expect, it } from "vitest";
-import { MODELS } from "../../src/features/asset/catalog/models.js";
-import { modelDetail } from "../../src/features/asset/catalog/model-schema.js";
-import { quote } from "../../src/features/asset/catalog/pricing.js";
-import { convertModel } from "../../src/features/asset/catalog-sync.js";
+import { MODELS } from "../../src/features/asset/emulator/catalog/models.js";
+import { modelDetail } from "../../src/features/asset/emulator/catalog/model-schema.js";
+import { quote } from "../../src/features/asset/emulator/catalog/pricing.js";
+import { convertModel } from "../../src/features/asset/emulator/public/catalog-sync.js";
 import { PRICING_FIELDS } from "../../src/contract/asset-rules.js";
 
 const probe = async (req: Record<string, unknown>) => quote(req).total_cost;

@@ -5,10 +5,10 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { BODY_FLAG, checkValue, defineFlags, longName, SIMULATE_FLAG, type FlagSpec } from "../../src/cli/flags.js";
 import { CliError } from "../../src/cli/types.js";
-import { START_FLAGS, PRICE_FLAGS } from "../../src/features/asset/cli.js";
-import { CREATE_FLAGS as AVATAR_CREATE, LIST_FLAGS as AVATAR_LIST } from "../../src/features/avatar/cli.js";
-import { CREATE_FLAGS as FOLDER_CREATE } from "../../src/features/folder/cli.js";
-import { LIST_FLAGS as VOICE_LIST } from "../../src/features/voice/cli.js";
+import { START_FLAGS, PRICE_FLAGS } from "../../src/features/asset/client/cli.js";
+import { CREATE_FLAGS as AVATAR_CREATE, LIST_FLAGS as AVATAR_LIST } from "../../src/features/avatar/client/cli.js";
+import { CREATE_FLAGS as FOLDER_CREATE } from "../../src/features/folder/client/cli.js";
+import { LIST_FLAGS as VOICE_LIST } from "../../src/features/voice/client/cli.js";
 
 const FLAGS = defineFlags({
   name: { flag: "--name <name>", type: "string", help: "a name", field: "name" },

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { downloadTarget, EXPORT_FLAGS, exportLines, exportText, progressBar } from "../../src/features/export/cli.js";
+import { downloadTarget, EXPORT_FLAGS, exportLines, exportText, progressBar } from "../../src/features/export/client/cli.js";
 import type { ExportJob } from "../../src/features/export/contract.js";
 
 const job = (over: Partial<ExportJob>): ExportJob => ({ job_id: "exp_1", status: "processing", progress: 0, current_step: "render-audio", ...over });

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { beforeAll, expect, it } from "vitest";
-import { readExport } from "../../src/features/export/record.js";
+import { readExport } from "../../src/features/export/emulator/record.js";
 import { clearToolsCache, getTools, probe, renderImage } from "../../src/media/index.js";
 import { openTestInstance, tempHome, waitFor } from "../helpers/local.js";
 

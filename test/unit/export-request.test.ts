@@ -6,9 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/engine/errors.js";
 import { throughDoor } from "../helpers/door.js";
-import { avatarOnScreenMs, exportPrice, looksOf, validateExportStart, type ExportLookups } from "../../src/features/export/request.js";
-import type { VideoRow } from "../../src/features/video/record.js";
-import type { TimelineSequence, VideoTimeline } from "../../src/features/video/timeline.js";
+import { avatarOnScreenMs, exportPrice, looksOf, validateExportStart, type ExportLookups } from "../../src/features/export/emulator/request.js";
+import type { VideoRow } from "../../src/features/video/emulator/public/record.js";
+import type { TimelineSequence, VideoTimeline } from "../../src/features/video/emulator/public/timeline.js";
 
 const SPACE = "sp_me";
 

@@ -12,8 +12,8 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { CliError, type IO } from "../../src/cli/types.js";
 import type { CommandContext, CommandModule } from "../../src/cli/command-context.js";
-import { generateCommand } from "../../src/features/generation/cli.js";
-import { command as duplicateCommand } from "../../src/features/video/cli.js";
+import { generateCommand } from "../../src/features/generation/client/cli.js";
+import { command as duplicateCommand } from "../../src/features/video/client/cli.js";
 import { goodPlan } from "./generation-fixtures.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-gencli-"));

@@ -7,9 +7,9 @@ import path from "node:path";
 import { beforeAll, expect, it } from "vitest";
 import { clearToolsCache, getTools, renderImage, synthesize } from "../../src/media/index.js";
 import { readWavInfo } from "../../src/media/wav.js";
-import { readGeneration } from "../../src/features/generation/job.js";
-import { readVideo, timelineOf } from "../../src/features/video/record.js";
-import { sequencesOf } from "../../src/features/video/timeline.js";
+import { readGeneration } from "../../src/features/generation/emulator/job.js";
+import { readVideo, timelineOf } from "../../src/features/video/emulator/public/record.js";
+import { sequencesOf } from "../../src/features/video/emulator/public/timeline.js";
 import { openTestInstance, tempHome, waitFor } from "../helpers/local.js";
 
 beforeAll(async () => {

@@ -5,11 +5,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { toMilli } from "../../src/contract/credits.js";
-import { buildTimeline, type StepName } from "../../src/features/generation/build.js";
-import { generationKind, readGeneration } from "../../src/features/generation/job.js";
-import { validateStart } from "../../src/features/generation/request.js";
-import { startLookups } from "../../src/features/generation/local.js";
-import { readVideo } from "../../src/features/video/record.js";
+import { buildTimeline, type StepName } from "../../src/features/generation/emulator/build.js";
+import { generationKind, readGeneration } from "../../src/features/generation/emulator/job.js";
+import { validateStart } from "../../src/features/generation/emulator/request.js";
+import { startLookups } from "../../src/features/generation/emulator/local.js";
+import { readVideo } from "../../src/features/video/emulator/public/record.js";
 import type { RequestContext } from "../../src/local/types.js";
 import { openTestInstance, waitFor, type TestInstance } from "../helpers/local.js";
 
@@ -142,7 +142,7 @@ describe("the job through the queue", () => {
     const t = instance("inline");
     const started = await t.api.generationStart({ prompt: "cats", duration: 10, avatar_id: "lk_maya_kitchen" });
     // The look stops being ready between start and the job: the avatar step cannot be done.
-    const { catalogAvatar } = await import("../../src/features/avatar/catalog.js");
+    const { catalogAvatar } = await import("../../src/features/avatar/emulator/public/catalog.js");
     const look = catalogAvatar("av_maya")!.looks[0]!;
     const id = look.id;
     (look as { id: string }).id = "lk_gone";

@@ -11,7 +11,7 @@ import { ApiError } from "../../src/engine/errors.js";
 import { checkRequest } from "../../src/contract/request-check.js";
 import { requestCodes, type GenerationStartInput } from "../../src/features/generation/contract.js";
 import { GenerationStartAtTheDoor } from "../../src/features/generation/door.js";
-import { estimateCredits, validateStart, type StartLookups } from "../../src/features/generation/request.js";
+import { estimateCredits, validateStart, type StartLookups } from "../../src/features/generation/emulator/request.js";
 import { planEstimateMs, checkPlan } from "../../src/features/generation/plan.js";
 import { estimateSpeechMs } from "../../src/features/generation/text.js";
 import { apiErrorOf } from "../helpers/errors.js";

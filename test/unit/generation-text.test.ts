@@ -1,7 +1,7 @@
 /** Text rules of generation (pure): sentences, the TTS-rate estimate, script sequences, the local writer. */
 import { describe, expect, it } from "vitest";
 import { estimateSentenceMs, estimateSpeechMs, scriptSequences, splitSentences, MS_PER_CHAR, MS_PER_SENTENCE } from "../../src/features/generation/text.js";
-import { keywordsOf, subjectOf, writeScript } from "../../src/features/generation/writer.js";
+import { keywordsOf, subjectOf, writeScript } from "../../src/features/generation/emulator/writer.js";
 
 describe("sentences", () => {
   it("end at . ! ? … (with closing quotes) before white space, and at line breaks", () => {

@@ -20,9 +20,16 @@ const ALLOWED: Record<string, string> = {
   "src/contract/errors.ts": `import { z } from "zod";\nexport const Err = z.object({ code: z.string() });\n`,
   "src/features/folder/contract.ts":
     `import { z } from "zod";\nimport { Err } from "../../contract/errors.js";\n` + `export const Folder = z.object({ id: z.string(), error: Err.optional() });\n`,
-  "src/features/folder/local.ts": `import { core } from "../../local/core.js";\nexport const handlers = { core };\n`,
-  "src/features/folder/cli.ts": `import { Folder } from "./contract.js";\nimport { readEnv } from "../../config/env.js";\nexport const command = { Folder, readEnv };\n`,
-  "src/features/local.ts": `export * from "./folder/local.js";\n`,
+  "src/features/folder/emulator/local.ts":
+    `import { core } from "../../../local/core.js";\nimport { lookup } from "../../voice/emulator/public/lookup.js";\nimport { Voice } from "../../voice/contract.js";\n` +
+    `export const handlers = { core, lookup, Voice };\n`,
+  // Another feature's emulator, through its public part and its contract.
+  "src/features/voice/emulator/public/lookup.ts": `export const lookup = () => "voice";\n`,
+  "src/features/voice/contract.ts": `import { z } from "zod";\nexport const Voice = z.object({ id: z.string() });\n`,
+  "src/features/folder/client/cli.ts": `import { Folder } from "../contract.js";\nimport { readEnv } from "../../../config/env.js";\nexport const command = { Folder, readEnv };\n`,
+  "src/features/local.ts": `export * from "./folder/emulator/local.js";\n`,
+  // A door keeper reaches a feature's emulator, lazily.
+  "src/cli/commands/local-catalog.ts": `export const sync = () => import("../../features/folder/emulator/local.js");\n`,
   "src/config/env.ts": `export function readEnv(name: string): string | undefined {\n  return process.env[name];\n}\n`,
   "src/cli/context.ts":
     `import type { handlers } from "../features/local.js";\n` +
@@ -70,12 +77,33 @@ const PLANTED: Planted[] = [
     reported: "src/features/asset/contract.ts → src/local/core.ts",
   },
   {
-    rule: "cli-not-local",
+    rule: "cli-not-emulator",
     files: {
-      "src/features/asset/cli.ts": `import { handlers } from "./local.js";\nexport const c = handlers;\n`,
-      "src/features/asset/local.ts": `export const handlers = {};\n`,
+      "src/features/asset/client/cli.ts": `import { handlers } from "../emulator/local.js";\nexport const c = handlers;\n`,
+      "src/features/asset/emulator/local.ts": `export const handlers = {};\n`,
     },
-    reported: "src/features/asset/cli.ts → src/features/asset/local.ts",
+    reported: "src/features/asset/client/cli.ts → src/features/asset/emulator/local.ts",
+  },
+  {
+    rule: "emulator-not-client",
+    files: {
+      "src/features/script/emulator/local.ts": `import { flags } from "../client/cli.js";\nexport const h = flags;\n`,
+      "src/features/script/client/cli.ts": `export const flags = {};\n`,
+    },
+    reported: "src/features/script/emulator/local.ts → src/features/script/client/cli.ts",
+  },
+  {
+    rule: "emulator-across-features",
+    files: {
+      "src/features/video/emulator/local.ts": `import { rows } from "../../export/emulator/record.js";\nexport const h = rows;\n`,
+      "src/features/export/emulator/record.ts": `export const rows = [];\n`,
+    },
+    reported: "src/features/video/emulator/local.ts → src/features/export/emulator/record.ts",
+  },
+  {
+    rule: "cli-local-door-lazy",
+    files: { "src/cli/commands/local-webhooks.ts": `import { handlers } from "../../features/folder/emulator/local.js";\nexport const h = handlers;\n` },
+    reported: "src/cli/commands/local-webhooks.ts → src/features/folder/emulator/local.ts",
   },
   {
     rule: "cli-not-local",

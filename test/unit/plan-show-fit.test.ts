@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkPlan, type PlanBlock } from "../../src/features/generation/plan.js";
-import { fitParts, planTimeline, timelineLines, wrapWords } from "../../src/features/generation/plan-show.js";
-import { videoFlags } from "../../src/features/generation/plan-wizard.js";
+import { fitParts, planTimeline, timelineLines, wrapWords } from "../../src/features/generation/client/plan-show.js";
+import { videoFlags } from "../../src/features/generation/client/plan-wizard.js";
 
 const LINK = "https://example.com/media/a-rather-long-path/of-pictures/kitchen-picture.png";
 const PLAN = [

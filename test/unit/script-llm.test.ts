@@ -6,10 +6,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { chatCompletionsUrl, cleanLlmScript, llmConfigFrom, LLM_TIMEOUT_MS } from "../../src/features/script/llm.js";
-import { composeScript } from "../../src/features/script/compose.js";
-import { countWords } from "../../src/features/script/text.js";
-import { writeExtractive } from "../../src/features/script/writer.js";
+import { chatCompletionsUrl, cleanLlmScript, llmConfigFrom, LLM_TIMEOUT_MS } from "../../src/features/script/emulator/llm.js";
+import { composeScript } from "../../src/features/script/emulator/compose.js";
+import { countWords } from "../../src/features/script/emulator/text.js";
+import { writeExtractive } from "../../src/features/script/emulator/writer.js";
 
 describe("configuration", () => {
   it("appends /chat/completions unless the URL already names it", () => {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { OffsetClock } from "../scenarios/harness.js";
 import { openTestInstance } from "../helpers/local.js";
 import { ApiError } from "../../src/engine/errors.js";
-import { sweepDeadScripts } from "../../src/features/script/local.js";
+import { sweepDeadScripts } from "../../src/features/script/emulator/local.js";
 
 function setup(credits = 1000) {
   const clock = new OffsetClock();

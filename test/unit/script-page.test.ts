@@ -5,9 +5,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attributes, decodeEntities, pageBlocks, pageImages, pageTitle, readHtml } from "../../src/features/script/html.js";
-import { fetchPage, readPage, readPages } from "../../src/features/script/page.js";
-import { countWords, ensureTerminal, phrases, splitLong, splitSentences } from "../../src/features/script/text.js";
+import { attributes, decodeEntities, pageBlocks, pageImages, pageTitle, readHtml } from "../../src/features/script/emulator/html.js";
+import { fetchPage, readPage, readPages } from "../../src/features/script/emulator/page.js";
+import { countWords, ensureTerminal, phrases, splitLong, splitSentences } from "../../src/features/script/emulator/text.js";
 
 /** This machine's own fetches (in process): loopback is allowed, as the test server is on it. */
 const OWN = { allowPrivateNetwork: true } as const;

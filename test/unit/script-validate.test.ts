@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { characterCount, scriptPlanOf } from "../../src/features/script/validate.js";
+import { characterCount, scriptPlanOf } from "../../src/features/script/emulator/validate.js";
 import { ScriptGenerateRequest, requestCodes } from "../../src/features/script/contract.js";
 import { checkRequest } from "../../src/contract/request-check.js";
 import { scriptCredits } from "../../src/contract/pricing.js";

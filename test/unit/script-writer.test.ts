@@ -7,9 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { PageContent } from "../../src/features/script/html.js";
-import { countWords, splitSentences } from "../../src/features/script/text.js";
-import { extractedImages, ScriptWriterError, targetWords, topicOf, WORDS_PER_SECOND, writeExtractive } from "../../src/features/script/writer.js";
+import type { PageContent } from "../../src/features/script/emulator/html.js";
+import { countWords, splitSentences } from "../../src/features/script/emulator/text.js";
+import { extractedImages, ScriptWriterError, targetWords, topicOf, WORDS_PER_SECOND, writeExtractive } from "../../src/features/script/emulator/writer.js";
 import { synthesize } from "../../src/media/tts.js";
 
 const page = (over: Partial<PageContent> = {}): PageContent => ({

@@ -7,9 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { draftOf } from "../../src/features/video/local.js";
-import { layoutBlocks, readPcm, speakSentence, writeVoiceTrack, TRACK_RATE, type DraftBlock } from "../../src/features/video/speech.js";
-import { snapMs, spokenMs, TIMELINE_FPS, type VideoTimeline } from "../../src/features/video/timeline.js";
+import { draftOf } from "../../src/features/video/emulator/local.js";
+import { layoutBlocks, readPcm, speakSentence, writeVoiceTrack, TRACK_RATE, type DraftBlock } from "../../src/features/video/emulator/public/speech.js";
+import { snapMs, spokenMs, TIMELINE_FPS, type VideoTimeline } from "../../src/features/video/emulator/public/timeline.js";
 import { readWavInfo } from "../../src/media/wav.js";
 
 const FRAME = 1000 / TIMELINE_FPS;

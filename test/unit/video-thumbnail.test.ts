@@ -1,5 +1,5 @@
 /**
- * A video's thumbnail (src/features/video/thumbnail.ts): the first look's picture at the video's
+ * A video's thumbnail (src/features/video/emulator/public/thumbnail.ts): the first look's picture at the video's
  * aspect, drawn once per picture and size and kept in `<home>/local/cache/thumbnails` (pruned as the
  * fetch cache is, least recently used first), so the next video on the same look copies it; a
  * changed picture or another size is drawn again.
@@ -7,9 +7,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, expect, it } from "vitest";
-import { CATALOG_AVATARS, catalogLookRelPath } from "../../src/features/avatar/catalog.js";
-import { cachedThumbnail, makeThumbnail, thumbnailSize } from "../../src/features/video/thumbnail.js";
-import type { VideoTimeline } from "../../src/features/video/timeline.js";
+import { CATALOG_AVATARS, catalogLookRelPath } from "../../src/features/avatar/emulator/public/catalog.js";
+import { cachedThumbnail, makeThumbnail, thumbnailSize } from "../../src/features/video/emulator/public/thumbnail.js";
+import type { VideoTimeline } from "../../src/features/video/emulator/public/timeline.js";
 import { readImageFileSize } from "../../src/media/image-header.js";
 import { renderImage } from "../../src/media/index.js";
 import { instancePaths } from "../../src/local/storage.js";

@@ -423,18 +423,18 @@ async function buildRequest(t: Template, words: string[], where: string): Promis
   const withSim = <T extends object>(x: T, simulate: string | undefined) => ({ ...x, ...(simulate !== undefined ? { simulate } : {}) });
   switch (t.kind) {
     case "asset": {
-      const { START_FLAGS } = await import("../../features/asset/cli.js");
+      const { START_FLAGS } = await import("../../features/asset/client/cli.js");
       const { body, simulate } = one(START_FLAGS as unknown as FlagSet<FlagDecl>);
       return withSim({ kind: "asset", body }, simulate);
     }
     case "avatar": {
-      const { CREATE_FLAGS, EDIT_FLAGS } = await import("../../features/avatar/cli.js");
+      const { CREATE_FLAGS, EDIT_FLAGS } = await import("../../features/avatar/client/cli.js");
       const edit = words.includes("--look");
       const { body, simulate } = one((edit ? EDIT_FLAGS : CREATE_FLAGS) as unknown as FlagSet<FlagDecl>);
       return withSim({ kind: "avatar", body }, simulate);
     }
     case "export": {
-      const { EXPORT_FLAGS } = await import("../../features/export/cli.js");
+      const { EXPORT_FLAGS } = await import("../../features/export/client/cli.js");
       const { body, operands, simulate } = one(EXPORT_FLAGS as unknown as FlagSet<FlagDecl>, 1);
       if (operands[0] !== undefined) body.video_id = operands[0];
       return withSim({ kind: "export", body }, simulate);

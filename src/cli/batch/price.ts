@@ -44,7 +44,7 @@ export async function priceLine(l: BatchLine, target: Target, pricing: (body: Re
   const b = l.body;
   switch (l.kind) {
     case "asset": {
-      const { pricingOf } = await import("../../features/asset/cli.js");
+      const { pricingOf } = await import("../../features/asset/client/cli.js");
       const q = await pricing(pricingOf(b));
       return { credits: q.total_cost, basis: "POST /asset/pricing", exact: true };
     }

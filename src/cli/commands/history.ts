@@ -10,7 +10,7 @@ import { examples } from "../help-text.js";
 import { cell, table, visibleLength, widthOf, wrapCell } from "../output.js";
 import { defineFlags, type FlagInput } from "../flags.js";
 import { JOB_KINDS, type HistoryEntry } from "../journal.js";
-import { lookStateText } from "../../features/avatar/states.js";
+import { lookStateText } from "../../features/avatar/client/states.js";
 import { counted } from "../../engine/words.js";
 
 const FLAGS = defineFlags({

@@ -1,7 +1,7 @@
 /**
  * `mediagen local catalog sync|status|reset`: the local instance's model catalog, copied from the
  * hosted service (or a file of its model records) so that local validation, pricing and
- * `input_schema` are the hosted ones (src/features/asset/catalog-sync.ts), and back to the built-in.
+ * `input_schema` are the hosted ones (src/features/asset/emulator/public/catalog-sync.ts), and back to the built-in.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -22,14 +22,14 @@ interface SyncOptions {
   avatars?: boolean;
 }
 
-type AvatarSync = typeof import("../../features/avatar/catalog-sync.js");
+type AvatarSync = typeof import("../../features/avatar/emulator/catalog-sync.js");
 
 /**
  * The hosted public avatars and their looks, with each look's picture copied into the local media
  * dir (under a temp name first, then renamed to its real type's extension).
  */
 async function copyHostedAvatars(ctx: CommandContext, engine: Engine, mediaDir: string): Promise<{ avatars: unknown[]; skipped: { name: string; reason: string }[] }> {
-  const sync: AvatarSync = await import("../../features/avatar/catalog-sync.js");
+  const sync: AvatarSync = await import("../../features/avatar/emulator/catalog-sync.js");
   const ids = sync.publicAvatarIds(await engine.avatarList({ onlyPublic: true } as never));
   const records: unknown[] = [];
   for (const id of ids) records.push(await engine.avatarGet({ avatar_id: id }));
@@ -97,7 +97,7 @@ async function syncCatalog(ctx: CommandContext, opts: SyncOptions): Promise<void
   if (opts.avatars && !opts.fromHosted) {
     throw new CliError("--avatars copies the hosted service's avatars and their pictures: use it with --from-hosted", EXIT.usage, "usage_error", "--avatars");
   }
-  const { convertModel, storeCatalog } = await import("../../features/asset/catalog-sync.js");
+  const { convertModel, storeCatalog } = await import("../../features/asset/emulator/public/catalog-sync.js");
   let records: unknown[];
   let source: string;
   let probe: ((req: Record<string, unknown>) => Promise<number>) | undefined;
@@ -129,9 +129,12 @@ async function syncCatalog(ctx: CommandContext, opts: SyncOptions): Promise<void
   }
   const models = [];
   const skipped = [];
-  let voices: Awaited<ReturnType<typeof import("../../features/asset/catalog-sync.js")["convertVoices"]>>["voices"] | undefined;
+  let voices: Awaited<ReturnType<typeof import("../../features/asset/emulator/public/catalog-sync.js")["convertVoices"]>>["voices"] | undefined;
   if (voiceList) {
-    const [{ convertVoices }, { CATALOG_VOICES }] = await Promise.all([import("../../features/asset/catalog-sync.js"), import("../../features/voice/catalog.js")]);
+    const [{ convertVoices }, { CATALOG_VOICES }] = await Promise.all([
+      import("../../features/asset/emulator/public/catalog-sync.js"),
+      import("../../features/voice/emulator/catalog.js"),
+    ]);
     const converted = convertVoices(voiceList, voiceResources, CATALOG_VOICES);
     voices = converted.voices;
     skipped.push(...converted.skipped);
@@ -228,7 +231,7 @@ function registerStatus(catalog: Command, get: Getter): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
-      const { catalogStatus } = await import("../../features/asset/catalog-sync.js");
+      const { catalogStatus } = await import("../../features/asset/emulator/public/catalog-sync.js");
       const s = catalogStatus(instance);
       const { formatDuration } = await import("../parse.js");
       ctx.print(
@@ -267,7 +270,7 @@ function registerReset(catalog: Command, get: Getter): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
-      const { resetCatalog } = await import("../../features/asset/catalog-sync.js");
+      const { resetCatalog } = await import("../../features/asset/emulator/public/catalog-sync.js");
       const was = resetCatalog(instance);
       ctx.print(
         { reset: was },

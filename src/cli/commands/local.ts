@@ -357,7 +357,10 @@ function registerVideos(local: Command, get: Getter) {
     .action(async (opts: { space?: string }, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
-      const [{ listVideos }, { videoView }] = await Promise.all([import("../../features/video/record.js"), import("../../features/video/show.js")]);
+      const [{ listVideos }, { videoView }] = await Promise.all([
+        import("../../features/video/emulator/public/record.js"),
+        import("../../features/video/emulator/show.js"),
+      ]);
       const rows = listVideos(instance.db, opts.space).map((r) => {
         const { timeline: _t, ...rest } = videoView(r);
         return rest;
@@ -391,7 +394,10 @@ function registerVideos(local: Command, get: Getter) {
     .action(async (videoId: string, _opts: unknown, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
-      const [{ readVideo }, { videoView, videoLines }] = await Promise.all([import("../../features/video/record.js"), import("../../features/video/show.js")]);
+      const [{ readVideo }, { videoView, videoLines }] = await Promise.all([
+        import("../../features/video/emulator/public/record.js"),
+        import("../../features/video/emulator/show.js"),
+      ]);
       const row = readVideo(instance.db, videoId);
       if (!row) throw new CliError(`No video with id ${videoId}`, EXIT.notFound, "not_found", "video_id");
       ctx.print(videoView(row), videoLines, (v) => [v.video_id]);

@@ -69,7 +69,7 @@ function startRules(req: z.output<typeof AssetStartShape>, ctx: z.RefinementCtx)
  * POST /asset/start as the spec gives it for every model, in the order the service judges it (type and
  * model, prompt, references and slots, elements, choices, delivery, placement). What depends on the
  * model (its type, plan, slots, ratios, resolutions, durations, prompt cap, settings) is judged with
- * the model at hand, after this (features/asset/validate.ts).
+ * the model at hand, after this (features/asset/emulator/validate.ts).
  */
 const AssetStartShape = z.strictObject({
   type: present(z.enum(["image", "video"], { error: "must be image or video" }), "missing_field"),

@@ -5,7 +5,7 @@ export const script = {
       name: "script",
       summary: "Generate a video script from a prompt and web pages (POST /script/generate); prints the text",
       term: "script [options]",
-      load: () => import("./cli.js"),
+      load: () => import("./client/cli.js"),
     },
   ],
 } as const;

@@ -5,7 +5,7 @@ export const video = {
       name: "duplicate",
       summary: "Copy a done video, optionally with a new voice and/or look (POST /video/duplicate)",
       term: "duplicate [options] [video_id]",
-      load: () => import("./cli.js"),
+      load: () => import("./client/cli.js"),
     },
   ],
 } as const;

@@ -4,7 +4,7 @@ export const voice = {
     {
       name: "voice",
       summary: "Browse voices (space voices and the public catalog your plan unlocks)",
-      load: () => import("./cli.js"),
+      load: () => import("./client/cli.js"),
     },
   ],
 } as const;

@@ -1,6 +1,6 @@
 /**
  * What the export renderer renders: a mirror of the stored video timeline
- * (src/features/video/timeline.ts, not imported: src/media depends on node only) with absolute file
+ * (src/features/video/emulator/public/timeline.ts, not imported: src/media depends on node only) with absolute file
  * paths, and the output size chosen by the export format. Field names follow the timeline's, so the
  * export feature maps one to the other by resolving paths and nothing else.
  *
