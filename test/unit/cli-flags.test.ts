@@ -244,7 +244,7 @@ function staticImports(file: string, seen = new Set<string>()): Set<string> {
 
 describe("startup path", () => {
   it.each(["asset", "avatar", "voice", "folder"])("the %s commands load neither zod nor the contract", (feature) => {
-    const loaded = [...staticImports(path.resolve(`src/features/${feature}/cli.ts`))];
+    const loaded = [...staticImports(path.resolve(`src/features/${feature}/client/cli.ts`))];
     expect(loaded).toContain(path.resolve("src/cli/flags.ts"));
     expect(loaded).toContain("commander");
     expect(loaded.filter((m) => m === "zod" || m.endsWith("contract.ts") || m.includes("/hosted/"))).toEqual([]);
