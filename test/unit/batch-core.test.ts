@@ -145,6 +145,14 @@ describe("batch input", () => {
       ["x, y", 'say "hi"\nthere'],
       ["3", ""],
     ]);
+    // A byte-order mark, line ends of every kind in one file, blank lines, a quote inside a field.
+    expect(parseCsv('\ufeffa,b\r\nc,d\n\ne,f"g"\rh,i\n')).toEqual([
+      ["a", "b"],
+      ["c", "d"],
+      ["e", 'f"g"'],
+      ["h", "i"],
+    ]);
+    expect(() => parseCsv('a,"b\nc')).toThrow(/ends inside a quoted field/);
   });
 
   it("hashes a request whatever its key order, and differently when it differs", () => {

@@ -7,6 +7,7 @@
  * globbed, never run. No shell is involved at any point.
  */
 import crypto from "node:crypto";
+import { parse as parseCsvText } from "csv-parse/sync";
 import { CliError, EXIT } from "../types.js";
 import { lifeOf, lifeOps } from "../../features/lives.js";
 import type { OpName } from "../../features/operations.js";
@@ -190,41 +191,18 @@ export async function readJsonlBatch(text: string, from: string): Promise<BatchL
   return lines;
 }
 
-/** RFC 4180 CSV: quoted fields with doubled quotes, commas and newlines inside quotes; CRLF or LF. */
+/**
+ * RFC 4180 CSV (csv-parse): quoted fields with doubled quotes, commas and newlines inside quotes;
+ * CRLF, LF or CR line ends, mixed; a byte-order mark; a quote inside an unquoted field is a
+ * character. Blank lines are left out.
+ */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  let i = 0;
-  if (text.charCodeAt(0) === 0xfeff) i = 1; // a byte-order mark
-  for (; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += c;
-      continue;
-    }
-    if (c === '"' && field === "") quoted = true;
-    else if (c === ",") {
-      row.push(field);
-      field = "";
-    } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else field += c;
-  }
-  if (quoted) throw usage("the CSV ends inside a quoted field");
-  if (field !== "" || row.length) {
-    row.push(field);
-    rows.push(row);
+  let rows: string[][];
+  try {
+    rows = parseCsvText(text, { bom: true, relax_column_count: true, relax_quotes: true, record_delimiter: ["\r\n", "\n", "\r"] }) as string[][];
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw usage(code === "CSV_QUOTE_NOT_CLOSED" ? "the CSV ends inside a quoted field" : `the CSV cannot be read: ${(e as Error).message}`);
   }
   return rows.filter((r) => !(r.length === 1 && r[0]!.trim() === ""));
 }
