@@ -258,7 +258,7 @@ export function fillWord(word: string, row: Record<string, string>, where: strin
 }
 
 // The flags a template may use, per kind: the same spellings as the commands (`mediagen asset start
-// --help` …). asset, avatar and export reuse their commands' declarations; generate, script and
+// --help` …). asset, avatar, export and script reuse their commands' declarations; generate and
 // duplicate declare theirs here (their commands predate defineFlags).
 const GENERATE_FLAGS = defineFlags({
   prompt: { flag: "--prompt <text>", type: "string", help: "", field: "prompt" },
@@ -298,12 +298,6 @@ const GENERATE_FLAGS = defineFlags({
   export: { flag: "--export", type: "boolean", help: "" },
   avatarModel: { flag: "--avatar-model <model>", type: "string", help: "" },
   exportFormat: { flag: "--export-format <format>", type: "choice", choices: ["vertical", "square", "ads", "horizontal", "custom"], help: "" },
-});
-const SCRIPT_FLAGS = defineFlags({
-  prompt: { flag: "--prompt <text>", type: "string", help: "", field: "prompt" },
-  duration: { flag: "--duration <seconds>", type: "number", help: "", field: "duration" },
-  url: { flag: "--url <url>", type: "list", help: "", field: "urls" },
-  webSearch: { flag: "--web-search", type: "boolean", help: "", field: "webSearch" },
 });
 const DUPLICATE_FLAGS = defineFlags({
   voice: { flag: "--voice <voice_id>", type: "string", help: "", field: "voice_id" },
@@ -423,6 +417,7 @@ async function buildRequest(t: Template, words: string[], where: string): Promis
       return withSim({ kind: "generate", body, ...(exp ? { export: exp } : {}) }, simulate);
     }
     case "script": {
+      const { SCRIPT_FLAGS } = await import("../../features/script/client/cli.js");
       const { body, simulate } = one(SCRIPT_FLAGS as unknown as FlagSet<FlagDecl>);
       return withSim({ kind: "script", body }, simulate);
     }

@@ -8,37 +8,32 @@ import { CliError, EXIT } from "../../../cli/types.js";
 import type { CommandModule } from "../../../cli/command-context.js";
 import { examples } from "../../../cli/help-text.js";
 import { isCI } from "../../../cli/io.js";
-import { collect, givenFieldFlags, overlayFlags, parseSimulate, type FlagField } from "../../../cli/parse.js";
+import { BODY_FLAG, SIMULATE_FLAG, defineFlags, type FlagInput } from "../../../cli/flags.js";
 import { formatCredits } from "../../../contract/credits.js";
 import type { ScriptGenerateResponse } from "../contract.js";
 import type { CommandContext } from "../../../cli/command-context.js";
 import { addStartGuardOptions } from "../../../cli/cost-guard.js";
 
-export interface ScriptFlags {
-  prompt?: string;
-  duration?: string;
-  url?: string[];
-  webSearch?: boolean;
-}
+/** The flags of `mediagen script`, declared once: the command and `mediagen batch` read them. */
+export const SCRIPT_FLAGS = defineFlags({
+  prompt: {
+    flag: "--prompt <text>",
+    type: "string",
+    help: "what the script is about (required; up to 10,000 characters); - reads it from stdin, @file from a file",
+    field: "prompt",
+  },
+  duration: { flag: "--duration <seconds>", type: "number", help: "length of the script when spoken, 10 to 600 seconds (default 60)", field: "duration" },
+  url: { flag: "--url <url>", type: "list", help: "a web page to draw on (repeatable, up to 10; +0.1 credit each)", field: "urls" },
+  webSearch: { flag: "--web-search", type: "boolean", help: "let the service search the web (+0.1 credit)", field: "webSearch" },
+  body: BODY_FLAG,
+  simulate: SIMULATE_FLAG,
+});
 
-function parseSeconds(value: string): number {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) {
-    throw new CliError(`--duration: expected a number of seconds, got "${value}"`, EXIT.usage, "invalid_value", "--duration");
-  }
-  return n;
-}
-
-const FIELDS: readonly FlagField<ScriptFlags>[] = [
-  ["prompt", "prompt"],
-  ["duration", "duration", parseSeconds],
-  ["url", "urls"],
-  ["webSearch", "webSearch"],
-];
+export type ScriptFlags = ReturnType<typeof SCRIPT_FLAGS.values>;
 
 /** Flags over a `--body`: a flag replaces the body's field. `--prompt -` is resolved before this. */
 export function scriptBody(flags: ScriptFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return overlayFlags(flags, FIELDS, body);
+  return SCRIPT_FLAGS.request(flags, body);
 }
 
 async function readStdinText(ctx: CommandContext, what: string): Promise<string> {
@@ -63,20 +58,14 @@ const credits = (n: number | null | undefined) => (typeof n === "number" ? `${fo
 
 export const command: CommandModule = {
   register(script: Command, getContext) {
-    addStartGuardOptions(script)
-      .option("--prompt <text>", "what the script is about (required; up to 10,000 characters); - reads it from stdin, @file from a file")
-      .option("--duration <seconds>", "length of the script when spoken, 10 to 600 seconds (default 60)")
-      .option("--url <url>", "a web page to draw on (repeatable, up to 10; +0.1 credit each)", collect)
-      .option("--web-search", "let the service search the web (+0.1 credit)")
-      .option("--body <file>", "request body as JSON from a file or - (stdin); flags override its fields")
-      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the generation fail (refunded)")
-      .action(async (opts: ScriptFlags & { body?: string; simulate?: string; dryRun?: boolean; maxCredits?: string; yes?: boolean }, cmd: Command) => {
+    SCRIPT_FLAGS.addTo(addStartGuardOptions(script)).action(
+      async (opts: FlagInput<typeof SCRIPT_FLAGS> & { dryRun?: boolean; maxCredits?: string; yes?: boolean }, cmd: Command) => {
         const ctx = getContext(cmd);
         if (opts.prompt === "-" && opts.body === "-") {
           throw new CliError("--prompt - and --body - cannot both read stdin", EXIT.usage, "usage_error", "--prompt");
         }
-        const simulate = parseSimulate(opts.simulate);
-        const flags: ScriptFlags = { ...opts };
+        const flags = SCRIPT_FLAGS.values(opts);
+        const simulate = flags.simulate;
         if (opts.prompt === "-") flags.prompt = await readStdinText(ctx, "--prompt -");
         else if (opts.prompt?.startsWith("@") && opts.prompt.length > 1) {
           flags.prompt = await (await import("../../../cli/text-arg.js")).fileOrText(opts.prompt, "--prompt", async () => "");
@@ -86,8 +75,7 @@ export const command: CommandModule = {
           if (!ctx.io.canPrompt) throw new CliError("missing required flag --prompt", EXIT.usage, "missing_field", "prompt");
           body.prompt = await askPrompt(ctx);
         }
-        const given = givenFieldFlags(flags, FIELDS);
-        ctx.explainWith?.((field) => (field === "urls" && flags.url?.length ? "--url" : given(field)), body);
+        ctx.explainWith?.(SCRIPT_FLAGS.givenFlags(flags), body);
         const engine = await ctx.engine();
         const { guardStart, startGuardFrom } = await import("../../../cli/cost-guard.js");
         const guard = startGuardFrom(opts);
@@ -103,7 +91,8 @@ export const command: CommandModule = {
           (r: ScriptGenerateResponse) => [r.script],
           (r) => [r.script],
         );
-      });
+      },
+    );
     examples(script, [
       'mediagen script --prompt "Write a script about the benefits of green tea" --duration 45',
       "mediagen script --prompt \"Summarise our launch\" --url https://example.com/launch --json | jq -r '.extractedImages[]'",
