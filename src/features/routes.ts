@@ -7,8 +7,8 @@
  * by (./request-check.ts), the hosted client's response check and the fault rules' codes.
  * It loads no schema, so the CLI, the local dispatch and the server route and call without zod.
  * Within a feature, literal paths come before parameterised ones sharing a prefix (route order).
- * The feature manifests (./index.ts: commands, local handlers, jobs) follow the same order
- * (test/unit/lives.test.ts).
+ * The commands (./index.ts) and the emulators (./emulators.ts) are keyed by its names, so the type
+ * checker refuses a feature missing from either, and follow its order (test/unit/routes.test.ts).
  */
 import { API_PREFIX, type RouteFacts } from "../contract/operation.js";
 import { folderRoutes } from "./folder/routes.js";
