@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Pacer, PRIORITY, type PacerClock } from "../../src/cli/batch/pacer.js";
 import { lockManifest, ManifestWriter, readManifest } from "../../src/cli/batch/manifest.js";
-import { fillWord, parseCsv, parseJsonl, splitWords } from "../../src/cli/batch/input.js";
+import { fillWord, parseCsv, parseCsvBatch, parseJsonl, splitWords } from "../../src/cli/batch/input.js";
 import type { RateLimitInfo } from "../../src/engine/engine.js";
 
 /** A virtual clock: sleeps resolve in time order as the clock is advanced past them. */
@@ -153,6 +153,17 @@ describe("batch input", () => {
       ["h", "i"],
     ]);
     expect(() => parseCsv('a,"b\nc')).toThrow(/ends inside a quoted field/);
+  });
+
+  it("a duplicate template reads the command's flags: --voice and --look (or --avatar) fill the request, --format or --export-format chain an export", async () => {
+    const csv = "video,voice,look\n65f0c2a1b3e4d5f6a7b8c9d0,vc_noah,lk_1\n";
+    const [a] = await parseCsvBatch(csv, "duplicate {video} --voice {voice} --avatar {look} --format square", "x.csv");
+    expect(a!.body).toEqual({ video_id: "65f0c2a1b3e4d5f6a7b8c9d0", voice_id: "vc_noah", avatar_look_id: "lk_1" });
+    expect(a!.export).toEqual({ format: "square" });
+    const [b] = await parseCsvBatch(csv, "duplicate {video} --look {look} --avatar other --export-format vertical", "x.csv");
+    expect(b!.body).toEqual({ video_id: "65f0c2a1b3e4d5f6a7b8c9d0", avatar_look_id: "lk_1" });
+    expect(b!.export).toEqual({ format: "vertical" });
+    await expect(parseCsvBatch(csv, "duplicate {video} --format round", "x.csv")).rejects.toThrow(/--format/);
   });
 
   it("hashes a request whatever its key order, and differently when it differs", () => {

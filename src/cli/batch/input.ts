@@ -258,8 +258,9 @@ export function fillWord(word: string, row: Record<string, string>, where: strin
 }
 
 // The flags a template may use, per kind: the same spellings as the commands (`mediagen asset start
-// --help` …). asset, avatar, export and script reuse their commands' declarations; generate and
-// duplicate declare theirs here (their commands predate defineFlags).
+// --help` …). asset, avatar, export, script and duplicate reuse their commands' declarations
+// (duplicate's also takes batch's --export-format); generate declares its own here (its command
+// predates defineFlags).
 const GENERATE_FLAGS = defineFlags({
   prompt: { flag: "--prompt <text>", type: "string", help: "", field: "prompt" },
   duration: { flag: "--duration <seconds>", type: "number", help: "", field: "duration" },
@@ -299,13 +300,10 @@ const GENERATE_FLAGS = defineFlags({
   avatarModel: { flag: "--avatar-model <model>", type: "string", help: "" },
   exportFormat: { flag: "--export-format <format>", type: "choice", choices: ["vertical", "square", "ads", "horizontal", "custom"], help: "" },
 });
-const DUPLICATE_FLAGS = defineFlags({
-  voice: { flag: "--voice <voice_id>", type: "string", help: "", field: "voice_id" },
-  look: { flag: "--look <look_id>", type: "string", help: "", field: "avatar_look_id" },
-  export: { flag: "--export", type: "boolean", help: "" },
-  avatarModel: { flag: "--avatar-model <model>", type: "string", help: "" },
+/** Batch's spelling of the chained export's format, which the command spells --format. */
+const EXPORT_FORMAT_FLAG = {
   exportFormat: { flag: "--export-format <format>", type: "choice", choices: ["vertical", "square", "ads", "horizontal", "custom"], help: "" },
-});
+} as const satisfies FlagDecl;
 
 /** Flags a template may not use: they read files or stdin, or steer a single command. */
 const REFUSED = new Set(["--body", "--watch", "--download", "--dry-run", "--max-credits", "--yes", "-y", "--json", "--force", "--timeout", "--interval"]);
@@ -422,8 +420,12 @@ async function buildRequest(t: Template, words: string[], where: string): Promis
       return withSim({ kind: "script", body }, simulate);
     }
     case "duplicate": {
-      const { body, values, operands, simulate } = one(DUPLICATE_FLAGS as unknown as FlagSet<FlagDecl>, 1);
+      const { DUPLICATE_FLAGS } = await import("../../features/video/client/cli.js");
+      const { body, values, operands, simulate } = one(DUPLICATE_FLAGS.extend(EXPORT_FORMAT_FLAG) as unknown as FlagSet<FlagDecl>, 1);
       if (operands[0] !== undefined) body.video_id = operands[0];
+      // --avatar is --look's other name (the command's rule: --look wins).
+      if (values.look === undefined && typeof values.avatar === "string") body.avatar_look_id = values.avatar;
+      if (values.format !== undefined) values.exportFormat ??= values.format;
       const exp = chained(values);
       return withSim({ kind: "duplicate", body, ...(exp ? { export: exp } : {}) }, simulate);
     }

@@ -4,7 +4,8 @@
  * once; export it to get a file: `--export` does (in the copy's own format or `--format`), `--watch`
  * follows the export and `--download file.mp4|dir` saves it, as `generate --export` does.
  */
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
+import { defineFlags, type FlagInput } from "../../../cli/flags.js";
 import { CliError, EXIT } from "../../../cli/types.js";
 import type { CommandModule } from "../../../cli/command-context.js";
 import type { CommandContext } from "../../../cli/command-context.js";
@@ -13,36 +14,42 @@ import { examples } from "../../../cli/help-text.js";
 import { keyValues } from "../../../cli/output.js";
 import type { VideoDuplicateResponse } from "../contract.js";
 
-interface DuplicateFlags {
-  voice?: string;
-  look?: string;
-  /** Same as --look, as on `generate`. */
-  avatar?: string;
-  body?: string;
-}
-
-interface ChainFlags extends DuplicateFlags {
-  export?: boolean;
-  format?: string;
-  avatarModel?: string;
-  watch?: boolean;
-  download?: string;
-  force?: boolean;
-  timeout?: string;
-  interval?: string;
-  dryRun?: boolean;
-  maxCredits?: string;
-  yes?: boolean;
-}
-
 const FORMATS = ["vertical", "square", "ads", "horizontal"] as const;
 
+/** The flags of \`mediagen duplicate\`, declared once: the command and \`mediagen batch\` read them. */
+export const DUPLICATE_FLAGS = defineFlags({
+  voice: {
+    flag: "--voice <voice>",
+    type: "string",
+    help: "voice_id, or a voice's name (`--voice George`): speak the copy with this voice (speech and timing are made again)",
+    field: "voice_id",
+  },
+  look: {
+    flag: "--look <look>",
+    type: "string",
+    help: "avatar_look_id, or a look's name (`--look \"Maya kitchen\"`): show this look instead of the video's looks",
+    field: "avatar_look_id",
+  },
+  // No field of its own: --look wins when both are given (duplicateBody).
+  avatar: { flag: "--avatar <look>", type: "string", help: "same as --look" },
+  body: { flag: "--body <file|->", type: "string", help: "request body as JSON from a file or - (stdin); the argument and flags override its fields" },
+  export: { flag: "--export", type: "boolean", help: "then export the copy to an MP4 (POST /export/start), in its own format unless --format" },
+  format: { flag: "--format <format>", type: "choice", choices: FORMATS, help: "with --export: vertical, square, ads or horizontal (default: the video's own)" },
+  avatarModel: { flag: "--avatar-model <model>", type: "string", help: "with --export: the export's avatar_model (default standard)" },
+  watch: { flag: "--watch", type: "boolean", help: "with --export: wait until the export completes (or fails)" },
+  download: { flag: "--download <file.mp4|dir>", type: "string", help: "save the MP4 as this file or into this directory (implies --export and --watch)" },
+  force: { flag: "--force", type: "boolean", help: "overwrite an existing file when downloading" },
+  timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
+  interval: { flag: "--interval <duration>", type: "string", help: "poll interval (default: the spec's export schedule)" },
+});
+
+type DuplicateFlags = ReturnType<typeof DUPLICATE_FLAGS.values>;
+type ChainFlags = DuplicateFlags & { dryRun?: boolean; maxCredits?: string; yes?: boolean };
+
 export function duplicateBody(videoId: string | undefined, flags: DuplicateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body };
+  const out = DUPLICATE_FLAGS.request(flags, body);
   if (videoId !== undefined) out.video_id = videoId;
-  if (flags.voice !== undefined) out.voice_id = flags.voice;
-  const look = flags.look ?? flags.avatar;
-  if (look !== undefined) out.avatar_look_id = look;
+  if (flags.look === undefined && flags.avatar !== undefined) out.avatar_look_id = flags.avatar;
   return out;
 }
 
@@ -148,21 +155,10 @@ async function runDuplicate(ctx: CommandContext, videoId: string | undefined, op
 
 export const command: CommandModule = {
   register(duplicate: Command, getContext) {
-    addStartGuardOptions(duplicate)
-      .argument("[video_id]", "the done video to copy")
-      .option("--voice <voice>", "voice_id, or a voice's name (`--voice George`): speak the copy with this voice (speech and timing are made again)")
-      .option("--look <look>", "avatar_look_id, or a look's name (`--look \"Maya kitchen\"`): show this look instead of the video's looks")
-      .option("--avatar <look>", "same as --look")
-      .option("--body <file|->", "request body as JSON from a file or - (stdin); the argument and flags override its fields")
-      .option("--export", "then export the copy to an MP4 (POST /export/start), in its own format unless --format")
-      .addOption(new Option("--format <format>", "with --export: vertical, square, ads or horizontal (default: the video's own)").choices(FORMATS))
-      .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)")
-      .option("--watch", "with --export: wait until the export completes (or fails)")
-      .option("--download <file.mp4|dir>", "save the MP4 as this file or into this directory (implies --export and --watch)")
-      .option("--force", "overwrite an existing file when downloading")
-      .option("--timeout <duration>", "give up waiting after this long (default 20m)")
-      .option("--interval <duration>", "poll interval (default: the spec's export schedule)")
-      .action(async (videoId: string | undefined, opts: ChainFlags, cmd: Command) => runDuplicate(getContext(cmd), videoId, opts));
+    DUPLICATE_FLAGS.addTo(addStartGuardOptions(duplicate).argument("[video_id]", "the done video to copy")).action(
+      async (videoId: string | undefined, opts: FlagInput<typeof DUPLICATE_FLAGS> & { dryRun?: boolean; maxCredits?: string; yes?: boolean }, cmd: Command) =>
+        runDuplicate(getContext(cmd), videoId, { ...DUPLICATE_FLAGS.values(opts), dryRun: opts.dryRun, maxCredits: opts.maxCredits, yes: opts.yes }),
+    );
     examples(duplicate, [
       "mediagen duplicate 65f0c2a1b3e4d5f6a7b8c9d0",
       "mediagen duplicate 65f0c2a1b3e4d5f6a7b8c9d0 --voice vc_noah",
