@@ -420,11 +420,10 @@ async function buildRequest(t: Template, words: string[], where: string): Promis
       return withSim({ kind: "script", body }, simulate);
     }
     case "duplicate": {
-      const { DUPLICATE_FLAGS } = await import("../../features/video/client/cli.js");
-      const { body, values, operands, simulate } = one(DUPLICATE_FLAGS.extend(EXPORT_FORMAT_FLAG) as unknown as FlagSet<FlagDecl>, 1);
-      if (operands[0] !== undefined) body.video_id = operands[0];
-      // --avatar is --look's other name (the command's rule: --look wins).
-      if (values.look === undefined && typeof values.avatar === "string") body.avatar_look_id = values.avatar;
+      const { DUPLICATE_FLAGS, duplicateBody } = await import("../../features/video/client/cli.js");
+      const { values, operands, simulate } = one(DUPLICATE_FLAGS.extend(EXPORT_FORMAT_FLAG) as unknown as FlagSet<FlagDecl>, 1);
+      // The command's own request (--look, or --avatar, its other name), from the same values.
+      const body = duplicateBody(operands[0], values as Parameters<typeof duplicateBody>[1]);
       if (values.format !== undefined) values.exportFormat ??= values.format;
       const exp = chained(values);
       return withSim({ kind: "duplicate", body, ...(exp ? { export: exp } : {}) }, simulate);
