@@ -33,22 +33,32 @@ interface Common {
    * URLs only (it has no upload): `hostedMediaError` refuses the rest, and the help says so.
    */
   media?: "url" | "ref" | "element";
+  /** Left out of `--help`: an older spelling kept working, or a flag that only explains why it is refused. */
+  hidden?: boolean;
+  /** Commander refuses the command without it ("required option … not specified", exit 2). */
+  required?: boolean;
 }
 
 /** A text value, optionally converted (`to` throws a CliError for a bad one). */
 export interface StringFlag<T = string> extends Common {
   type: "string";
+  /** The value when the flag is not given (checked as a given one; `--help` shows it). */
+  default?: string;
   to?: (value: string, flag: string) => T;
   fill?: Fill<T>;
 }
 /** A whole number written in decimal digits (`0x2`, `1e1`, `4.2` are refused). */
 export interface IntegerFlag extends Common {
   type: "integer";
+  /** The value when the flag is not given (checked as a given one; `--help` shows it). */
+  default?: string;
   fill?: Fill<number>;
 }
 /** A decimal number (`4.2`; no hex, no exponent). */
 export interface NumberFlag extends Common {
   type: "number";
+  /** The value when the flag is not given (checked as a given one; `--help` shows it). */
+  default?: string;
   fill?: Fill<number>;
 }
 /** A switch; `negate` adds `--no-<name>` with that help, so the value can also be false. */
@@ -61,6 +71,7 @@ export interface BooleanFlag extends Common {
 export interface ChoiceFlag<C extends string = string> extends Common {
   type: "choice";
   choices: readonly C[];
+  default?: C;
   fill?: Fill<C>;
 }
 /** A repeatable flag: every value in order, each optionally converted by `item`. */
@@ -218,8 +229,14 @@ export class FlagSet<D extends FlagDecl> {
       const option = new Option(spec.flag, spec.media ? `${spec.help} (${HOSTED_MEDIA_HELP})` : spec.help);
       if (spec.type === "choice") option.choices(spec.choices as string[]);
       if (spec.type === "list") option.argParser(collect);
+      if ("default" in spec && spec.default !== undefined) option.default(spec.default);
+      if (spec.required) option.makeOptionMandatory();
+      if (spec.hidden) option.hideHelp();
       cmd.addOption(option);
-      if (spec.type === "boolean" && spec.negate !== undefined) cmd.addOption(new Option(`--no-${longName(spec.flag).slice(2)}`, spec.negate));
+      if (spec.type === "boolean" && spec.negate !== undefined) {
+        const negation = new Option(`--no-${longName(spec.flag).slice(2)}`, spec.negate);
+        cmd.addOption(spec.hidden ? negation.hideHelp() : negation);
+      }
     }
     return cmd;
   }

@@ -75,6 +75,28 @@ describe("defineFlags: commander options", () => {
     expect(() => defineFlags({ aspect: { flag: "--aspect-ratio <r>", type: "string", help: "" } })).toThrow(/commander calls it "aspectRatio"/);
   });
 
+  it("hides a flag (and its --no- form) from --help, gives defaults, and makes a flag required", async () => {
+    const set = defineFlags({
+      oldName: { flag: "--old-name", type: "boolean", negate: "not old", hidden: true, help: "older spelling", field: "x" },
+      port: { flag: "--port <n>", type: "integer", default: "4010", help: "port" },
+      plan: { flag: "--plan <plan>", type: "string", required: true, help: "the plan" },
+      ui: { flag: "--no-ui", type: "boolean", help: "no dashboard" },
+    });
+    const cmd = set.addTo(new Command("z").exitOverride().configureOutput({ writeErr: () => {} }));
+    const help = cmd.helpInformation();
+    expect(help).not.toMatch(/old-name/);
+    expect(help).toMatch(/--port <n>\s+port \(default: "4010"\)/);
+    let seen: Record<string, unknown> = {};
+    cmd.action((o: Record<string, unknown>) => {
+      seen = set.values(o);
+    });
+    await cmd.parseAsync(["--plan", "free", "--no-old-name"], { from: "user" });
+    expect(seen).toEqual({ oldName: false, port: 4010, plan: "free", ui: true });
+    await cmd.parseAsync(["--plan", "free", "--no-ui", "--port", "0"], { from: "user" });
+    expect(seen).toEqual({ port: 0, plan: "free", ui: false });
+    await expect(cmd.parseAsync([], { from: "user" })).rejects.toMatchObject({ code: "commander.missingMandatoryOptionValue" });
+  });
+
   it("extends a shared group, keeping the order", () => {
     const more = defineFlags({ a: { flag: "--a", type: "boolean", help: "" } }).extend({ b: { flag: "--b <x>", type: "string", help: "" } });
     expect(more.addTo(new Command("y")).options.map((o) => o.long)).toEqual(["--a", "--b"]);
