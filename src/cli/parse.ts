@@ -69,45 +69,6 @@ export function parseSimulate(value: string | undefined): string | undefined {
 }
 
 /**
- * @deprecated Declare flags once with `defineFlags` (flags.ts), which gives the options, the checked
- * values and the request from one table. Kept while commands in other branches move over.
- *
- * One flag over one request field. `to` turns the flag's value into the field's and sees the body
- * built so far, so a flag can merge into what `--body` gave instead of replacing it.
- */
-export type FlagField<F> = {
-  [K in keyof F]-?: readonly [flag: K, field: string, to?: (value: NonNullable<F[K]>, out: Record<string, unknown>) => unknown];
-}[keyof F];
-
-/**
- * @deprecated See `defineFlags` (flags.ts).
- *
- * Flags over a `--body`: each flag given (a repeatable one at least once) sets its field, in table
- * order, so the first bad flag in that order is the one reported.
- */
-export function overlayFlags<F extends object>(flags: F, fields: readonly FlagField<F>[], body: Record<string, unknown> = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body };
-  for (const [flag, field, to] of fields) {
-    const v = flags[flag];
-    if (v === undefined || (Array.isArray(v) && v.length === 0)) continue;
-    out[field] = to ? to(v as NonNullable<F[typeof flag]>, out) : v;
-  }
-  return out;
-}
-
-/** For `ctx.explainWith`: the flag (`--voice-url` for `voiceUrl`) that filled a field on this line. */
-export function givenFieldFlags<F extends object>(flags: F, fields: readonly FlagField<F>[]): (field: string) => string | undefined {
-  return (field) => {
-    for (const [key, f] of fields) {
-      const v = flags[key];
-      if (f !== field || v === undefined || (Array.isArray(v) && v.length === 0)) continue;
-      return `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    }
-    return undefined;
-  };
-}
-
-/**
  * A URL or a path: an existing local file is made absolute so the instance finds it whatever its
  * working directory; anything else is passed on for the service to judge.
  */

@@ -166,6 +166,35 @@ describe("batch input", () => {
     await expect(parseCsvBatch(csv, "duplicate {video} --format round", "x.csv")).rejects.toThrow(/--format/);
   });
 
+  it("a generate template reads the command's own flags (GENERATE_FLAGS): the service's names, older spellings, --no- forms, the chained export", async () => {
+    const csv = "topic\nwhy cats purr\n";
+    const [a] = await parseCsvBatch(
+      csv,
+      "generate --prompt {topic} --duration 30 --emotion-enhancement --animate-image-max 2 --no-space-media --no-music --web-search-images --export --export-format square",
+      "x.csv",
+    );
+    expect(a!.body).toEqual({
+      prompt: "why cats purr",
+      duration: 30,
+      emotion_enhancement: true,
+      animate_image_max: 2,
+      use_space_media: false,
+      enable: { music: false },
+      web_search: { images: true },
+    });
+    expect(a!.export).toEqual({ format: "square" });
+    // An older spelling still works; the service's name wins when both are given, as on the command.
+    const [b] = await parseCsvBatch(csv, "generate --prompt {topic} --duration 30 --animate-image-max 3 --max-animated-images 1", "x.csv");
+    expect(b!.body.animate_image_max).toBe(3);
+    // The command's checks: a bad width, and the undocumented model, are refused with the command's words.
+    await expect(parseCsvBatch(csv, "generate --prompt {topic} --width 0", "x.csv")).rejects.toThrow(/--width: expected a whole number of at least 1/);
+    await expect(parseCsvBatch(csv, "generate --prompt {topic} --native-avatar-model omni", "x.csv")).rejects.toThrow(/docs name no field for the native-avatar model/);
+    // Hidden spellings are not offered in the list of flags.
+    const e = await parseCsvBatch(csv, "generate --prompt {topic} --colour red", "x.csv").catch((x: Error) => x);
+    expect(String(e)).toMatch(/unknown flag --colour .*--emotion-enhancement/);
+    expect(String(e)).not.toMatch(/--max-animated-images|--body|--watch/);
+  });
+
   it("hashes a request whatever its key order, and differently when it differs", () => {
     const [a, b, c] = parseJsonl(
       ['{"kind":"asset","model":"m","prompt":"p"}', '{"prompt":"p","model":"m","kind":"asset"}', '{"kind":"asset","model":"m","prompt":"q"}'].join("\n"),

@@ -11,7 +11,7 @@ import { parse as parseCsvText } from "csv-parse/sync";
 import { CliError, EXIT } from "../types.js";
 import { lifeOf, lifeOps } from "../../features/lives.js";
 import type { OpName } from "../../features/operations.js";
-import { defineFlags, longName, type FlagSet, type FlagDecl } from "../flags.js";
+import { longName, type FlagSet, type FlagDecl } from "../flags.js";
 
 export const BATCH_KINDS = ["asset", "avatar", "generate", "export", "script", "duplicate"] as const;
 export type BatchKind = (typeof BATCH_KINDS)[number];
@@ -257,52 +257,17 @@ export function fillWord(word: string, row: Record<string, string>, where: strin
   });
 }
 
-// The flags a template may use, per kind: the same spellings as the commands (`mediagen asset start
-// --help` …). asset, avatar, export, script and duplicate reuse their commands' declarations
-// (duplicate's also takes batch's --export-format); generate declares its own here (its command
-// predates defineFlags).
-const GENERATE_FLAGS = defineFlags({
-  prompt: { flag: "--prompt <text>", type: "string", help: "", field: "prompt" },
-  duration: { flag: "--duration <seconds>", type: "number", help: "", field: "duration" },
-  script: { flag: "--script <text>", type: "string", help: "", field: "script" },
-  voice: { flag: "--voice <voice_id>", type: "string", help: "", field: "voice_id" },
-  voiceUrl: { flag: "--voice-url <url>", type: "string", help: "", field: "voice_url" },
-  avatar: { flag: "--avatar <look_id>", type: "string", help: "", field: "avatar_id" },
-  avatarUrl: { flag: "--avatar-url <url>", type: "string", help: "", field: "avatar_url" },
-  format: { flag: "--format <format>", type: "choice", choices: ["vertical", "square", "ads", "horizontal", "custom"], help: "", field: "format" },
-  width: { flag: "--width <px>", type: "integer", help: "", field: "width" },
-  height: { flag: "--height <px>", type: "integer", help: "", field: "height" },
-  subtitles: {
-    flag: "--subtitles",
-    type: "boolean",
-    negate: "",
-    help: "",
-    field: "enable",
-    fill: (v: boolean, b) => ({ ...(isObject(b.enable) ? b.enable : {}), subtitles: v }),
-  },
-  music: { flag: "--music", type: "boolean", negate: "", help: "", field: "enable", fill: (v: boolean, b) => ({ ...(isObject(b.enable) ? b.enable : {}), music: v }) },
-  broll: { flag: "--broll", type: "boolean", negate: "", help: "", field: "enable", fill: (v: boolean, b) => ({ ...(isObject(b.enable) ? b.enable : {}), broll: v }) },
-  transitions: {
-    flag: "--transitions",
-    type: "boolean",
-    negate: "",
-    help: "",
-    field: "enable",
-    fill: (v: boolean, b) => ({ ...(isObject(b.enable) ? b.enable : {}), transitions: v }),
-  },
-  animateImage: { flag: "--animate-image", type: "boolean", help: "", field: "animate_image" },
-  nativeAvatar: { flag: "--native-avatar", type: "boolean", help: "", field: "use_native_avatar" },
-  mediaUrl: { flag: "--media-url <url>", type: "list", help: "", field: "media_urls" },
-  webUrl: { flag: "--web-url <url>", type: "list", help: "", field: "web_urls" },
-  webhook: { flag: "--webhook <url>", type: "string", help: "", field: "webhook_url" },
-  // Not request fields: the chained export.
+// The flags a template may use, per kind: the commands' own declarations (`mediagen asset start
+// --help` …), plus, for generate and duplicate, the chained export's (--export, --avatar-model, and
+// --export-format, which the command spells --format).
+const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"] as const;
+const EXPORT_FORMAT_FLAG = {
+  exportFormat: { flag: "--export-format <format>", type: "choice", choices: FORMATS, help: "" },
+} as const satisfies FlagDecl;
+const CHAIN_FLAGS = {
   export: { flag: "--export", type: "boolean", help: "" },
   avatarModel: { flag: "--avatar-model <model>", type: "string", help: "" },
-  exportFormat: { flag: "--export-format <format>", type: "choice", choices: ["vertical", "square", "ads", "horizontal", "custom"], help: "" },
-});
-/** Batch's spelling of the chained export's format, which the command spells --format. */
-const EXPORT_FORMAT_FLAG = {
-  exportFormat: { flag: "--export-format <format>", type: "choice", choices: ["vertical", "square", "ads", "horizontal", "custom"], help: "" },
+  ...EXPORT_FORMAT_FLAG,
 } as const satisfies FlagDecl;
 
 /** Flags a template may not use: they read files or stdin, or steer a single command. */
@@ -340,7 +305,10 @@ function parseFlags<D extends FlagDecl>(set: FlagSet<D>, words: string[], where:
       continue;
     }
     const found = byName.get(name);
-    if (!found) throw usage(`${where}: --as: unknown flag ${name} for this kind (flags: ${[...byName.keys()].join(" ")})`, "--as");
+    if (!found) {
+      const shown = [...byName.entries()].filter(([, [, spec]]) => !spec.hidden && !REFUSED.has(longName(spec.flag))).map(([flag]) => flag);
+      throw usage(`${where}: --as: unknown flag ${name} for this kind (flags: ${shown.join(" ")})`, "--as");
+    }
     const [key, spec] = found;
     if (spec.type === "boolean") {
       raw[key] = eq > 0 ? w.slice(eq + 1) : true;
@@ -410,7 +378,8 @@ async function buildRequest(t: Template, words: string[], where: string): Promis
       return withSim({ kind: "export", body }, simulate);
     }
     case "generate": {
-      const { body, values, simulate } = one(GENERATE_FLAGS as unknown as FlagSet<FlagDecl>);
+      const { GENERATE_FLAGS } = await import("../../features/generation/client/cli.js");
+      const { body, values, simulate } = one(GENERATE_FLAGS.extend(CHAIN_FLAGS) as unknown as FlagSet<FlagDecl>);
       const exp = chained(values);
       return withSim({ kind: "generate", body, ...(exp ? { export: exp } : {}) }, simulate);
     }

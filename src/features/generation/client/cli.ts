@@ -8,14 +8,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { CliError, EXIT } from "../../../cli/types.js";
 import type { CommandModule } from "../../../cli/command-context.js";
 import { examples, SHOW_HELP } from "../../../cli/help-text.js";
 import { addWebhookListen } from "../../../cli/webhook-listen.js";
 import { keyValues } from "../../../cli/output.js";
-import { absoluteIfFile, collect, givenFieldFlags, overlayFlags, parseSimulate, waitOptionsFrom, type FlagField } from "../../../cli/parse.js";
-import { HOSTED_MEDIA_HELP, hostedMediaError } from "../../../cli/flags.js";
+import { absoluteIfFile, parseSimulate, waitOptionsFrom } from "../../../cli/parse.js";
+import { defineFlags, HOSTED_MEDIA_HELP, hostedMediaError, type FlagInput, type FlagValues } from "../../../cli/flags.js";
 import { readWithinBodyLimit } from "../../../cli/body.js";
 import { generationSchedule } from "../../../contract/poll.js";
 import type { Engine } from "../../../engine/engine.js";
@@ -33,54 +33,19 @@ const ANIMATE_MODES = ["standard", "pro"];
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
 
-function whole(flag: string, min: number) {
-  return (value: string): number => {
+/** A whole number of at least `min` (the flag's own message, as before defineFlags). */
+function whole(min: number) {
+  return (value: string, flag: string): number => {
     const n = Number(value);
     if (value.trim() === "" || !Number.isInteger(n) || n < min) throw usage(flag, `expected a whole number${min > 0 ? ` of at least ${min}` : ""}, got "${value}"`);
     return n;
   };
 }
 
-function seconds(value: string): number {
+function seconds(value: string, flag: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw usage("--duration", `expected a number of seconds, got "${value}"`);
+  if (value.trim() === "" || !Number.isFinite(n)) throw usage(flag, `expected a number of seconds, got "${value}"`);
   return n;
-}
-
-export interface GenerateFlags {
-  prompt?: string;
-  duration?: string;
-  script?: string;
-  voice?: string;
-  voiceUrl?: string;
-  avatar?: string;
-  avatarUrl?: string;
-  format?: string;
-  width?: string;
-  height?: string;
-  subtitles?: boolean;
-  music?: boolean;
-  broll?: boolean;
-  transitions?: boolean;
-  webSearchScript?: boolean;
-  webSearchImages?: boolean;
-  animateImage?: boolean;
-  animateImageMax?: string;
-  animateMode?: string;
-  nativeAvatar?: boolean;
-  veo3?: boolean;
-  emotionEnhancement?: boolean;
-  spaceMedia?: boolean;
-  saveMediaToSpace?: boolean;
-  /** Hidden aliases of the flags above, from before the service's names were known. */
-  maxAnimatedImages?: string;
-  enhanceEmotions?: boolean;
-  libraryMedia?: boolean;
-  saveToLibrary?: boolean;
-  mediaUrl?: string[];
-  webUrl?: string[];
-  webhook?: string;
-  webhookUrl?: string;
 }
 
 /** Merges one key into an object field of the body (`enable`, `web_search`), keeping what `--body` set. */
@@ -88,46 +53,192 @@ const into = (field: string, key: string) => (value: boolean, out: Record<string
   const prev = out[field] && typeof out[field] === "object" && !Array.isArray(out[field]) ? (out[field] as object) : {};
   return { ...prev, [key]: value };
 };
-const media = (values: string[]) => values.map((v) => absoluteIfFile(v.trim()));
+const fileOrUrl = (v: string) => absoluteIfFile(v.trim());
 
-const FIELDS: readonly FlagField<GenerateFlags>[] = [
-  ["prompt", "prompt"],
-  ["duration", "duration", seconds],
-  ["script", "script"],
-  ["voice", "voice_id"],
-  ["voiceUrl", "voice_url", (v: string) => absoluteIfFile(v.trim())],
-  ["avatar", "avatar_id"],
-  ["avatarUrl", "avatar_url", (v: string) => absoluteIfFile(v.trim())],
-  ["format", "format"],
-  ["width", "width", whole("--width", 1)],
-  ["height", "height", whole("--height", 1)],
-  ["webSearchScript", "web_search", into("web_search", "script")],
-  ["webSearchImages", "web_search", into("web_search", "images")],
-  ["animateImage", "animate_image"],
-  ["nativeAvatar", "use_native_avatar"],
-  ["webhookUrl", "webhook_url"],
-  ["webhook", "webhook_url"],
-  ["subtitles", "enable", into("enable", "subtitles")],
-  ["broll", "enable", into("enable", "broll")],
-  ["music", "enable", into("enable", "music")],
-  ["transitions", "enable", into("enable", "transitions")],
-  ["mediaUrl", "media_urls", media],
-  ["webUrl", "web_urls", (v: string[]) => v.map((u) => u.trim())],
-  // Names the spec does not show, as the service's docs give them (hosted-facts); older flag names alias them.
-  ["maxAnimatedImages", "animate_image_max", whole("--max-animated-images", 0)],
-  ["animateImageMax", "animate_image_max", whole("--animate-image-max", 0)],
-  ["animateMode", "animate_mode"],
-  ["enhanceEmotions", "emotion_enhancement"],
-  ["emotionEnhancement", "emotion_enhancement"],
-  ["libraryMedia", "use_space_media"],
-  ["spaceMedia", "use_space_media"],
-  ["saveToLibrary", "save_media_to_space"],
-  ["saveMediaToSpace", "save_media_to_space"],
-  ["veo3", "use_veo3"],
-];
+function noNativeAvatarModel(_value: string, flag: string): never {
+  throw usage(
+    flag,
+    "the service's docs name no field for the native-avatar model, so no flag sends one (a guessed name would do nothing on a paid generation); the default is omni-flash. If you know the field's name: --set <name>=<model>",
+    "usage_error",
+  );
+}
 
-export function generateBody(flags: GenerateFlags, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return overlayFlags(flags, FIELDS, body);
+/**
+ * The request's flags, declared once (src/cli/flags.ts): `generate`'s options, the checked values,
+ * the request over a `--body`, and `mediagen batch --as 'generate …'` templates all come from here.
+ * A hidden older spelling comes just before the service's name it aliases, so the newer one wins when
+ * both are given. Names the spec does not show are the service's docs' (hosted-facts).
+ */
+export const GENERATE_FLAGS = defineFlags({
+  prompt: { flag: "--prompt <text>", type: "string", help: "prompt-based: what the video is about (needs --duration)", field: "prompt" },
+  duration: { flag: "--duration <seconds>", type: "string", to: seconds, help: "seconds, 10 to 600 (with --prompt)", field: "duration" },
+  script: {
+    flag: "--script <file|-|text>",
+    type: "string",
+    help: "script-based: a file (@file to insist), - for stdin, or the text (needs --voice or --voice-url)",
+    field: "script",
+  },
+  voice: {
+    flag: "--voice <voice>",
+    type: "string",
+    help: "voice_id, or a voice's name (`--voice Emma`; see `mediagen voice list`); with --prompt --avatar and no voice, one of the look's gender is picked and said",
+    field: "voice_id",
+  },
+  voiceUrl: { flag: "--voice-url <url>", type: "string", to: fileOrUrl, media: "url", help: "voice_url: speech as mp3, wav or m4a, URL or file", field: "voice_url" },
+  avatar: {
+    flag: "--avatar <look>",
+    type: "string",
+    help: 'avatar_id: a look id, or a look\'s name (`--avatar "Maya kitchen"`; see `mediagen avatar list`)',
+    field: "avatar_id",
+  },
+  avatarUrl: { flag: "--avatar-url <url>", type: "string", to: fileOrUrl, media: "url", help: "avatar_url: an image or a video, URL or file", field: "avatar_url" },
+  format: {
+    flag: "--format <format>",
+    type: "choice",
+    choices: FORMATS,
+    help: "vertical (9:16, default), square, ads (4:5), horizontal (16:9) or custom",
+    field: "format",
+  },
+  width: { flag: "--width <px>", type: "string", to: whole(1), help: "width with --format custom (1 to 5000, default 1080)", field: "width" },
+  height: { flag: "--height <px>", type: "string", to: whole(1), help: "height with --format custom (1 to 5000, default 1920)", field: "height" },
+  subtitles: { flag: "--subtitles", type: "boolean", negate: "no subtitles", help: "enable.subtitles (default on)", field: "enable", fill: into("enable", "subtitles") },
+  music: { flag: "--music", type: "boolean", negate: "no music", help: "enable.music: background music (default off)", field: "enable", fill: into("enable", "music") },
+  broll: {
+    flag: "--broll",
+    type: "boolean",
+    negate: "no automatic b-roll",
+    help: "enable.broll: automatic b-roll when no sequence has media (default on)",
+    field: "enable",
+    fill: into("enable", "broll"),
+  },
+  transitions: {
+    flag: "--transitions",
+    type: "boolean",
+    negate: "no transitions",
+    help: "enable.transitions (default on)",
+    field: "enable",
+    fill: into("enable", "transitions"),
+  },
+  webSearchScript: {
+    flag: "--web-search-script",
+    type: "boolean",
+    help: "web_search.script: research the script on the web",
+    field: "web_search",
+    fill: into("web_search", "script"),
+  },
+  webSearchImages: {
+    flag: "--web-search-images",
+    type: "boolean",
+    help: "web_search.images: search the web for images",
+    field: "web_search",
+    fill: into("web_search", "images"),
+  },
+  animateImage: { flag: "--animate-image", type: "boolean", help: "animate_image: animate still images (5 credits each)", field: "animate_image" },
+  maxAnimatedImages: { flag: "--max-animated-images <n>", type: "string", to: whole(0), hidden: true, help: "", field: "animate_image_max" },
+  animateImageMax: {
+    flag: "--animate-image-max <n>",
+    type: "string",
+    to: whole(0),
+    help: "animate_image_max: at most this many animated images",
+    field: "animate_image_max",
+  },
+  animateMode: { flag: "--animate-mode <mode>", type: "choice", choices: ANIMATE_MODES, help: "animate_mode: how images are animated", field: "animate_mode" },
+  nativeAvatar: {
+    flag: "--native-avatar",
+    type: "boolean",
+    help: "use_native_avatar: audio and video made together (sound comes at export); the model is the service's default (omni-flash): the docs name no field to choose it, so no flag sends one (a raw --body or --set can)",
+    field: "use_native_avatar",
+  },
+  veo3: {
+    flag: "--veo3",
+    type: "boolean",
+    help: "use_veo3: render the avatar with Veo 3 (such a video exports only with --avatar-model veo-3 or veo-3-fast)",
+    field: "use_veo3",
+  },
+  enhanceEmotions: { flag: "--enhance-emotions", type: "boolean", hidden: true, help: "", field: "emotion_enhancement" },
+  emotionEnhancement: { flag: "--emotion-enhancement", type: "boolean", help: "emotion_enhancement (default off)", field: "emotion_enhancement" },
+  libraryMedia: { flag: "--library-media", type: "boolean", negate: "", hidden: true, help: "", field: "use_space_media" },
+  spaceMedia: {
+    flag: "--space-media",
+    type: "boolean",
+    negate: "no b-roll from the space's media",
+    help: "use_space_media: b-roll may come from the space's media (default on)",
+    field: "use_space_media",
+  },
+  saveToLibrary: { flag: "--save-to-library", type: "boolean", negate: "", hidden: true, help: "", field: "save_media_to_space" },
+  saveMediaToSpace: {
+    flag: "--save-media-to-space",
+    type: "boolean",
+    negate: "do not save the video's media to the space",
+    help: "save_media_to_space (default on)",
+    field: "save_media_to_space",
+  },
+  // No field: the docs name none; given, it is refused with the reason.
+  nativeAvatarModel: { flag: "--native-avatar-model <model>", type: "string", to: noNativeAvatarModel, hidden: true, help: "" },
+  mediaUrl: {
+    flag: "--media-url <url>",
+    type: "list",
+    item: fileOrUrl,
+    media: "url",
+    help: "media_urls: an image or video for b-roll, URL or file, repeatable, in order",
+    field: "media_urls",
+  },
+  webUrl: { flag: "--web-url <url>", type: "list", item: (v: string) => v.trim(), help: "web_urls: a page to research (repeatable, at most 10)", field: "web_urls" },
+  webhookUrl: { flag: "--webhook-url <url>", type: "string", hidden: true, help: "same as --webhook", field: "webhook_url" },
+  webhook: { flag: "--webhook <url>", type: "string", help: "webhook_url: notified when the video is done or failed", field: "webhook_url" },
+});
+
+/** The flags that steer `generate` itself (the input files, the guard, the wait, the chained export). */
+const RUN_FLAGS = defineFlags({
+  plan: {
+    flag: "--plan <file|->",
+    type: "string",
+    help: `sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script (its media: ${HOSTED_MEDIA_HELP})`,
+  },
+  body: {
+    flag: "--body <file|->",
+    type: "string",
+    help: "request body as JSON from a file or - (stdin); flags override its fields; keys mediagen does not know are sent as given (said on stderr)",
+  },
+  set: {
+    flag: "--set <key=value>",
+    type: "list",
+    help: "one body field no flag has (JSON value, else text; a dotted key sets inside an object: enable.music=true); repeatable, applied last",
+  },
+  simulate: { flag: "--simulate <mode>", type: "string", help: "local instance only: fail or fail:<CODE> makes the job fail (refunded)" },
+  dryRun: { flag: "--dry-run", type: "boolean", help: "print the estimated price and exit; nothing is started (supplied speech cannot be priced before)" },
+  maxCredits: { flag: "--max-credits <n>", type: "string", help: "refuse to start (exit 2) if the estimate is above n credits, or cannot be known before starting" },
+  yes: { flag: "-y, --yes", type: "boolean", help: "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)" },
+  export: {
+    flag: "--export",
+    type: "boolean",
+    help: "once the video is done, export it to an MP4 in its own format (POST /export/start) and wait for it (implies --watch)",
+  },
+  download: {
+    flag: "--download <file.mp4|dir>",
+    type: "string",
+    help: "with --export: save the MP4 as this file (a path ending in .mp4) or into this directory (implies --export)",
+  },
+  force: { flag: "--force", type: "boolean", help: "overwrite an existing file when downloading" },
+  show: { flag: "--show", type: "boolean", help: SHOW_HELP },
+  avatarModel: { flag: "--avatar-model <model>", type: "string", help: "with --export: the export's avatar_model (default standard)" },
+});
+
+/** `--watch`, `--timeout`, `--interval` of a generation's wait. */
+const waitFlagSet = (until: string) =>
+  defineFlags({
+    watch: { flag: "--watch", type: "boolean", help: `wait until ${until}` },
+    timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
+    interval: { flag: "--interval <duration>", type: "string", help: "poll interval (default: the spec's generation schedule; faster on the local target)" },
+  });
+const UNTIL_DONE = "the video is done (or the job failed)";
+
+/** What commander hands `generate`'s action (also what the wizard passes to runGenerate). */
+export type GenerateOptions = FlagInput<typeof GENERATE_FLAGS> & FlagInput<typeof RUN_FLAGS> & FlagInput<ReturnType<typeof waitFlagSet>>;
+
+/** The request of the given flags over `body` (from `--body`); `--script` is the text by then. */
+export function generateBody(values: FlagValues<typeof GENERATE_FLAGS.decl>, body: Record<string, unknown> = {}): Record<string, unknown> {
+  return GENERATE_FLAGS.request(values, body);
 }
 
 export async function readStdin(ctx: CommandContext): Promise<string> {
@@ -183,18 +294,9 @@ export function absolutePlanPaths(plan: unknown, baseDir: string): unknown {
  * For the hosted target, which fetches media by public URL and has no upload: the first media flag
  * value, or media link of the plan, that is a local path (or any other non-http(s) link).
  */
-function hostedMediaProblem(opts: GenerateFlags & { plan?: string }, body: Record<string, unknown>): CliError | undefined {
-  const flags: [string, string[] | undefined][] = [
-    ["--voice-url", opts.voiceUrl !== undefined ? [opts.voiceUrl] : undefined],
-    ["--avatar-url", opts.avatarUrl !== undefined ? [opts.avatarUrl] : undefined],
-    ["--media-url", opts.mediaUrl],
-  ];
-  for (const [flag, values] of flags) {
-    for (const v of values ?? []) {
-      const e = hostedMediaError(flag, v);
-      if (e) return e;
-    }
-  }
+function hostedMediaProblem(opts: GenerateOptions, body: Record<string, unknown>): CliError | undefined {
+  const flagged = GENERATE_FLAGS.hostedMediaError(opts);
+  if (flagged) return flagged;
   if (opts.plan === undefined || !Array.isArray(body.sequence_plan)) return undefined;
   for (const [i, block] of (body.sequence_plan as unknown[]).entries()) {
     if (!block || typeof block !== "object") continue;
@@ -341,31 +443,7 @@ function thumbnailName(jobId: string, url: string): string {
   return `${jobId}-thumbnail${/^\.[a-z0-9]{1,5}$/i.test(ext) ? ext.toLowerCase() : ".jpg"}`;
 }
 
-function waitFlags(cmd: Command, until: string): Command {
-  return cmd
-    .option("--watch", `wait until ${until}`)
-    .option("--timeout <duration>", "give up waiting after this long (default 20m)")
-    .option("--interval <duration>", "poll interval (default: the spec's generation schedule; faster on the local target)");
-}
-
 // ---- commands -----------------------------------------------------------------------------------------
-
-export type GenerateOptions = GenerateFlags &
-  WaitFlags & {
-    watch?: boolean;
-    plan?: string;
-    body?: string;
-    set?: string[];
-    nativeAvatarModel?: string;
-    simulate?: string;
-    dryRun?: boolean;
-    maxCredits?: string;
-    yes?: boolean;
-    export?: boolean;
-    download?: string;
-    force?: boolean;
-    avatarModel?: string;
-  };
 
 /**
  * `generate --export`: waits for the video (progress on stderr), then exports it in its own format and
@@ -549,25 +627,18 @@ export async function runGenerate(ctx: CommandContext, opts: GenerateOptions): P
     ["--body", opts.body],
   ].filter(([, v]) => v === "-");
   if (fromStdin.length > 1) throw usage(fromStdin[1]![0]!, `only one of --script, --plan and --body can read stdin`, "usage_error");
-  if (opts.nativeAvatarModel !== undefined) {
-    throw usage(
-      "--native-avatar-model",
-      "the service's docs name no field for the native-avatar model, so no flag sends one (a guessed name would do nothing on a paid generation); the default is omni-flash. If you know the field's name: --set <name>=<model>",
-      "usage_error",
-    );
-  }
+  const values = GENERATE_FLAGS.values(opts);
   const base = opts.body ? await ctx.readBody(opts.body) : {};
-  const flags: GenerateFlags = { ...opts };
-  if (opts.script !== undefined) flags.script = await scriptText(ctx, opts.script);
+  if (values.script !== undefined) values.script = await scriptText(ctx, values.script);
   const { applySets, unknownFieldsNotice } = await import("../../../cli/body.js");
-  const body = applySets(generateBody(flags, base), opts.set);
+  const body = applySets(generateBody(values, base), opts.set);
   if (opts.plan !== undefined) body.sequence_plan = await readPlan(ctx, opts.plan);
   const content = ["sequence_plan", "script", "prompt", "voice_url", "avatar_url"].some((k) => body[k] !== undefined && body[k] !== "");
   if (!content) {
     throw usage("--prompt", "nothing to make a video from: give --prompt with --duration, --script with --voice, --plan, --voice-url or --avatar-url", "missing_field");
   }
   const simulate = parseSimulate(opts.simulate);
-  const given = givenFieldFlags(flags, FIELDS);
+  const given = GENERATE_FLAGS.givenFlags(values);
   ctx.explainWith?.((field) => (field === "sequence_plan" && opts.plan !== undefined ? "--plan" : given(field)), body);
   // The request is judged before any name is looked up: a bad duration is said before a list is read.
   await (await import("../../../cli/contract-check.js")).refuseAsTheServiceWould("generationStart", body);
@@ -638,74 +709,11 @@ export async function runGenerate(ctx: CommandContext, opts: GenerateOptions): P
 
 export const generateCommand: CommandModule = {
   register(generate: Command, getContext) {
-    generate
-      .option("--prompt <text>", "prompt-based: what the video is about (needs --duration)")
-      .option("--duration <seconds>", "seconds, 10 to 600 (with --prompt)")
-      .option("--script <file|-|text>", "script-based: a file (@file to insist), - for stdin, or the text (needs --voice or --voice-url)")
-      .option(
-        "--voice <voice>",
-        "voice_id, or a voice's name (`--voice Emma`; see `mediagen voice list`); with --prompt --avatar and no voice, one of the look's gender is picked and said",
-      )
-      .option("--voice-url <url>", `voice_url: speech as mp3, wav or m4a (URL or file; ${HOSTED_MEDIA_HELP})`)
-      .option("--avatar <look>", 'avatar_id: a look id, or a look\'s name (`--avatar "Maya kitchen"`; see `mediagen avatar list`)')
-      .option("--avatar-url <url>", `avatar_url: an image or a video (URL or file; ${HOSTED_MEDIA_HELP})`)
-      .addOption(new Option("--format <format>", "vertical (9:16, default), square, ads (4:5), horizontal (16:9) or custom").choices(FORMATS))
-      .option("--width <px>", "width with --format custom (1 to 5000, default 1080)")
-      .option("--height <px>", "height with --format custom (1 to 5000, default 1920)")
-      .option("--subtitles", "enable.subtitles (default on)")
-      .option("--no-subtitles", "no subtitles")
-      .option("--music", "enable.music: background music (default off)")
-      .option("--no-music", "no music")
-      .option("--broll", "enable.broll: automatic b-roll when no sequence has media (default on)")
-      .option("--no-broll", "no automatic b-roll")
-      .option("--transitions", "enable.transitions (default on)")
-      .option("--no-transitions", "no transitions")
-      .option("--web-search-script", "web_search.script: research the script on the web")
-      .option("--web-search-images", "web_search.images: search the web for images")
-      .option("--animate-image", "animate_image: animate still images (5 credits each)")
-      .option("--animate-image-max <n>", "animate_image_max: at most this many animated images")
-      .addOption(new Option("--animate-mode <mode>", "animate_mode: how images are animated").choices(ANIMATE_MODES))
-      .option(
-        "--native-avatar",
-        "use_native_avatar: audio and video made together (sound comes at export); the model is the service's default (omni-flash): the docs name no field to choose it, so no flag sends one (a raw --body or --set can)",
-      )
-      .option("--veo3", "use_veo3: render the avatar with Veo 3 (such a video exports only with --avatar-model veo-3 or veo-3-fast)")
-      .option("--emotion-enhancement", "emotion_enhancement (default off)")
-      .option("--space-media", "use_space_media: b-roll may come from the space's media (default on)")
-      .option("--no-space-media", "no b-roll from the space's media")
-      .option("--save-media-to-space", "save_media_to_space (default on)")
-      .option("--no-save-media-to-space", "do not save the video's media to the space")
-      .addOption(new Option("--max-animated-images <n>").hideHelp())
-      .addOption(new Option("--enhance-emotions").hideHelp())
-      .addOption(new Option("--library-media").hideHelp())
-      .addOption(new Option("--no-library-media").hideHelp())
-      .addOption(new Option("--save-to-library").hideHelp())
-      .addOption(new Option("--no-save-to-library").hideHelp())
-      .addOption(new Option("--native-avatar-model <model>").hideHelp())
-      .option("--media-url <url>", `media_urls: an image or video for b-roll, URL or file (repeatable, in order; ${HOSTED_MEDIA_HELP})`, collect)
-      .option("--web-url <url>", "web_urls: a page to research (repeatable, at most 10)", collect)
-      .option("--webhook <url>", "webhook_url: notified when the video is done or failed")
-      .addOption(new Option("--webhook-url <url>", "same as --webhook").hideHelp())
-      .option("--plan <file|->", `sequence_plan from a JSON file or - (stdin); checked before sending; wins over --prompt and --script (its media: ${HOSTED_MEDIA_HELP})`)
-      .option(
-        "--body <file|->",
-        "request body as JSON from a file or - (stdin); flags override its fields; keys mediagen does not know are sent as given (said on stderr)",
-      )
-      .option(
-        "--set <key=value>",
-        "one body field no flag has (JSON value, else text; a dotted key sets inside an object: enable.music=true); repeatable, applied last",
-        collect,
-      )
-      .option("--simulate <mode>", "local instance only: fail or fail:<CODE> makes the job fail (refunded)")
-      .option("--dry-run", "print the estimated price and exit; nothing is started (supplied speech cannot be priced before)")
-      .option("--max-credits <n>", "refuse to start (exit 2) if the estimate is above n credits, or cannot be known before starting")
-      .option("-y, --yes", "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)")
-      .option("--export", "once the video is done, export it to an MP4 in its own format (POST /export/start) and wait for it (implies --watch)")
-      .option("--download <file.mp4|dir>", "with --export: save the MP4 as this file (a path ending in .mp4) or into this directory (implies --export)")
-      .option("--force", "overwrite an existing file when downloading")
-      .option("--show", SHOW_HELP)
-      .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)");
-    waitFlags(generate, "the video is done (or the job failed)").action(async (opts: GenerateOptions, cmd: Command) => runGenerate(getContext(cmd), opts));
+    GENERATE_FLAGS.addTo(generate);
+    RUN_FLAGS.addTo(generate);
+    waitFlagSet(UNTIL_DONE)
+      .addTo(generate)
+      .action(async (opts: GenerateOptions, cmd: Command) => runGenerate(getContext(cmd), opts));
     addWebhookListen(generate, getContext, { fields: ["webhook", "webhookUrl"] });
     examples(generate, [
       'mediagen generate --prompt "why cats purr" --duration 30 --voice vc_emma --avatar lk_maya_kitchen --watch',
@@ -720,17 +728,22 @@ export const generateCommand: CommandModule = {
   },
 };
 
+/** `generation status`'s own end of a `generate --export` chain (its resume command). */
+const STATUS_EXPORT_FLAGS = defineFlags({
+  export: { flag: "--export", type: "boolean", help: "then export the video and wait for the export, as `generate --export` does (implies --watch)" },
+  download: { flag: "--download <file.mp4|dir>", type: "string", help: "with --export: save the MP4 as this file or into this directory (implies --export)" },
+  force: { flag: "--force", type: "boolean", help: "with --download: overwrite an existing file" },
+  avatarModel: { flag: "--avatar-model <model>", type: "string", help: "with --export: the export's avatar_model (default standard)" },
+});
+
 export const generationCommand: CommandModule = {
   register(group: Command, getContext) {
     examples(group, ["mediagen generation status run_0123456789abcdef01234567", "mediagen generation status run_0123456789abcdef01234567 --watch --json"]);
     const status = group
       .command("status <job_id>")
       .description("Status of a generation job: step, progress, and the video when completed (GET /generation/status/{job_id})");
-    waitFlags(status, "the video is done (or the job failed)")
-      .option("--export", "then export the video and wait for the export, as `generate --export` does (implies --watch)")
-      .option("--download <file.mp4|dir>", "with --export: save the MP4 as this file or into this directory (implies --export)")
-      .option("--force", "with --download: overwrite an existing file")
-      .option("--avatar-model <model>", "with --export: the export's avatar_model (default standard)");
+    waitFlagSet(UNTIL_DONE).addTo(status);
+    STATUS_EXPORT_FLAGS.addTo(status);
     status.action(async (jobId: string, opts: GenerateOptions, cmd: Command) => {
       const ctx = getContext(cmd);
       if (opts.watch || opts.export || opts.download !== undefined) waitOptionsFrom(opts);
