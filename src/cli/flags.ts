@@ -129,6 +129,18 @@ export function flagError(flag: string, message: string, code = "invalid_value")
   return new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
 }
 
+/**
+ * For a `string` flag's `to`: a whole number of at least `min` (`--width 0` is "expected a whole
+ * number of at least 1").
+ */
+export function wholeAtLeast(min: number) {
+  return (value: string, flag: string): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isInteger(n) || n < min) throw flagError(flag, `expected a whole number${min > 0 ? ` of at least ${min}` : ""}, got "${value}"`);
+    return n;
+  };
+}
+
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d+)?|\.\d+)$/;
 

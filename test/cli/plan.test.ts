@@ -325,6 +325,26 @@ describe("plan price and plan show", () => {
     expect(started.json<{ estimated_credits: number }>().estimated_credits).toBe(generationCredits(ms / 1000));
   });
 
+  it("price and generate --dry-run cap the animated images with --animate-image-max (animate_image_max), as the start charges", async () => {
+    const two = [...plan, { sequences: [{ text: null, duration_ms: 1500, media: { url: png, show: "full" } }] }];
+    const f = path.join(dir, "two-images.json");
+    fs.writeFileSync(f, JSON.stringify(two));
+    const twoMs = ms + 1500;
+    const all = await run(["plan", "price", f, "--animate-image", "-q"], { home });
+    expect(all.stdout.trim()).toBe(String(generationCredits(twoMs / 1000, 2)));
+    const capped = await run(["plan", "price", f, "--animate-image", "--animate-image-max", "1", "-q"], { home });
+    expect(capped.exitCode, capped.stderr).toBe(0);
+    expect(capped.stdout.trim()).toBe(String(generationCredits(twoMs / 1000, 1)));
+    const dry = await run(["generate", "--plan", f, "--animate-image", "--animate-image-max", "1", "--dry-run", "-q"], { home });
+    expect(dry.stdout.trim()).toBe(String(generationCredits(twoMs / 1000, 1)));
+    const started = await run(["generate", "--plan", f, "--animate-image", "--animate-image-max", "1", "--json"], { home });
+    expect(started.exitCode, started.stderr).toBe(0);
+    expect(started.json<{ estimated_credits: number }>().estimated_credits).toBe(generationCredits(twoMs / 1000, 1));
+    const bad = await run(["plan", "price", f, "--animate-image-max", "-1"], { home });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--animate-image-max: expected a whole number, got "-1"/);
+  });
+
   it("show: a timeline of blocks and sequences with estimated times, looks, actions and media; --json too", async () => {
     const f = path.join(dir, "shown.json");
     fs.writeFileSync(f, JSON.stringify(plan));

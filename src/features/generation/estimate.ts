@@ -64,7 +64,7 @@ export function estimateGenerate(body: Record<string, unknown>, target: "local" 
   if (target === "hosted" && (plan || body.script !== undefined)) exact = false;
   let animated = 0;
   if (body.animate_image === true) {
-    const max = typeof body.max_animated_images === "number" ? body.max_animated_images : Infinity;
+    const max = typeof body.animate_image_max === "number" ? body.animate_image_max : Infinity;
     animated = Math.min(animatable, max);
     if (unsure) {
       exact = false;

@@ -416,38 +416,39 @@ function registerGet(avatar: Command, getContext: ContextGetter): void {
   examples(get, ["mediagen avatar get av_maya", "mediagen avatar get av_maya --json | jq '.looks[].id'"]);
 }
 
+const LOOK_FLAGS = defineFlags({
+  download: { flag: "--download <dir>", type: "string", help: "save the look's thumbnail into <dir> as <look_id>.<ext>" },
+  force: { flag: "--force", type: "boolean", help: "overwrite an existing file" },
+});
+
 function registerLook(avatar: Command, getContext: ContextGetter): void {
-  const look = avatar
-    .command("look <avatar_id> <look_id>")
-    .description("One look with its avatar's fields (GET /avatar/{avatar_id}/look/{look_id})")
-    .option("--download <dir>", "save the look's thumbnail into <dir> as <look_id>.<ext>")
-    .option("--force", "overwrite an existing file")
-    .action(async (avatarId: string, lookId: string, opts: { download?: string; force?: boolean }, cmd: Command) => {
-      const ctx = getContext(cmd);
-      const engine = await ctx.engine();
-      const l = await engine.avatarLook({ avatar_id: avatarId, look_id: lookId });
-      if (opts.download === undefined) {
-        ctx.print(l, lookLines, (x) => [x.id]);
-        return;
-      }
-      if (!l.thumbnail) throw new CliError(`look ${l.id} has no thumbnail yet`, EXIT.error, "no_thumbnail");
-      const { resumeCommand } = await import("../../../cli/resume.js");
-      const saved = await ctx.save(l.thumbnail, opts.download, thumbnailName(l.id, l.thumbnail), {
-        force: opts.force === true,
-        resume: resumeCommand(ctx.opts, ["avatar", "look", avatarId, lookId, "--download", opts.download, ...(opts.force ? ["--force"] : [])]),
-      });
-      // As with --watch --download: with --json stdout keeps the object and the path goes to stderr as NDJSON.
-      if (ctx.opts.json) {
-        ctx.print(l, lookLines);
-        ctx.io.info(JSON.stringify({ id: l.id, saved }));
-      } else {
-        ctx.print(
-          saved,
-          (p) => [p],
-          (p) => [p],
-        );
-      }
+  const look = avatar.command("look <avatar_id> <look_id>").description("One look with its avatar's fields (GET /avatar/{avatar_id}/look/{look_id})");
+  LOOK_FLAGS.addTo(look).action(async (avatarId: string, lookId: string, opts: FlagInput<typeof LOOK_FLAGS>, cmd: Command) => {
+    const ctx = getContext(cmd);
+    const engine = await ctx.engine();
+    const l = await engine.avatarLook({ avatar_id: avatarId, look_id: lookId });
+    if (opts.download === undefined) {
+      ctx.print(l, lookLines, (x) => [x.id]);
+      return;
+    }
+    if (!l.thumbnail) throw new CliError(`look ${l.id} has no thumbnail yet`, EXIT.error, "no_thumbnail");
+    const { resumeCommand } = await import("../../../cli/resume.js");
+    const saved = await ctx.save(l.thumbnail, opts.download, thumbnailName(l.id, l.thumbnail), {
+      force: opts.force === true,
+      resume: resumeCommand(ctx.opts, ["avatar", "look", avatarId, lookId, "--download", opts.download, ...(opts.force ? ["--force"] : [])]),
     });
+    // As with --watch --download: with --json stdout keeps the object and the path goes to stderr as NDJSON.
+    if (ctx.opts.json) {
+      ctx.print(l, lookLines);
+      ctx.io.info(JSON.stringify({ id: l.id, saved }));
+    } else {
+      ctx.print(
+        saved,
+        (p) => [p],
+        (p) => [p],
+      );
+    }
+  });
   examples(look, ["mediagen avatar look av_maya lk_maya_office", "mediagen avatar look av_maya lk_maya_office --download thumbs/"]);
 }
 

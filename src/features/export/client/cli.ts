@@ -64,14 +64,22 @@ export interface ExportWaitFlags {
   interval?: string;
 }
 
+/** `--watch`, `--download`, `--force`, `--show`, `--timeout`, `--interval` of an export's wait. */
+export const EXPORT_WAIT_FLAGS = defineFlags({
+  watch: { flag: "--watch", type: "boolean", help: "wait until the export completes (or fails), with a progress bar on stderr" },
+  download: {
+    flag: "--download <file.mp4|dir>",
+    type: "string",
+    help: "save the MP4 as this file (a path ending in .mp4) or into this directory as <job_id>.mp4 (implies --watch)",
+  },
+  force: { flag: "--force", type: "boolean", help: "overwrite an existing file when downloading" },
+  show: { flag: "--show", type: "boolean", help: SHOW_HELP },
+  timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
+  interval: { flag: "--interval <duration>", type: "string", help: "poll interval (default: the spec's export schedule; faster on the local target)" },
+});
+
 export function exportWaitOptions(cmd: Command): Command {
-  return cmd
-    .option("--watch", "wait until the export completes (or fails), with a progress bar on stderr")
-    .option("--download <file.mp4|dir>", "save the MP4 as this file (a path ending in .mp4) or into this directory as <job_id>.mp4 (implies --watch)")
-    .option("--force", "overwrite an existing file when downloading")
-    .option("--show", SHOW_HELP)
-    .option("--timeout <duration>", "give up waiting after this long (default 20m)")
-    .option("--interval <duration>", "poll interval (default: the spec's export schedule; faster on the local target)");
+  return EXPORT_WAIT_FLAGS.addTo(cmd);
 }
 
 // ---- output ---------------------------------------------------------------------------------------

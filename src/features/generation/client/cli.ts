@@ -15,7 +15,7 @@ import { examples, SHOW_HELP } from "../../../cli/help-text.js";
 import { addWebhookListen } from "../../../cli/webhook-listen.js";
 import { keyValues } from "../../../cli/output.js";
 import { absoluteIfFile, parseSimulate, waitOptionsFrom } from "../../../cli/parse.js";
-import { defineFlags, HOSTED_MEDIA_HELP, hostedMediaError, type FlagInput, type FlagValues } from "../../../cli/flags.js";
+import { defineFlags, HOSTED_MEDIA_HELP, hostedMediaError, wholeAtLeast, type FlagInput, type FlagValues } from "../../../cli/flags.js";
 import { readWithinBodyLimit } from "../../../cli/body.js";
 import { generationSchedule } from "../../../contract/poll.js";
 import type { Engine } from "../../../engine/engine.js";
@@ -32,15 +32,6 @@ const FORMATS = ["vertical", "square", "ads", "horizontal", "custom"];
 const ANIMATE_MODES = ["standard", "pro"];
 
 const usage = (flag: string, message: string, code = "invalid_value") => new CliError(`${flag}: ${message}`, EXIT.usage, code, flag);
-
-/** A whole number of at least `min` (the flag's own message, as before defineFlags). */
-function whole(min: number) {
-  return (value: string, flag: string): number => {
-    const n = Number(value);
-    if (value.trim() === "" || !Number.isInteger(n) || n < min) throw usage(flag, `expected a whole number${min > 0 ? ` of at least ${min}` : ""}, got "${value}"`);
-    return n;
-  };
-}
 
 function seconds(value: string, flag: string): number {
   const n = Number(value);
@@ -99,8 +90,8 @@ export const GENERATE_FLAGS = defineFlags({
     help: "vertical (9:16, default), square, ads (4:5), horizontal (16:9) or custom",
     field: "format",
   },
-  width: { flag: "--width <px>", type: "string", to: whole(1), help: "width with --format custom (1 to 5000, default 1080)", field: "width" },
-  height: { flag: "--height <px>", type: "string", to: whole(1), help: "height with --format custom (1 to 5000, default 1920)", field: "height" },
+  width: { flag: "--width <px>", type: "string", to: wholeAtLeast(1), help: "width with --format custom (1 to 5000, default 1080)", field: "width" },
+  height: { flag: "--height <px>", type: "string", to: wholeAtLeast(1), help: "height with --format custom (1 to 5000, default 1920)", field: "height" },
   subtitles: { flag: "--subtitles", type: "boolean", negate: "no subtitles", help: "enable.subtitles (default on)", field: "enable", fill: into("enable", "subtitles") },
   music: { flag: "--music", type: "boolean", negate: "no music", help: "enable.music: background music (default off)", field: "enable", fill: into("enable", "music") },
   broll: {
@@ -134,11 +125,11 @@ export const GENERATE_FLAGS = defineFlags({
     fill: into("web_search", "images"),
   },
   animateImage: { flag: "--animate-image", type: "boolean", help: "animate_image: animate still images (5 credits each)", field: "animate_image" },
-  maxAnimatedImages: { flag: "--max-animated-images <n>", type: "string", to: whole(0), hidden: true, help: "", field: "animate_image_max" },
+  maxAnimatedImages: { flag: "--max-animated-images <n>", type: "string", to: wholeAtLeast(0), hidden: true, help: "", field: "animate_image_max" },
   animateImageMax: {
     flag: "--animate-image-max <n>",
     type: "string",
-    to: whole(0),
+    to: wholeAtLeast(0),
     help: "animate_image_max: at most this many animated images",
     field: "animate_image_max",
   },
