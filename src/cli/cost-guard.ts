@@ -14,6 +14,7 @@ import { readEnv } from "../config/env.js";
 import type { CommandContext } from "./command-context.js";
 import { CliError, EXIT } from "./types.js";
 import { creditsText } from "./credits-note.js";
+import { defineFlags } from "./flags.js";
 import type { Command } from "commander";
 import type { Engine, OpName } from "../engine/engine.js";
 import type { Price } from "../features/life.js";
@@ -112,10 +113,9 @@ export const START_GUARD_FLAGS = {
   yes: { flag: "-y, --yes", type: "boolean", help: "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)" },
 } as const;
 
-/** The three flags of every paid start, for commands that declare options with commander directly. */
+/** The three flags of every paid start, added on their own (before a command's other flags). */
 export function addStartGuardOptions(cmd: Command): Command {
-  for (const f of Object.values(START_GUARD_FLAGS)) cmd.option(f.flag, f.help);
-  return cmd;
+  return defineFlags(START_GUARD_FLAGS).addTo(cmd);
 }
 
 /** What `addStartGuardOptions` hands the action, checked. */

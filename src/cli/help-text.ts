@@ -1,4 +1,5 @@
 import { Help, type Command } from "commander";
+import { defineFlags } from "./flags.js";
 
 /** The help topics beside commands (`mediagen help <topic>`). */
 export const HELP_TOPICS = ["exit-codes", "environment"] as const;
@@ -119,12 +120,18 @@ export interface WatchOptionFlags {
  * The watch flags every start and status command shares (one wait engine, one set of flags):
  * `until` ends "wait until …", `saves` describes what --download writes.
  */
+export function watchFlags(o: { until: string; saves: string }) {
+  return defineFlags({
+    watch: { flag: "--watch", type: "boolean", help: `wait until ${o.until}` },
+    download: { flag: "--download <dir>", type: "string", help: `save ${o.saves} (implies --watch)` },
+    force: { flag: "--force", type: "boolean", help: "overwrite existing files when downloading" },
+    show: { flag: "--show", type: "boolean", help: SHOW_HELP },
+    timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
+    interval: { flag: "--interval <duration>", type: "string", help: "poll interval (default: the service's schedule)" },
+  });
+}
+
+/** Adds the watch flags (`watchFlags`) to a command. */
 export function watchOptions(cmd: Command, o: { until: string; saves: string }): Command {
-  return cmd
-    .option("--watch", `wait until ${o.until}`)
-    .option("--download <dir>", `save ${o.saves} (implies --watch)`)
-    .option("--force", "overwrite existing files when downloading")
-    .option("--show", SHOW_HELP)
-    .option("--timeout <duration>", "give up waiting after this long (default 20m)")
-    .option("--interval <duration>", "poll interval (default: the service's schedule)");
+  return watchFlags(o).addTo(cmd);
 }

@@ -3,7 +3,8 @@
  * inherits (usage errors become exit 2, output goes through our streams).
  */
 import { suggestFlagsByWords } from "./flag-suggest.js";
-import { Command, Help, Option } from "commander";
+import { Command, Help } from "commander";
+import { defineFlags } from "./flags.js";
 import type { GlobalOptions } from "./types.js";
 import type { ContextGetter } from "./command-context.js";
 import { afterHelp, examples, formatHelpItem, formatHelpText } from "./help-text.js";
@@ -16,6 +17,23 @@ export interface ProgramOutput {
   outWidth?(): number | undefined;
   errWidth?(): number | undefined;
 }
+
+/** The global options, in the order of `--help`; every command reads them (`globalOptions`). */
+export const GLOBAL_FLAGS = defineFlags({
+  json: { flag: "--json", type: "boolean", help: "print results as JSON (the service's objects, unchanged)" },
+  quiet: { flag: "-q, --quiet", type: "boolean", help: "print only ids or paths" },
+  debug: { flag: "--debug", type: "boolean", help: "trace calls to stderr (keys redacted)" },
+  color: { flag: "--no-color", type: "boolean", help: "disable colour (also NO_COLOR, TERM=dumb)" },
+  input: { flag: "--no-input", type: "boolean", help: "never prompt; fail with a usage error instead" },
+  target: { flag: "--target <target>", type: "choice", choices: ["local", "hosted"], help: "local instance or hosted service" },
+  baseUrl: { flag: "--base-url <url>", type: "string", help: "hosted base URL (/api/public/v1 is appended when missing)" },
+  profile: { flag: "--profile <name>", type: "string", help: "configuration profile" },
+  requestTimeout: {
+    flag: "--request-timeout <seconds>",
+    type: "string",
+    help: "hosted target: give up on a request after this long, retries included (default 60; also 90s, 2m)",
+  },
+});
 
 export function globalOptions(cmd: Command): GlobalOptions {
   const o = cmd.optsWithGlobals<Record<string, unknown>>();
@@ -40,19 +58,11 @@ export interface BuildOptions {
 }
 
 export async function buildProgram(version: string, getContext: ContextGetter, output: ProgramOutput, opts: BuildOptions = {}): Promise<Command> {
-  const program = new Command("mediagen")
-    .description("Generate images, videos, avatars and voices through the mediagen service, or a local instance of it.")
-    .version(version, "-V, --version", "print the version")
-    .addOption(new Option("--json", "print results as JSON (the service's objects, unchanged)"))
-    .addOption(new Option("-q, --quiet", "print only ids or paths"))
-    .addOption(new Option("--debug", "trace calls to stderr (keys redacted)"))
-    .addOption(new Option("--no-color", "disable colour (also NO_COLOR, TERM=dumb)"))
-    .addOption(new Option("--no-input", "never prompt; fail with a usage error instead"))
-    .addOption(new Option("--target <target>", "local instance or hosted service").choices(["local", "hosted"]))
-    .addOption(new Option("--base-url <url>", "hosted base URL (/api/public/v1 is appended when missing)"))
-    .addOption(new Option("--profile <name>", "configuration profile"))
-    .addOption(new Option("--request-timeout <seconds>", "hosted target: give up on a request after this long, retries included (default 60; also 90s, 2m)"))
-    .helpCommand(false);
+  const program = GLOBAL_FLAGS.addTo(
+    new Command("mediagen")
+      .description("Generate images, videos, avatars and voices through the mediagen service, or a local instance of it.")
+      .version(version, "-V, --version", "print the version"),
+  ).helpCommand(false);
   const helpConfig = {
     showGlobalOptions: true,
     subcommandTerm(this: Help, cmd: Command) {

@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT } from "./types.js";
+import { defineFlags } from "./flags.js";
 import type { ContextGetter } from "./command-context.js";
 import type { CommandContext } from "./command-context.js";
 import type { WebhookEvent } from "./webhook-receiver.js";
@@ -75,13 +76,22 @@ function boundOf(opts: Record<string, unknown>, parseTimeout: (v: string) => num
   return typeof opts.timeout === "string" ? parseTimeout(opts.timeout) : DELIVERY_WAIT_MS;
 }
 
+/** `--webhook-listen`, added by `addWebhookListen`. */
+export const WEBHOOK_LISTEN_FLAGS = defineFlags({
+  webhookListen: {
+    flag: "--webhook-listen",
+    type: "boolean",
+    help: "local target: receive this job's webhook on 127.0.0.1 (sets webhook_url), print it with its signature check, and wait for it",
+  },
+});
+
 /**
  * Adds `--webhook-listen` to a start command whose action is already set, wrapping that action: the
  * receiver starts first, the option carrying webhook_url is set to it, the action runs, then the
  * deliveries are awaited (also when the job failed: its failure is delivered too).
  */
 export function addWebhookListen(cmd: Command, getContext: ContextGetter, o: WebhookListenOptions): Command {
-  cmd.option("--webhook-listen", "local target: receive this job's webhook on 127.0.0.1 (sets webhook_url), print it with its signature check, and wait for it");
+  WEBHOOK_LISTEN_FLAGS.addTo(cmd);
   const holder = cmd as unknown as { _actionHandler?: (args: unknown[]) => Promise<unknown> };
   const inner = holder._actionHandler;
   if (typeof inner !== "function") throw new Error(`addWebhookListen(${cmd.name()}): set the action first`);

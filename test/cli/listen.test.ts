@@ -251,6 +251,14 @@ describe("mediagen listen on the local instance", () => {
       expect(r.exitCode, args.join(" ")).toBe(2);
     }
   });
+
+  it("--count takes a whole number in decimal digits: 0x2, 1e1 and 1.5 are usage errors naming it, as every flag's", async () => {
+    for (const count of ["0x2", "1e1", "1.5"]) {
+      const r = await run(["listen", "--count", count, "--json"], { home });
+      expect(r.exitCode, count).toBe(2);
+      expect(r.errorLine()).toMatchObject({ code: "invalid_value", field: "--count", message: `--count: expected a whole number of at least 1, got "${count}"` });
+    }
+  });
 });
 
 describe("--webhook-listen on start commands", () => {

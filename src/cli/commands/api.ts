@@ -7,18 +7,23 @@
  * on a terminal, as received otherwise), for errors too; the exit code is the status's class.
  */
 import type { Command } from "commander";
-import { collect } from "../parse.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 import { examples } from "../help-text.js";
 import { CliError, EXIT } from "../types.js";
 import type { CommandModule } from "../command-context.js";
 import type { CommandContext } from "../command-context.js";
 import { apiFields, apiMethod, buildApiRequest, inputBody, queryStrings, type ApiRequest } from "../api-request.js";
 
-interface ApiFlags {
-  field?: string[];
-  rawField?: string[];
-  input?: string;
-}
+const API_FLAGS = defineFlags({
+  field: {
+    flag: "-F, --field <key=value>",
+    type: "list",
+    help: "a typed field: true, false, null, numbers and JSON are sent as such; @file sends a file's text (repeatable)",
+  },
+  rawField: { flag: "-f, --raw-field <key=value>", type: "list", help: "a string field (repeatable)" },
+  input: { flag: "--input <file>", type: "string", help: "the request body from a JSON file, or - for stdin (fields then go in the query string)" },
+});
+type ApiFlags = ReturnType<typeof API_FLAGS.values>;
 
 /** What came back: status, the parsed body and (hosted, 2xx) the text as received. */
 interface ApiAnswer {
@@ -123,19 +128,16 @@ async function run(ctx: CommandContext, method: string, path: string, opts: ApiF
 
 export const command: CommandModule = {
   register(api: Command, getContext) {
-    api
-      .argument("<method>", "GET or POST")
-      .argument("<path>", "relative to the target's base URL: /asset/models or asset/models (a query string may follow)")
-      .option("-F, --field <key=value>", "a typed field: true, false, null, numbers and JSON are sent as such; @file sends a file's text (repeatable)", collect)
-      .option("-f, --raw-field <key=value>", "a string field (repeatable)", collect)
-      .option("--input <file>", "the request body from a JSON file, or - for stdin (fields then go in the query string)")
-      .action(async (method: string, path: string, opts: ApiFlags, cmd: Command) => {
-        const ctx = getContext(cmd);
-        if (opts.input === "-" && (opts.field ?? []).some((f) => f.includes("=@-"))) {
-          throw new CliError("--input - and -F key=@- cannot both read stdin", EXIT.usage, "usage_error", "--input");
-        }
-        await run(ctx, method, path, opts);
-      });
+    API_FLAGS.addTo(
+      api.argument("<method>", "GET or POST").argument("<path>", "relative to the target's base URL: /asset/models or asset/models (a query string may follow)"),
+    ).action(async (method: string, path: string, raw: FlagInput<typeof API_FLAGS>, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const opts = API_FLAGS.values(raw);
+      if (opts.input === "-" && (opts.field ?? []).some((f) => f.includes("=@-"))) {
+        throw new CliError("--input - and -F key=@- cannot both read stdin", EXIT.usage, "usage_error", "--input");
+      }
+      await run(ctx, method, path, opts);
+    });
     examples(api, [
       "mediagen api GET /asset/models -f type=video",
       "mediagen api GET asset/models/vidA-3 | jq .input_schema",

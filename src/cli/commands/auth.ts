@@ -9,6 +9,7 @@ import type { CommandModule, ContextGetter } from "../command-context.js";
 import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { keyValues } from "../output.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
 type Getter = (cmd: Command) => CommandContext;
 
@@ -160,16 +161,17 @@ export function statusLines(r: StatusReport): string[] {
   ]);
 }
 
+const LOGIN_FLAGS = defineFlags({
+  withKey: { flag: "--with-key", type: "boolean", help: "read the key from stdin" },
+});
+
 export const command: CommandModule = {
   register(auth: Command, getContext: ContextGetter) {
     const get = getContext as Getter;
     examples(auth, ["mediagen auth login --target hosted --base-url https://api.example.com", "mediagen auth status"]);
 
-    const login = auth
-      .command("login")
-      .description("Store an API key for a profile (hidden prompt, or stdin with --with-key)")
-      .option("--with-key", "read the key from stdin")
-      .action(async (opts: { withKey?: boolean }, cmd: Command) => {
+    const login = LOGIN_FLAGS.addTo(auth.command("login").description("Store an API key for a profile (hidden prompt, or stdin with --with-key)")).action(
+      async (opts: FlagInput<typeof LOGIN_FLAGS>, cmd: Command) => {
         const ctx = get(cmd);
         const { config: resolved, settings } = ctx.resolve();
         // A base URL is only for the hosted target: given at login without --target, it means hosted.
@@ -208,7 +210,8 @@ export const command: CommandModule = {
           ctx.io.warn("No base URL for the hosted target yet: run `mediagen config set base_url <url>`.");
         }
         if (readEnv("MEDIAGEN_API_KEY", ctx.env)) ctx.io.warn("MEDIAGEN_API_KEY is set and takes precedence over the stored key.");
-      });
+      },
+    );
     examples(login, [
       "mediagen auth login --target hosted --base-url https://api.example.com",
       "mediagen auth login --with-key --profile ci < key.txt",

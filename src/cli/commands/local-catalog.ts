@@ -12,15 +12,33 @@ import { CliError, EXIT } from "../types.js";
 import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
 type Getter = (cmd: Command) => CommandContext;
 
-interface SyncOptions {
-  fromHosted?: boolean;
-  from?: string;
-  voices?: boolean;
-  avatars?: boolean;
-}
+const SYNC_FLAGS = defineFlags({
+  fromHosted: {
+    flag: "--from-hosted",
+    type: "boolean",
+    help: "read the hosted service of this profile (its base URL and key; see `mediagen auth login --target hosted`)",
+  },
+  from: {
+    flag: "--from <file.json>",
+    type: "string",
+    help: 'read model records from a file: {"models": [GET /asset/models/{name} answers], "voices"?: [GET /voice/list items]}; prices from each base_cost',
+  },
+  voices: {
+    flag: "--voices",
+    type: "boolean",
+    help: "also replace the public voices with the hosted ones (GET /voice/list?onlyPublic=true), each spoken by a local voice of its language and gender",
+  },
+  avatars: {
+    flag: "--avatars",
+    type: "boolean",
+    help: "also replace the public avatars with the hosted ones (GET /avatar/list?onlyPublic=true, each avatar's looks), copying each look's picture: hosted plans then generate locally with the same ids (--from-hosted only)",
+  },
+});
+type SyncOptions = FlagInput<typeof SYNC_FLAGS>;
 
 type AvatarSync = typeof import("../../features/avatar/emulator/catalog-sync.js");
 
@@ -200,22 +218,13 @@ export function registerCatalog(local: Command, get: Getter): void {
 }
 
 function registerSync(catalog: Command, get: Getter): void {
-  const sync = catalog
-    .command("sync")
-    .description("Replace the local model catalog with the hosted service's (GET /asset/models, each model's input_schema, prices from POST /asset/pricing)")
-    .option("--from-hosted", "read the hosted service of this profile (its base URL and key; see `mediagen auth login --target hosted`)")
-    .option(
-      "--from <file.json>",
-      'read model records from a file: {"models": [GET /asset/models/{name} answers], "voices"?: [GET /voice/list items]}; prices from each base_cost',
-    )
-    .option("--voices", "also replace the public voices with the hosted ones (GET /voice/list?onlyPublic=true), each spoken by a local voice of its language and gender")
-    .option(
-      "--avatars",
-      "also replace the public avatars with the hosted ones (GET /avatar/list?onlyPublic=true, each avatar's looks), copying each look's picture: hosted plans then generate locally with the same ids (--from-hosted only)",
-    )
-    .action(async (opts: SyncOptions, cmd: Command) => {
-      await syncCatalog(get(cmd), opts);
-    });
+  const sync = SYNC_FLAGS.addTo(
+    catalog
+      .command("sync")
+      .description("Replace the local model catalog with the hosted service's (GET /asset/models, each model's input_schema, prices from POST /asset/pricing)"),
+  ).action(async (opts: SyncOptions, cmd: Command) => {
+    await syncCatalog(get(cmd), opts);
+  });
   examples(sync, [
     "mediagen local catalog sync --from-hosted",
     "mediagen local catalog sync --from-hosted --voices",

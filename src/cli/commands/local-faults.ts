@@ -10,24 +10,38 @@ import { CliError, EXIT } from "../types.js";
 import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
 type Getter = (cmd: Command) => CommandContext;
 
-interface AddFlags {
-  status?: string;
-  code?: string;
-  message?: string;
-  ms?: string;
-  step?: string;
-  by?: string;
-  probability?: string;
-  times?: string;
-  expiresIn?: string;
-  retryAfter?: string;
-  space?: string;
-  key?: string;
-  file?: string;
-}
+/**
+ * `faults add`'s flags, handed to the rule as given: the instance checks them (src/local/fault-rule.ts),
+ * as it does for `serve --faults` and the admin path, with the same messages.
+ */
+const ADD_FLAGS = defineFlags({
+  status: { flag: "--status <n>", type: "string", help: "error: the HTTP status (400, 401, 402, 403, 404, 429, 500, 503)" },
+  code: { flag: "--code <code>", type: "string", help: "error: the spec's code for the operation; job_fail: the job's error code" },
+  message: { flag: "--message <text>", type: "string", help: "error: the message in the body" },
+  retryAfter: {
+    flag: "--retry-after <seconds>",
+    type: "string",
+    help: "error: answer with Retry-After: <seconds> (a 429's X-RateLimit-Reset says the same time)",
+  },
+  ms: { flag: "--ms <duration>", type: "string", help: "latency (500ms, or a range 200-800), job_stall, webhook_delay, webhook_reorder hold" },
+  step: {
+    flag: "--step <step>",
+    type: "string",
+    help: "job_fail: the step it fails at (generation: VOICE_GENERATION…; export: render-audio, avatar, render)",
+  },
+  by: { flag: "--by <points>", type: "string", help: "progress_backwards: how many points progress drops (default 30)" },
+  probability: { flag: "--probability <p>", type: "string", help: "fire with this probability (0 < p <= 1, default 1)" },
+  times: { flag: "--times <n>", type: "string", help: "fire for the next N matches only" },
+  expiresIn: { flag: "--expires-in <duration>", type: "string", help: "the rule ends after this long (30s, 10m, 2h)" },
+  space: { flag: "--space <space_id>", type: "string", help: "only requests of this space" },
+  key: { flag: "--key <key_id>", type: "string", help: "only requests with this key (its id, from `local keys list`)" },
+  file: { flag: "--file <file>", type: "string", help: 'add the rules of a JSON file (an array, or {"rules": [...]})' },
+});
+type AddFlags = FlagInput<typeof ADD_FLAGS>;
 
 interface RuleView {
   id: string;
@@ -123,43 +137,31 @@ export function registerFaults(local: Command, get: Getter): void {
     "mediagen local faults clear",
   ]);
 
-  const add = faults
-    .command("add")
-    .description("Add a fault rule (or the rules of --file)")
-    .argument("[op]", "operation (assetStatus, generationStart… or * for all); for webhook rules a task (video_generate…) or *")
-    .argument("[action]", "error, latency, reset, empty, job_fail, job_stall, progress_backwards, webhook_drop, webhook_duplicate, webhook_delay, webhook_reorder")
-    .option("--status <n>", "error: the HTTP status (400, 401, 402, 403, 404, 429, 500, 503)")
-    .option("--code <code>", "error: the spec's code for the operation; job_fail: the job's error code")
-    .option("--message <text>", "error: the message in the body")
-    .option("--retry-after <seconds>", "error: answer with Retry-After: <seconds> (a 429's X-RateLimit-Reset says the same time)")
-    .option("--ms <duration>", "latency (500ms, or a range 200-800), job_stall, webhook_delay, webhook_reorder hold")
-    .option("--step <step>", "job_fail: the step it fails at (generation: VOICE_GENERATION…; export: render-audio, avatar, render)")
-    .option("--by <points>", "progress_backwards: how many points progress drops (default 30)")
-    .option("--probability <p>", "fire with this probability (0 < p <= 1, default 1)")
-    .option("--times <n>", "fire for the next N matches only")
-    .option("--expires-in <duration>", "the rule ends after this long (30s, 10m, 2h)")
-    .option("--space <space_id>", "only requests of this space")
-    .option("--key <key_id>", "only requests with this key (its id, from `local keys list`)")
-    .option("--file <file>", 'add the rules of a JSON file (an array, or {"rules": [...]})')
-    .action(async (op: string | undefined, action: string | undefined, flags: AddFlags, cmd: Command) => {
-      const ctx = get(cmd);
-      let rules: unknown[];
-      if (flags.file !== undefined) {
-        if (op !== undefined) throw new CliError("give either <op> <action> or --file, not both", EXIT.usage, "usage_error", "--file");
-        rules = readFaultsFile(flags.file, "--file");
-      } else {
-        if (op === undefined) throw new CliError("missing <op>: the operation the rule matches (or --file)", EXIT.usage, "missing_field", "op");
-        if (action === undefined) throw new CliError("missing <action>: what the rule does (error, latency, reset…)", EXIT.usage, "missing_field", "action");
-        rules = [ruleFromFlags(op, action, flags)];
-      }
-      const instance = await ctx.localInstance();
-      const added = instance.faults.add(rules as never, flags.file !== undefined ? "file" : "cli") as RuleView[];
-      ctx.print(
-        added,
-        (r) => rulesTable(ctx, r),
-        (r) => r.map((v) => v.id),
-      );
-    });
+  const add = ADD_FLAGS.addTo(
+    faults
+      .command("add")
+      .description("Add a fault rule (or the rules of --file)")
+      .argument("[op]", "operation (assetStatus, generationStart… or * for all); for webhook rules a task (video_generate…) or *")
+      .argument("[action]", "error, latency, reset, empty, job_fail, job_stall, progress_backwards, webhook_drop, webhook_duplicate, webhook_delay, webhook_reorder"),
+  ).action(async (op: string | undefined, action: string | undefined, flags: AddFlags, cmd: Command) => {
+    const ctx = get(cmd);
+    let rules: unknown[];
+    if (flags.file !== undefined) {
+      if (op !== undefined) throw new CliError("give either <op> <action> or --file, not both", EXIT.usage, "usage_error", "--file");
+      rules = readFaultsFile(flags.file, "--file");
+    } else {
+      if (op === undefined) throw new CliError("missing <op>: the operation the rule matches (or --file)", EXIT.usage, "missing_field", "op");
+      if (action === undefined) throw new CliError("missing <action>: what the rule does (error, latency, reset…)", EXIT.usage, "missing_field", "action");
+      rules = [ruleFromFlags(op, action, flags)];
+    }
+    const instance = await ctx.localInstance();
+    const added = instance.faults.add(rules as never, flags.file !== undefined ? "file" : "cli") as RuleView[];
+    ctx.print(
+      added,
+      (r) => rulesTable(ctx, r),
+      (r) => r.map((v) => v.id),
+    );
+  });
   examples(add, [
     "mediagen local faults add assetStatus error --status 404 --times 1",
     "mediagen local faults add generationStart error --code INSUFFICIENT_CREDITS",

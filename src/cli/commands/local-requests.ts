@@ -8,6 +8,7 @@ import { CliError, EXIT } from "../types.js";
 import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
 type Getter = (cmd: Command) => CommandContext;
 
@@ -23,13 +24,14 @@ interface Entry {
   request_id: string | null;
 }
 
-interface Flags {
-  op?: string;
-  status?: string;
-  since?: string;
-  limit?: string;
-  follow?: boolean;
-}
+/** The filters are checked by the journal (`limit: expected a whole number…`), as for the admin path's. */
+const REQUESTS_FLAGS = defineFlags({
+  op: { flag: "--op <name>", type: "string", help: "only this operation (assetStart…); a comma-separated list for several" },
+  status: { flag: "--status <status>", type: "string", help: "only this status (429) or class (4xx, 5xx); a comma-separated list for several" },
+  since: { flag: "--since <time>", type: "string", help: "only requests at or after this time (ISO 8601)" },
+  limit: { flag: "--limit <n>", type: "string", help: "only the newest N" },
+  follow: { flag: "--follow", type: "boolean", help: "keep printing requests as they arrive (Ctrl-C stops); with --json one JSON line each" },
+});
 
 /** How often --follow looks for new entries. */
 const FOLLOW_POLL_MS = 500;
@@ -80,38 +82,32 @@ async function follow(ctx: CommandContext, list: (after: number) => Entry[], aft
 }
 
 export function registerRequests(local: Command, get: Getter): void {
-  const requests = local
-    .command("requests")
-    .description("The requests `serve` received on this home (the last 10,000): method, path, operation, status, time, request id, body")
-    .option("--op <name>", "only this operation (assetStart…); a comma-separated list for several")
-    .option("--status <status>", "only this status (429) or class (4xx, 5xx); a comma-separated list for several")
-    .option("--since <time>", "only requests at or after this time (ISO 8601)")
-    .option("--limit <n>", "only the newest N")
-    .option("--follow", "keep printing requests as they arrive (Ctrl-C stops); with --json one JSON line each")
-    .action(async (flags: Flags, cmd: Command) => {
-      const ctx = get(cmd);
-      const instance = await ctx.localInstance();
-      const filter = { op: flags.op, status: flags.status, since: flags.since };
-      let entries: Entry[];
-      try {
-        entries = instance.requests.list({ ...filter, limit: flags.limit });
-      } catch (e) {
-        const m = /^(\w+):/.exec((e as Error).message);
-        if ((e as Error).name === "LocalAdminError") throw new CliError((e as Error).message, EXIT.usage, "invalid_value", m ? `--${m[1]}` : undefined);
-        throw e;
-      }
-      if (!flags.follow) {
-        ctx.print(
-          entries,
-          (r) => rows(ctx, r),
-          (r) => r.map((e) => String(e.seq)),
-        );
-        return;
-      }
-      for (const e of entries) ctx.io.out(ctx.opts.json ? JSON.stringify(e) : line(e));
-      const last = entries.at(-1)?.seq ?? Math.max(0, ...instance.requests.list({ limit: 1 }).map((e) => e.seq));
-      await follow(ctx, (after) => instance.requests.list({ ...filter, after }), last);
-    });
+  const requests = REQUESTS_FLAGS.addTo(
+    local.command("requests").description("The requests `serve` received on this home (the last 10,000): method, path, operation, status, time, request id, body"),
+  ).action(async (flags: FlagInput<typeof REQUESTS_FLAGS>, cmd: Command) => {
+    const ctx = get(cmd);
+    const instance = await ctx.localInstance();
+    const filter = { op: flags.op, status: flags.status, since: flags.since };
+    let entries: Entry[];
+    try {
+      entries = instance.requests.list({ ...filter, limit: flags.limit });
+    } catch (e) {
+      const m = /^(\w+):/.exec((e as Error).message);
+      if ((e as Error).name === "LocalAdminError") throw new CliError((e as Error).message, EXIT.usage, "invalid_value", m ? `--${m[1]}` : undefined);
+      throw e;
+    }
+    if (!flags.follow) {
+      ctx.print(
+        entries,
+        (r) => rows(ctx, r),
+        (r) => r.map((e) => String(e.seq)),
+      );
+      return;
+    }
+    for (const e of entries) ctx.io.out(ctx.opts.json ? JSON.stringify(e) : line(e));
+    const last = entries.at(-1)?.seq ?? Math.max(0, ...instance.requests.list({ limit: 1 }).map((e) => e.seq));
+    await follow(ctx, (after) => instance.requests.list({ ...filter, after }), last);
+  });
   examples(requests, ["mediagen local requests", "mediagen local requests --op assetStart --status 5xx --json", "mediagen local requests --follow"]);
 
   const clear = requests

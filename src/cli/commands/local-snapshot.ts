@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { table, widthOf } from "../output.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
 type Getter = (cmd: Command) => CommandContext;
 
@@ -24,25 +25,29 @@ function size(bytes: number): string {
   return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
+const SAVE_FLAGS = defineFlags({
+  force: { flag: "--force", type: "boolean", help: "replace a snapshot of that name" },
+});
+
 export function registerSnapshots(local: Command, get: Getter): void {
   const snapshot = local.command("snapshot").description("Save and restore named snapshots of the local instance (database, media, settings)");
   examples(snapshot, ["mediagen local snapshot save clean", "mediagen local snapshot restore clean", "mediagen local snapshot list"]);
 
-  const save = snapshot
-    .command("save")
-    .description("Save the instance as a snapshot (consistent even while `serve` runs and writes)")
-    .argument("<name>", "letters, digits, '.', '_' and '-'")
-    .option("--force", "replace a snapshot of that name")
-    .action(async (name: string, opts: { force?: boolean }, cmd: Command) => {
-      const ctx = get(cmd);
-      const instance = await ctx.localInstance();
-      const view = await instance.saveSnapshot(name, { replace: opts.force === true });
-      ctx.print(
-        view,
-        (v) => [`Saved snapshot ${v.name}: ${v.spaces} space(s), ${v.media_files} media file(s), ${size(v.size_bytes)}.`],
-        (v) => [v.name],
-      );
-    });
+  const save = SAVE_FLAGS.addTo(
+    snapshot
+      .command("save")
+      .description("Save the instance as a snapshot (consistent even while `serve` runs and writes)")
+      .argument("<name>", "letters, digits, '.', '_' and '-'"),
+  ).action(async (name: string, opts: FlagInput<typeof SAVE_FLAGS>, cmd: Command) => {
+    const ctx = get(cmd);
+    const instance = await ctx.localInstance();
+    const view = await instance.saveSnapshot(name, { replace: opts.force === true });
+    ctx.print(
+      view,
+      (v) => [`Saved snapshot ${v.name}: ${v.spaces} space(s), ${v.media_files} media file(s), ${size(v.size_bytes)}.`],
+      (v) => [v.name],
+    );
+  });
   examples(save, ["mediagen local snapshot save clean", "mediagen local snapshot save clean --force --json"]);
 
   const restore = snapshot

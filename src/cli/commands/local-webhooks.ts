@@ -9,6 +9,7 @@ import type { Command } from "commander";
 import { CliError, EXIT } from "../types.js";
 import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
+import { defineFlags, flagError, type FlagInput } from "../flags.js";
 
 type Getter = (cmd: Command) => CommandContext;
 
@@ -61,64 +62,77 @@ function report(ctx: CommandContext, d: DeliveryView, wait: boolean): void {
     throw new CliError(`delivery ${d.id} still pending after ${WAIT_MS / 1000} s (is a worker or serve running?)`, EXIT.error, "delivery_pending");
 }
 
+const WAIT_FLAG = { flag: "--wait", type: "boolean", help: "wait for the outcome (exit 1 if it fails)" } as const;
+
+/** `resend` and `redeliver`: the same two flags. */
+const REPLAY_FLAGS = defineFlags({
+  to: { flag: "--to <url>", type: "string", help: "send it to this URL instead of its own" },
+  wait: WAIT_FLAG,
+});
+
+const TRIGGER_FLAGS = defineFlags({
+  to: { flag: "--to <url>", type: "string", required: true, help: "where to send it (the URL `mediagen listen` prints, or your app's)" },
+  status: {
+    flag: "--status <status>",
+    type: "string",
+    to: (value: string, flag: string): "completed" | "failed" => {
+      if (value !== "completed" && value !== "failed") throw flagError(flag, `completed or failed, got "${value}"`);
+      return value;
+    },
+    help: "completed (default) or failed",
+  },
+  code: { flag: "--code <code>", type: "string", help: "the failure's code (with --status failed)" },
+  data: { flag: "--data <file>", type: "string", help: "a JSON object laid over the sample body (ids, result fields…)" },
+  space: { flag: "--space <space_id>", type: "string", help: "record the delivery under this space" },
+  wait: WAIT_FLAG,
+});
+
 export function registerWebhookReplay(webhooks: Command, get: Getter): void {
-  const resend = webhooks
-    .command("resend")
-    .description("Send a recorded delivery again (same body, same webhook-id: a repeat; `redeliver` sends it as a new one)")
-    .argument("<delivery>", "the delivery's id (whd_…, from `mediagen local webhooks`)")
-    .option("--to <url>", "send it to this URL instead of its own")
-    .option("--wait", "wait for the outcome (exit 1 if it fails)")
-    .action(async (id: string, opts: { to?: string; wait?: boolean }, cmd: Command) => {
-      const ctx = get(cmd);
-      const instance = await ctx.localInstance();
-      instance.resendWebhook(id, opts.to);
-      report(ctx, await settle(ctx, id, opts.wait === true), opts.wait === true);
-    });
+  const resend = REPLAY_FLAGS.addTo(
+    webhooks
+      .command("resend")
+      .description("Send a recorded delivery again (same body, same webhook-id: a repeat; `redeliver` sends it as a new one)")
+      .argument("<delivery>", "the delivery's id (whd_…, from `mediagen local webhooks`)"),
+  ).action(async (id: string, opts: FlagInput<typeof REPLAY_FLAGS>, cmd: Command) => {
+    const ctx = get(cmd);
+    const instance = await ctx.localInstance();
+    instance.resendWebhook(id, opts.to);
+    report(ctx, await settle(ctx, id, opts.wait === true), opts.wait === true);
+  });
   examples(resend, [
     "mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --wait",
     "mediagen local webhooks resend whd_65f0c2a1b3e4d5f6a7b8c9d0 --to http://127.0.0.1:4242/",
   ]);
 
-  const redeliver = webhooks
-    .command("redeliver")
-    .description("Send a recorded delivery's body as a new delivery (a new id and webhook-id: a new event to the receiver, not a repeat)")
-    .argument("<delivery>", "the delivery's id (whd_…, from `mediagen local webhooks`)")
-    .option("--to <url>", "send it to this URL instead of its own")
-    .option("--wait", "wait for the outcome (exit 1 if it fails)")
-    .action(async (id: string, opts: { to?: string; wait?: boolean }, cmd: Command) => {
-      const ctx = get(cmd);
-      const instance = await ctx.localInstance();
-      const fresh = instance.redeliverWebhook(id, opts.to);
-      report(ctx, await settle(ctx, fresh, opts.wait === true), opts.wait === true);
-    });
+  const redeliver = REPLAY_FLAGS.addTo(
+    webhooks
+      .command("redeliver")
+      .description("Send a recorded delivery's body as a new delivery (a new id and webhook-id: a new event to the receiver, not a repeat)")
+      .argument("<delivery>", "the delivery's id (whd_…, from `mediagen local webhooks`)"),
+  ).action(async (id: string, opts: FlagInput<typeof REPLAY_FLAGS>, cmd: Command) => {
+    const ctx = get(cmd);
+    const instance = await ctx.localInstance();
+    const fresh = instance.redeliverWebhook(id, opts.to);
+    report(ctx, await settle(ctx, fresh, opts.wait === true), opts.wait === true);
+  });
   examples(redeliver, ["mediagen local webhooks redeliver whd_65f0c2a1b3e4d5f6a7b8c9d0 --wait"]);
 
-  const trigger = webhooks
-    .command("trigger")
-    .description("Send a sample delivery of a task, as its job would when it ends")
-    .argument("<task>", TASKS)
-    .requiredOption("--to <url>", "where to send it (the URL `mediagen listen` prints, or your app's)")
-    .option("--status <status>", "completed (default) or failed")
-    .option("--code <code>", "the failure's code (with --status failed)")
-    .option("--data <file>", "a JSON object laid over the sample body (ids, result fields…)")
-    .option("--space <space_id>", "record the delivery under this space")
-    .option("--wait", "wait for the outcome (exit 1 if it fails)")
-    .action(async (task: string, opts: { to: string; status?: string; code?: string; data?: string; space?: string; wait?: boolean }, cmd: Command) => {
-      const ctx = get(cmd);
-      if (opts.status !== undefined && opts.status !== "completed" && opts.status !== "failed") {
-        throw new CliError(`--status: completed or failed, got "${opts.status}"`, EXIT.usage, "invalid_value", "--status");
-      }
-      const data = opts.data !== undefined ? readData(opts.data) : undefined;
-      const instance = await ctx.localInstance();
-      const id = instance.triggerWebhook(task, {
-        to: opts.to,
-        ...(opts.status ? { status: opts.status as "completed" | "failed" } : {}),
-        ...(opts.code ? { code: opts.code } : {}),
-        ...(data ? { data } : {}),
-        ...(opts.space ? { spaceId: opts.space } : {}),
-      });
-      report(ctx, await settle(ctx, id, opts.wait === true), opts.wait === true);
+  const trigger = TRIGGER_FLAGS.addTo(
+    webhooks.command("trigger").description("Send a sample delivery of a task, as its job would when it ends").argument("<task>", TASKS),
+  ).action(async (task: string, raw: FlagInput<typeof TRIGGER_FLAGS>, cmd: Command) => {
+    const ctx = get(cmd);
+    const opts = TRIGGER_FLAGS.values(raw);
+    const data = opts.data !== undefined ? readData(opts.data) : undefined;
+    const instance = await ctx.localInstance();
+    const id = instance.triggerWebhook(task, {
+      to: opts.to!,
+      ...(opts.status ? { status: opts.status } : {}),
+      ...(opts.code ? { code: opts.code } : {}),
+      ...(data ? { data } : {}),
+      ...(opts.space ? { spaceId: opts.space } : {}),
     });
+    report(ctx, await settle(ctx, id, opts.wait === true), opts.wait === true);
+  });
   examples(trigger, [
     "mediagen local webhooks trigger video_generate --to http://127.0.0.1:4242/ --wait",
     "mediagen local webhooks trigger asset_generation --status failed --to http://127.0.0.1:3000/hooks",

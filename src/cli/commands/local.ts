@@ -16,6 +16,7 @@ import { registerRequests } from "./local-requests.js";
 import { registerSnapshots } from "./local-snapshot.js";
 import { registerWebhookReplay } from "./local-webhooks.js";
 import { registerClock } from "./local-clock.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
 type Getter = (cmd: Command) => CommandContext;
 
@@ -68,34 +69,42 @@ function printKey(ctx: CommandContext, result: { api_key: string; space_id?: str
   }
 }
 
+const KEYS_CREATE_FLAGS = defineFlags({
+  plan: { flag: "--plan <plan>", type: "string", required: true, help: "free, start, PRO or ENTREPRISE (any case)" },
+  credits: { flag: "--credits <n>", type: "string", required: true, to: parseCredits, help: "starting credits" },
+  name: { flag: "--name <name>", type: "string", help: "space name" },
+});
+
+/** `--space <space_id>` of the lists, each with its own help. */
+const spaceFlags = (help: string) => defineFlags({ space: { flag: "--space <space_id>", type: "string", help } });
+
+const NOTE_FLAGS = defineFlags({ note: { flag: "--note <text>", type: "string", help: "note stored with the ledger entry" } });
+
+const RESET_FLAGS = defineFlags({ yes: { flag: "-y, --yes", type: "boolean", help: "do not ask for confirmation" } });
+
 function registerKeys(local: Command, get: Getter) {
   const keys = local.command("keys").description("Create, revoke and regenerate API keys of the local instance");
   examples(keys, ["mediagen local keys create --plan PRO --credits 500 --json", "mediagen local keys list", "mediagen local keys revoke key_65f0c2a1b3e4d5f6a7b8c9d0"]);
 
-  const create = keys
-    .command("create")
-    .description("Create a space with a plan and credits, and its first API key")
-    .requiredOption("--plan <plan>", "free, start, PRO or ENTREPRISE (any case)")
-    .requiredOption("--credits <n>", "starting credits")
-    .option("--name <name>", "space name")
-    .action(async (opts: { plan: string; credits: string; name?: string }, cmd: Command) => {
+  const create = KEYS_CREATE_FLAGS.addTo(keys.command("create").description("Create a space with a plan and credits, and its first API key")).action(
+    async (raw: FlagInput<typeof KEYS_CREATE_FLAGS>, cmd: Command) => {
       const ctx = get(cmd);
-      const p = await plan(opts.plan);
-      const credits = parseCredits(opts.credits, "--credits");
+      const opts = KEYS_CREATE_FLAGS.values(raw);
+      const p = await plan(opts.plan!);
+      const credits = opts.credits!;
       const instance = await ctx.localInstance();
       const { space, api_key } = instance.createSpace({ ...(opts.name !== undefined ? { name: opts.name } : {}), plan: p, credits });
       printKey(ctx, { api_key, space_id: space.id }, [`Space ${space.id} (${space.name}): plan ${space.plan}, ${space.credits} credits.`]);
-    });
+    },
+  );
   examples(create, [
     "mediagen local keys create --plan PRO --credits 1000",
     "mediagen local keys create --plan free --credits 0 --name trial --json",
     "KEY=$(mediagen local keys create --plan PRO --credits 50 -q)",
   ]);
 
-  const list = keys
-    .command("list")
-    .description("List keys (id, space, last four characters, state); revoke or regenerate one by its id")
-    .option("--space <space_id>", "only keys of this space")
+  const list = spaceFlags("only keys of this space")
+    .addTo(keys.command("list").description("List keys (id, space, last four characters, state); revoke or regenerate one by its id"))
     .action(async (opts: { space?: string }, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
@@ -191,19 +200,18 @@ function registerCredits(local: Command, get: Getter) {
     .command("add")
     .description("Grant credits to a space (recorded in the ledger)")
     .argument("<space_id>", "space id")
-    .argument("<credits>", "credits to add")
-    .option("--note <text>", "note stored with the ledger entry")
-    .action(async (spaceId: string, amount: string, opts: { note?: string }, cmd: Command) => {
-      const ctx = get(cmd);
-      const n = parseCredits(amount, "credits");
-      const instance = await ctx.localInstance();
-      const space = instance.addCredits(spaceId, n, opts.note);
-      ctx.print(
-        space,
-        (s) => [`Added ${n} credits to ${s.id}. Balance: ${s.credits}.`],
-        (s) => [s.id],
-      );
-    });
+    .argument("<credits>", "credits to add");
+  NOTE_FLAGS.addTo(add).action(async (spaceId: string, amount: string, opts: { note?: string }, cmd: Command) => {
+    const ctx = get(cmd);
+    const n = parseCredits(amount, "credits");
+    const instance = await ctx.localInstance();
+    const space = instance.addCredits(spaceId, n, opts.note);
+    ctx.print(
+      space,
+      (s) => [`Added ${n} credits to ${s.id}. Balance: ${s.credits}.`],
+      (s) => [s.id],
+    );
+  });
   examples(add, ["mediagen local credits add 65f0c2a1b3e4d5f6a7b8c9d0 250", 'mediagen local credits add "$SPACE" 0.5 --note refund']);
 }
 
@@ -275,10 +283,8 @@ function registerLedger(local: Command, get: Getter) {
 }
 
 function registerWebhooks(local: Command, get: Getter) {
-  const webhooks = local
-    .command("webhooks")
-    .description("List webhook deliveries and their attempts")
-    .option("--space <space_id>", "only deliveries of this space")
+  const webhooks = spaceFlags("only deliveries of this space")
+    .addTo(local.command("webhooks").description("List webhook deliveries and their attempts"))
     .action(async (opts: { space?: string }, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
@@ -350,10 +356,8 @@ function registerWebhooks(local: Command, get: Getter) {
 function registerVideos(local: Command, get: Getter) {
   const videos = local.command("videos").description("Videos of the local instance and their timelines (what generation made, what export renders)");
   examples(videos, ["mediagen local videos list", "mediagen local videos show 65f0c2a1b3e4d5f6a7b8c9d0"]);
-  const list = videos
-    .command("list")
-    .description("List videos: status, origin, duration")
-    .option("--space <space_id>", "only videos of this space")
+  const list = spaceFlags("only videos of this space")
+    .addTo(videos.command("list").description("List videos: status, origin, duration"))
     .action(async (opts: { space?: string }, cmd: Command) => {
       const ctx = get(cmd);
       const instance = await ctx.localInstance();
@@ -406,11 +410,8 @@ function registerVideos(local: Command, get: Getter) {
 }
 
 function registerReset(local: Command, get: Getter) {
-  const reset = local
-    .command("reset")
-    .description("Delete every space, key, job and file of the local instance")
-    .option("-y, --yes", "do not ask for confirmation")
-    .action(async (opts: { yes?: boolean }, cmd: Command) => {
+  const reset = RESET_FLAGS.addTo(local.command("reset").description("Delete every space, key, job and file of the local instance")).action(
+    async (opts: { yes?: boolean }, cmd: Command) => {
       const ctx = get(cmd);
       if (!opts.yes) {
         if (!ctx.io.canPrompt) {
@@ -431,7 +432,8 @@ function registerReset(local: Command, get: Getter) {
         () => [],
       );
       if (!ctx.opts.json) ctx.io.info("Local instance reset.");
-    });
+    },
+  );
   examples(reset, ["mediagen local reset --yes"]);
 }
 

@@ -7,38 +7,41 @@ import type { Command } from "commander";
 import { CliError, EXIT } from "../types.js";
 import type { CommandModule } from "../command-context.js";
 import { examples } from "../help-text.js";
-import { collect, parseCredits } from "../parse.js";
+import { parseCredits } from "../parse.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
-interface McpFlags {
-  allowDir?: string[];
-  maxCredits?: string;
-  readOnly?: boolean;
-}
+const MCP_FLAGS = defineFlags({
+  allowDir: { flag: "--allow-dir <dir>", type: "list", help: "let the download tool save into <dir> (repeatable; created if missing); without it downloads are off" },
+  maxCredits: {
+    flag: "--max-credits <n>",
+    type: "string",
+    to: parseCredits,
+    help: "the most this session may spend: each start is priced first and refused past it (a start whose price is unknown too)",
+  },
+  readOnly: { flag: "--read-only", type: "boolean", help: "offer only the tools that read (lists, statuses, pricing, wait_for, download): nothing can be started" },
+});
 
 export const command: CommandModule = {
   register(mcp: Command, getContext) {
-    mcp
-      .option("--allow-dir <dir>", "let the download tool save into <dir> (repeatable; created if missing); without it downloads are off", collect)
-      .option("--max-credits <n>", "the most this session may spend: each start is priced first and refused past it (a start whose price is unknown too)")
-      .option("--read-only", "offer only the tools that read (lists, statuses, pricing, wait_for, download): nothing can be started")
-      .action(async (flags: McpFlags, cmd: Command) => {
-        const ctx = getContext(cmd);
-        if (ctx.io.isStdoutTTY && ctx.io.canPrompt) {
-          ctx.io.info("mediagen mcp speaks the Model Context Protocol on stdin/stdout: configure it in an MCP client (see `mediagen mcp --help`). Ctrl-C stops.");
-        }
-        const maxCredits = flags.maxCredits !== undefined ? parseCredits(flags.maxCredits, "--max-credits") : undefined;
-        const { prepareDir } = await import("../download.js");
-        const { allowedDirs } = await import("../../mcp/paths.js");
-        let allowDirs: string[];
-        try {
-          allowDirs = allowedDirs(flags.allowDir ?? [], (d) => prepareDir(d, "--allow-dir"));
-        } catch (e) {
-          if (e instanceof CliError) throw e;
-          throw new CliError(`--allow-dir: ${(e as Error).message}`, EXIT.usage, "invalid_value", "--allow-dir");
-        }
-        const { runMcp } = await import("../../mcp/server.js");
-        await runMcp(ctx, { readOnly: flags.readOnly === true, allowDirs, ...(maxCredits !== undefined ? { maxCredits } : {}) });
-      });
+    MCP_FLAGS.addTo(mcp).action(async (raw: FlagInput<typeof MCP_FLAGS>, cmd: Command) => {
+      const ctx = getContext(cmd);
+      if (ctx.io.isStdoutTTY && ctx.io.canPrompt) {
+        ctx.io.info("mediagen mcp speaks the Model Context Protocol on stdin/stdout: configure it in an MCP client (see `mediagen mcp --help`). Ctrl-C stops.");
+      }
+      const flags = MCP_FLAGS.values(raw);
+      const maxCredits = flags.maxCredits;
+      const { prepareDir } = await import("../download.js");
+      const { allowedDirs } = await import("../../mcp/paths.js");
+      let allowDirs: string[];
+      try {
+        allowDirs = allowedDirs(flags.allowDir ?? [], (d) => prepareDir(d, "--allow-dir"));
+      } catch (e) {
+        if (e instanceof CliError) throw e;
+        throw new CliError(`--allow-dir: ${(e as Error).message}`, EXIT.usage, "invalid_value", "--allow-dir");
+      }
+      const { runMcp } = await import("../../mcp/server.js");
+      await runMcp(ctx, { readOnly: flags.readOnly === true, allowDirs, ...(maxCredits !== undefined ? { maxCredits } : {}) });
+    });
     examples(mcp, [
       "mediagen mcp --allow-dir ~/agent-out",
       "mediagen mcp --allow-dir out/ --max-credits 50",

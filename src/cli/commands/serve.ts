@@ -10,31 +10,12 @@ import type { CommandModule } from "../command-context.js";
 import type { CommandContext } from "../command-context.js";
 import { examples } from "../help-text.js";
 import { parseDuration } from "../parse.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 import type { LocalInstance } from "../../features/local.js";
 import type { RunningServer, ServerOptions } from "../../server/server.js";
 
 /** The server's signed media links, as the pages receive them. */
 type UrlBuilder = Parameters<NonNullable<ServerOptions["pages"]>>[0];
-
-interface ServeFlags {
-  host: string;
-  port: string;
-  publicUrl?: string;
-  allowLocalFiles?: boolean;
-  allowPrivateUrls?: boolean;
-  /** `--no-ui` sets it false. */
-  ui: boolean;
-  uiAllowRemote?: boolean;
-  faults?: string;
-  admin?: boolean;
-  adminToken?: string;
-  fromSnapshot?: string;
-  ephemeral?: boolean;
-  maxConnections: string;
-  maxConnectionsPerClient: string;
-  headersTimeout: string;
-  bodyTimeout: string;
-}
 
 function parseCount(value: string, flag: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 100_000) {
@@ -55,6 +36,65 @@ export function parsePort(value: string): number {
   }
   return Number(value);
 }
+
+/** `serve`'s flags; the numbers and durations are checked (and converted) by `SERVE_FLAGS.values`. */
+export const SERVE_FLAGS = defineFlags({
+  host: { flag: "--host <host>", type: "string", default: "127.0.0.1", help: "address to bind (non-loopback exposes the instance to the network)" },
+  port: { flag: "--port <port>", type: "string", default: "4010", to: parsePort, help: "port to listen on; 0 picks a free one" },
+  publicUrl: { flag: "--public-url <url>", type: "string", help: "URL clients reach this server at, used in media links (default: the listening address)" },
+  allowLocalFiles: {
+    flag: "--allow-local-files",
+    type: "boolean",
+    help: "let requests use files on this machine (file:// URLs, plain paths) as media inputs, as in-process calls can; off by default",
+  },
+  allowPrivateUrls: {
+    flag: "--allow-private-urls",
+    type: "boolean",
+    help: "let media URLs reach loopback, private and link-local addresses (your own network); off by default",
+  },
+  ui: { flag: "--no-ui", type: "boolean", help: "do not serve the dashboard pages at / (mediagen ui)" },
+  uiAllowRemote: {
+    flag: "--ui-allow-remote",
+    type: "boolean",
+    help: "let clients on other machines read the dashboard pages at / (they show every space and webhook payload); off by default: this machine only",
+  },
+  faults: { flag: "--faults <file>", type: "string", help: "add the fault rules of this JSON file at start (see `mediagen local faults add --help`)" },
+  fromSnapshot: { flag: "--from-snapshot <name>", type: "string", help: "start from this snapshot of the instance (`mediagen local snapshot save`)" },
+  ephemeral: { flag: "--ephemeral", type: "boolean", help: "serve a throwaway instance in a temp home, removed at exit (CI); --json adds its home and key" },
+  admin: { flag: "--no-admin", type: "boolean", help: "turn off the admin path /_mediagen/ (faults, snapshots, clock; loopback clients only)" },
+  adminToken: { flag: "--admin-token <token>", type: "string", help: "let non-loopback clients use the admin path with X-Mediagen-Admin-Token: <token>" },
+  maxConnections: {
+    flag: "--max-connections <n>",
+    type: "string",
+    default: "512",
+    to: parseCount,
+    help: "connections held at once, all clients together; past it the oldest idle one is closed, or the new one answered 503",
+  },
+  maxConnectionsPerClient: {
+    flag: "--max-connections-per-client <n>",
+    type: "string",
+    default: "128",
+    to: parseCount,
+    help: "connections held at once from one client address (same rule)",
+  },
+  headersTimeout: {
+    flag: "--headers-timeout <duration>",
+    type: "string",
+    default: "20s",
+    to: parseTimeout,
+    help: "time a client has to send a request's headers; past it: 408 and closed",
+  },
+  bodyTimeout: {
+    flag: "--body-timeout <duration>",
+    type: "string",
+    default: "30s",
+    to: parseTimeout,
+    help: "time a client has, after the headers, to send the body; past it: 408 and closed",
+  },
+});
+
+/** The checked flags of a `serve` command line (a default counts as given: host, port, ui… are always there). */
+type ServeFlags = ReturnType<typeof SERVE_FLAGS.values> & { host: string; port: number };
 
 /** Refuses a bad --public-url and warns about every flag that opens the instance up. */
 function checkServeFlags(
@@ -153,15 +193,13 @@ async function openServed(
 }
 
 /** Opens the instance and starts the server over it, then serves until stopped. */
-async function runServe(ctx: CommandContext, flags: ServeFlags): Promise<void> {
-  const port = parsePort(flags.port);
+async function runServe(ctx: CommandContext, raw: FlagInput<typeof SERVE_FLAGS>): Promise<void> {
+  const flags = SERVE_FLAGS.values(raw) as ServeFlags;
+  const port = flags.port;
   const faultRules = flags.faults !== undefined ? (await import("./local-faults.js")).readFaultsFile(flags.faults, "--faults") : undefined;
-  const connections = {
-    max: parseCount(flags.maxConnections, "--max-connections"),
-    perClient: parseCount(flags.maxConnectionsPerClient, "--max-connections-per-client"),
-  };
-  const headersTimeoutMs = parseTimeout(flags.headersTimeout, "--headers-timeout");
-  const bodyTimeoutMs = parseTimeout(flags.bodyTimeout, "--body-timeout");
+  const connections = { max: flags.maxConnections!, perClient: flags.maxConnectionsPerClient! };
+  const headersTimeoutMs = flags.headersTimeout!;
+  const bodyTimeoutMs = flags.bodyTimeout!;
   // Checked before anything loads, so a bad value fails fast (the instance reads them the same way).
   envSetting(() => [readEnv("MEDIAGEN_LOCAL_RATE_LIMIT", ctx.env), readEnv("MEDIAGEN_LOCAL_RATE_WINDOW_MS", ctx.env)]);
   const { home: configHome } = await ctx.config();
@@ -173,12 +211,12 @@ async function runServe(ctx: CommandContext, flags: ServeFlags): Promise<void> {
   ]);
   const { allowLocalFiles, allowPrivateNetwork } = checkServeFlags(ctx, flags, isLoopbackAddress);
 
-  if (flags.uiAllowRemote && flags.ui) {
+  if (flags.uiAllowRemote && flags.ui !== false) {
     ctx.io.warn(
       "warning: --ui-allow-remote lets anyone who can reach this server read the dashboard pages (spaces, key ids, ledgers, webhook payloads) and resend webhooks.",
     );
   }
-  const pages = flags.ui ? await dashboardPages(ctx.home, flags) : undefined;
+  const pages = flags.ui !== false ? await dashboardPages(ctx.home, flags) : undefined;
 
   const rateLimit = rateLimitFromEnv(ctx.env);
   // --debug also turns on the local instance's own lines (query parameters it ignored, why a request
@@ -262,27 +300,7 @@ async function serveUntilStopped(
 
 export const command: CommandModule = {
   register(serve: Command, getContext) {
-    serve
-      .option("--host <host>", "address to bind (non-loopback exposes the instance to the network)", "127.0.0.1")
-      .option("--port <port>", "port to listen on; 0 picks a free one", "4010")
-      .option("--public-url <url>", "URL clients reach this server at, used in media links (default: the listening address)")
-      .option("--allow-local-files", "let requests use files on this machine (file:// URLs, plain paths) as media inputs, as in-process calls can; off by default")
-      .option("--allow-private-urls", "let media URLs reach loopback, private and link-local addresses (your own network); off by default")
-      .option("--no-ui", "do not serve the dashboard pages at / (mediagen ui)")
-      .option(
-        "--ui-allow-remote",
-        "let clients on other machines read the dashboard pages at / (they show every space and webhook payload); off by default: this machine only",
-      )
-      .option("--faults <file>", "add the fault rules of this JSON file at start (see `mediagen local faults add --help`)")
-      .option("--from-snapshot <name>", "start from this snapshot of the instance (`mediagen local snapshot save`)")
-      .option("--ephemeral", "serve a throwaway instance in a temp home, removed at exit (CI); --json adds its home and key")
-      .option("--no-admin", "turn off the admin path /_mediagen/ (faults, snapshots, clock; loopback clients only)")
-      .option("--admin-token <token>", "let non-loopback clients use the admin path with X-Mediagen-Admin-Token: <token>")
-      .option("--max-connections <n>", "connections held at once, all clients together; past it the oldest idle one is closed, or the new one answered 503", "512")
-      .option("--max-connections-per-client <n>", "connections held at once from one client address (same rule)", "128")
-      .option("--headers-timeout <duration>", "time a client has to send a request's headers; past it: 408 and closed", "20s")
-      .option("--body-timeout <duration>", "time a client has, after the headers, to send the body; past it: 408 and closed", "30s")
-      .action(async (flags: ServeFlags, cmd: Command) => runServe(getContext(cmd), flags));
+    SERVE_FLAGS.addTo(serve).action(async (flags: FlagInput<typeof SERVE_FLAGS>, cmd: Command) => runServe(getContext(cmd), flags));
     examples(serve, [
       "mediagen serve",
       'mediagen serve --port 0 --json        # prints {"base_url": …} once listening',

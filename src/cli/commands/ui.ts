@@ -10,11 +10,12 @@ import { examples } from "../help-text.js";
 import { CliError, EXIT } from "../types.js";
 import type { CommandModule } from "../command-context.js";
 import { parsePort } from "./serve.js";
+import { defineFlags, type FlagInput } from "../flags.js";
 
-interface UiFlags {
-  port: string;
-  open?: boolean;
-}
+const UI_FLAGS = defineFlags({
+  port: { flag: "--port <port>", type: "string", default: "4020", to: parsePort, help: "port on 127.0.0.1; 0 picks a free one" },
+  open: { flag: "--open", type: "boolean", help: "open the dashboard in the browser" },
+});
 
 /** Opens the URL in the desktop's browser; says so when it cannot (no desktop, no opener). */
 function openBrowser(ctx: CommandContext, url: string): void {
@@ -30,34 +31,33 @@ function openBrowser(ctx: CommandContext, url: string): void {
 
 export const command: CommandModule = {
   register(ui: Command, getContext) {
-    ui.option("--port <port>", "port on 127.0.0.1; 0 picks a free one", "4020")
-      .option("--open", "open the dashboard in the browser")
-      .action(async (flags: UiFlags, cmd: Command) => {
-        const ctx = getContext(cmd);
-        const port = parsePort(flags.port);
-        const [{ openLocalInstance }, { startUiServer }] = await Promise.all([import("../../features/local.js"), import("../../ui/server.js")]);
-        const instance = openLocalInstance({ home: ctx.home, worker: "detached" });
-        let running: Awaited<ReturnType<typeof startUiServer>>;
-        try {
-          running = await startUiServer({ instance, home: ctx.home, port });
-        } catch (e) {
-          await instance.close();
-          if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {
-            throw new CliError(`127.0.0.1:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
-          }
-          throw e;
-        }
-        const stopped = ctx.runtime.signals.nextStop();
-        // With this run's secret: only who can read this output opens the pages.
-        const url = running.url;
-        if (ctx.opts.json) ctx.io.out(JSON.stringify({ url }));
-        else ctx.io.out(url);
-        ctx.io.info("The dashboard of this machine (only this machine can open it). Ctrl-C stops.");
-        if (flags.open) openBrowser(ctx, url);
-        await stopped;
-        await running.close();
+    UI_FLAGS.addTo(ui).action(async (raw: FlagInput<typeof UI_FLAGS>, cmd: Command) => {
+      const ctx = getContext(cmd);
+      const flags = UI_FLAGS.values(raw);
+      const port = flags.port!;
+      const [{ openLocalInstance }, { startUiServer }] = await Promise.all([import("../../features/local.js"), import("../../ui/server.js")]);
+      const instance = openLocalInstance({ home: ctx.home, worker: "detached" });
+      let running: Awaited<ReturnType<typeof startUiServer>>;
+      try {
+        running = await startUiServer({ instance, home: ctx.home, port });
+      } catch (e) {
         await instance.close();
-      });
+        if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {
+          throw new CliError(`127.0.0.1:${port} is already in use; choose another --port (0 picks a free one)`, EXIT.error, "address_in_use");
+        }
+        throw e;
+      }
+      const stopped = ctx.runtime.signals.nextStop();
+      // With this run's secret: only who can read this output opens the pages.
+      const url = running.url;
+      if (ctx.opts.json) ctx.io.out(JSON.stringify({ url }));
+      else ctx.io.out(url);
+      ctx.io.info("The dashboard of this machine (only this machine can open it). Ctrl-C stops.");
+      if (flags.open) openBrowser(ctx, url);
+      await stopped;
+      await running.close();
+      await instance.close();
+    });
     examples(ui, [
       "mediagen ui --open",
       'mediagen ui --port 0 --json     # prints {"url": …} once listening',
