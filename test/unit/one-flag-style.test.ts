@@ -14,17 +14,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 /** The one module that makes commander options. */
 const FLAGS_MODULE = "src/cli/flags.ts";
 
-/**
- * TEMPORARY: files being converted at the same time on another branch. Remove this list (and its
- * uses below) once they are merged; an entry that no longer adds a bare option fails the test.
- */
-const NOT_YET_CONVERTED: readonly string[] = [
-  "src/features/generation/client/cli.ts",
-  "src/features/generation/client/plan-cli.ts",
-  "src/features/export/client/cli.ts",
-  "src/features/avatar/client/cli.ts",
-];
-
 const BARE = [/\.\s*(?:option|requiredOption|addOption)\s*\(/, /\bnew\s+Option\s*\(/];
 
 /** The text with comments blanked out (line breaks kept, so line numbers stay right). */
@@ -55,7 +44,7 @@ const SOURCES = tsFiles(path.join(ROOT, "src")).map((full) => ({
 
 describe("one flag style", () => {
   it("no file but src/cli/flags.ts adds a commander option itself (declare flags with defineFlags)", () => {
-    const found = SOURCES.filter((s) => s.file !== FLAGS_MODULE && !NOT_YET_CONVERTED.includes(s.file)).flatMap((s) => bareOptions(s.file, s.text));
+    const found = SOURCES.filter((s) => s.file !== FLAGS_MODULE).flatMap((s) => bareOptions(s.file, s.text));
     expect(found, `add these flags with defineFlags(...).addTo(cmd) (src/cli/flags.ts):\n${found.join("\n")}`).toEqual([]);
   });
 
@@ -65,14 +54,6 @@ describe("one flag style", () => {
     for (const f of [FLAGS_MODULE, "src/cli/program.ts", "src/cli/commands/serve.ts", "src/cli/help-text.ts"]) expect(files).toContain(f);
     // flags.ts is the exception because it does make the options.
     expect(bareOptions(FLAGS_MODULE, SOURCES.find((s) => s.file === FLAGS_MODULE)!.text)).not.toEqual([]);
-  });
-
-  it("the temporary allow-list names files that exist and still add bare options (else drop them from it)", () => {
-    for (const file of NOT_YET_CONVERTED) {
-      const source = SOURCES.find((s) => s.file === file);
-      expect(source, `${file} is gone: drop it from NOT_YET_CONVERTED`).toBeDefined();
-      expect(bareOptions(file, source!.text), `${file} is converted: drop it from NOT_YET_CONVERTED`).not.toEqual([]);
-    }
   });
 
   it("names the file and line of every way of adding an option by hand, and ignores comments", () => {
