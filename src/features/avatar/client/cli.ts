@@ -40,6 +40,14 @@ const images = { type: "list", item: imageRef, media: "url" } as const;
 /** `--tags a,b` → `["a", "b"]`. */
 const tagList = (value: string) => splitList(value);
 
+/** The flags every look start ends with: its webhook, a whole body, the local failure, the cost guard. */
+const LOOK_START_FLAGS = {
+  webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
+  body: BODY_FLAG,
+  simulate: SIMULATE_FLAG,
+  ...START_GUARD_FLAGS,
+} as const;
+
 export const CREATE_FLAGS = defineFlags({
   prompt: { flag: "--prompt <text>", type: "string", help: "describe the person and the scene (wins over --image)", field: "prompt" },
   style: { flag: "--style <style>", type: "choice", choices: CREATE_STYLES, help: "style (default iphone; raw: no styling)", field: "style" },
@@ -49,10 +57,7 @@ export const CREATE_FLAGS = defineFlags({
   image: { flag: "--image <url>", ...images, help: "an image used as-is as a look, URL or file (repeatable; only without --prompt)", field: "images" },
   element: { flag: "--element <url>", ...images, help: "reference element image such as a logo or product (repeatable; prompt only)", field: "elementImages" },
   resolution: { flag: "--resolution <res>", type: "choice", choices: RESOLUTIONS, help: "2K (default, 2 credits) or 4K (4 credits); prompt only", field: "resolution" },
-  webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
-  body: BODY_FLAG,
-  simulate: SIMULATE_FLAG,
-  ...START_GUARD_FLAGS,
+  ...LOOK_START_FLAGS,
 });
 export type CreateFlags = FlagInput<typeof CREATE_FLAGS>;
 
@@ -72,10 +77,7 @@ export const EDIT_FLAGS = defineFlags({
   lookName: { flag: "--look-name <name>", type: "string", help: "name of the new look", field: "look_name" },
   place: { flag: "--place <place>", type: "string", help: "place or context of the new look", field: "place" },
   tags: { flag: "--tags <list>", type: "string", to: tagList, help: "tags of the new look, comma-separated", field: "tags" },
-  webhookUrl: { flag: "--webhook-url <url>", type: "string", help: "notified when the look is ready or failed", field: "webhook_url" },
-  body: BODY_FLAG,
-  simulate: SIMULATE_FLAG,
-  ...START_GUARD_FLAGS,
+  ...LOOK_START_FLAGS,
 });
 export type EditFlags = FlagInput<typeof EDIT_FLAGS>;
 
