@@ -126,9 +126,16 @@ export function watchFlags(o: { until: string; saves: string }) {
     download: { flag: "--download <dir>", type: "string", help: `save ${o.saves} (implies --watch)` },
     force: { flag: "--force", type: "boolean", help: "overwrite existing files when downloading" },
     show: { flag: "--show", type: "boolean", help: SHOW_HELP },
-    timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
-    interval: { flag: "--interval <duration>", type: "string", help: "poll interval (default: the service's schedule)" },
+    ...waitTimingFlags("the service's schedule"),
   });
+}
+
+/** `--timeout` and `--interval` of every wait; `schedule` says what the interval is by default. */
+export function waitTimingFlags(schedule: string) {
+  return {
+    timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
+    interval: { flag: "--interval <duration>", type: "string", help: `poll interval (default: ${schedule})` },
+  } as const;
 }
 
 /** Adds the watch flags (`watchFlags`) to a command. */

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT } from "../../../cli/types.js";
 import type { CommandModule } from "../../../cli/command-context.js";
-import { examples, SHOW_HELP } from "../../../cli/help-text.js";
+import { examples, SHOW_HELP, waitTimingFlags } from "../../../cli/help-text.js";
 import { addWebhookListen } from "../../../cli/webhook-listen.js";
 import { keyValues } from "../../../cli/output.js";
 import { BODY_FLAG, defineFlags, flagError, type FlagInput } from "../../../cli/flags.js";
@@ -74,8 +74,7 @@ export const EXPORT_WAIT_FLAGS = defineFlags({
   },
   force: { flag: "--force", type: "boolean", help: "overwrite an existing file when downloading" },
   show: { flag: "--show", type: "boolean", help: SHOW_HELP },
-  timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
-  interval: { flag: "--interval <duration>", type: "string", help: "poll interval (default: the spec's export schedule; faster on the local target)" },
+  ...waitTimingFlags("the spec's export schedule; faster on the local target"),
 });
 
 export function exportWaitOptions(cmd: Command): Command {

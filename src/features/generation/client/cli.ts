@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { CliError, EXIT } from "../../../cli/types.js";
 import type { CommandModule } from "../../../cli/command-context.js";
-import { examples, SHOW_HELP } from "../../../cli/help-text.js";
+import { examples, SHOW_HELP, waitTimingFlags } from "../../../cli/help-text.js";
 import { addWebhookListen } from "../../../cli/webhook-listen.js";
 import { keyValues } from "../../../cli/output.js";
 import { absoluteIfFile, parseSimulate, waitOptionsFrom } from "../../../cli/parse.js";
@@ -219,8 +219,7 @@ const RUN_FLAGS = defineFlags({
 const waitFlagSet = (until: string) =>
   defineFlags({
     watch: { flag: "--watch", type: "boolean", help: `wait until ${until}` },
-    timeout: { flag: "--timeout <duration>", type: "string", help: "give up waiting after this long (default 20m)" },
-    interval: { flag: "--interval <duration>", type: "string", help: "poll interval (default: the spec's generation schedule; faster on the local target)" },
+    ...waitTimingFlags("the spec's generation schedule; faster on the local target"),
   });
 const UNTIL_DONE = "the video is done (or the job failed)";
 
