@@ -42,18 +42,14 @@ export interface JournalHost {
   readonly clock: Clock;
 }
 
-/** What a request is, as the server learns it (its operation and body) and ends it (its status). */
-export interface JournalRecord {
+/**
+ * What a request is, as the server learns it (its operation and body) and ends it (its status): an
+ * entry's fields, with the start time in ms and the body as received (stored masked).
+ */
+export interface JournalRecord extends Pick<JournalEntry, "method" | "path" | "query" | "op" | "status" | "error" | "body"> {
   startedAt: number;
-  method: string;
-  path: string;
-  query: string | null;
-  op: string | null;
-  status: number | null;
-  error: string | null;
   durationMs: number;
   requestId: string | null;
-  body: unknown;
 }
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS request_journal (
