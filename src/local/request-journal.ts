@@ -8,6 +8,7 @@
  */
 import { redact } from "../engine/redact.js";
 import { LocalAdminError } from "./admin-error.js";
+import type { RecordedRequest } from "../testing/index.js";
 import type { Clock, DB } from "./types.js";
 
 /** Entries kept per home; older ones are dropped as new ones come. */
@@ -15,28 +16,12 @@ export const JOURNAL_MAX = 10_000;
 /** A recorded body's JSON text is cut past this many characters (`body_truncated`). */
 export const JOURNAL_BODY_MAX = 16 * 1024;
 
-export interface JournalEntry {
-  /** Increasing per home: `after=<seq>` reads what came since. */
-  seq: number;
-  /** When the request arrived, on the instance's clock (ISO 8601). */
-  at: string;
-  method: string;
-  /** The path, without the query. */
-  path: string;
-  /** The query of an API request (media links' signatures are left out). */
-  query: string | null;
-  /** The operation (`assetStart`…), `media` for a file, null for an unknown path. */
-  op: string | null;
-  /** The status answered; null when no answer was sent (a fault dropped the connection, the client left). */
-  status: number | null;
-  /** Why there is no status: `reset`, `empty` (fault rules) or `client_closed`. */
-  error: string | null;
-  duration_ms: number;
-  request_id: string | null;
-  /** The JSON body of a POST, key-like values masked; null for none. */
-  body: unknown;
-  body_truncated: boolean;
-}
+/**
+ * One recorded request, as listed. The type is the `mediagen/testing` entry's (RecordedRequest): that
+ * module's declarations are built self-contained (Node built-ins only), so the fields are written
+ * there once and the journal takes them from it (a type-only import: nothing of it is loaded).
+ */
+export type JournalEntry = RecordedRequest;
 
 export interface JournalFilter {
   /** Operation name(s); a comma-separated list matches any. */
@@ -57,18 +42,14 @@ export interface JournalHost {
   readonly clock: Clock;
 }
 
-/** What a request is, as the server learns it (its operation and body) and ends it (its status). */
-export interface JournalRecord {
+/**
+ * What a request is, as the server learns it (its operation and body) and ends it (its status): an
+ * entry's fields, with the start time in ms and the body as received (stored masked).
+ */
+export interface JournalRecord extends Pick<JournalEntry, "method" | "path" | "query" | "op" | "status" | "error" | "body"> {
   startedAt: number;
-  method: string;
-  path: string;
-  query: string | null;
-  op: string | null;
-  status: number | null;
-  error: string | null;
   durationMs: number;
   requestId: string | null;
-  body: unknown;
 }
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS request_journal (
@@ -105,19 +86,8 @@ export function journalBody(body: unknown): string | null {
   return text.length > JOURNAL_BODY_MAX ? `${text.slice(0, JOURNAL_BODY_MAX)}…` : text;
 }
 
-interface Row {
-  seq: number;
-  at: number;
-  method: string;
-  path: string;
-  query: string | null;
-  op: string | null;
-  status: number | null;
-  error: string | null;
-  duration_ms: number;
-  request_id: string | null;
-  body: string | null;
-}
+/** A stored row: the entry's fields, with the time in ms and the body as its stored JSON text. */
+type Row = Omit<JournalEntry, "at" | "body" | "body_truncated"> & { at: number; body: string | null };
 
 function entryOf(r: Row): JournalEntry {
   let body: unknown = null;
@@ -130,20 +100,7 @@ function entryOf(r: Row): JournalEntry {
       truncated = true;
     }
   }
-  return {
-    seq: r.seq,
-    at: new Date(r.at).toISOString(),
-    method: r.method,
-    path: r.path,
-    query: r.query,
-    op: r.op,
-    status: r.status,
-    error: r.error,
-    duration_ms: Math.round(r.duration_ms * 10) / 10,
-    request_id: r.request_id,
-    body,
-    body_truncated: truncated,
-  };
+  return { ...r, at: new Date(r.at).toISOString(), duration_ms: Math.round(r.duration_ms * 10) / 10, body, body_truncated: truncated };
 }
 
 /** `status=`: exact statuses and classes (`4xx`), as SQL and its parameters. */

@@ -97,26 +97,33 @@ export function lookupWithin(allowed: AddressPolicy) {
 }
 
 /**
+ * The addresses a URL's host stands for: itself when it is an IP literal (`[::1]` as `::1`), else
+ * every address it resolves to; undefined when it does not resolve.
+ */
+export async function hostAddresses(url: URL): Promise<string[] | undefined> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(host)) return [host];
+  try {
+    return (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Why a webhook URL may not be delivered to on a remote caller's behalf, or undefined: its host is
  * (in any spelling) or resolves to an address `isPublicAddress` refuses. The same rule as fetches,
  * applied when the request names the URL (a default `serve`; `--allow-private-urls` opens it).
  */
 export async function webhookAddressProblem(url: string): Promise<string | undefined> {
-  let host: string;
+  let parsed: URL;
   try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+    parsed = new URL(url);
   } catch {
     return undefined; // not a URL: the request's own checks say so
   }
-  let addresses: string[];
-  if (net.isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
-    } catch {
-      return undefined; // not resolvable now: delivery attempts will fail and be recorded
-    }
-  }
-  if (addresses.every((a) => isPublicAddress(a))) return undefined;
+  const addresses = await hostAddresses(parsed);
+  // Not resolvable now: delivery attempts will fail and be recorded.
+  if (!addresses || addresses.every((a) => isPublicAddress(a))) return undefined;
   return "must be on a public address: this server delivers webhooks to public addresses only (serve --allow-private-urls lets it reach loopback and private ones)";
 }

@@ -2,7 +2,6 @@
  * resolveMedia: reference/media URLs → local files. http(s) is fetched once (timeout + size cap) into
  * the cache under a hash of the URL; file:// URLs and plain paths are checked and returned as is.
  */
-import dns from "node:dns";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -10,7 +9,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeQuietly, sha256, tempPathFor } from "./atomic.js";
-import { isPublicAddress, lookupWithin, RefusedAddressError, type AddressPolicy } from "./address-policy.js";
+import { hostAddresses, isPublicAddress, lookupWithin, RefusedAddressError, type AddressPolicy } from "./address-policy.js";
 import { MediaFetchError } from "./errors.js";
 
 export interface ResolveMediaOptions {
@@ -45,6 +44,44 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The URL without credentials or query, safe to put in messages and logs. */
 export function displayUrl(u: URL): string {
   return `${u.protocol}//${u.host}${u.pathname}`;
+}
+
+/**
+ * The deadline of one request: `signal` aborts after `timeoutMs` (`timedOut` then says so) or as soon
+ * as the caller's signal does. `end()` once the request is over.
+ */
+export interface RequestDeadline {
+  readonly signal: AbortSignal;
+  readonly timedOut: boolean;
+  abort(): void;
+  end(): void;
+}
+
+export function requestDeadline(timeoutMs: number, caller: AbortSignal | undefined): RequestDeadline {
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctrl.abort();
+  }, timeoutMs);
+  const onAbort = (): void => ctrl.abort();
+  caller?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: ctrl.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    abort: () => ctrl.abort(),
+    end: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** What a failed request's message may say of its error: its code only (library messages may quote the full URL). */
+export function fetchErrorCode(e: unknown): string {
+  return (e as { code?: string }).code ?? (e instanceof Error ? e.name : "error");
 }
 
 function existingFile(p: string, shown: string): string {
@@ -124,16 +161,7 @@ export async function resolveMediaFile(urlOrPath: string, o: ResolveMediaOptions
  * same as a failed fetch (`could not fetch <url>`), so nothing about the address is learnt from it.
  */
 async function checkReachable(url: URL, policy: AddressPolicy): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  let addresses: string[];
-  if (net.isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
-    } catch {
-      addresses = [];
-    }
-  }
+  const addresses = (await hostAddresses(url)) ?? [];
   if (addresses.length === 0 || addresses.some((a) => !policy(a))) {
     throw new MediaFetchError(`could not fetch ${displayUrl(url)}`, "unreachable");
   }
@@ -236,14 +264,7 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const publicOnly = !o.allowPrivateNetwork;
   const shown = displayUrl(url);
-  const ctrl = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    ctrl.abort();
-  }, timeoutMs);
-  const onAbort = (): void => ctrl.abort();
-  o.signal?.addEventListener("abort", onAbort, { once: true });
+  const deadline = requestDeadline(timeoutMs, o.signal);
   const tmp = tempPathFor(dest);
   let out: fs.WriteStream | undefined;
   let res: http.IncomingMessage | undefined;
@@ -251,7 +272,7 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
     ({ res } = await openUrl(url, {
       allowPrivateNetwork: o.allowPrivateNetwork,
       ...(o.addressPolicy ? { addressPolicy: o.addressPolicy } : {}),
-      signal: ctrl.signal,
+      signal: deadline.signal,
     }));
     const status = res.statusCode ?? 0;
     if (status === 404 || status === 410) {
@@ -298,8 +319,8 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
     if (out) out.destroy();
     res?.destroy();
     removeQuietly(tmp);
-    ctrl.abort();
-    const cancelled = !timedOut && o.signal?.aborted;
+    deadline.abort();
+    const cancelled = !deadline.timedOut && o.signal?.aborted;
     if (cancelled) throw new MediaFetchError(`cancelled fetching ${shown}`, "timeout");
     if (publicOnly && !(e instanceof MediaFetchError && (e.reason === "too_large" || e.reason === "unsupported"))) {
       // For a remote caller every refused or failed fetch reads the same: what an address or port
@@ -307,12 +328,9 @@ async function download(url: URL, dest: string, o: ResolveMediaOptions): Promise
       throw new MediaFetchError(`could not fetch ${shown}`, "unreachable");
     }
     if (e instanceof MediaFetchError) throw e;
-    if (timedOut) throw new MediaFetchError(`timed out after ${timeoutMs} ms fetching ${shown}`, "timeout");
-    // Only an error code goes into the message: library messages may quote the full URL.
-    const code = (e as { code?: string }).code ?? (e instanceof Error ? e.name : "error");
-    throw new MediaFetchError(`could not fetch ${shown}: ${code}`, "http_error");
+    if (deadline.timedOut) throw new MediaFetchError(`timed out after ${timeoutMs} ms fetching ${shown}`, "timeout");
+    throw new MediaFetchError(`could not fetch ${shown}: ${fetchErrorCode(e)}`, "http_error");
   } finally {
-    clearTimeout(timer);
-    o.signal?.removeEventListener("abort", onAbort);
+    deadline.end();
   }
 }

@@ -9,7 +9,7 @@ import { cardGraph } from "./card.js";
 import { RenderError } from "./errors.js";
 import { checkFile, checkOut, checkSize, pngSize } from "./inputs.js";
 import { cardLayout } from "./layout.js";
-import { runTool } from "./run.js";
+import { QUIET, runTool } from "./run.js";
 import { getTools, type Tools } from "./tools.js";
 
 export interface RenderImageOptions {
@@ -35,7 +35,7 @@ export interface RenderImageResult {
 }
 
 export const BITEXACT = ["-fflags", "+bitexact", "-flags", "+bitexact", "-map_metadata", "-1"];
-export const QUIET = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
+export { QUIET };
 
 /**
  * Draws the card into `tmpPng` (used by renderImage and, at video size, by renderVideo), or as a

@@ -12,6 +12,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readEnv } from "../config/env.js";
 import { RenderError } from "./errors.js";
 
+/** ffmpeg's first arguments for a quiet run: no banner, no stdin, overwrite, errors only. */
+export const QUIET = ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"];
+
 const STDERR_KEEP = 16 * 1024;
 const STDOUT_KEEP = 4 * 1024 * 1024;
 const TAIL_LINES = 12;

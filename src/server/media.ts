@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { createReadStream, promises as fsp } from "node:fs";
+import { constants as fsConstants, promises as fsp } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 
@@ -124,6 +124,78 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
+/** A file opened to be served: checked and read through its one descriptor. */
+export interface OpenedFile {
+  handle: fsp.FileHandle;
+  size: number;
+  mtime: Date;
+}
+
+/**
+ * Opens `file` once to serve it, not following a symbolic link (O_NOFOLLOW): what is checked (a
+ * regular file) is what is read, so a file swapped for a link between a check and the read is
+ * refused, not followed. `link` for a symbolic link, `missing` for anything else that is not a file.
+ */
+export async function openServedFile(file: string): Promise<OpenedFile | "link" | "missing"> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ELOOP" ? "link" : "missing";
+  }
+  try {
+    const st = await handle.stat();
+    if (st.isFile()) return { handle, size: st.size, mtime: st.mtime };
+  } catch {
+    // Gone between the open and the stat: as missing.
+  }
+  await handle.close();
+  return "missing";
+}
+
+/**
+ * Answers GET or HEAD with an opened file (its content type from `name`), with Range support:
+ * a single satisfiable range is a 206, an unsatisfiable one a 416. Closes the file.
+ */
+export async function sendServedFile(req: IncomingMessage, res: ServerResponse, opened: OpenedFile, name: string, baseHeaders: Record<string, string>): Promise<void> {
+  const { handle, size } = opened;
+  const headers: Record<string, string | number> = {
+    ...baseHeaders,
+    "content-type": contentTypeOf(name),
+    "accept-ranges": "bytes",
+    "last-modified": opened.mtime.toUTCString(),
+  };
+  const range = parseRange(req.headers.range, size);
+  if (range === "unsatisfiable") {
+    await handle.close();
+    res.writeHead(416, { ...headers, "content-range": `bytes */${size}`, "content-length": 0 });
+    return void res.end();
+  }
+  const start = range?.start ?? 0;
+  const end = range?.end ?? size - 1;
+  const length = size === 0 ? 0 : end - start + 1;
+  if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
+  headers["content-length"] = length;
+  res.writeHead(range ? 206 : 200, headers);
+  if (req.method === "HEAD" || length === 0) {
+    await handle.close();
+    return void res.end();
+  }
+  await new Promise<void>((resolve) => {
+    // The stream owns the descriptor from here and closes it.
+    const stream = handle.createReadStream({ start, end });
+    stream.on("error", () => {
+      res.destroy();
+      resolve();
+    });
+    res.on("close", () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.pipe(res);
+  });
+}
+
 /** Serves one signed media file (GET or HEAD), with Range support. */
 export async function serveMedia(
   req: IncomingMessage,
@@ -151,46 +223,7 @@ export async function serveMedia(
   const root = path.resolve(mediaDir);
   const file = path.resolve(root, rel);
   if (!file.startsWith(root + path.sep)) return reply(404, "not_found", "Media not found");
-  let stat: Awaited<ReturnType<typeof fsp.stat>>;
-  try {
-    stat = await fsp.stat(file);
-  } catch {
-    return reply(404, "not_found", "Media not found");
-  }
-  if (!stat.isFile()) return reply(404, "not_found", "Media not found");
-  const headers: Record<string, string | number> = {
-    ...baseHeaders,
-    "content-type": contentTypeOf(file),
-    "accept-ranges": "bytes",
-    "last-modified": stat.mtime.toUTCString(),
-    "cache-control": "private, max-age=3600",
-  };
-  const range = parseRange(req.headers.range, stat.size);
-  if (range === "unsatisfiable") {
-    res.writeHead(416, { ...headers, "content-range": `bytes */${stat.size}`, "content-length": 0 });
-    res.end();
-    return;
-  }
-  const start = range?.start ?? 0;
-  const end = range?.end ?? stat.size - 1;
-  const length = stat.size === 0 ? 0 : end - start + 1;
-  if (range) headers["content-range"] = `bytes ${start}-${end}/${stat.size}`;
-  headers["content-length"] = length;
-  res.writeHead(range ? 206 : 200, headers);
-  if (req.method === "HEAD" || length === 0) {
-    res.end();
-    return;
-  }
-  await new Promise<void>((resolve) => {
-    const stream = createReadStream(file, { start, end });
-    stream.on("error", () => {
-      res.destroy();
-      resolve();
-    });
-    res.on("close", () => {
-      stream.destroy();
-      resolve();
-    });
-    stream.pipe(res);
-  });
+  const opened = await openServedFile(file);
+  if (typeof opened === "string") return reply(404, "not_found", "Media not found");
+  await sendServedFile(req, res, opened, file, { ...baseHeaders, "cache-control": "private, max-age=3600" });
 }

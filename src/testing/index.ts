@@ -70,18 +70,29 @@ export interface FaultRule {
   [field: string]: unknown;
 }
 
-/** One request the emulator received (`GET /_mediagen/requests`). */
+/**
+ * One request the emulator received (`GET /_mediagen/requests`). The emulator's request journal
+ * (src/local/request-journal.ts) stores and lists entries of this very type.
+ */
 export interface RecordedRequest {
+  /** Increasing per home: `after=<seq>` reads what came since. */
   seq: number;
+  /** When the request arrived, on the instance's clock (ISO 8601). */
   at: string;
   method: string;
+  /** The path, without the query. */
   path: string;
+  /** The query of an API request (media links' signatures are left out). */
   query: string | null;
+  /** The operation (`assetStart`…), `media` for a file, null for an unknown path. */
   op: string | null;
+  /** The status answered; null when no answer was sent (a fault dropped the connection, the client left). */
   status: number | null;
+  /** Why there is no status: `reset`, `empty` (fault rules) or `client_closed`. */
   error: string | null;
   duration_ms: number;
   request_id: string | null;
+  /** The JSON body of a POST, key-like values masked; null for none. */
   body: unknown;
   body_truncated: boolean;
 }

@@ -3,14 +3,13 @@
  * paths (`/`, `/local`, `/videos/<id>`, `/ui/…`) and returns false for any other, which the server
  * then answers as before. Every answer passes the guard first (guard.ts).
  */
-import { constants as fsConstants, promises as fsp } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readHistory, JOB_KINDS, type JobKind } from "../cli/journal.js";
 import { listVideos, readVideo } from "../features/video/emulator/public/record.js";
 import { videoView } from "../features/video/emulator/show.js";
 import type { LocalInstance } from "../features/local.js";
 import type { UrlBuilder } from "../local/types.js";
-import { contentTypeOf, parseRange } from "../server/media.js";
+import { openServedFile, sendServedFile } from "../server/media.js";
 import { galleryItems, itemKey } from "./gallery-data.js";
 import { galleryPage } from "./gallery-page.js";
 import { type PageGuard, SECURITY_HEADERS } from "./guard.js";
@@ -68,62 +67,14 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefin
 }
 
 /**
- * A file the history says `download` saved, with Range support (video players seek with it). Opened
- * once, not following a symbolic link (O_NOFOLLOW), then checked and read through that descriptor:
- * a file swapped for a link (to ~/.ssh/…) between a check and the read is refused, not followed.
+ * A file the history says `download` saved, served as the server serves its media (one descriptor,
+ * no symbolic link followed, Range support: video players seek with it).
  */
 async function sendFile(req: IncomingMessage, res: ServerResponse, file: string): Promise<void> {
-  let size: number;
-  let handle: fsp.FileHandle;
-  try {
-    handle = await fsp.open(file, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
-  } catch (e) {
-    const link = (e as NodeJS.ErrnoException).code === "ELOOP";
-    return sendError(res, link ? 403 : 404, link ? "The saved file is a symbolic link: not served." : "The saved file is gone.");
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) {
-      await handle.close();
-      return sendError(res, 404, "The saved file is gone.");
-    }
-    size = st.size;
-  } catch {
-    await handle.close();
-    return sendError(res, 404, "The saved file is gone.");
-  }
-  const range = parseRange(req.headers.range, size);
-  if (range === "unsatisfiable") {
-    await handle.close();
-    res.writeHead(416, { ...SECURITY_HEADERS, "content-range": `bytes */${size}`, "content-length": "0" });
-    return void res.end();
-  }
-  const start = range?.start ?? 0;
-  const end = range?.end ?? size - 1;
-  res.writeHead(range ? 206 : 200, {
-    ...SECURITY_HEADERS,
-    "content-type": contentTypeOf(file),
-    "accept-ranges": "bytes",
-    "content-length": String(size === 0 ? 0 : end - start + 1),
-    ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
-  });
-  if (req.method === "HEAD" || size === 0) {
-    await handle.close();
-    return void res.end();
-  }
-  await new Promise<void>((resolve) => {
-    // The stream owns the descriptor from here and closes it.
-    const stream = handle.createReadStream({ start, end });
-    stream.on("error", () => {
-      res.destroy();
-      resolve();
-    });
-    res.on("close", () => {
-      stream.destroy();
-      resolve();
-    });
-    stream.pipe(res);
-  });
+  const opened = await openServedFile(file);
+  if (opened === "link") return sendError(res, 403, "The saved file is a symbolic link: not served.");
+  if (opened === "missing") return sendError(res, 404, "The saved file is gone.");
+  await sendServedFile(req, res, opened, file, SECURITY_HEADERS);
 }
 
 /** The state of the listed local jobs (`key=local:<kind>:<id>`, at most 100), as the gallery's poller reads it. */

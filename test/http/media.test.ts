@@ -101,6 +101,30 @@ describe("signed media URLs", () => {
     expect(((await r.json()) as { error: string }).error).toMatch(/expired/);
   });
 
+  it("does not follow a symbolic link in the media dir (to a file outside): 404, as the dashboard's saved files", async () => {
+    fs.symlinkSync(path.join(home, "secret.txt"), path.join(instance.mediaDir, "assets/ab/link.png"));
+    const r = await fetch(server.urls.media("assets/ab/link.png"));
+    const body = await r.text();
+    expect(r.status).toBe(404);
+    expect(JSON.parse(body)).toMatchObject({ error: "Media not found", details: [{ code: "not_found" }] });
+    expect(body).not.toContain("outside the media dir");
+  });
+
+  it("answers HEAD with the headers of GET and no body; a range of an empty file is 416", async () => {
+    const url = server.urls.media("assets/ab/clip.mp4");
+    const head = await fetch(url, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe("1000");
+    expect(head.headers.get("last-modified")).toBeTruthy();
+    expect(head.headers.get("cache-control")).toBe("private, max-age=3600");
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    fs.writeFileSync(path.join(instance.mediaDir, "assets/ab/empty.txt"), "");
+    const empty = await fetch(server.urls.media("assets/ab/empty.txt"));
+    expect([empty.status, await empty.text()]).toEqual([200, ""]);
+    const none = await fetch(server.urls.media("assets/ab/empty.txt"), { headers: { range: "bytes=0-" } });
+    expect(none.status).toBe(416);
+  });
+
   it("answers 404 for a signed link to a missing file", async () => {
     const r = await fetch(server.urls.media("assets/ab/gone.png"));
     expect(r.status).toBe(404);

@@ -66,6 +66,13 @@ describe("the gallery over the history", () => {
     const part = await fetch(`${running.origin}${src}`, { headers: { range: "bytes=0-7" } });
     expect(part.status).toBe(206);
     expect(Buffer.from(await part.arrayBuffer()).equals(PNG.subarray(0, 8))).toBe(true);
+    // Served as the server's media (one implementation), with the pages' headers: never cached.
+    const head = await fetch(`${running.origin}${src}`, { method: "HEAD" });
+    expect([head.status, head.headers.get("content-length"), head.headers.get("cache-control")]).toEqual([200, String(PNG.length), "no-store"]);
+    expect(head.headers.get("x-content-type-options")).toBe("nosniff");
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    const past = await fetch(`${running.origin}${src}`, { headers: { range: `bytes=${PNG.length}-` } });
+    expect([past.status, past.headers.get("content-range"), past.headers.get("cache-control")]).toEqual([416, `bytes */${PNG.length}`, "no-store"]);
     // Only files the history names: any other key, or a job without a saved file, is a 404.
     for (const key of [`hosted:asset:${pending}`, "hosted:asset:../../etc/passwd", "local:asset:/etc/passwd"]) {
       expect((await fetch(`${running.origin}/ui/saved?key=${encodeURIComponent(key)}`)).status, key).toBe(404);

@@ -3,7 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { requestDeadline } from "../../src/media/fetch.js";
 import { MediaFetchError, resolveMedia } from "../../src/media/index.js";
 import { tempDir } from "./media-fixtures.js";
 
@@ -199,5 +200,44 @@ describe("resolveMedia on a remote caller's behalf (allowPrivateNetwork: false)"
       addressPolicy: onlyFirstLoopback,
     });
     expect(fs.readFileSync(f, "utf8")).toBe("none");
+  });
+});
+
+describe("requestDeadline (the deadline of one fetch, shared by media fetches and script pages)", () => {
+  it("aborts at its time and says it timed out; a caller's abort is not a timeout; end() stops both", () => {
+    vi.useFakeTimers();
+    try {
+      const timed = requestDeadline(100, undefined);
+      vi.advanceTimersByTime(99);
+      expect([timed.signal.aborted, timed.timedOut]).toEqual([false, false]);
+      vi.advanceTimersByTime(1);
+      expect([timed.signal.aborted, timed.timedOut]).toEqual([true, true]);
+
+      const caller = new AbortController();
+      const cancelled = requestDeadline(100, caller.signal);
+      caller.abort();
+      expect([cancelled.signal.aborted, cancelled.timedOut]).toEqual([true, false]);
+      cancelled.end();
+      vi.advanceTimersByTime(200);
+      expect(cancelled.timedOut).toBe(false);
+
+      const other = new AbortController();
+      const ended = requestDeadline(100, other.signal);
+      ended.end();
+      other.abort();
+      vi.advanceTimersByTime(200);
+      expect([ended.signal.aborted, ended.timedOut]).toEqual([false, false]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a caller's cancel of a slow media fetch is reported as cancelled, not as a timeout", async () => {
+    const caller = new AbortController();
+    const pending = resolveMedia(`${base}/slow.png`, { cacheDir: path.join(dir, "cancel"), timeoutMs: 5000, allowPrivateNetwork: true, signal: caller.signal });
+    setTimeout(() => caller.abort(), 50);
+    const e = await pending.catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(MediaFetchError);
+    expect((e as Error).message).toMatch(/^cancelled fetching http:\/\/127\.0\.0\.1:\d+\/slow\.png$/);
   });
 });

@@ -50,8 +50,8 @@ export const Look = z.looseObject({
 });
 export type Look = z.infer<typeof Look>;
 
-/** GET /avatar/{id}/look/{look_id}: the look plus its avatar's fields. */
-export const LookDetail = Look.extend({
+/** Whose a look is: its avatar's fields, as the single-look record and the list item both carry them. */
+const lookOwner = {
   avatar_id: z.string().nullish(),
   avatar_name: z.string().nullish(),
   look_name: z.string().nullish(),
@@ -59,8 +59,10 @@ export const LookDetail = Look.extend({
   age_range: z.string().nullish(),
   ethnicity: z.string().nullish(),
   hair_color: z.string().nullish(),
-  error_message: z.string().nullish(),
-});
+};
+
+/** GET /avatar/{id}/look/{look_id}: the look plus its avatar's fields. */
+export const LookDetail = Look.extend({ ...lookOwner, error_message: z.string().nullish() });
 export type LookDetail = z.infer<typeof LookDetail>;
 
 export const Avatar = z.looseObject({
@@ -220,17 +222,13 @@ export const AvatarListRequest = z.strictObject({
 });
 export type AvatarListRequest = z.input<typeof AvatarListRequest>;
 
-/** One item of GET /avatar/list: a look with its avatar's fields. */
-/** A look is known by its id (and its avatar's, to read it); an entry without an id is left out of the listing. */
+/**
+ * One item of GET /avatar/list: a look with its avatar's fields. A look is known by its id (and its
+ * avatar's, to read it); an entry without an id is left out of the listing.
+ */
 export const AvatarListItem = z.looseObject({
   id: z.string(),
-  avatar_id: z.string().nullish(),
-  avatar_name: z.string().nullish(),
-  look_name: z.string().nullish(),
-  gender: z.string().nullish(),
-  age_range: z.string().nullish(),
-  ethnicity: z.string().nullish(),
-  hair_color: z.string().nullish(),
+  ...lookOwner,
   ...lookTraits,
   format: z.string().nullish(),
   thumbnail: z.string().min(1).nullish(),

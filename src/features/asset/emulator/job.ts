@@ -19,12 +19,7 @@ import { simulatedCode } from "./public/simulate.js";
 import { referenceCacheDir } from "./source.js";
 import { ensureAvatarThumbnail } from "../../avatar/emulator/public/lookup.js";
 import type { JobKind, JobRow, LocalInstanceApi } from "../../../local/types.js";
-import { refundAndNotify } from "../../../local/job-failure.js";
-
-interface Failure {
-  code: string;
-  message: string;
-}
+import { type JobFailure, refundFailedJob } from "../../../local/job-failure.js";
 
 function loadRow(instance: LocalInstanceApi, id: string | null): AssetRow | undefined {
   if (!id) return undefined;
@@ -37,7 +32,7 @@ function firstLine(text: string): string {
 }
 
 /** Errors that mean "this generation cannot be made", as opposed to a crash worth retrying. */
-function classify(e: unknown): Failure | undefined {
+function classify(e: unknown): JobFailure | undefined {
   if (e instanceof ImageTooLargeError) return { code: "reference_too_large", message: `A reference is too large: ${firstLine(e.message)}` };
   if (e instanceof MediaFetchError) return { code: "reference_unavailable", message: `A reference could not be fetched: ${firstLine(e.message)}` };
   if (e instanceof RenderError || e instanceof MediaInputError || e instanceof MediaToolError) {
@@ -55,26 +50,19 @@ function webhook(instance: LocalInstanceApi, row: AssetRow, payload: Pick<Webhoo
  * Marks the asset failed, refunds its debit (once) and notifies; a finished asset is left alone.
  * Returns whether this call failed it, so only the one that did removes its files.
  */
-export function failAsset(instance: LocalInstanceApi, id: string, failure: Failure): boolean {
+export function failAsset(instance: LocalInstanceApi, id: string, failure: JobFailure): boolean {
   const row = loadRow(instance, id);
   if (!row) return false;
   const r = instance.db
     .prepare("UPDATE assets SET status = 'failed', error_code = ?, error_message = ?, finished_at = ? WHERE id = ? AND status IN ('generating', 'pending')")
     .run(failure.code, failure.message, instance.nowIso(), id);
   if (r.changes !== 1) return false;
-  refundAndNotify(instance, {
-    spaceId: row.space_id,
-    costMilli: row.cost_milli,
-    ref: row.id,
-    note: `asset ${row.model} failed`,
-    webhookUrl: row.webhook_url,
-    notice: { task: "asset_generation", asset_id: row.id, status: "failed", error: { code: failure.code, message: failure.message } },
-  });
+  refundFailedJob(instance, row, `asset ${row.model} failed`, { task: "asset_generation", asset_id: row.id }, failure);
   return true;
 }
 
 /** Fails the asset and, if this call did, removes whatever a render left of it. Call from a commit. */
-function failAndClean(instance: LocalInstanceApi, row: AssetRow, failure: Failure): void {
+function failAndClean(instance: LocalInstanceApi, row: AssetRow, failure: JobFailure): void {
   if (failAsset(instance, row.id, failure)) removeOutputs(instance, row);
 }
 

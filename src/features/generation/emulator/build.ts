@@ -20,7 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensureFile } from "../../../local/media-cache.js";
 import { MediaFetchError, MediaInputError, MediaToolError, RenderError } from "../../../media/errors.js";
-import { runTool } from "../../../media/run.js";
+import { QUIET, runTool } from "../../../media/run.js";
 import { getTools } from "../../../media/tools.js";
 import type { DB } from "../../../local/types.js";
 import { layoutBlocks, speakDraft, writeVoiceTrack, type DraftBlock, type DraftSequence } from "../../video/emulator/public/speech.js";
@@ -114,7 +114,7 @@ async function defaultMusic(mediaDir: string, signal?: AbortSignal): Promise<str
     const expr = "(0.5+0.5*sin(2*PI*0.25*t))*(0.08*sin(2*PI*220*t)+0.06*sin(2*PI*277.125*t)+0.06*sin(2*PI*329.625*t))";
     await runTool(
       tools.ffmpeg,
-      ["-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i", `aevalsrc=${expr}:s=44100:d=8`, "-c:a", "pcm_s16le", "-f", "wav", `file:${tmp}`],
+      [...QUIET, "-f", "lavfi", "-i", `aevalsrc=${expr}:s=44100:d=8`, "-c:a", "pcm_s16le", "-f", "wav", `file:${tmp}`],
       signal ? { signal } : {},
     );
   });

@@ -16,7 +16,7 @@ import { markVideoDone, markVideoFailed, videoDir, readVideo } from "../../video
 import type { VideoTimeline } from "../../video/emulator/public/timeline.js";
 import { buildTimeline, StepFailure, type StepName } from "./build.js";
 import type { GenerationSpec } from "./request.js";
-import { refundAndNotify } from "../../../local/job-failure.js";
+import { type JobFailure, refundFailedJob } from "../../../local/job-failure.js";
 
 export const DEFAULT_FAILURE = "GENERATION_FAILED";
 /** A build that dies with its worker is tried again before the job is failed and refunded. */
@@ -47,16 +47,11 @@ export function readGeneration(instance: Pick<LocalInstanceApi, "db">, id: strin
   return instance.db.prepare("SELECT * FROM generations WHERE id = ?").get(id) as GenerationRow | undefined;
 }
 
-interface Failure {
-  code: string;
-  message: string;
-}
-
 /**
  * Fails the job, its video, refunds its debit (once) and notifies; a finished job is left alone.
  * Returns whether this call failed it, so only that caller removes the video's files.
  */
-export function failGeneration(instance: LocalInstanceApi, id: string, failure: Failure): boolean {
+export function failGeneration(instance: LocalInstanceApi, id: string, failure: JobFailure): boolean {
   const row = readGeneration(instance, id);
   if (!row) return false;
   const at = instance.nowIso();
@@ -68,14 +63,7 @@ export function failGeneration(instance: LocalInstanceApi, id: string, failure: 
     .run(failure.code, failure.message, at, id);
   if (r.changes !== 1) return false;
   markVideoFailed(instance.db, row.video_id, at);
-  refundAndNotify(instance, {
-    spaceId: row.space_id,
-    costMilli: row.cost_milli,
-    ref: row.id,
-    note: "video generation failed",
-    webhookUrl: row.webhook_url,
-    notice: { task: "video_generate", job_id: row.id, status: "failed", error: { code: failure.code, message: failure.message } },
-  });
+  refundFailedJob(instance, row, "video generation failed", { task: "video_generate", job_id: row.id }, failure);
   return true;
 }
 

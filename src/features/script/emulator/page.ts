@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { AddressPolicy } from "../../../media/address-policy.js";
-import { displayUrl, openUrl } from "../../../media/fetch.js";
+import { displayUrl, fetchErrorCode, openUrl, requestDeadline } from "../../../media/fetch.js";
 import { mediagenVersion } from "../../../local/version.js";
 import { readHtml, readPlainText, type PageContent } from "./html.js";
 
@@ -48,20 +48,13 @@ export async function fetchPage(url: string, o: PageFetchOptions): Promise<Fetch
     accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
     "user-agent": `mediagen-local/${mediagenVersion()}`,
   };
-  const ctrl = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    ctrl.abort();
-  }, timeoutMs);
-  const onAbort = (): void => ctrl.abort();
-  o.signal?.addEventListener("abort", onAbort, { once: true });
+  const deadline = requestDeadline(timeoutMs, o.signal);
   let res: IncomingMessage | undefined;
   try {
     const opened = await openUrl(target, {
       allowPrivateNetwork: o.allowPrivateNetwork,
       ...(o.addressPolicy ? { addressPolicy: o.addressPolicy } : {}),
-      signal: ctrl.signal,
+      signal: deadline.signal,
       headers,
     });
     res = opened.res;
@@ -83,15 +76,12 @@ export async function fetchPage(url: string, o: PageFetchOptions): Promise<Fetch
     // may be learnt from the message (the same rule as media fetches).
     if (!o.allowPrivateNetwork && !o.signal?.aborted) throw new PageFetchError(`could not fetch ${shown}`);
     if (e instanceof PageFetchError) throw e;
-    if (timedOut) throw new PageFetchError(`timed out after ${timeoutMs} ms fetching ${shown}`);
+    if (deadline.timedOut) throw new PageFetchError(`timed out after ${timeoutMs} ms fetching ${shown}`);
     if (o.signal?.aborted) throw new PageFetchError(`cancelled fetching ${shown}`);
-    // Only an error code goes into the message: library messages may quote the full URL.
-    const code = (e as { code?: string }).code ?? (e instanceof Error ? e.name : "error");
-    throw new PageFetchError(`could not fetch ${shown}: ${code}`);
+    throw new PageFetchError(`could not fetch ${shown}: ${fetchErrorCode(e)}`);
   } finally {
     res?.destroy();
-    clearTimeout(timer);
-    o.signal?.removeEventListener("abort", onAbort);
+    deadline.end();
   }
 }
 

@@ -7,7 +7,11 @@ import { ensureFile, eachLimited } from "../../../local/media-cache.js";
  * with a variant for the timbre), so generation and the preview sample speak with it. `tier` is the
  * plan tier that unlocks it (GET /voice/list: Free sees free voices, Start adds start, and so on).
  */
-export interface CatalogVoice {
+/**
+ * What a voice is, wherever it comes from (the built-in catalog, a hosted catalog synced in, a
+ * space's own voice): its name, language, accent, gender and tags, and the espeak-ng voice that speaks it.
+ */
+export interface VoiceFacts {
   id: string;
   name: string;
   /** Language code (ISO 639-1). */
@@ -15,9 +19,12 @@ export interface CatalogVoice {
   accent: string;
   gender: "male" | "female";
   tags: string[];
-  tier: VoiceTier;
   /** espeak-ng voice name with variant. */
   tts: string;
+}
+
+export interface CatalogVoice extends VoiceFacts {
+  tier: VoiceTier;
 }
 
 function voice(id: string, name: string, language: string, accent: string, gender: "male" | "female", tier: VoiceTier, tts: string, tags: string[]): CatalogVoice {

@@ -19,18 +19,11 @@ import type { LocalInstance } from "../../../../local/instance.js";
 import type { DB } from "../../../../local/types.js";
 import { MODELS, type ModelDef, type PricingDef, type RenderMode, type SettingDef, type SlotDef } from "../catalog/models.js";
 import type { SlotName } from "../../contract.js";
+import type { VoiceFacts } from "../../../voice/emulator/public/lookup.js";
 export { CATALOG_MIGRATION_VERSION } from "../schema.js";
 
 /** A public voice copied from the hosted service, spoken locally by an espeak-ng voice of its language and gender. */
-export interface SyncedVoice {
-  id: string;
-  name: string;
-  language: string;
-  accent: string;
-  gender: "male" | "female";
-  tags: string[];
-  tts: string;
-}
+export type SyncedVoice = VoiceFacts;
 
 /** The synced public voices, or undefined when the instance uses its built-in ones. */
 export function syncedVoicesOf(db: DB): SyncedVoice[] | undefined {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { notice } from "../../../../engine/notices.js";
-import type { LookFormat } from "../../contract.js";
+import { type LookFormat, MODEL_AVAILABLE } from "../../contract.js";
 import { ensureFiles } from "../../../../local/media-cache.js";
 
 /**
@@ -47,20 +47,8 @@ export interface CatalogAvatar {
 
 const BASIC = ["standard", "omni-flash"];
 const PREMIUM = ["standard", "premium", "omni-flash", "ora-lite", "ora-standard"];
-const FULL = [
-  "standard",
-  "premium",
-  "ultra",
-  "omni-flash",
-  "ora-lite",
-  "ora-standard",
-  "ora-pro",
-  "vidA-3-fast",
-  "vidA-3-lite",
-  "vidB-2-fast",
-  "vidB-2-5",
-  "vidB-2-5-1080p",
-];
+/** Every model the service names for a look. */
+const FULL = [...MODEL_AVAILABLE];
 const VID = ["standard", "premium", "vidA-3-fast", "vidA-3-lite", "vidB-2-fast", "vidB-2-5"];
 
 function look(

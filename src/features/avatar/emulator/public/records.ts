@@ -198,16 +198,16 @@ function whoseLook(v: LookView) {
   };
 }
 
+/** What a look shows, as every record of a look carries it. */
+function shownBy(v: LookView) {
+  return { place: v.place, accessories: v.accessories, action: v.action, emotion: v.emotion, selfie: v.selfie, format: v.format };
+}
+
 export function toLook(v: LookView, urls: UrlBuilder): Look {
   return {
     id: v.id,
     name: v.name,
-    place: v.place,
-    accessories: v.accessories,
-    action: v.action,
-    emotion: v.emotion,
-    selfie: v.selfie,
-    format: v.format,
+    ...shownBy(v),
     ...thumbnailField(v, urls),
     preview: null,
     status: v.status,
@@ -227,12 +227,7 @@ export function toListItem(v: LookView, urls: UrlBuilder): AvatarListItem {
   return {
     id: v.id,
     ...whoseLook(v),
-    place: v.place,
-    accessories: v.accessories,
-    action: v.action,
-    emotion: v.emotion,
-    selfie: v.selfie,
-    format: v.format,
+    ...shownBy(v),
     ...thumbnailField(v, urls),
     preview: null,
     model_available: v.model_available,
@@ -279,12 +274,7 @@ export function toStatusResult(v: LookView, urls: UrlBuilder): NonNullable<Avata
     avatar_name: v.avatar.name,
     look_name: v.name,
     gender: v.avatar.gender,
-    place: v.place,
-    accessories: v.accessories,
-    action: v.action,
-    emotion: v.emotion,
-    selfie: v.selfie,
-    format: v.format,
+    ...shownBy(v),
     // A status result exists for a completed (ready) look only, which has its picture.
     thumbnail: thumbnailOf(v, urls) ?? "",
     model_available: v.model_available,

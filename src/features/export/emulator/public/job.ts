@@ -35,7 +35,7 @@ import { thumbnailSize } from "../../../video/emulator/public/thumbnail.js";
 import { reapProcessesUnder } from "../reap.js";
 import { exportDir, publishedPaths, readExport, type ExportRow, type ExportStepName } from "../record.js";
 import { renderSpecOf } from "./render-spec.js";
-import { refundAndNotify } from "../../../../local/job-failure.js";
+import { type JobFailure, refundFailedJob } from "../../../../local/job-failure.js";
 
 export const DEFAULT_EXPORT_FAILURE = "EXPORT_FAILED";
 /** A render that dies with its worker is tried again before the export is failed and refunded. */
@@ -46,15 +46,10 @@ export const PROGRESS_WRITE_MS = 250;
 export const MIX_CACHE_DIR = "cache/export-mix";
 const MIX_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 
-interface Failure {
-  code: string;
-  message: string;
-}
-
 const debug = (text: string) => localDebug(text, "mediagen-local export");
 
 /** Fails the export, refunds its debit (once) and notifies; a finished export is left alone. */
-export function failExport(instance: LocalInstanceApi, id: string, failure: Failure): boolean {
+export function failExport(instance: LocalInstanceApi, id: string, failure: JobFailure): boolean {
   const row = readExport(instance, id);
   if (!row) return false;
   const r = instance.db
@@ -64,14 +59,7 @@ export function failExport(instance: LocalInstanceApi, id: string, failure: Fail
     )
     .run(failure.code, failure.message, instance.nowIso(), id);
   if (r.changes !== 1) return false;
-  refundAndNotify(instance, {
-    spaceId: row.space_id,
-    costMilli: row.cost_milli,
-    ref: row.id,
-    note: "video export failed",
-    webhookUrl: row.webhook_url,
-    notice: { task: "video_export", job_id: row.id, status: "failed", error: { code: failure.code, message: failure.message } },
-  });
+  refundFailedJob(instance, row, "video export failed", { task: "video_export", job_id: row.id }, failure);
   debug(`${id} failed: ${failure.code}: ${failure.message}`);
   return true;
 }
@@ -194,7 +182,7 @@ export const exportKind: JobKind = {
   async run(job: JobRow, { instance, signal }) {
     const row = readExport(instance, job.ref);
     if (!row || (row.status !== "pending" && row.status !== "processing")) return { commit: () => {} };
-    const failWith = (f: Failure) => ({ commit: () => void failExport(instance, row.id, f) });
+    const failWith = (f: JobFailure) => ({ commit: () => void failExport(instance, row.id, f) });
 
     if (row.simulate) {
       clearEarlierAttempts(instance, row);

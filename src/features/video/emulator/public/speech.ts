@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { sha256 } from "../../../../media/atomic.js";
 import { MediaInputError, RenderError } from "../../../../media/errors.js";
-import { runTool } from "../../../../media/run.js";
+import { QUIET, runTool } from "../../../../media/run.js";
 import { getTools } from "../../../../media/tools.js";
 import { speechText, synthesize, ttsCacheKey } from "../../../../media/tts.js";
 import { readWavInfo, wavHeader as pcmWavHeader } from "../../../../media/wav.js";
@@ -187,27 +187,7 @@ export async function decodeAudio(src: string, outAbs: string, field: string, si
   try {
     await runTool(
       tools.ffmpeg,
-      [
-        "-hide_banner",
-        "-nostdin",
-        "-y",
-        "-loglevel",
-        "error",
-        "-i",
-        `file:${src}`,
-        "-vn",
-        "-map",
-        "0:a:0",
-        "-ac",
-        "1",
-        "-ar",
-        String(TRACK_RATE),
-        "-c:a",
-        "pcm_s16le",
-        "-f",
-        "wav",
-        `file:${tmp}`,
-      ],
+      [...QUIET, "-i", `file:${src}`, "-vn", "-map", "0:a:0", "-ac", "1", "-ar", String(TRACK_RATE), "-c:a", "pcm_s16le", "-f", "wav", `file:${tmp}`],
       signal ? { signal } : {},
     );
     fs.renameSync(tmp, outAbs);

@@ -12,7 +12,7 @@ import { drawCard, imageLabel, THUMBNAIL_JPEG_ARGS } from "../../../../media/ima
 import { removeQuietly, tempPathFor } from "../../../../media/atomic.js";
 import { pruneCache } from "../../../../media/fetch.js";
 import { DECODE_LIMIT_ARGS } from "../../../../media/image-header.js";
-import { runTool } from "../../../../media/run.js";
+import { QUIET, runTool } from "../../../../media/run.js";
 import { getTools } from "../../../../media/tools.js";
 import { sequencesOf, type VideoTimeline } from "./timeline.js";
 
@@ -109,22 +109,7 @@ export async function makeThumbnail(mediaDir: string, t: Pick<VideoTimeline, "bl
     const input = path.join(mediaDir, src.file);
     await runTool(
       tools.ffmpeg,
-      [
-        "-hide_banner",
-        "-nostdin",
-        "-y",
-        "-loglevel",
-        "error",
-        ...DECODE_LIMIT_ARGS,
-        "-i",
-        `file:${input}`,
-        "-frames:v",
-        "1",
-        "-vf",
-        coverFilter(w, h),
-        ...THUMBNAIL_JPEG_ARGS,
-        `file:${tmp}`,
-      ],
+      [...QUIET, ...DECODE_LIMIT_ARGS, "-i", `file:${input}`, "-frames:v", "1", "-vf", coverFilter(w, h), ...THUMBNAIL_JPEG_ARGS, `file:${tmp}`],
       signal ? { signal } : {},
     );
     if (cached) remember(tmp, cached);

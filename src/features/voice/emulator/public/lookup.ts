@@ -5,7 +5,7 @@
 import path from "node:path";
 import type { Plan } from "../../../../contract/plans.js";
 import { voiceTiersFor } from "../../../../contract/plans.js";
-import { CATALOG_VOICES, catalogVoicePreviewRelPath, ensureVoicePreview, type CatalogVoice } from "../catalog.js";
+import { CATALOG_VOICES, catalogVoicePreviewRelPath, ensureVoicePreview, type VoiceFacts } from "../catalog.js";
 import { eachLimited } from "../../../../local/media-cache.js";
 import { syncedVoicesOf } from "../../../asset/emulator/public/catalog-sync.js";
 import type { DB, LocalInstanceApi } from "../../../../local/types.js";
@@ -24,47 +24,26 @@ export interface SpaceVoiceRow {
   created_at: string;
 }
 
+export type { VoiceFacts } from "../catalog.js";
+
 /** One voice as the instance knows it, space or catalog. */
-export interface VoiceView {
-  id: string;
-  name: string;
-  language: string;
-  accent: string;
-  gender: "male" | "female";
-  tags: string[];
+export interface VoiceView extends VoiceFacts {
   source: "space" | "config";
-  /** espeak-ng voice name (with variant). */
-  tts: string;
   /** Media-dir-relative preview sample. */
   previewRel: string;
 }
 
-function viewOfRow(r: SpaceVoiceRow): VoiceView {
-  return {
-    id: r.id,
-    name: r.name,
-    language: r.language,
-    accent: r.accent,
-    gender: r.gender,
-    tags: JSON.parse(r.tags) as string[],
-    source: "space",
-    tts: r.tts_voice,
-    previewRel: r.preview_path ?? spaceVoicePreviewRel(r.id),
-  };
+function view(v: VoiceFacts, source: VoiceView["source"], previewRel: string): VoiceView {
+  return { id: v.id, name: v.name, language: v.language, accent: v.accent, gender: v.gender, tags: [...v.tags], source, tts: v.tts, previewRel };
 }
 
-function viewOfCatalog(v: CatalogVoice): VoiceView {
-  return {
-    id: v.id,
-    name: v.name,
-    language: v.language,
-    accent: v.accent,
-    gender: v.gender,
-    tags: [...v.tags],
-    source: "config",
-    tts: v.tts,
-    previewRel: catalogVoicePreviewRelPath(v.id),
-  };
+function viewOfRow(r: SpaceVoiceRow): VoiceView {
+  return view({ ...r, tags: JSON.parse(r.tags) as string[], tts: r.tts_voice }, "space", r.preview_path ?? spaceVoicePreviewRel(r.id));
+}
+
+/** A public voice: the built-in catalog's, or one synced from the hosted service. */
+function viewOfCatalog(v: VoiceFacts): VoiceView {
+  return view(v, "config", catalogVoicePreviewRelPath(v.id));
 }
 
 export function spaceVoicePreviewRel(voiceId: string): string {
@@ -77,7 +56,7 @@ export function voicesFor(db: DB, spaceId: string, plan: Plan, opts: { onlyPubli
   // Public voices synced from the hosted service (`local catalog sync --voices`) replace the built-in
   // ones; the hosted list was already the syncing plan's, so every plan sees them.
   const synced = syncedVoicesOf(db);
-  if (synced) return [...own, ...synced.map((v) => viewOfCatalog({ ...v, tier: "free" }))];
+  if (synced) return [...own, ...synced.map(viewOfCatalog)];
   const tiers = new Set<string>(voiceTiersFor(plan));
   return [...own, ...CATALOG_VOICES.filter((v) => tiers.has(v.tier)).map(viewOfCatalog)];
 }
