@@ -9,7 +9,7 @@
 import type { CommandContext } from "../command-context.js";
 import type { Engine } from "../../engine/engine.js";
 import { CliError, EXIT } from "../types.js";
-import type { BatchKind, BatchLine } from "./input.js";
+import type { BatchLine } from "./input.js";
 import { lockManifest, ManifestWriter, readManifest } from "./manifest.js";
 import { Pacer, PRIORITY } from "./pacer.js";
 import { addCredits, priceLine, type LinePrice } from "./price.js";
@@ -29,9 +29,7 @@ export interface RunBatchOptions {
   maxCredits?: number;
   retryFailed: boolean;
   retryUnknown: boolean;
-  findStarted(): Promise<
-    ((kind: BatchKind | "export", since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>) => Promise<FoundStart | undefined>) | undefined
-  >;
+  findStarted(): Promise<((op: string, since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>) => Promise<FoundStart | undefined>) | undefined>;
 }
 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;

@@ -20,20 +20,15 @@ import type { PollSchedule } from "../../contract/poll.js";
 import { assetSchedule, avatarSchedule, exportSchedule, generationSchedule, localSchedule } from "../../contract/poll.js";
 import { startOp, type BatchLine, type BatchKind } from "./input.js";
 import { lifeOf } from "../../features/lives.js";
+import type { StartFacts } from "../../features/start-facts.js";
 import { apply, claimedIds, emptyLine, type Event, type LineState, type Manifest, type ManifestWriter, type Phase, type Step, type StepState } from "./manifest.js";
 import { type Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
 import { addCredits, type LinePrice } from "./price.js";
 import { INSUFFICIENT, missingOf, shortfallOf, totalMissing, type Shortfall } from "./shortfall.js";
 import { classifyPollError } from "../wait.js";
 
-export interface FoundStart {
-  ids: string[];
-  cost: number;
-  look_id?: string;
-  avatar_id?: string;
-  video_id?: string;
-  script?: string;
-}
+/** What a start made (its ids, what it debited: null when its answer does not say), as its operation's life reads it. */
+export type FoundStart = StartFacts;
 
 export interface RunnerDeps {
   engine: Engine;
@@ -46,8 +41,8 @@ export interface RunnerDeps {
   manifest: Manifest;
   /** Saves a media URL as `dir/name` (atomic; overwrites). */
   save(url: string, dir: string, name: string): Promise<string>;
-  /** Local instance only: a start announced at `since` that landed (see the module comment). */
-  findStarted?(kind: BatchKind | "export", since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>): Promise<FoundStart | undefined>;
+  /** Local instance only: a start of the operation `op` announced at `since` that landed (see the module comment). */
+  findStarted?(op: string, since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>): Promise<FoundStart | undefined>;
   /** Progress and results (the command draws or prints them). */
   report(e: BatchEvent): void;
 }
@@ -461,11 +456,12 @@ export class BatchRunner {
    * checked, the intent recorded, the request sent and its ids recorded.
    */
   private async ensureStarted(l: BatchLine, step: Step, body: Record<string, unknown>, send: () => Promise<FoundStart>): Promise<StepState> {
-    const kind = step === "export" ? "export" : l.kind;
+    const op = step === "export" ? "exportStart" : startOp(l);
+    const kind = lifeOf(op).batch?.kind ?? op;
     let st = this.state(l).steps[step];
     if (st?.ids) return st;
     if (st?.intentAt) {
-      const found = await this.lookup(kind, st.intentAt, body);
+      const found = await this.lookup(op, st.intentAt, body);
       if (found) return this.started(l, step, found, true);
       if (!this.deps.findStarted) {
         this.record({ ev: "unknown", line: l.line, hash: l.hash, step, message: this.unknownMessage(kind) });
@@ -494,7 +490,7 @@ export class BatchRunner {
     } catch (e) {
       pacer.settle(rateInfoOf(e) ?? engine.lastRateLimit());
       if (mayHaveLanded(e) || this.deps.signal.aborted) {
-        const found = await this.lookup(kind, at, body);
+        const found = await this.lookup(op, at, body);
         if (found) return this.started(l, step, found, true);
         if (!this.deps.findStarted) {
           const message = `${errMessage(e)}; ${this.unknownMessage(kind)}`;
@@ -519,7 +515,8 @@ export class BatchRunner {
     return st;
   }
 
-  private started(l: BatchLine, step: Step, f: FoundStart, adopted: boolean): StepState {
+  private started(l: BatchLine, step: Step, found: FoundStart, adopted: boolean): StepState {
+    const f = { ...found, cost: this.costOf(l, found.cost) };
     const s = this.record({
       ev: "started",
       line: l.line,
@@ -564,10 +561,10 @@ export class BatchRunner {
   }
 
   /** One lookup at a time, so two lines in doubt never adopt the same job. */
-  private lookup(kind: BatchKind | "export", since: string, body: Record<string, unknown>): Promise<FoundStart | undefined> {
+  private lookup(op: string, since: string, body: Record<string, unknown>): Promise<FoundStart | undefined> {
     const find = this.deps.findStarted;
     if (!find) return Promise.resolve(undefined);
-    const next = this.adoptLock.then(() => find(kind, since, body, claimedIds(this.deps.manifest)));
+    const next = this.adoptLock.then(() => find(op, since, body, claimedIds(this.deps.manifest)));
     this.adoptLock = next.catch(() => undefined);
     return next;
   }
