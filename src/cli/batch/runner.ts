@@ -7,8 +7,8 @@
  * The window between "start request sent" and "job id recorded": before each start the line's
  * intent is appended and fsync'ed; after the answer its job ids are. A re-run that finds an intent
  * without ids does not send again blindly:
- * - on the local instance it asks the instance for a start of that kind, space and request made at
- *   or after the intent and not held by another line (started-jobs.ts); found, the line adopts it
+ * - on the local instance it asks the instance for a start of that operation, space and request made
+ *   at or after the intent and not held by another line (started-jobs.ts); found, the line adopts it
  *   and goes on watching it; not found, the request never landed and is sent again;
  * - on the hosted service (no idempotency key, no job listing) the outcome cannot be known: the line
  *   is `unknown`, reported with what to check, and sent again only with `--retry-unknown`.
