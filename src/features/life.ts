@@ -82,6 +82,8 @@ export interface OperationLife {
   check?(input: Body): string | undefined;
   /** The job kind whose status this read returns (a status operation). */
   statusOf?: JobKindName;
+  /** The job kind a start's answer names (what `started` records): how `mediagen batch` follows it. */
+  makes?: JobKindName;
   /**
    * The kind of \`mediagen batch\` line that makes this start (its command's name), and, where lines of
    * that kind make more than one start, which lines make this one.
@@ -127,6 +129,15 @@ export interface JobLife {
   refund?: "always" | "local";
   /** A job with no file of its own: what to run to get one (a video is exported). */
   nextStep?(id: string): string;
+  /**
+   * A job whose product is the video it makes (named by `history`'s `video_id`): done means that
+   * video is named; its result file (a thumbnail) is a by-product, saved when there is one.
+   */
+  makesVideo?: boolean;
+  /** The service names no id for it (the history makes one up in `started`; a batch names it by its line or its start). */
+  idMadeUp?: boolean;
+  /** Its result is the text the start's answer carries (`StartRecord.text`): nothing to poll, nothing to fetch. */
+  answerText?: boolean;
 }
 
 /** The terminal states the spec gives assets, generation jobs and export jobs alike. */

@@ -19,6 +19,7 @@ import type { OpName } from "./operations.js";
 import { FEATURE_LIST, ROUTES, carriesInput, featureOf, type RouteTable } from "./routes.js";
 import type { LocalPart, Migration } from "./emulators.js";
 import { workerEntry } from "./worker-entry.js";
+import { startsPart } from "./started-jobs.js";
 
 export * from "../local/instance.js";
 export { DEFAULT_RATE_LIMIT, rateLimitFromEnv, type RateLimitConfig } from "../local/rate-limit.js";
@@ -59,6 +60,8 @@ export function composeParts(parts: readonly LocalPart[], table: { operations: R
     jobKinds,
     migrations: orderedMigrations(table.migrations ?? MIGRATIONS),
     workerEntry: table.workerEntry,
+    // Every start the dispatch answers is kept (src/local/starts.ts): which operations start, by their lives.
+    starts: startsPart,
     // The contract's rules, loaded with the first request that needs them.
     check: async (op, input) =>
       carriesInput(op, input)

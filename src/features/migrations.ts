@@ -13,6 +13,7 @@ import { scripts, SCRIPTS_MIGRATION_VERSION } from "./script/emulator/schema.js"
 import { exportsTable } from "./export/emulator/schema.js";
 import { emulatorTables, EMULATOR_MIGRATION_VERSION } from "../local/db/emulator-schema.js";
 import { webhookIdColumn, WEBHOOK_ID_MIGRATION_VERSION } from "../local/db/webhook-id-schema.js";
+import { startsTable, STARTS_MIGRATION_VERSION } from "../local/db/starts-schema.js";
 import type { Migration } from "./emulators.js";
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: CATALOG_AVATARS_MIGRATION_VERSION, sql: catalogAvatarsColumn },
   { version: LOOK_TAGS_MIGRATION_VERSION, sql: lookTagsColumn },
   { version: WEBHOOK_ID_MIGRATION_VERSION, sql: webhookIdColumn },
+  { version: STARTS_MIGRATION_VERSION, sql: startsTable },
 ];

@@ -13,6 +13,7 @@ import { abortableSleep } from "../engine/sleep.js";
 import { faultAnswer } from "./fault-answer.js";
 import { withJobFaults } from "./fault-scope.js";
 import type { RequestFaults } from "./faults.js";
+import { recordStart, requestFingerprint } from "./starts.js";
 
 export interface DispatchOptions {
   simulate?: string;
@@ -147,8 +148,13 @@ export class LocalService {
     const refused = await parts.check?.(op, input ?? {});
     if (refused) return { status: refused.status, body: refused.body, rateLimit };
     const queued = this.instance.jobs.enqueued;
+    // The request as the caller sent it, before a handler reads (or changes) it.
+    const fingerprint = parts.starts?.isStart(op) ? requestFingerprint(input ?? {}) : undefined;
     const run = () => handler(ctx, (input ?? {}) as never);
     let body: unknown = await (faults.stallMs !== undefined ? withJobFaults({ stallMs: faults.stallMs }, run) : run());
+    // Every start the instance answered, kept where a batch re-run after a crash finds it (./starts.ts).
+    if (fingerprint !== undefined)
+      recordStart(this.instance, { spaceId: space.id, op, fingerprint, answer: body, cost: () => parts.starts!.cost(op, input ?? {}, body) });
     if (this.instance.jobs.enqueued !== queued) {
       this.instance.kick();
       happened.jobStarted = true;

@@ -153,6 +153,12 @@ export interface LocalParts {
    * handler runs; handlers keep the checks that need state (ids, credits, plans, limits).
    */
   check?(op: OpName, input: Record<string, unknown>): Promise<{ status: number; body: unknown } | undefined>;
+  /**
+   * Which operations start something (their life's effect is a start) and what a start's answer says
+   * it debited (credits; null when it does not say): the dispatch keeps each successful start in the
+   * `starts` table (./starts.ts). Absent: nothing is kept.
+   */
+  starts?: { isStart(op: OpName): boolean; cost(op: OpName, input: Record<string, unknown>, answer: unknown): number | null };
   /** Ordered SQL: entry i brings the schema to `PRAGMA user_version` i + 1. */
   migrations: readonly string[];
   /** Script run with node as the detached worker process (`--home <home> [--worker-id <id>]`). */

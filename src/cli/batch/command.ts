@@ -9,7 +9,8 @@
 import type { CommandContext } from "../command-context.js";
 import type { Engine } from "../../engine/engine.js";
 import { CliError, EXIT } from "../types.js";
-import type { BatchKind, BatchLine } from "./input.js";
+import { startOp, type BatchLine } from "./input.js";
+import { jobLife, lifeOf } from "../../features/lives.js";
 import { lockManifest, ManifestWriter, readManifest } from "./manifest.js";
 import { Pacer, PRIORITY } from "./pacer.js";
 import { addCredits, priceLine, type LinePrice } from "./price.js";
@@ -29,9 +30,7 @@ export interface RunBatchOptions {
   maxCredits?: number;
   retryFailed: boolean;
   retryUnknown: boolean;
-  findStarted(): Promise<
-    ((kind: BatchKind | "export", since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>) => Promise<FoundStart | undefined>) | undefined
-  >;
+  findStarted(): Promise<((op: string, since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>) => Promise<FoundStart | undefined>) | undefined>;
 }
 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
@@ -104,19 +103,9 @@ export async function priceBatch(ctx: CommandContext, lines: readonly BatchLine[
 function journal(ctx: CommandContext, lines: readonly BatchLine[], e: Extract<BatchEvent, { event: "started" }>): void {
   const l = lines.find((x) => x.line === e.line);
   if (!l || !ctx.recordJobs || !e.adopted) return;
-  const kind =
-    e.step === "export" || l.kind === "export"
-      ? "export"
-      : l.kind === "asset"
-        ? "asset"
-        : l.kind === "generate"
-          ? "generation"
-          : l.kind === "avatar"
-            ? "look"
-            : l.kind === "duplicate"
-              ? "video"
-              : undefined;
-  if (!kind) return;
+  // The job kind the step's start makes (its life's `makes`); a job the service names no id for (a script) has no history entry to keep.
+  const kind = lifeOf(e.step === "export" ? "exportStart" : startOp(l)).makes;
+  if (!kind || jobLife(kind).idMadeUp) return;
   const b = l.body;
   const prompt = typeof b.prompt === "string" ? b.prompt : typeof b.script === "string" ? b.script : undefined;
   const per = e.ids.length ? Math.round((e.cost / e.ids.length) * 1000) / 1000 : e.cost;

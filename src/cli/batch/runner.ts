@@ -7,33 +7,28 @@
  * The window between "start request sent" and "job id recorded": before each start the line's
  * intent is appended and fsync'ed; after the answer its job ids are. A re-run that finds an intent
  * without ids does not send again blindly:
- * - on the local instance it asks the instance for a start of that kind, space and request made at
- *   or after the intent and not held by another line (started-jobs.ts); found, the line adopts it
+ * - on the local instance it asks the instance for a start of that operation, space and request made
+ *   at or after the intent and not held by another line (started-jobs.ts); found, the line adopts it
  *   and goes on watching it; not found, the request never landed and is sent again;
  * - on the hosted service (no idempotency key, no job listing) the outcome cannot be known: the line
  *   is `unknown`, reported with what to check, and sent again only with `--retry-unknown`.
  */
 import path from "node:path";
 import fs from "node:fs";
-import type { CallOptions, Engine, Target } from "../../engine/engine.js";
-import type { PollSchedule } from "../../contract/poll.js";
-import { assetSchedule, avatarSchedule, exportSchedule, generationSchedule, localSchedule } from "../../contract/poll.js";
+import type { CallOptions, Engine, OpName, Target } from "../../engine/engine.js";
+import { localSchedule } from "../../contract/poll.js";
 import { startOp, type BatchLine, type BatchKind } from "./input.js";
-import { lifeOf } from "../../features/lives.js";
+import { jobLife, lifeOf } from "../../features/lives.js";
+import { lifeState, type JobLife, type StartedJob } from "../../features/life.js";
+import { startFacts, type StartFacts } from "../../features/start-facts.js";
 import { apply, claimedIds, emptyLine, type Event, type LineState, type Manifest, type ManifestWriter, type Phase, type Step, type StepState } from "./manifest.js";
 import { type Pacer, PRIORITY, rateInfoOf, type PacerClock } from "./pacer.js";
 import { addCredits, type LinePrice } from "./price.js";
 import { INSUFFICIENT, missingOf, shortfallOf, totalMissing, type Shortfall } from "./shortfall.js";
 import { classifyPollError } from "../wait.js";
 
-export interface FoundStart {
-  ids: string[];
-  cost: number;
-  look_id?: string;
-  avatar_id?: string;
-  video_id?: string;
-  script?: string;
-}
+/** What a start made (its ids, what it debited: null when its answer does not say), as its operation's life reads it. */
+export type FoundStart = StartFacts;
 
 export interface RunnerDeps {
   engine: Engine;
@@ -46,8 +41,8 @@ export interface RunnerDeps {
   manifest: Manifest;
   /** Saves a media URL as `dir/name` (atomic; overwrites). */
   save(url: string, dir: string, name: string): Promise<string>;
-  /** Local instance only: a start announced at `since` that landed (see the module comment). */
-  findStarted?(kind: BatchKind | "export", since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>): Promise<FoundStart | undefined>;
+  /** Local instance only: a start of the operation `op` announced at `since` that landed (see the module comment). */
+  findStarted?(op: string, since: string, body: Record<string, unknown>, claimed: ReadonlySet<string>): Promise<FoundStart | undefined>;
   /** Progress and results (the command draws or prints them). */
   report(e: BatchEvent): void;
 }
@@ -120,19 +115,6 @@ class LineStop extends Error {
   ) {
     super(message);
   }
-}
-
-const EXT = /^\.[a-z0-9]{1,5}$/i;
-const DEFAULT_EXT: Record<string, string> = { asset: ".bin", avatar: ".jpg", generate: ".jpg", export: ".mp4", script: ".txt", duplicate: ".mp4" };
-
-function extOf(url: string, kind: string): string {
-  try {
-    const e = path.posix.extname(new URL(url, "file:///").pathname).toLowerCase();
-    if (EXT.test(e)) return e;
-  } catch {
-    // the default
-  }
-  return DEFAULT_EXT[kind] ?? ".bin";
 }
 
 /** One value in a file name: letters, digits, `.`, `_`, `-`; the rest become `-`. */
@@ -324,105 +306,82 @@ export class BatchRunner {
 
   // ---- steps ------------------------------------------------------------------------------------------
 
+  /**
+   * A line is its start operation's life walked through (src/features/<f>/life.ts): the start sent
+   * (or found), each job it made followed through its job life's status operation to a terminal
+   * state, its result saved (a text the answer carries written); then, for a chained export, the
+   * same walk of `exportStart` on the video the first step made.
+   */
   private async execute(l: BatchLine): Promise<string[]> {
-    const e = this.deps.engine;
-    const sim = this.callOpts(l.simulate);
-    switch (l.kind) {
-      case "asset": {
-        const st = await this.ensureStarted(l, "start", l.body, async () => {
-          const r = await e.assetStart(l.body as never, sim);
-          return { ids: r.asset_ids, cost: this.costOf(l, r.total_cost) };
-        });
-        const paths: string[] = [];
-        for (const [i, id] of (st.ids ?? []).entries()) {
-          const a = await this.follow(
-            "start",
-            () => e.assetStatus({ assetId: id }, this.callOpts(undefined)),
-            (x) => x.status,
-            assetSchedule,
-          );
-          if (a.status === "failed" || !a.url)
-            throw new LineStop("failed", "start", "job", a.error?.code ?? "failed", `asset ${id} failed: ${a.error?.message ?? "no reason given"} (refunded)`);
-          paths.push(await this.saveOnce(l, a.url, id, i + 1, "start"));
-        }
-        return paths;
-      }
-      case "avatar": {
-        const edit = l.body.look_id !== undefined;
-        const st = await this.ensureStarted(l, "start", l.body, async () => {
-          const r = edit ? await e.avatarEdit(l.body as never, sim) : await e.avatarCreate(l.body as never, sim);
-          const { priceLine } = await import("./price.js");
-          const p = await priceLine(l, this.deps.target, async () => ({ total_cost: 0 }));
-          return { ids: [r.look_id], cost: p.credits ?? 0, look_id: r.look_id, avatar_id: r.avatar_id };
-        });
-        const lookId = st.lookId ?? st.ids![0]!;
-        const avatarId = st.avatarId ?? String(l.body.avatar_id ?? "");
-        const x = await this.follow(
-          "start",
-          () => e.avatarStatus({ avatar_id: avatarId, look_id: lookId }, this.callOpts(undefined)),
-          (v) => (v.status === "completed" ? "completed" : v.status),
-          avatarSchedule,
+    const first = await this.walk(l, "start", startOp(l), l.body, l.simulate, l.export !== undefined);
+    if (l.export === undefined) return first.paths;
+    if (!first.videoId) throw new LineStop("failed", "start", "job", "no_video", `line ${l.line} made no video to export`);
+    return (await this.walk(l, "export", "exportStart", { ...l.export, video_id: first.videoId }, undefined, false)).paths;
+  }
+
+  /** One start and the jobs it made; `chained`: the video it makes is exported next (its own file is not saved). */
+  private async walk(
+    l: BatchLine,
+    step: Step,
+    op: string,
+    body: Record<string, unknown>,
+    simulate: string | undefined,
+    chained: boolean,
+  ): Promise<{ paths: string[]; videoId?: string }> {
+    const life = lifeOf(op);
+    const st = await this.ensureStarted(l, step, op, body, async () => {
+      const r = await this.deps.engine.call(op as OpName, body as never, this.callOpts(simulate));
+      // A job the service names no id for is named by its line (`script-3`).
+      const f = startFacts(op, body, r, (kind) => `${kind}-${l.line}`);
+      if (!f.ids.length) throw new Error(`the answer to ${op} names no job`);
+      return { ...f, cost: this.costOf(l, f.cost) };
+    });
+    const ids = st.ids ?? [];
+    const job = life.makes ? jobLife(life.makes) : undefined;
+    if (!job) return { paths: [] };
+    if (job.answerText) {
+      if (st.script === undefined)
+        throw new LineStop(
+          "failed",
+          step,
+          "download",
+          `no_${job.kind}`,
+          `the ${job.noun} was paid for but its text was lost in a crash; --retry-failed generates it again (and pays again)`,
         );
-        if (x.status !== "completed" || !x.result?.thumbnail)
-          throw new LineStop("failed", "start", "job", x.error?.code ?? "failed", `look ${lookId} failed: ${x.error?.message ?? "no reason given"}`);
-        return [await this.saveOnce(l, x.result.thumbnail, lookId, 1, "start")];
-      }
-      case "generate": {
-        const st = await this.ensureStarted(l, "start", l.body, async () => {
-          const r = await e.generationStart(l.body as never, sim);
-          return { ids: [r.job_id], cost: this.costOf(l, r.estimated_credits) };
-        });
-        const jobId = st.ids![0]!;
-        let videoId = st.videoId;
-        let thumb: string | undefined;
-        if (!videoId || !l.export) {
-          const g = await this.follow(
-            "start",
-            () => e.generationStatus({ job_id: jobId }, this.callOpts(undefined)),
-            (v) => v.status,
-            generationSchedule,
-          );
-          if (g.status !== "completed" || !g.result?.video_id)
-            throw new LineStop("failed", "start", "job", g.error?.code ?? "failed", `generation ${jobId} failed: ${g.error?.message ?? "no reason given"}`);
-          videoId = g.result.video_id;
-          thumb = g.result.thumbnail_url ?? undefined;
-          if (!st.videoId) this.record({ ev: "result", line: l.line, hash: l.hash, step: "start", video_id: videoId });
-        }
-        if (!l.export) return thumb ? [await this.saveOnce(l, thumb, jobId, 1, "start")] : [];
-        return this.exportStep(l, videoId, l.export);
-      }
-      case "duplicate": {
-        const st = await this.ensureStarted(l, "start", l.body, async () => {
-          // What the start made, as its life reads the answer (a copy is a new video, free).
-          const op = startOp(l);
-          const r = (await e.call(op, l.body as never, this.callOpts(undefined))) as Record<string, unknown>;
-          const made = lifeOf(op).started?.(l.body, r)[0];
-          if (!made) throw new LineStop("failed", "start", "job", "no_video", `the answer to ${op} names no video`);
-          return { ids: [made.id], cost: made.cost ?? 0, video_id: made.video_id ?? made.id };
-        });
-        const videoId = st.videoId ?? st.ids![0]!;
-        if (!l.export) return [];
-        return this.exportStep(l, videoId, l.export);
-      }
-      case "export":
-        return this.exportStep(l, String(l.body.video_id), l.body, "start");
-      case "script": {
-        const st = await this.ensureStarted(l, "start", l.body, async () => {
-          const r = await e.scriptGenerate(l.body as never, sim);
-          return { ids: [`script-${l.line}`], cost: this.costOf(l, r.cost), script: r.script };
-        });
-        const text = st.script;
-        if (text === undefined)
-          throw new LineStop(
-            "failed",
-            "start",
-            "download",
-            "no_script",
-            "the script was paid for but its text was lost in a crash; --retry-failed generates it again (and pays again)",
-          );
-        return [this.writeText(l, text, st.ids![0]!)];
-      }
+      return { paths: [this.writeText(l, st.script, ids[0]!)] };
     }
+    // A look is read through its avatar (the start's record names it).
+    const ref = (id: string): StartedJob => ({ kind: job.kind, id, ...(st.avatarId ? { avatar_id: st.avatarId } : {}) });
+    // A job with no status of its own (a duplicate's video) is done when started.
+    if (!job.status) return { paths: [], videoId: st.videoId ?? ids[0] };
+    if (job.makesVideo) return this.videoOf(l, step, job, ref(ids[0]!), st, chained);
+    const paths: string[] = [];
+    for (const [i, id] of ids.entries()) {
+      const x = await this.follow(step, job, ref(id));
+      const file = lifeState(job, x) === "done" ? job.result?.(x) : undefined;
+      if (!file) throw this.jobFailed(step, job, id, x);
+      paths.push(await this.saveOnce(l, file.url, id, i + 1, step, `.${file.ext}`));
+    }
+    return { paths };
+  }
+
+  /** A job that makes a video: followed until the video is named (unless it is known and exported next); its thumbnail saved when not exported. */
+  private async videoOf(l: BatchLine, step: Step, job: JobLife, ref: StartedJob, st: StepState, chained: boolean): Promise<{ paths: string[]; videoId?: string }> {
+    if (st.videoId && chained) return { paths: [], videoId: st.videoId };
+    const x = await this.follow(step, job, ref);
+    const videoId = lifeState(job, x) === "done" ? job.history?.(x).video_id : undefined;
+    if (!videoId) throw this.jobFailed(step, job, ref.id, x);
+    if (!st.videoId) this.record({ ev: "result", line: l.line, hash: l.hash, step, video_id: videoId });
+    const file = chained ? undefined : job.result?.(x);
+    return { paths: file ? [await this.saveOnce(l, file.url, ref.id, 1, step, `.${file.ext}`)] : [], videoId };
+  }
+
+  /** A job that ended without its product: failed (its credits come back when its life says so). */
+  private jobFailed(step: Step, job: JobLife, id: string, x: Record<string, unknown>): LineStop {
+    const err = (x.error && typeof x.error === "object" ? x.error : {}) as { code?: unknown; message?: unknown };
+    const code = typeof err.code === "string" && err.code ? err.code : "failed";
+    const message = typeof err.message === "string" && err.message ? err.message : "no reason given";
+    return new LineStop("failed", step, "job", code, `${job.noun} ${id} failed: ${message}${job.refund === "always" ? " (refunded)" : ""}`);
   }
 
   /** What a start debited: the service's figure, else (an answer without one) the line's price before sending. */
@@ -435,37 +394,17 @@ export class BatchRunner {
     return { ...(simulate !== undefined ? { simulate } : {}), onRateLimited: () => this.deps.pacer.rateLimited() };
   }
 
-  private async exportStep(l: BatchLine, videoId: string, fields: Record<string, unknown>, step: Step = "export"): Promise<string[]> {
-    const e = this.deps.engine;
-    const body = { ...fields, video_id: videoId };
-    const sim = this.callOpts(l.kind === "export" ? l.simulate : undefined);
-    const st = await this.ensureStarted(l, step, body, async () => {
-      const r = await e.exportStart(body as never, sim);
-      return { ids: [r.job_id], cost: this.costOf(l, r.estimated_credits) };
-    });
-    const jobId = st.ids![0]!;
-    const x = await this.follow(
-      step,
-      () => e.exportStatus({ job_id: jobId }, this.callOpts(undefined)),
-      (v) => v.status,
-      exportSchedule,
-    );
-    if (x.status !== "completed" || !x.result?.video_url)
-      throw new LineStop("failed", step, "job", x.error?.code ?? "failed", `export ${jobId} failed: ${x.error?.message ?? "no reason given"}`);
-    return [await this.saveOnce(l, x.result.video_url, jobId, 1, step)];
-  }
-
   /**
    * The job(s) of a step, started once: already recorded → as recorded; announced but not recorded
    * → found on the local instance, or unknown on the hosted service; otherwise the budget is
    * checked, the intent recorded, the request sent and its ids recorded.
    */
-  private async ensureStarted(l: BatchLine, step: Step, body: Record<string, unknown>, send: () => Promise<FoundStart>): Promise<StepState> {
-    const kind = step === "export" ? "export" : l.kind;
+  private async ensureStarted(l: BatchLine, step: Step, op: string, body: Record<string, unknown>, send: () => Promise<FoundStart>): Promise<StepState> {
+    const kind = lifeOf(op).batch?.kind ?? op;
     let st = this.state(l).steps[step];
     if (st?.ids) return st;
     if (st?.intentAt) {
-      const found = await this.lookup(kind, st.intentAt, body);
+      const found = await this.lookup(op, st.intentAt, body);
       if (found) return this.started(l, step, found, true);
       if (!this.deps.findStarted) {
         this.record({ ev: "unknown", line: l.line, hash: l.hash, step, message: this.unknownMessage(kind) });
@@ -473,7 +412,7 @@ export class BatchRunner {
       }
       // Looked for and not there: the request never landed, so sending it is the first time.
     }
-    if (step === "start" || l.kind === "export") this.reserve(l);
+    if (step === "start") this.reserve(l);
     if (this.deps.signal.aborted) throw new LineStop("interrupted", step, "start", "interrupted", "interrupted");
     // The slot first, then the intent: an intent on record always means the request was sent (or about to be).
     const { pacer, engine } = this.deps;
@@ -494,7 +433,7 @@ export class BatchRunner {
     } catch (e) {
       pacer.settle(rateInfoOf(e) ?? engine.lastRateLimit());
       if (mayHaveLanded(e) || this.deps.signal.aborted) {
-        const found = await this.lookup(kind, at, body);
+        const found = await this.lookup(op, at, body);
         if (found) return this.started(l, step, found, true);
         if (!this.deps.findStarted) {
           const message = `${errMessage(e)}; ${this.unknownMessage(kind)}`;
@@ -519,7 +458,8 @@ export class BatchRunner {
     return st;
   }
 
-  private started(l: BatchLine, step: Step, f: FoundStart, adopted: boolean): StepState {
+  private started(l: BatchLine, step: Step, found: FoundStart, adopted: boolean): StepState {
+    const f = { ...found, cost: this.costOf(l, found.cost) };
     const s = this.record({
       ev: "started",
       line: l.line,
@@ -564,10 +504,10 @@ export class BatchRunner {
   }
 
   /** One lookup at a time, so two lines in doubt never adopt the same job. */
-  private lookup(kind: BatchKind | "export", since: string, body: Record<string, unknown>): Promise<FoundStart | undefined> {
+  private lookup(op: string, since: string, body: Record<string, unknown>): Promise<FoundStart | undefined> {
     const find = this.deps.findStarted;
     if (!find) return Promise.resolve(undefined);
-    const next = this.adoptLock.then(() => find(kind, since, body, claimedIds(this.deps.manifest)));
+    const next = this.adoptLock.then(() => find(op, since, body, claimedIds(this.deps.manifest)));
     this.adoptLock = next.catch(() => undefined);
     return next;
   }
@@ -589,14 +529,16 @@ export class BatchRunner {
     this.reserved.set(l.line, price);
   }
 
-  /** Polls one job on the spec's schedule (faster on the local target), through the pacer. */
-  private async follow<T>(step: Step, poll: () => Promise<T>, status: (t: T) => string, schedule: PollSchedule): Promise<T> {
+  /** Polls one job through its life's status operation, on its schedule (faster on the local target), through the pacer, until a terminal state. */
+  private async follow(step: Step, job: JobLife, ref: StartedJob): Promise<Record<string, unknown>> {
     const { clock, signal, pacer, engine } = this.deps;
+    const { op, request, schedule } = job.status!;
+    const poll = async () => (await engine.call(op as OpName, request(ref) as never, this.callOpts(undefined))) as Record<string, unknown>;
     const t0 = clock.now();
     const delay = (elapsed: number) => this.opts.intervalMs ?? (this.deps.target === "local" ? localSchedule(elapsed) : schedule(elapsed));
     for (;;) {
       if (signal.aborted) throw new LineStop("interrupted", step, "job", "interrupted", "interrupted");
-      let x: T;
+      let x: Record<string, unknown>;
       try {
         x = await pacer.run(PRIORITY.poll, poll, () => engine.lastRateLimit());
       } catch (e) {
@@ -611,11 +553,10 @@ export class BatchRunner {
         // The job is paid for and may still finish: a retry watches it again, it does not start it again.
         throw new LineStop("failed", step, "watch", errCode(e), `reading its status failed: ${errMessage(e)} (--retry-failed watches it again, without a new start)`);
       }
-      const s = status(x);
-      if (s === "completed" || s === "failed") return x;
+      if (lifeState(job, x) !== "pending") return x;
       const elapsed = clock.now() - t0;
       if (elapsed >= this.opts.timeoutMs) {
-        throw new LineStop("incomplete", step, "job", "timeout", `still ${s} after ${Math.round(elapsed / 1000)} s; run the batch again to keep waiting`);
+        throw new LineStop("incomplete", step, "job", "timeout", `still ${String(x.status)} after ${Math.round(elapsed / 1000)} s; run the batch again to keep waiting`);
       }
       await clock.sleep(delay(elapsed), signal).catch(() => undefined);
     }
@@ -632,8 +573,8 @@ export class BatchRunner {
   }
 
   /** Saves a result once: a file this line already saved (recorded and on disk) is not fetched again. */
-  private async saveOnce(l: BatchLine, url: string, id: string, index: number, step: Step): Promise<string> {
-    const name = this.uniqueName(fileName(this.opts.name, l, id, index, extOf(url, step === "export" ? "export" : l.kind)));
+  private async saveOnce(l: BatchLine, url: string, id: string, index: number, step: Step, ext: string): Promise<string> {
+    const name = this.uniqueName(fileName(this.opts.name, l, id, index, ext));
     const target = path.resolve(this.opts.out, name);
     if (this.state(l).paths.includes(target) && fs.existsSync(target)) return target;
     let saved: string;

@@ -119,7 +119,7 @@ function register(group: Command, getContext: ContextGetter): void {
         const instance = await ctx.localInstance();
         const { findStartedJob } = await import("../../features/local.js");
         const apiKey = ctx.resolve().key ?? instance.defaultKey();
-        return (kind, since, body, claimed) => Promise.resolve(findStartedJob(instance, { kind, apiKey, since, body, claimed }));
+        return (op, since, body, claimed) => Promise.resolve(findStartedJob(instance, { op, apiKey, since, body, claimed }));
       },
     });
   });

@@ -40,6 +40,7 @@ export const assetLife: FeatureLife = {
     assetStatus: { effect: "read", statusOf: "asset" },
     assetStart: {
       batch: { kind: "asset" },
+      makes: "asset",
       effect: "paid start",
       what: (input) => `${count(input)} generation${count(input) === 1 ? "" : "s"} of ${str(input.model) ?? "a model"}`,
       price: async (input, tools) => {

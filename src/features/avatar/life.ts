@@ -22,6 +22,7 @@ export const avatarLife: FeatureLife = {
   operations: {
     avatarCreate: {
       batch: { kind: "avatar", when: (body) => body.look_id === undefined },
+      makes: "look",
       effect: "paid start",
       what: (input) => (promptBased(input) ? `an avatar look generated at ${resolutionOf(input)}` : "an avatar from images"),
       // A prompt wins over images; a look made from images is free.
@@ -35,6 +36,7 @@ export const avatarLife: FeatureLife = {
     },
     avatarEdit: {
       batch: { kind: "avatar", when: (body) => body.look_id !== undefined },
+      makes: "look",
       effect: "paid start",
       what: (input) => `a new look at ${resolutionOf(input)}${upscaled(input)}`,
       price: (input) => ({

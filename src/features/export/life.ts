@@ -42,6 +42,7 @@ export const exportLife: FeatureLife = {
   operations: {
     exportStart: {
       batch: { kind: "export" },
+      makes: "export",
       effect: "paid start",
       what: (input) => `an export of video ${str(input.video_id) ?? ""}`.trim(),
       price: exportPriceBefore,

@@ -11,6 +11,7 @@ export const generationLife: FeatureLife = {
   operations: {
     generationStart: {
       batch: { kind: "generate" },
+      makes: "generation",
       effect: "paid start",
       what: () => "this video generation",
       price: async (input, tools) => {
@@ -49,6 +50,7 @@ export const generationLife: FeatureLife = {
       status: statusByJobId("generationStatus", generationSchedule),
       terminal: COMPLETED_OR_FAILED,
       refund: "local",
+      makesVideo: true,
       result: (s) => {
         const url = str(resultOf(s).thumbnail_url);
         return url ? { url, ext: extOf(url, "jpg"), type: "thumbnail", suffix: "-thumbnail" } : undefined;

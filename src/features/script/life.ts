@@ -28,6 +28,7 @@ export const scriptLife: FeatureLife = {
   operations: {
     scriptGenerate: {
       batch: { kind: "script" },
+      makes: "script",
       effect: "paid start",
       what: () => "a script",
       price: scriptPrice,
@@ -46,6 +47,6 @@ export const scriptLife: FeatureLife = {
     },
   },
   jobs: {
-    script: { kind: "script", noun: "script", idShape: /^script_/ },
+    script: { kind: "script", noun: "script", idShape: /^script_/, idMadeUp: true, answerText: true },
   },
 };

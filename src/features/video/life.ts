@@ -8,6 +8,7 @@ export const videoLife: FeatureLife = {
   operations: {
     videoDuplicate: {
       batch: { kind: "duplicate" },
+      makes: "video",
       effect: "free start",
       what: (input) => `a copy of video ${str(input.video_id) ?? ""}`.trim(),
       price: () => ({ credits: 0, exact: true, basis: "a duplicate costs nothing (its export may)" }),

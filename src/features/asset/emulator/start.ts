@@ -21,7 +21,6 @@ import { checkPricedSourceLength, probeSource } from "./source.js";
 import { removeQuietly } from "../../../media/atomic.js";
 import { localImageProblem } from "../../../media/image-header.js";
 import { checkWebhookAddress } from "../../../local/webhook-address.js";
-import { requestFingerprint } from "../../../local/request-fingerprint.js";
 import { priceParamsOf, validateStart } from "./validate.js";
 import type { AssetStartInput } from "../contract.js";
 
@@ -73,7 +72,7 @@ export async function startAssets(ctx: RequestContext, input: AssetStartInput) {
   if (followed) checkCreditsBeforeFetch(ctx, v);
   const source = followed ? await probeSource(ctx.instance, followed, field, ctx.allowPrivateNetwork) : undefined;
   try {
-    return createAssets(ctx, v, simulate, source, requestFingerprint(input));
+    return createAssets(ctx, v, simulate, source);
   } catch (e) {
     // A refused request keeps nothing it fetched (a space without credits must not fill the disk).
     if (source?.downloaded) removeQuietly(source.downloaded);
@@ -97,13 +96,7 @@ function checkCreditsBeforeFetch(ctx: RequestContext, v: ReturnType<typeof valid
   if (ctx.instance.ledger.balance(ctx.space.id) < totalMilli) throw shortage(ctx, totalMilli);
 }
 
-function createAssets(
-  ctx: RequestContext,
-  v: ReturnType<typeof validateStart>,
-  simulate: ReturnType<typeof parseSimulate>,
-  source: SourceInfo | undefined,
-  request: string,
-) {
+function createAssets(ctx: RequestContext, v: ReturnType<typeof validateStart>, simulate: ReturnType<typeof parseSimulate>, source: SourceInfo | undefined) {
   const { instance, space } = ctx;
   if (source && v.model.pricing.kind === "per_source_second") {
     const field = v.model.render === "motion" ? "motion_video" : "source_video";
@@ -135,7 +128,6 @@ function createAssets(
       const filePath = `${dir}/${v.fileName}.${ext}`;
       const thumbPath = v.type === "video" ? `${dir}/${v.fileName}.jpg` : null;
       const params: RenderParams = {
-        request,
         render: v.model.render,
         audio: v.audio,
         settings: v.settings,

@@ -19,7 +19,6 @@ import { GENERATION_JOB_ATTEMPTS, readGeneration } from "./job.js";
 import { lookLookups } from "./public/looks.js";
 import { supplyAudio } from "./media.js";
 import { localImageProblem } from "../../../media/image-header.js";
-import { requestFingerprint } from "../../../local/request-fingerprint.js";
 import { checkWebhookAddress } from "../../../local/webhook-address.js";
 import { MAX_DURATION_SECONDS } from "../plan.js";
 import { estimateCredits, validateStart, type GenerationSpec, type StartLookups } from "./request.js";
@@ -91,7 +90,6 @@ async function generationStart(ctx: RequestContext, input: GenerationStartInput)
   const spec = validateStart(input, startLookups(ctx));
   await checkWebhookAddress(ctx, spec.webhook_url, (why) => codeError("INVALID_VALUE", `webhook_url ${why}`, "webhook_url"));
   spec.allow_private_network = ctx.allowPrivateNetwork;
-  spec.request = requestFingerprint(input);
   if (spec.method === "media") await measureSuppliedSpeech(ctx, spec);
   const credits = estimateCredits(spec);
   const milli = toMilli(credits);

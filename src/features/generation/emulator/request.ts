@@ -96,8 +96,6 @@ export interface ResolvedBlock {
 /** The normalised request, stored with the job: everything the worker needs, ids resolved. */
 export interface GenerationSpec {
   method: InputMethod;
-  /** requestFingerprint of the start request (absent on rows written before it was kept). */
-  request?: string;
   /** RequestContext.allowPrivateNetwork of the request: the job fetches its media under the same policy. */
   allow_private_network?: boolean;
   prompt: string | null;

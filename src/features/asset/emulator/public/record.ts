@@ -37,8 +37,6 @@ export interface AssetRow {
 
 /** What the worker needs beyond the row's columns. */
 export interface RenderParams {
-  /** requestFingerprint of the start request (absent on rows written before it was kept). */
-  request?: string;
   render: RenderMode;
   audio: boolean;
   settings: Record<string, boolean | string>;
