@@ -148,13 +148,19 @@ export class LocalService {
     const refused = await parts.check?.(op, input ?? {});
     if (refused) return { status: refused.status, body: refused.body, rateLimit };
     const queued = this.instance.jobs.enqueued;
-    // The request as the caller sent it, before a handler reads (or changes) it.
+    // A start is kept where a batch re-run after a crash finds it (./starts.ts): by its handler, in the
+    // transaction that makes it; the request as the caller sent it, before a handler reads (or changes) it.
     const fingerprint = parts.starts?.isStart(op) ? requestFingerprint(input ?? {}) : undefined;
+    let kept = false;
+    const keep = (answer: unknown) => {
+      kept = true;
+      recordStart(this.instance, { spaceId: space.id, op, fingerprint: fingerprint!, answer, cost: () => parts.starts!.cost(op, input ?? {}, answer) });
+    };
+    if (fingerprint !== undefined) ctx.keepStart = keep;
     const run = () => handler(ctx, (input ?? {}) as never);
     let body: unknown = await (faults.stallMs !== undefined ? withJobFaults({ stallMs: faults.stallMs }, run) : run());
-    // Every start the instance answered, kept where a batch re-run after a crash finds it (./starts.ts).
-    if (fingerprint !== undefined)
-      recordStart(this.instance, { spaceId: space.id, op, fingerprint, answer: body, cost: () => parts.starts!.cost(op, input ?? {}, body) });
+    // A start whose handler did not keep it (none should: test/unit/local-starts.test.ts) is kept now.
+    if (fingerprint !== undefined && !kept) keep(body);
     if (this.instance.jobs.enqueued !== queued) {
       this.instance.kick();
       happened.jobStarted = true;

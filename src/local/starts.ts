@@ -1,12 +1,12 @@
 /**
- * The one table of starts (db/starts-schema.ts), written at the one place every start passes: the
- * dispatch (service.ts), right after the operation's handler answered and before the answer goes
- * out. Which operations start something, and what a start debited, the features say
- * (`LocalParts.starts`, from the operations' lives); the core keeps the row.
- *
- * The row is not written in the handler's own transaction (handlers await: a source to probe, a
- * webhook address to check), so a process killed after the handler committed and before this insert
- * leaves a start without its row. Nothing runs in between but the return from the handler.
+ * The one table of starts (db/starts-schema.ts). Each start handler keeps its answer here through
+ * `ctx.keepStart(answer)` inside the transaction that makes the start (debits it, inserts its job),
+ * so the start and its row commit together: a process killed at any point leaves both or neither,
+ * and a batch re-run after a crash adopts the job rather than paying for it again. The dispatch
+ * (service.ts) gives a start its `keepStart` (the operation, the fingerprint of the request as sent)
+ * and keeps, after the answer, a start whose handler did not (none does:
+ * test/unit/local-starts.test.ts). Which operations start something, and what a start debited, the
+ * features say (`LocalParts.starts`, from the operations' lives); the core keeps the row.
  */
 import { toMilli } from "../contract/credits.js";
 import { localDebug } from "./debug.js";

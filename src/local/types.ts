@@ -58,6 +58,13 @@ export interface RequestContext {
    * link-local addresses. True in process; false over HTTP unless `serve --allow-private-urls`.
    */
   allowPrivateNetwork: boolean;
+  /**
+   * For a start: keeps this start's answer in the `starts` table (./starts.ts). A start handler calls
+   * it inside the transaction that makes the start, so the start and its row commit together: a
+   * process killed at any point leaves both or neither, and a batch re-run after a crash adopts the
+   * job instead of paying for it again. Absent for an operation that starts nothing.
+   */
+  keepStart?(answer: unknown): void;
 }
 
 export type Handler<K extends OpName> = (ctx: RequestContext, input: OpRequest<K>) => OpResponse<K> | Promise<OpResponse<K>>;

@@ -3,12 +3,15 @@
  * operation, the fingerprint of the request as sent, the instance's time and its answer; a batch
  * re-run finds its own start there (src/features/started-jobs.ts) and never another request's.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findStartedJob, localParts } from "../../src/features/local.js";
 import { ManualClock } from "../../src/local/clock.js";
 import { openDatabase, schemaVersion } from "../../src/local/db/open.js";
 import { requestFingerprint } from "../../src/local/request-fingerprint.js";
+import { insertVideo } from "../../src/features/video/emulator/public/record.js";
+import type { VideoTimeline } from "../../src/features/video/emulator/public/timeline.js";
 import { openTestInstance, tempHome, type TestInstance } from "../helpers/local.js";
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -111,6 +114,76 @@ describe("the starts table", () => {
     // The service names no script id: the start's own, the same at every reading (so a claim holds).
     expect(found!.ids).toEqual([expect.stringMatching(/^script-start-\d+$/)]);
     expect(findStartedJob(t, { op: "scriptGenerate", apiKey: t.key, since, body: script, claimed: new Set(found!.ids) })).toBeUndefined();
+  });
+
+  it("every start is kept by its handler inside the transaction that makes it (a kill after the commit leaves both or neither)", async () => {
+    const { t } = setup();
+    // Whether each INSERT INTO starts runs inside a transaction, per operation, as it happens.
+    const seen: { op: unknown; inTransaction: boolean }[] = [];
+    const prepare = t.db.prepare.bind(t.db);
+    (t.db as { prepare: typeof t.db.prepare }).prepare = (sql: string) => {
+      const stmt = prepare(sql);
+      if (!/^INSERT INTO starts/.test(sql)) return stmt;
+      const run = stmt.run.bind(stmt);
+      return Object.assign(Object.create(stmt), {
+        run: (...args: unknown[]) => {
+          seen.push({ op: args[1], inTransaction: t.db.inTransaction });
+          return (run as (...a: unknown[]) => unknown)(...args);
+        },
+      });
+    };
+    // A done video to export and duplicate, with the files a copy takes.
+    const space = t.spaceForKey(t.key)!;
+    const timeline: VideoTimeline = {
+      version: 1,
+      format: "vertical",
+      width: 1080,
+      height: 1920,
+      fps: 30,
+      duration_ms: 2000,
+      options: { subtitles: true, broll: true, music: false, transitions: true },
+      native_avatar: false,
+      enhance_emotions: false,
+      save_to_library: true,
+      voice_path: "videos/v1/voice.wav",
+      thumbnail_path: "videos/v1/thumbnail.jpg",
+      blocks: [
+        {
+          voice_id: "vc_emma",
+          tts_voice: "en-us+f3",
+          look_id: "lk_maya_kitchen",
+          start_ms: 0,
+          end_ms: 2000,
+          sequences: [{ text: "Hi.", look_id: "lk_maya_kitchen", look_image_path: "looks/a.png", sentences: [], start_ms: 0, end_ms: 2000 }],
+        },
+      ],
+    };
+    for (const f of [timeline.voice_path, timeline.thumbnail_path]) {
+      fs.mkdirSync(path.dirname(path.join(t.mediaDir, f)), { recursive: true });
+      fs.writeFileSync(path.join(t.mediaDir, f), "x");
+    }
+    const videoId = "65f0c2a1b3e4d5f6a7b8c9d0";
+    insertVideo(t.db, {
+      id: videoId,
+      space_id: space.id,
+      status: "done",
+      origin: "generation",
+      generation_id: null,
+      parent_video_id: null,
+      created_at: t.nowIso(),
+      timeline,
+    });
+
+    await t.api.assetStart(CAT as never);
+    const look = await t.api.avatarCreate({ prompt: "a lighthouse keeper" } as never);
+    await t.api.avatarEdit({ avatar_id: "av_maya", look_id: "lk_maya_kitchen", prompt: "in a red coat" } as never);
+    await t.api.generationStart({ prompt: "why cats purr", duration: 30, voice_id: "vc_emma" } as never);
+    await t.api.exportStart({ video_id: videoId } as never);
+    await t.api.scriptGenerate({ prompt: "Night trains." } as never);
+    await t.api.videoDuplicate({ video_id: videoId } as never);
+    expect(look.look_id).toBeTruthy();
+    expect(seen.map((x) => x.op)).toEqual(["assetStart", "avatarCreate", "avatarEdit", "generationStart", "exportStart", "scriptGenerate", "videoDuplicate"]);
+    expect(seen.filter((x) => !x.inTransaction)).toEqual([]);
   });
 
   it("an older database gains the table by its migration, and keeps starts from then on", async () => {

@@ -118,7 +118,7 @@ function createAssets(ctx: RequestContext, v: ReturnType<typeof validateStart>, 
        @width, @height, @duration_seconds, @created_at)`,
   );
 
-  const assetIds = instance.tx(() => {
+  return instance.tx(() => {
     if (instance.ledger.balance(space.id) < totalMilli) throw shortage(ctx, totalMilli);
     const ids: string[] = [];
     const createdAt = instance.nowIso();
@@ -169,14 +169,14 @@ function createAssets(ctx: RequestContext, v: ReturnType<typeof validateStart>, 
       instance.jobs.enqueue({ kind: "asset", spaceId: space.id, ref: id, payload: { asset_id: id }, maxAttempts: ASSET_JOB_ATTEMPTS });
       ids.push(id);
     }
-    return ids;
+    const answer = {
+      asset_ids: ids,
+      status: "generating" as const,
+      count: ids.length,
+      cost_per_generation: fromMilli(perMilli),
+      total_cost: fromMilli(totalMilli),
+    };
+    ctx.keepStart?.(answer);
+    return answer;
   });
-
-  return {
-    asset_ids: assetIds,
-    status: "generating" as const,
-    count: assetIds.length,
-    cost_per_generation: fromMilli(perMilli),
-    total_cost: fromMilli(totalMilli),
-  };
 }

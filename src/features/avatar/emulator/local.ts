@@ -209,6 +209,7 @@ function createFromPrompt(ctx: RequestContext, space: SpaceRow, plan: Extract<Cr
   // The avatar and its first look both take `name` when given.
   const title = plan.name ?? titleFrom(plan.prompt);
   const imageRel = lookImageRel(lookId);
+  const answer = { avatar_id: avatarId, look_id: lookId };
   persist(() =>
     instance.tx(() => {
       requireSpace(ctx);
@@ -247,9 +248,10 @@ function createFromPrompt(ctx: RequestContext, space: SpaceRow, plan: Extract<Cr
         thumbnailUrl: ctx.urls.media(imageRel),
         simulate: simulate ?? null,
       });
+      ctx.keepStart?.(answer);
     }),
   );
-  return { avatar_id: avatarId, look_id: lookId };
+  return answer;
 }
 
 /** Fetches one given image into the media dir: not fetchable or not an image is the caller's error. */
@@ -294,6 +296,7 @@ async function createFromImages(ctx: RequestContext, space: SpaceRow, plan: Extr
   const { instance } = ctx;
   const avatarId = instance.ids.prefixed("av_");
   const lookIds = plan.images.map(() => instance.ids.prefixed("lk_"));
+  const answer = { avatar_id: avatarId, look_id: lookIds[0]! };
   const copied: string[] = [];
   try {
     const files: Awaited<ReturnType<typeof adoptImage>>[] = [];
@@ -341,13 +344,14 @@ async function createFromImages(ctx: RequestContext, space: SpaceRow, plan: Extr
             result: toLook(first, ctx.urls),
           });
         }
+        ctx.keepStart?.(answer);
       }),
     );
   } catch (e) {
     for (const f of copied) fs.rmSync(f, { force: true });
     throw e;
   }
-  return { avatar_id: avatarId, look_id: lookIds[0]! };
+  return answer;
 }
 
 function avatarCount(ctx: RequestContext, spaceId: string): number {
@@ -373,6 +377,7 @@ async function avatarEdit(ctx: RequestContext, input: AvatarEditRequest) {
   const size = lookSize(plan.format, plan.resolution);
   const title = plan.lookName ?? titleFrom(plan.prompt);
   const imageRel = lookImageRel(lookId);
+  const answer = { avatar_id: plan.avatarId, look_id: lookId };
   persist(() =>
     instance.tx(() => {
       requireSpace(ctx);
@@ -414,9 +419,10 @@ async function avatarEdit(ctx: RequestContext, input: AvatarEditRequest) {
         thumbnailUrl: ctx.urls.media(imageRel),
         simulate: simulate ?? null,
       });
+      ctx.keepStart?.(answer);
     }),
   );
-  return { avatar_id: plan.avatarId, look_id: lookId };
+  return answer;
 }
 
 /** The look's job row, newest first: its state tells `pending` (queued) from `processing` (running). */

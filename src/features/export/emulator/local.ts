@@ -44,7 +44,7 @@ async function exportStart(ctx: RequestContext, input: ExportStartInput): Promis
   const jobId = instance.ids.prefixed("exp_");
   const files = publishedPaths(jobId);
 
-  const credits = instance.tx(() => {
+  const answer = instance.tx(() => {
     // Whether this is the video's first export is decided with the insert, so two starts at once
     // cannot both be the first.
     const first = !hasCountingExport(instance, plan.video.id);
@@ -79,9 +79,11 @@ async function exportStart(ctx: RequestContext, input: ExportStartInput): Promis
       throw shortage(price, fromMilli(instance.ledger.balance(space.id)));
     }
     instance.jobs.enqueue({ kind: "export", spaceId: space.id, ref: jobId, payload: { job_id: jobId }, maxAttempts: EXPORT_JOB_ATTEMPTS });
-    return price;
+    const answer: ExportStartResponse = { job_id: jobId, status: "pending", estimated_credits: price };
+    ctx.keepStart?.(answer);
+    return answer;
   });
-  return { job_id: jobId, status: "pending", estimated_credits: credits };
+  return answer;
 }
 
 /** Seconds a completed export's links still have: 7 days from completion (at least 1 s). */

@@ -97,6 +97,7 @@ async function generationStart(ctx: RequestContext, input: GenerationStartInput)
   const jobId = instance.ids.prefixed("run_");
   const videoId = instance.ids.hex24();
   const thumbnailRel = `${videoDir(videoId)}/thumbnail.jpg`;
+  const answer = { job_id: jobId, status: "pending" as const, estimated_credits: credits };
   instance.tx(() => {
     const available = instance.ledger.balance(space.id);
     if (available < milli) throw creditsError(credits, fromMilli(available));
@@ -131,8 +132,9 @@ async function generationStart(ctx: RequestContext, input: GenerationStartInput)
       throw creditsError(credits, fromMilli(instance.ledger.balance(space.id)));
     }
     instance.jobs.enqueue({ kind: "generation", spaceId: space.id, ref: jobId, payload: { job_id: jobId }, maxAttempts: GENERATION_JOB_ATTEMPTS });
+    ctx.keepStart?.(answer);
   });
-  return { job_id: jobId, status: "pending" as const, estimated_credits: credits };
+  return answer;
 }
 
 function generationStatus(ctx: RequestContext, input: Record<string, unknown>): GenerationStatusResponse {

@@ -102,15 +102,18 @@ async function scriptGenerate(ctx: RequestContext, input: ScriptGenerateRequest)
   try {
     const { composeScript } = await import("./compose.js");
     const written = await composeScript(plan, { fetch: { allowPrivateNetwork: ctx.allowPrivateNetwork }, log: debug });
-    const done = instance.tx(
-      () =>
-        instance.db
-          .prepare(`UPDATE scripts SET status = 'done', writer = ?, script = ?, extracted_images = ?, updated_at = ? WHERE id = ? AND status = 'writing'`)
-          .run(written.writer, written.script, JSON.stringify(written.extractedImages), instance.nowIso(), id).changes,
-    );
+    const answer: ScriptGenerateResponse = { script: written.script, cost, extractedImages: written.extractedImages };
+    const done = instance.tx(() => {
+      const changes = instance.db
+        .prepare(`UPDATE scripts SET status = 'done', writer = ?, script = ?, extracted_images = ?, updated_at = ? WHERE id = ? AND status = 'writing'`)
+        .run(written.writer, written.script, JSON.stringify(written.extractedImages), instance.nowIso(), id).changes;
+      // Paid for and written: kept with the text, so a batch that lost the answer reads it back.
+      if (changes > 0) ctx.keepStart?.(answer);
+      return changes;
+    });
     // Past its deadline another request has already failed and refunded it: the script is not paid for.
     if (done === 0) throw new Error("the request overran its deadline and was refunded");
-    return { script: written.script, cost, extractedImages: written.extractedImages };
+    return answer;
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
     debug(`script ${id} failed: ${reason}`);

@@ -129,7 +129,15 @@ async function videoDuplicate(ctx: RequestContext, input: VideoDuplicateInput): 
     throw e;
   }
 
-  instance.tx(() =>
+  const what = [voiceChanged ? `voice ${voice!.voice_id}` : "", avatarChanged ? `look ${lookId}` : ""].filter(Boolean).join(" and ");
+  const skipped = voice && !voiceChanged ? " (its speech was supplied without a script, so the voice was kept)" : "";
+  const answer: VideoDuplicateResponse = {
+    video_id: newId,
+    status: "done",
+    message: `${what ? `Video duplicated with ${what}` : "Video duplicated (exact copy)"}${skipped}; export it to produce output`,
+    changes_applied: { voice_changed: voiceChanged, avatar_changed: avatarChanged },
+  };
+  instance.tx(() => {
     insertVideo(instance.db, {
       id: newId,
       space_id: space.id,
@@ -139,16 +147,10 @@ async function videoDuplicate(ctx: RequestContext, input: VideoDuplicateInput): 
       parent_video_id: row.id,
       created_at: instance.nowIso(),
       timeline,
-    }),
-  );
-  const what = [voiceChanged ? `voice ${voice!.voice_id}` : "", avatarChanged ? `look ${lookId}` : ""].filter(Boolean).join(" and ");
-  const skipped = voice && !voiceChanged ? " (its speech was supplied without a script, so the voice was kept)" : "";
-  return {
-    video_id: newId,
-    status: "done",
-    message: `${what ? `Video duplicated with ${what}` : "Video duplicated (exact copy)"}${skipped}; export it to produce output`,
-    changes_applied: { voice_changed: voiceChanged, avatar_changed: avatarChanged },
-  };
+    });
+    ctx.keepStart?.(answer);
+  });
+  return answer;
 }
 
 export const videoHandlers: HandlerTable = {
