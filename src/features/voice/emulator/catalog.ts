@@ -7,22 +7,11 @@ import { ensureFile, eachLimited } from "../../../local/media-cache.js";
  * with a variant for the timbre), so generation and the preview sample speak with it. `tier` is the
  * plan tier that unlocks it (GET /voice/list: Free sees free voices, Start adds start, and so on).
  */
-/**
- * What a voice is, wherever it comes from (the built-in catalog, a hosted catalog synced in, a
- * space's own voice): its name, language, accent, gender and tags, and the espeak-ng voice that speaks it.
- */
-export interface VoiceFacts {
-  id: string;
-  name: string;
-  /** Language code (ISO 639-1). */
-  language: string;
-  accent: string;
-  gender: "male" | "female";
-  tags: string[];
-  /** espeak-ng voice name with variant. */
-  tts: string;
-}
+import type { VoiceFacts } from "../voice-facts.js";
 
+export type { VoiceFacts };
+
+/** A voice of the built-in catalog, and the plan tier that unlocks it. */
 export interface CatalogVoice extends VoiceFacts {
   tier: VoiceTier;
 }

@@ -19,7 +19,7 @@ import type { LocalInstance } from "../../../../local/instance.js";
 import type { DB } from "../../../../local/types.js";
 import { MODELS, type ModelDef, type PricingDef, type RenderMode, type SettingDef, type SlotDef } from "../catalog/models.js";
 import type { SlotName } from "../../contract.js";
-import type { VoiceFacts } from "../../../voice/emulator/public/lookup.js";
+import type { VoiceFacts } from "../../../voice/voice-facts.js";
 export { CATALOG_MIGRATION_VERSION } from "../schema.js";
 
 /** A public voice copied from the hosted service, spoken locally by an espeak-ng voice of its language and gender. */
