@@ -14,6 +14,7 @@ import { examples, SHOW_HELP, waitTimingFlags } from "../../../cli/help-text.js"
 import { addWebhookListen } from "../../../cli/webhook-listen.js";
 import { keyValues } from "../../../cli/output.js";
 import { BODY_FLAG, defineFlags, flagError, type FlagInput } from "../../../cli/flags.js";
+import { START_GUARD_FLAGS } from "../../../cli/cost-guard.js";
 import { parseSimulate, waitOptionsFrom } from "../../../cli/parse.js";
 import { shellQuote, withGlobalFlags } from "../../../cli/resume.js";
 import { exportSchedule } from "../../../contract/poll.js";
@@ -43,9 +44,7 @@ export const EXPORT_FLAGS = defineFlags({
   },
   webhook: { flag: "--webhook <url>", type: "string", help: "webhook_url: notified when the export completes or fails", field: "webhook_url" },
   body: BODY_FLAG,
-  dryRun: { flag: "--dry-run", type: "boolean", help: "check the request and print the price and its basis; nothing is started" },
-  maxCredits: { flag: "--max-credits <n>", type: "number", help: "refuse to start (exit 2) if it would cost more than n credits, or its price cannot be known before" },
-  yes: { flag: "-y, --yes", type: "boolean", help: "do not ask for confirmation on a terminal (see MEDIAGEN_CONFIRM_ABOVE)" },
+  ...START_GUARD_FLAGS,
   simulate: {
     flag: "--simulate <mode>",
     type: "string",
