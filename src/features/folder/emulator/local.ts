@@ -49,7 +49,9 @@ function createFolder(ctx: RequestContext, input: FolderCreateInput): Folder {
     instance.db
       .prepare("INSERT INTO folders (id, space_id, name, type, parent_folder_id, created_at) VALUES (@id, @space_id, @name, @type, @parent_folder_id, @created_at)")
       .run(row);
-    return toFolder(row);
+    const answer = toFolder(row);
+    ctx.keepStart?.(answer);
+    return answer;
   });
 }
 
