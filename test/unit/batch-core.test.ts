@@ -139,6 +139,13 @@ describe("batch input", () => {
     expect(fillWord("{{literal}} {a}-{b}", { a: "1", b: "2" }, "row 1")).toBe("{literal} 1-2");
   });
 
+  it("keeps what a library splitter (shell-quote 1.8) gets wrong here: # inside a word, $ and globs literal, unterminated quotes refused", () => {
+    // shell-quote reads `b#c` as "b" and a comment, dropping the rest of the template, and accepts an unterminated quote.
+    expect(splitWords("asset --prompt tag#1 --x $HOME *.png")).toEqual(["asset", "--prompt", "tag#1", "--x", "$HOME", "*.png"]);
+    expect(() => splitWords(`asset --prompt "open`)).toThrow(/unterminated double quote/);
+    expect(() => splitWords("asset --prompt 'open")).toThrow(/unterminated single quote/);
+  });
+
   it("reads RFC 4180 CSV (quotes, doubled quotes, newlines in a field, CRLF)", () => {
     expect(parseCsv('a,b\r\n"x, y","say ""hi""\nthere"\r\n3,\n')).toEqual([
       ["a", "b"],
