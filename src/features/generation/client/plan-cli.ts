@@ -16,10 +16,10 @@ const OUTPUT = (help: string, fallback?: string) => ({ flag: "-o, --output <file
 
 const VALIDATE_FLAGS = defineFlags({
   offline: OFFLINE,
+  // Text: plan-formats.ts names the formats it takes ("--format: expected one of …").
   format: {
     flag: "--format <format>",
-    type: "choice",
-    choices: ["vertical", "square", "ads", "horizontal", "custom"],
+    type: "string",
     help: "the video's format, as generate --format (default vertical): a look of another shape is warned about",
   },
 });
