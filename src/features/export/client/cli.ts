@@ -76,10 +76,6 @@ export const EXPORT_WAIT_FLAGS = defineFlags({
   ...waitTimingFlags("the spec's export schedule; faster on the local target"),
 });
 
-export function exportWaitOptions(cmd: Command): Command {
-  return EXPORT_WAIT_FLAGS.addTo(cmd);
-}
-
 // ---- output ---------------------------------------------------------------------------------------
 
 /** "2 credits"; a figure the service's answer left out reads "? credits". */
@@ -258,7 +254,7 @@ export const exportCommand: CommandModule = {
     const start = EXPORT_FLAGS.addTo(
       group.command("start [video_id]", { isDefault: true }).description("Export a done video to an MP4 (POST /export/start); `mediagen export <video_id>` is the same"),
     );
-    exportWaitOptions(start).action(async (videoId: string | undefined, opts: StartOptions, cmd: Command) => {
+    EXPORT_WAIT_FLAGS.addTo(start).action(async (videoId: string | undefined, opts: StartOptions, cmd: Command) => {
       const ctx = getContext(cmd);
       const flags = EXPORT_FLAGS.values(opts);
       const body = EXPORT_FLAGS.request(flags, flags.body ? await ctx.readBody(flags.body) : {});
@@ -285,7 +281,7 @@ export const exportCommand: CommandModule = {
     ]);
 
     const status = group.command("status <job_id>").description("Status of an export job: step, progress, and the file when completed (GET /export/status/{job_id})");
-    exportWaitOptions(status).action(async (jobId: string, opts: ExportWaitFlags, cmd: Command) => {
+    EXPORT_WAIT_FLAGS.addTo(status).action(async (jobId: string, opts: ExportWaitFlags, cmd: Command) => {
       const ctx = getContext(cmd);
       const wait = opts.watch === true || opts.download !== undefined;
       if (wait) await checkExportWaitFlags(opts);

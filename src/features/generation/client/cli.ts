@@ -15,7 +15,7 @@ import { examples, SHOW_HELP, waitTimingFlags } from "../../../cli/help-text.js"
 import { addWebhookListen } from "../../../cli/webhook-listen.js";
 import { keyValues } from "../../../cli/output.js";
 import { absoluteIfFile, parseSimulate, waitOptionsFrom } from "../../../cli/parse.js";
-import { defineFlags, HOSTED_MEDIA_HELP, hostedMediaError, wholeAtLeast, type FlagInput, type FlagValues } from "../../../cli/flags.js";
+import { defineFlags, HOSTED_MEDIA_HELP, hostedMediaError, wholeAtLeast, type FlagInput } from "../../../cli/flags.js";
 import { readWithinBodyLimit } from "../../../cli/body.js";
 import { generationSchedule } from "../../../contract/poll.js";
 import type { Engine } from "../../../engine/engine.js";
@@ -225,11 +225,6 @@ const UNTIL_DONE = "the video is done (or the job failed)";
 
 /** What commander hands `generate`'s action (also what the wizard passes to runGenerate). */
 export type GenerateOptions = FlagInput<typeof GENERATE_FLAGS> & FlagInput<typeof RUN_FLAGS> & FlagInput<ReturnType<typeof waitFlagSet>>;
-
-/** The request of the given flags over `body` (from `--body`); `--script` is the text by then. */
-export function generateBody(values: FlagValues<typeof GENERATE_FLAGS.decl>, body: Record<string, unknown> = {}): Record<string, unknown> {
-  return GENERATE_FLAGS.request(values, body);
-}
 
 export async function readStdin(ctx: CommandContext): Promise<string> {
   const chunks: Buffer[] = [];
@@ -621,7 +616,8 @@ export async function runGenerate(ctx: CommandContext, opts: GenerateOptions): P
   const base = opts.body ? await ctx.readBody(opts.body) : {};
   if (values.script !== undefined) values.script = await scriptText(ctx, values.script);
   const { applySets, unknownFieldsNotice } = await import("../../../cli/body.js");
-  const body = applySets(generateBody(values, base), opts.set);
+  // `--script` is the text by now.
+  const body = applySets(GENERATE_FLAGS.request(values, base), opts.set);
   if (opts.plan !== undefined) body.sequence_plan = await readPlan(ctx, opts.plan);
   const content = ["sequence_plan", "script", "prompt", "voice_url", "avatar_url"].some((k) => body[k] !== undefined && body[k] !== "");
   if (!content) {
