@@ -32,19 +32,12 @@ const balanceOf = async (spaceId: string) => {
   return spaces.find((s) => s.id === spaceId)!.credits;
 };
 
-/**
- * One home per describe, and one for the background start: the local instance counts the service's
- * 100 requests a minute per space, and watches here poll every 250 ms, so on a slow machine a whole
- * file's waits in one space can meet it (a watch told to come back in 29 s then times out).
- */
-function freshHome() {
+beforeAll(() => {
   home = newHome();
   out = path.join(home, "out");
-}
+});
 
 describe("mediagen asset start --watch --download on a fresh instance", () => {
-  beforeAll(freshHome);
-
   it("an image: the price on stderr, the saved path alone on stdout; the PNG has the model's default size", async () => {
     const r = await run(["asset", "start", "--type", "image", "--model", "imgA-4", "--prompt", "a red fox at dawn", "--watch", "--download", out], { home });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -128,8 +121,6 @@ describe("mediagen asset start --watch --download on a fresh instance", () => {
 });
 
 describe("mediagen asset: requests, JSON and exit codes", () => {
-  beforeAll(freshHome);
-
   it("models, model and price print the service's objects with --json and readable text without", async () => {
     const list = await run(["asset", "models", "--type", "video", "--json"], { home });
     const body = list.json<{ type: string; count: number; models: { name: string }[] }>();
@@ -254,7 +245,6 @@ describe("mediagen asset: requests, JSON and exit codes", () => {
   });
 
   it("start without --watch returns at once and the background worker still completes it", async () => {
-    freshHome();
     const r = await run(["asset", "start", "--type", "image", "--model", "imgA-4-fast", "--prompt", "later", "-q"], { home });
     expect(r.exitCode).toBe(0);
     const id = r.stdout.trim();

@@ -53,7 +53,8 @@ describe("fault rules on serve (admin path, CLI, hosted client)", () => {
     home = newHome();
     const rules = path.join(home, "faults.json");
     fs.writeFileSync(rules, JSON.stringify({ rules: [{ op: "voiceGet", action: "error", status: 404, times: 1 }] }));
-    serve = await startServe(childEnv(home), ["--faults", rules]);
+    // The service's limit, whose headers and 429 body these tests read (the helpers' own is never met).
+    serve = await startServe(childEnv(home, { MEDIAGEN_LOCAL_RATE_LIMIT: "100" }), ["--faults", rules]);
     origin = new URL(serve.baseUrl).origin;
     const k = await run(["local", "keys", "create", "--plan", "PRO", "--credits", "100", "--json"], { home });
     key = k.json<{ api_key: string }>().api_key;

@@ -15,7 +15,7 @@ import type { Engine } from "../../src/engine/engine.js";
 import type { Clock } from "../../src/cli/runtime.js";
 import { seedCatalogPictures } from "./catalog-seed.js";
 import { trackHome } from "./leftover-workers.js";
-import { TEST_POLL_INTERVAL } from "./poll-interval.js";
+import { TEST_POLL_INTERVAL, TEST_RATE_LIMIT } from "./poll-interval.js";
 
 export interface RunOptions {
   /** Extra environment; a value of undefined removes the variable. */
@@ -85,9 +85,15 @@ export function cleanEnv(): Record<string, string> {
   return env;
 }
 
-/** The environment of one run: clean, CI=1, the test poll interval, MEDIAGEN_HOME, then `extra` (undefined deletes). */
+/** The environment of one run: clean, CI=1, the test poll interval and rate limit, MEDIAGEN_HOME, then `extra` (undefined deletes). */
 export function runEnv(home: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string> = { ...cleanEnv(), CI: "1", MEDIAGEN_POLL_INTERVAL: TEST_POLL_INTERVAL, MEDIAGEN_HOME: home };
+  const env: Record<string, string> = {
+    ...cleanEnv(),
+    CI: "1",
+    MEDIAGEN_POLL_INTERVAL: TEST_POLL_INTERVAL,
+    MEDIAGEN_LOCAL_RATE_LIMIT: TEST_RATE_LIMIT,
+    MEDIAGEN_HOME: home,
+  };
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

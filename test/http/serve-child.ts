@@ -3,7 +3,7 @@ import { spawn, execFile, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { TEST_POLL_INTERVAL } from "../helpers/poll-interval.js";
+import { TEST_POLL_INTERVAL, TEST_RATE_LIMIT } from "../helpers/poll-interval.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = path.join(ROOT, "bin/mediagen.js");
@@ -16,7 +16,15 @@ export function assertBuilt(): void {
 
 /** The environment of a child: the test's home, no colour, nothing inherited that picks a target. */
 export function childEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, MEDIAGEN_HOME: home, NO_COLOR: "1", CI: "1", MEDIAGEN_POLL_INTERVAL: TEST_POLL_INTERVAL, ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    MEDIAGEN_HOME: home,
+    NO_COLOR: "1",
+    CI: "1",
+    MEDIAGEN_POLL_INTERVAL: TEST_POLL_INTERVAL,
+    MEDIAGEN_LOCAL_RATE_LIMIT: TEST_RATE_LIMIT,
+    ...extra,
+  };
   for (const k of ["MEDIAGEN_TARGET", "MEDIAGEN_BASE_URL", "MEDIAGEN_API_KEY", "MEDIAGEN_PROFILE", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) {
     if (!(k in extra)) delete env[k];
   }

@@ -54,6 +54,11 @@ describe("table", () => {
     const starts = lines.map((l) => visibleLength(l.slice(0, l.search(/(ID|vc_\d)$/))));
     expect(new Set(starts).size, lines.join("\n")).toBe(1);
     expect(visibleLength("東京の夜景")).toBe(10);
+    // Plain ASCII (counted without loading string-width) and colour codes; the same string-width gives.
+    expect(visibleLength("folder 12")).toBe(9);
+    expect(visibleLength("\u001b[1mname\u001b[22m \u001b[31m东\u001b[39m")).toBe(7);
+    expect(visibleLength("e\u0301 🎬\t")).toBe(4);
+    expect(visibleLength("")).toBe(0);
     // Wrapped to 14 columns, no line of the CJK name is wider than its column.
     const narrow = table([{ name: "東京の夜景と大阪の朝焼け", id: "vc_9" }], c, 20);
     for (const l of narrow) expect(visibleLength(l)).toBeLessThanOrEqual(20);
