@@ -3,8 +3,8 @@
  * Kept free of heavy imports; chalk is loaded once by the frame before an action runs, and only
  * when colour is on.
  */
+import { createRequire } from "node:module";
 import { escapeControls } from "./terminal-text.js";
-import stringWidth from "string-width";
 
 export type Paint = (s: string) => string;
 export interface Styles {
@@ -51,8 +51,21 @@ export function resetStyles(): void {
   Object.assign(errStyle, plainStyles());
 }
 
+// string-width builds an `Intl.Segmenter` as it loads (about 20 ms of every command's start-up): it
+// is loaded on the first text that is not plain ASCII, so JSON output and ASCII tables never pay for it. A synchronous require() of an ES module: Node 20.19+, 22.12+.
+const loadPackage = createRequire(import.meta.url);
+let stringWidth: ((s: string) => number) | undefined;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the colour sequences the CLI writes itself (SGR).
+const COLOURS = /\u001b\[[0-9;]*m/g;
+const PRINTABLE_ASCII = /^[\u0020-\u007e]*$/;
+
 /** The columns a string takes on a terminal: colour codes none, a CJK character or an emoji two, a combining mark none. */
-export const visibleLength = (s: string): number => stringWidth(s);
+export function visibleLength(s: string): number {
+  const bare = s.replace(COLOURS, "");
+  if (PRINTABLE_ASCII.test(bare)) return bare.length;
+  stringWidth ??= (loadPackage("string-width") as typeof import("string-width")).default;
+  return stringWidth(s);
+}
 
 /** How a value reads in a table cell or a key/value line. */
 export function cell(v: unknown): string {
@@ -84,7 +97,8 @@ const MIN_WRAP = 10;
 /** …or narrower than its longest word, up to this many characters (longer words are split). */
 const MIN_WORD = 20;
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/** Made on the first cut (building a segmenter loads ICU data: some 20 ms a command would pay at start-up). */
+let graphemes: Intl.Segmenter | undefined;
 
 /** `s` padded with spaces to `width` columns (on the left for right-aligned). */
 function padTo(s: string, width: number, align: "left" | "right" = "left"): string {
@@ -96,6 +110,7 @@ function padTo(s: string, width: number, align: "left" | "right" = "left"): stri
 function cutAt(s: string, width: number): [string, string] {
   let used = 0;
   let end = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   for (const { segment } of graphemes.segment(s)) {
     const w = visibleLength(segment);
     if (used + w > width && end > 0) break;
