@@ -52,7 +52,8 @@ export function resetStyles(): void {
 }
 
 // string-width builds an `Intl.Segmenter` as it loads (about 20 ms of every command's start-up): it
-// is loaded on the first text that is not plain ASCII, so JSON output and ASCII tables never pay for it. A synchronous require() of an ES module: Node 20.19+, 22.12+.
+// is loaded on the first text that is not plain ASCII, so JSON output and ASCII tables never pay
+// for it. A synchronous require() of an ES module: Node 20.19+, 22.12+.
 const loadPackage = createRequire(import.meta.url);
 let stringWidth: ((s: string) => number) | undefined;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the colour sequences the CLI writes itself (SGR).

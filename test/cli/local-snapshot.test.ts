@@ -85,7 +85,7 @@ describe("snapshots under a running serve", () => {
   let key: string;
   beforeAll(async () => {
     home = newHome();
-    serve = await startServe(childEnv(home, { MEDIAGEN_LOCAL_RATE_LIMIT: "100000" }));
+    serve = await startServe(childEnv(home));
     key = (await run(["local", "keys", "create", "--plan", "PRO", "--credits", "1000", "--json"], { home })).json<{ api_key: string }>().api_key;
   }, 30_000);
   afterAll(async () => {
